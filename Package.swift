@@ -1,0 +1,42 @@
+// swift-tools-version: 6.1
+import PackageDescription
+
+let package = Package(
+    name: "Crossmate",
+    platforms: [.macOS(.v14), .iOS(.v17)],
+    products: [
+        .library(name: "CrossmateCore", targets: ["CrossmateCore"]),
+        .library(name: "CrossmateFormats", targets: ["CrossmateFormats"]),
+        .executable(name: "crossmate", targets: ["crossmate"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/weichsel/ZIPFoundation", from: "0.9.20"),
+    ],
+    targets: [
+        .target(name: "CrossmateCore"),
+        .target(
+            name: "CrossmateFormats",
+            dependencies: [
+                "CrossmateCore",
+                .product(name: "ZIPFoundation", package: "ZIPFoundation"),
+            ],
+            resources: [.copy("Bundled")]
+        ),
+        .executableTarget(
+            name: "crossmate",
+            dependencies: [
+                "CrossmateCore",
+                "CrossmateFormats",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
+        .testTarget(name: "CrossmateCoreTests", dependencies: ["CrossmateCore"]),
+        .testTarget(
+            name: "CrossmateFormatsTests",
+            dependencies: ["CrossmateCore", "CrossmateFormats"],
+            resources: [.copy("Fixtures")]
+        ),
+    ],
+    swiftLanguageModes: [.v6]
+)

@@ -1,0 +1,165 @@
+import CrossmateCore
+import Foundation
+#if canImport(ZIPFoundation)
+import ZIPFoundation
+#endif
+
+/// Reads Crossword Compiler .jpz puzzles: plain XML or zipped, with or without namespaces.
+public enum JpzReader {
+    /// Zipped .jpz files hold one small XML document; anything bigger is refused.
+    static let maximumUnzippedSize = 16 << 20
+
+    public static func read(_ data: [UInt8]) throws(PuzzleFileError) -> Puzzle {
+        let xml = data.starts(with: [0x50, 0x4B, 0x03, 0x04]) ? try unzip(data) : data
+        let root = try MarkupElement.parse(xml)
+        guard let puzzle = root.name == "rectangular-puzzle" ? root : root.descendant("rectangular-puzzle") else {
+            throw .notACrossword("the XML has no <rectangular-puzzle> element")
+        }
+        guard let crossword = puzzle.child("crossword") else {
+            throw .notACrossword("the .jpz puzzle is not a crossword")
+        }
+        guard let grid = crossword.child("grid") else { throw .malformed("the .jpz crossword has no <grid>") }
+        guard let width = grid.attributes["width"].flatMap({ Int($0) }),
+              let height = grid.attributes["height"].flatMap({ Int($0) }) else {
+            throw .malformed("the .jpz <grid> needs numeric width and height")
+        }
+        guard (1...Puzzle.maximumSide).contains(width), (1...Puzzle.maximumSide).contains(height) else {
+            throw .invalidPuzzle(.invalidDimensions(width: width, height: height))
+        }
+
+        var cells = [Cell](repeating: .letter(nil), count: width * height)
+        var saved = [String](repeating: "", count: width * height)
+        for element in grid.children("cell") {
+            guard let x = element.attributes["x"].flatMap({ Int($0) }),
+                  let y = element.attributes["y"].flatMap({ Int($0) }),
+                  (1...width).contains(x), (1...height).contains(y) else {
+                throw .malformed("a .jpz <cell> has no position inside the \(width)×\(height) grid")
+            }
+            let index = (y - 1) * width + (x - 1)
+            cells[index] = readCell(element.attributes)
+            if cells[index].isLetter, let state = element.attributes["solve-state"], !state.isEmpty {
+                saved[index] = state.uppercased()
+            }
+        }
+
+        let words = try readWords(crossword, width: width, height: height)
+        var across: [Clue] = []
+        var down: [Clue] = []
+        for (order, list) in crossword.children("clues").enumerated() {
+            let heading = list.child("title")?.text.lowercased() ?? ""
+            let direction: Direction = heading.contains("down") ? .down : (heading.contains("across") ? .across : (order == 0 ? .across : .down))
+            for element in list.children("clue") {
+                let number = element.attributes["number"].flatMap { Int($0.trimmingSpaces) }
+                let text = ClueMarkup.plainText(element.text)
+                let positions: [GridPosition]
+                if let id = element.attributes["word"], let word = words[id] {
+                    positions = word
+                } else if let number, let start = cells.firstIndex(where: { $0.number == number && $0.isLetter }) {
+                    positions = StandardNumbering.run(from: GridPosition(row: start / width, col: start % width),
+                                                      direction, width: width, height: height, cells: cells)
+                } else {
+                    throw .malformed("the \(direction.rawValue) clue \"\(text)\" names no word in the grid")
+                }
+                guard let number = number ?? positions.first.flatMap({ cells[$0.row * width + $0.col].number }) else {
+                    throw .malformed("the \(direction.rawValue) clue \"\(text)\" has no number")
+                }
+                let clue = Clue(direction: direction, number: number, text: text, cells: positions)
+                if direction == .across { across.append(clue) } else { down.append(clue) }
+            }
+        }
+
+        let metadata = puzzle.child("metadata")
+        let settings = root.descendant("applet-settings")
+        func field(_ name: String, fallback: String? = nil) -> String {
+            let value = metadata?.child(name)?.text.trimmingSpaces ?? ""
+            return value.isEmpty ? (fallback.flatMap { settings?.child($0)?.text.trimmingSpaces } ?? "") : value
+        }
+        let progress = SavedProgress(letters: saved)
+        let builtCells = cells
+        return try PuzzleFileError.building { () throws(PuzzleError) in
+            try Puzzle(
+                title: ClueMarkup.plainText(field("title", fallback: "title")),
+                author: ClueMarkup.plainText(field("creator")),
+                copyright: ClueMarkup.plainText(field("copyright", fallback: "copyright")),
+                notes: ClueMarkup.plainText(field("description")),
+                width: width, height: height, cells: builtCells, across: across, down: down,
+                savedProgress: progress.isEmpty ? nil : progress)
+        }
+    }
+
+    private static func readCell(_ attributes: [String: String]) -> Cell {
+        switch attributes["type"] {
+        case "block": return .block
+        case "void": return .void
+        default: break
+        }
+        var cell = Cell(kind: .letter)
+        if let solution = attributes["solution"], !solution.isEmpty { cell.solution = solution.uppercased() }
+        cell.number = attributes["number"].flatMap { Int($0) }
+        cell.isCircled = attributes["background-shape"] == "circle"
+        cell.isShaded = attributes["background-color"].map { !$0.isEmpty } ?? false
+        if attributes["type"] == "clue" || attributes["hint"] == "true" {
+            cell.given = cell.solution ?? attributes["solve-state"]?.uppercased()
+        }
+        for (name, bar) in [("top-bar", CellBars.top), ("left-bar", .left), ("bottom-bar", .bottom), ("right-bar", .right)]
+        where attributes[name] == "true" {
+            cell.bars.insert(bar)
+        }
+        return cell
+    }
+
+    /// Words by id: squares from the word's own x/y ranges, then from its <cells> children.
+    private static func readWords(_ crossword: MarkupElement, width: Int, height: Int) throws(PuzzleFileError) -> [String: [GridPosition]] {
+        var words: [String: [GridPosition]] = [:]
+        for word in crossword.children("word") {
+            guard let id = word.attributes["id"] else { continue }
+            var positions: [GridPosition] = []
+            for element in [word] + word.children("cells") {
+                guard let xs = element.attributes["x"], let ys = element.attributes["y"] else { continue }
+                let columns = try range(xs, limit: width)
+                let rows = try range(ys, limit: height)
+                for row in rows {
+                    for col in columns { positions.append(GridPosition(row: row - 1, col: col - 1)) }
+                }
+            }
+            if !positions.isEmpty { words[id] = positions }
+        }
+        return words
+    }
+
+    /// "3" or "1-4" (1-based, inclusive, either order).
+    private static func range(_ text: String, limit: Int) throws(PuzzleFileError) -> [Int] {
+        let parts = text.split(separator: "-").map { Int($0.trimmingSpaces) }
+        guard (1...2).contains(parts.count), let first = parts[0], let last = parts[parts.count - 1],
+              (1...limit).contains(first), (1...limit).contains(last) else {
+            throw .malformed("the .jpz word range \"\(text)\" is outside the grid")
+        }
+        return first <= last ? Array(first...last) : Array((last...first).reversed())
+    }
+
+    private static func unzip(_ data: [UInt8]) throws(PuzzleFileError) -> [UInt8] {
+        #if canImport(ZIPFoundation)
+        struct TooLarge: Error {}
+        do {
+            let archive = try Archive(data: Data(data), accessMode: .read)
+            guard let entry = archive.first(where: { $0.type == .file }) else {
+                throw PuzzleFileError.malformed("the zipped .jpz holds no file")
+            }
+            var xml: [UInt8] = []
+            _ = try archive.extract(entry, skipCRC32: false) { chunk in
+                xml += chunk
+                if xml.count > maximumUnzippedSize { throw TooLarge() }
+            }
+            return xml
+        } catch let error as PuzzleFileError {
+            throw error
+        } catch is TooLarge {
+            throw .malformed("the zipped .jpz unpacks to more than \(maximumUnzippedSize >> 20) MB")
+        } catch {
+            throw .malformed("the zipped .jpz cannot be unpacked (\(error))")
+        }
+        #else
+        throw .unsupportedFormat("zipped .jpz files need ZIPFoundation")
+        #endif
+    }
+}

@@ -1,0 +1,93 @@
+import Foundation
+#if canImport(FoundationXML)
+import FoundationXML
+#endif
+
+/// A small element tree built with XMLParser. Element names keep only their local part, so
+/// documents read the same with, without or with unexpected namespaces.
+final class MarkupElement {
+    let name: String
+    let attributes: [String: String]
+    private(set) var children: [MarkupElement] = []
+    /// Text and child elements in document order, for reading mixed content such as HTML clues.
+    private(set) var content: [Content] = []
+
+    enum Content {
+        case text(String)
+        case element(MarkupElement)
+    }
+
+    init(name: String, attributes: [String: String]) {
+        self.name = name
+        self.attributes = attributes
+    }
+
+    func append(_ child: MarkupElement) {
+        children.append(child)
+        content.append(.element(child))
+    }
+
+    func append(text: String) { content.append(.text(text)) }
+
+    func child(_ name: String) -> MarkupElement? { children.first { $0.name == name } }
+    func children(_ name: String) -> [MarkupElement] { children.filter { $0.name == name } }
+
+    /// The first element named `name` anywhere below this one, depth first.
+    func descendant(_ name: String) -> MarkupElement? {
+        for child in children {
+            if child.name == name { return child }
+            if let found = child.descendant(name) { return found }
+        }
+        return nil
+    }
+
+    /// All text below this element, markup removed.
+    var text: String {
+        content.map { part in
+            switch part {
+            case let .text(string): string
+            case let .element(element): element.text
+            }
+        }.joined()
+    }
+
+    static func parse(_ data: [UInt8]) throws(PuzzleFileError) -> MarkupElement {
+        let builder = Builder()
+        let parser = XMLParser(data: Data(data))
+        parser.shouldProcessNamespaces = false
+        parser.shouldResolveExternalEntities = false
+        parser.delegate = builder
+        guard parser.parse(), let root = builder.root else {
+            let line = parser.lineNumber
+            throw .notACrossword("the XML is not well formed (near line \(line))")
+        }
+        return root
+    }
+
+    private final class Builder: NSObject, XMLParserDelegate {
+        var root: MarkupElement?
+        var stack: [MarkupElement] = []
+
+        func parser(_ parser: XMLParser, didStartElement elementName: String, namespaceURI: String?,
+                    qualifiedName: String?, attributes: [String: String] = [:]) {
+            let local = elementName.split(separator: ":").last.map(String.init) ?? elementName
+            let element = MarkupElement(name: local, attributes: attributes)
+            if let parent = stack.last { parent.append(element) } else if root == nil { root = element }
+            stack.append(element)
+            // Deeply nested input is not a crossword; stop before it costs memory or stack.
+            if stack.count > 64 { parser.abortParsing() }
+        }
+
+        func parser(_ parser: XMLParser, didEndElement elementName: String, namespaceURI: String?, qualifiedName: String?) {
+            _ = stack.popLast()
+        }
+
+        func parser(_ parser: XMLParser, foundCharacters string: String) {
+            stack.last?.append(text: string)
+        }
+
+        func parser(_ parser: XMLParser, foundCDATA CDATABlock: Data) {
+            stack.last?.append(text: String(decoding: CDATABlock, as: UTF8.self))
+        }
+    }
+}
