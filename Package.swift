@@ -11,16 +11,12 @@ let package = Package(
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
-        .package(url: "https://github.com/weichsel/ZIPFoundation", from: "0.9.20"),
     ],
     targets: [
         .target(name: "CrossmateCore"),
         .target(
             name: "CrossmateFormats",
-            dependencies: [
-                "CrossmateCore",
-                .product(name: "ZIPFoundation", package: "ZIPFoundation"),
-            ],
+            dependencies: ["CrossmateCore"],
             resources: [.copy("Bundled")]
         ),
         .executableTarget(

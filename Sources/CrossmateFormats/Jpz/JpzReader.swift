@@ -1,8 +1,4 @@
 import CrossmateCore
-import Foundation
-#if canImport(ZIPFoundation)
-import ZIPFoundation
-#endif
 
 /// Reads Crossword Compiler .jpz puzzles: plain XML or zipped, with or without namespaces.
 public enum JpzReader {
@@ -10,7 +6,7 @@ public enum JpzReader {
     static let maximumUnzippedSize = 16 << 20
 
     public static func read(_ data: [UInt8]) throws(PuzzleFileError) -> Puzzle {
-        let xml = data.starts(with: [0x50, 0x4B, 0x03, 0x04]) ? try unzip(data) : data
+        let xml = data.starts(with: [0x50, 0x4B, 0x03, 0x04]) ? try ZipArchive.firstFile(data, limit: maximumUnzippedSize) : data
         let root = try MarkupElement.parse(xml)
         guard let puzzle = root.name == "rectangular-puzzle" ? root : root.descendant("rectangular-puzzle") else {
             throw .notACrossword("the XML has no <rectangular-puzzle> element")
@@ -135,31 +131,5 @@ public enum JpzReader {
             throw .malformed("the .jpz word range \"\(text)\" is outside the grid")
         }
         return first <= last ? Array(first...last) : Array((last...first).reversed())
-    }
-
-    private static func unzip(_ data: [UInt8]) throws(PuzzleFileError) -> [UInt8] {
-        #if canImport(ZIPFoundation)
-        struct TooLarge: Error {}
-        do {
-            let archive = try Archive(data: Data(data), accessMode: .read)
-            guard let entry = archive.first(where: { $0.type == .file }) else {
-                throw PuzzleFileError.malformed("the zipped .jpz holds no file")
-            }
-            var xml: [UInt8] = []
-            _ = try archive.extract(entry, skipCRC32: false) { chunk in
-                xml += chunk
-                if xml.count > maximumUnzippedSize { throw TooLarge() }
-            }
-            return xml
-        } catch let error as PuzzleFileError {
-            throw error
-        } catch is TooLarge {
-            throw .malformed("the zipped .jpz unpacks to more than \(maximumUnzippedSize >> 20) MB")
-        } catch {
-            throw .malformed("the zipped .jpz cannot be unpacked (\(error))")
-        }
-        #else
-        throw .unsupportedFormat("zipped .jpz files need ZIPFoundation")
-        #endif
     }
 }

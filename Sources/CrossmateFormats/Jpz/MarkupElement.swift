@@ -53,7 +53,7 @@ final class MarkupElement {
 
     static func parse(_ data: [UInt8]) throws(PuzzleFileError) -> MarkupElement {
         let builder = Builder()
-        let parser = XMLParser(data: Data(data))
+        let parser = XMLParser(data: Data(try utf8Document(data)))
         parser.shouldProcessNamespaces = false
         parser.shouldResolveExternalEntities = false
         parser.delegate = builder
@@ -62,6 +62,31 @@ final class MarkupElement {
             throw .notACrossword("the XML is not well formed (near line \(line))")
         }
         return root
+    }
+
+    /// The document as valid UTF-8. FoundationXML on Linux traps on element or attribute names
+    /// that are not valid UTF-8, so nothing else reaches it: UTF-16 (with a byte order mark) and
+    /// documents declared ISO-8859-1 are converted, anything else must already be UTF-8.
+    static func utf8Document(_ data: [UInt8]) throws(PuzzleFileError) -> [UInt8] {
+        if data.starts(with: [0xFF, 0xFE]) || data.starts(with: [0xFE, 0xFF]) {
+            guard let text = String(data: Data(data), encoding: .utf16) else {
+                throw .notACrossword("the XML is not valid UTF-16")
+            }
+            return Array(withoutEncodingDeclaration(text).utf8)
+        }
+        if String(validating: data, as: UTF8.self) != nil { return data }
+        let prolog = String(decoding: data.prefix(100), as: UTF8.self).lowercased()
+        if prolog.hasPrefix("<?xml"), ["iso-8859-1", "latin1", "latin-1", "windows-1252"].contains(where: prolog.contains) {
+            let text = String(String.UnicodeScalarView(data.map { Unicode.Scalar($0) }))
+            return Array(withoutEncodingDeclaration(text).utf8)
+        }
+        throw .notACrossword("the XML is not valid UTF-8 text")
+    }
+
+    /// Drops the XML declaration, whose encoding no longer applies after conversion.
+    private static func withoutEncodingDeclaration(_ text: String) -> String {
+        guard text.hasPrefix("<?xml"), let end = text.range(of: "?>") else { return text }
+        return String(text[end.upperBound...])
     }
 
     private final class Builder: NSObject, XMLParserDelegate {

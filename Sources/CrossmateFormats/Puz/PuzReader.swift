@@ -114,6 +114,9 @@ public enum PuzReader {
             if offset < bytes.count, bytes[offset] == 0 { offset += 1 }
             sections.append(Section(name: name, data: data))
         }
+        guard bytes[offset...].allSatisfy({ $0 == 0 }) else {
+            throw .truncated("the file ends inside an extension section header")
+        }
         return sections
     }
 

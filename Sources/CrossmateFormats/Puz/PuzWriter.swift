@@ -42,8 +42,9 @@ public enum PuzWriter {
                     // Multi-letter (or non-Latin) answers go to the rebus table; the grid keeps the first letter.
                     solution[index] = encoded(String(answer.prefix(1))).first ?? UInt8(ascii: "X")
                     let key = rebusTable.firstIndex(of: answer) ?? { rebusTable.append(answer); return rebusTable.count - 1 }()
-                    guard key < 255 else { throw .cannotWrite("the .puz rebus table holds at most 255 answers") }
-                    rebusKeys[index] = UInt8(key + 1)
+                    // Table keys count from 1, as Across Lite writes them; GRBS holds key + 1.
+                    guard key + 2 <= 255 else { throw .cannotWrite("the .puz rebus table holds at most 253 answers") }
+                    rebusKeys[index] = UInt8(key + 2)
                 }
             } else {
                 solution[index] = UInt8(ascii: "X")
@@ -94,8 +95,8 @@ public enum PuzWriter {
         }
         if !rebusTable.isEmpty {
             appendSection("GRBS", rebusKeys)
-            let table = rebusTable.enumerated().map { key, answer in
-                (key < 10 ? " " : "") + "\(key):\(answer);"
+            let table = rebusTable.enumerated().map { index, answer in
+                (index + 1 < 10 ? " " : "") + "\(index + 1):\(answer);"
             }.joined()
             appendSection("RTBL", encoded(table))
         }
