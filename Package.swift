@@ -30,7 +30,8 @@ let package = Package(
         .testTarget(name: "CrossmateCoreTests", dependencies: ["CrossmateCore"]),
         .testTarget(
             name: "CrossmateFormatsTests",
-            dependencies: ["CrossmateCore", "CrossmateFormats"],
+            // The CLI tests run the real `crossmate` executable, so it is built with them.
+            dependencies: ["CrossmateCore", "CrossmateFormats", "crossmate"],
             resources: [.copy("Fixtures")]
         ),
     ],

@@ -133,9 +133,11 @@ import Testing
         #expect(puzzle.down[0].cells == (0..<4).map { at($0, 0) })
     }
 
-    @Test func otherClueDirectionsAreSetAside() throws {
-        let puzzle = try Fixture.puzzle("kotwords/ipuz/test-diagonal.ipuz")
+    @Test(arguments: ["kotwords/ipuz/test-diagonal.ipuz", "kotwords/jpz/test-diagonal.jpz"])
+    func otherClueDirectionsAreSetAside(path: String) throws {
+        let puzzle = try Fixture.puzzle(path)
         #expect(puzzle.across.count == 5 && puzzle.down.count == 5)
+        #expect(!puzzle.allClues.contains { $0.text == "Diagonal clue" })
     }
 
     @Test func bundledPuzzlesAreCompleteAndSolvable() throws {

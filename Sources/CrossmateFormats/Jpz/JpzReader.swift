@@ -42,8 +42,14 @@ public enum JpzReader {
         var across: [Clue] = []
         var down: [Clue] = []
         for (order, list) in crossword.children("clues").enumerated() {
+            // Lists are told apart by their titles, else by order; a third list (diagonals,
+            // say) has no place in an across/down model and is set aside.
             let heading = list.child("title")?.text.lowercased() ?? ""
-            let direction: Direction = heading.contains("down") ? .down : (heading.contains("across") ? .across : (order == 0 ? .across : .down))
+            let direction: Direction
+            if heading.contains("across") { direction = .across }
+            else if heading.contains("down") { direction = .down }
+            else if order < 2 { direction = order == 0 ? .across : .down }
+            else { continue }
             for element in list.children("clue") {
                 let number = element.attributes["number"].flatMap { Int($0.trimmingSpaces) }
                 let text = ClueMarkup.plainText(element.text)

@@ -1,0 +1,46 @@
+#!/usr/bin/env bash
+# Builds libFuzzer targets for the .puz and .ipuz readers with swiftc and runs each briefly,
+# seeded with the fixtures. Usage: scripts/fuzz.sh [SECONDS_PER_TARGET]  (default 30)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+seconds="${1:-30}"
+build=.build-fuzz
+mkdir -p "$build"
+flags=(-sanitize=fuzzer,address -parse-as-library -swift-version 6 -O -g -wmo)
+
+core_sources=(Sources/CrossmateCore/*.swift)
+# BundledPuzzles needs SwiftPM's resource bundle; the readers do not.
+format_sources=()
+while IFS= read -r file; do format_sources+=("$file"); done < <(find Sources/CrossmateFormats -name '*.swift' ! -name BundledPuzzles.swift | sort)
+
+echo "fuzz: building instrumented CrossmateCore and CrossmateFormats"
+swiftc "${flags[@]}" -module-name CrossmateCore -emit-module -emit-module-path "$build/CrossmateCore.swiftmodule" \
+    -c "${core_sources[@]}" -o "$build/CrossmateCore.o"
+swiftc "${flags[@]}" -module-name CrossmateFormats -I "$build" -emit-module -emit-module-path "$build/CrossmateFormats.swiftmodule" \
+    -c "${format_sources[@]}" -o "$build/CrossmateFormats.o"
+
+status=0
+for target in puz ipuz; do
+    name="Fuzz${target^}"
+    echo "fuzz: building $target target"
+    # The gold linker warns once per sanitizer helper symbol; keep that noise in a log.
+    if ! swiftc "${flags[@]}" -I "$build" "Fuzz/$name.swift" "$build/CrossmateCore.o" "$build/CrossmateFormats.o" \
+        -o "$build/fuzz-$target" 2> "$build/link-$target.log"; then
+        cat "$build/link-$target.log"
+        exit 1
+    fi
+    corpus="$build/corpus-$target"
+    mkdir -p "$corpus" "$build/artifacts-$target"
+    cp Tests/CrossmateFormatsTests/Fixtures/kotwords/"$target"/*."$target" "$corpus"/
+    echo "fuzz: running $target for ${seconds}s"
+    if ! "$build/fuzz-$target" -max_total_time="$seconds" -max_len=8192 -timeout=10 -rss_limit_mb=2048 \
+        -artifact_prefix="$build/artifacts-$target/" -print_final_stats=1 "$corpus" 2> "$build/fuzz-$target.log"; then
+        echo "fuzz: $target FAILED; see $build/fuzz-$target.log and the crashing input in $build/artifacts-$target/"
+        tail -n 40 "$build/fuzz-$target.log"
+        status=1
+    else
+        runs=$(grep -o 'stat::number_of_executed_units: *[0-9]*' "$build/fuzz-$target.log" | grep -o '[0-9]*$' || echo '?')
+        echo "fuzz: $target ran $runs inputs without a crash"
+    fi
+done
+exit $status

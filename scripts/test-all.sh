@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# The whole test suite, from a fresh clone: the Swift tests, the puzpy oracle for .puz files
+# and a short fuzzing run of the .puz and .ipuz readers. Installs what it needs.
+# Usage: scripts/test-all.sh   (FUZZ_SECONDS=N to fuzz each target longer; default 30)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+work="$(mktemp -d)"
+trap 'rm -rf "$work"' EXIT
+failed=0
+passed=0
+
+echo "== swift test"
+swift build --build-tests
+if swift test 2>&1 | tee "$work/swift-test.log"; then :; else failed=$((failed + 1)); fi
+tests=$(grep -o 'Test run with [0-9]* tests' "$work/swift-test.log" | grep -o '[0-9]*' | tail -1 || true)
+if grep -q 'Test run with .* passed' "$work/swift-test.log"; then passed=$((passed + ${tests:-0})); fi
+
+echo "== puzpy oracle (.puz files checked by an independent implementation)"
+python3 -m venv "$work/venv"
+"$work/venv/bin/pip" install --quiet --disable-pip-version-check puzpy
+if "$work/venv/bin/python" Tests/oracle/puzpy_oracle.py "$(swift build --show-bin-path)/crossmate" \
+    Tests/CrossmateFormatsTests/Fixtures "$work/oracle" | tee "$work/oracle.log"; then :; else failed=$((failed + 1)); fi
+oracle=$(tail -1 "$work/oracle.log" | grep -o '^[0-9]*' || echo 0)
+passed=$((passed + oracle))
+
+echo "== fuzzing the .puz and .ipuz readers"
+if scripts/fuzz.sh "${FUZZ_SECONDS:-30}"; then passed=$((passed + 2)); else failed=$((failed + 1)); fi
+
+echo "== summary: swift tests, puzpy oracle checks and fuzz targets"
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]
