@@ -7,7 +7,9 @@ let package = Package(
     products: [
         .library(name: "CrossmateCore", targets: ["CrossmateCore"]),
         .library(name: "CrossmateFormats", targets: ["CrossmateFormats"]),
+        .library(name: "CrossmateSync", targets: ["CrossmateSync"]),
         .executable(name: "crossmate", targets: ["crossmate"]),
+        .executable(name: "crossmate-bench", targets: ["crossmate-bench"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -19,6 +21,11 @@ let package = Package(
             dependencies: ["CrossmateCore"],
             resources: [.copy("Bundled")]
         ),
+        .target(name: "CrossmateSync", dependencies: ["CrossmateCore"]),
+        .executableTarget(
+            name: "crossmate-bench",
+            dependencies: ["CrossmateCore", "CrossmateFormats", "CrossmateSync"]
+        ),
         .executableTarget(
             name: "crossmate",
             dependencies: [
@@ -28,6 +35,7 @@ let package = Package(
             ]
         ),
         .testTarget(name: "CrossmateCoreTests", dependencies: ["CrossmateCore"]),
+        .testTarget(name: "CrossmateSyncTests", dependencies: ["CrossmateCore", "CrossmateFormats", "CrossmateSync"]),
         .testTarget(
             name: "CrossmateFormatsTests",
             // The CLI tests run the real `crossmate` executable, so it is built with them.

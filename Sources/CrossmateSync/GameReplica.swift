@@ -1,0 +1,211 @@
+import CrossmateCore
+
+/// One replica of a game: the mutator that turns a player's commands into moves, the merged grid
+/// it sees, its journal and clock, and completion. Deterministic: time comes in as
+/// `physicalMillis`, and batch identifiers derive from the replica and seq.
+public struct GameReplica: Sendable {
+    public let puzzle: Puzzle
+    public let gameID: GameID
+    public let replicaID: ReplicaID
+    public let authorID: AuthorID
+    public private(set) var clock: HybridLogicalClock
+    public private(set) var grid: GameGrid
+    /// This replica's own moves in seq order (seq n at index n - 1).
+    public private(set) var journal: [Move] = []
+    public private(set) var completion: Completion?
+    private var lastSeqAtCell: [Int: Int] = [:]
+    private var correctCount = 0
+    private let letterCount: Int
+
+    public init(puzzle: Puzzle, gameID: GameID, replicaID: ReplicaID, authorID: AuthorID, clock: HybridLogicalClock = .init()) {
+        self.puzzle = puzzle
+        self.gameID = gameID
+        self.replicaID = replicaID
+        self.authorID = authorID
+        self.clock = clock
+        grid = GameGrid(puzzle: puzzle)
+        letterCount = puzzle.letterPositions.count
+    }
+
+    /// Rebuilds a replica from stored moves (its own and others'), as after a restart.
+    public init(puzzle: Puzzle, gameID: GameID, replicaID: ReplicaID, authorID: AuthorID,
+                moves: [Move], completion: Completion? = nil) {
+        self.init(puzzle: puzzle, gameID: gameID, replicaID: replicaID, authorID: authorID)
+        receive(moves.sorted { ($0.replicaID, $0.seq) < ($1.replicaID, $1.seq) })
+        if let completion { adopt(completion) }
+    }
+
+    public var nextSeq: Int { journal.count + 1 }
+    public var isComplete: Bool { completion != nil }
+    public var canUndo: Bool { completion == nil && UndoPlanner.planUndo(journal: journal, grid: grid) != nil }
+    public var canRedo: Bool { completion == nil && UndoPlanner.planRedo(journal: journal, grid: grid) != nil }
+
+    // MARK: Commands
+
+    /// Performs a command and returns the moves it made (none when no square changes).
+    @discardableResult
+    public mutating func perform(_ command: Command, physicalMillis: Int64) throws(MutationRefusal) -> [Move] {
+        if let completion { throw .gameComplete(completion) }
+        let changes: [Change]
+        let kind: MoveKind
+        switch command {
+        case let .setLetter(position, raw, pencil):
+            try requireLetterSquare(position)
+            guard let letter = LetterRule.normalize(raw) else { throw .invalidLetter(raw) }
+            let current = grid.state(at: position)
+            guard !current.mark.isLocked else { throw .squareRevealed(position) }
+            guard current.letter != letter || current.mark.isPencil != pencil else { return [] }
+            // A new letter clears any check verdict; re-inking the same letter keeps it.
+            let verdict = current.letter == letter ? current.mark.verdict : .none
+            changes = [Change(position: position, letter: letter, mark: CellMark(isPencil: pencil, verdict: verdict),
+                              cellAuthorID: authorID)]
+            kind = .input
+        case let .delete(position):
+            try requireLetterSquare(position)
+            let current = grid.state(at: position)
+            guard !current.mark.isLocked else { throw .squareRevealed(position) }
+            guard !current.letter.isEmpty else { return [] }
+            changes = [Change(position: position, letter: "", mark: .none, cellAuthorID: "")]
+            kind = .input
+        case let .check(scope):
+            guard puzzle.hasSolution else { throw .noSolution }
+            changes = try squares(in: scope).compactMap { position in
+                let current = grid.state(at: position)
+                guard !current.letter.isEmpty, !current.mark.isLocked else { return nil }
+                let verdict: CellMark.Verdict = puzzle.isCorrect(current.letter, at: position) == true ? .checkedRight : .checkedWrong
+                guard verdict != current.mark.verdict else { return nil }
+                return Change(position: position, letter: current.letter,
+                              mark: CellMark(isPencil: current.mark.isPencil, verdict: verdict), cellAuthorID: current.cellAuthorID)
+            }
+            kind = .check
+        case let .reveal(scope):
+            guard puzzle.hasSolution else { throw .noSolution }
+            changes = try squares(in: scope).compactMap { position in
+                let current = grid.state(at: position)
+                guard !current.mark.isLocked, puzzle.isCorrect(current.letter, at: position) != true,
+                      let answer = puzzle.cell(at: position).solution else { return nil }
+                return Change(position: position, letter: answer, mark: CellMark(verdict: .revealed), cellAuthorID: authorID)
+            }
+            kind = .reveal
+        case let .clear(scope):
+            changes = try squares(in: scope).compactMap { position in
+                let current = grid.state(at: position)
+                guard !current.letter.isEmpty, !current.mark.isLocked else { return nil }
+                return Change(position: position, letter: "", mark: .none, cellAuthorID: "")
+            }
+            kind = .clear
+        case .undo:
+            guard let plan = UndoPlanner.planUndo(journal: journal, grid: grid) else { throw .nothingToUndo }
+            return emit(plan, physicalMillis: physicalMillis)
+        case .redo:
+            guard let plan = UndoPlanner.planRedo(journal: journal, grid: grid) else { throw .nothingToRedo }
+            return emit(plan, physicalMillis: physicalMillis)
+        }
+        return emit(changes, kind: kind, physicalMillis: physicalMillis)
+    }
+
+    /// Resigns the game: it ends now, unsolved.
+    public mutating func resign(physicalMillis: Int64) throws(MutationRefusal) -> Completion {
+        if let completion { throw .gameComplete(completion) }
+        let ending = Completion(kind: .resigned, at: clock.tick(physicalMillis: physicalMillis), by: authorID)
+        completion = ending
+        return ending
+    }
+
+    // MARK: Sync
+
+    /// Merges moves from other replicas (or this replica's own, restored from storage). Returns
+    /// the moves refused because they were stamped after the game's completion. Moves stamped
+    /// before it are accepted for history but leave the finished grid as it is.
+    @discardableResult
+    public mutating func receive(_ moves: [Move]) -> [Move] {
+        var refused: [Move] = []
+        for move in moves where move.gameID == gameID {
+            clock.observe(move.timestamp)
+            if move.replicaID == replicaID {
+                guard move.seq == journal.count + 1 else { continue }
+                record(move)
+            }
+            if let completion {
+                if move.timestamp > completion.at { refused.append(move) }
+                continue
+            }
+            apply(move)
+        }
+        return refused
+    }
+
+    /// Takes a completion decided elsewhere (the server is the authority).
+    public mutating func adopt(_ ending: Completion) {
+        clock.observe(ending.at)
+        if completion == nil { completion = ending }
+    }
+
+    // MARK: Internals
+
+    private struct Change {
+        var position: GridPosition
+        var letter: String
+        var mark: CellMark
+        var cellAuthorID: AuthorID
+    }
+
+    private func requireLetterSquare(_ position: GridPosition) throws(MutationRefusal) {
+        guard puzzle.isLetter(position) else { throw .notALetterSquare(position) }
+    }
+
+    private func squares(in scope: Scope) throws(MutationRefusal) -> [GridPosition] {
+        switch scope {
+        case let .square(position):
+            try requireLetterSquare(position)
+            return [position]
+        case let .word(position, direction):
+            guard let clue = puzzle.clue(containing: position, direction) else { throw .noWord(position, direction) }
+            return clue.cells
+        case .puzzle:
+            return puzzle.letterPositions
+        }
+    }
+
+    private mutating func emit(_ plan: UndoPlanner.Plan, physicalMillis: Int64) -> [Move] {
+        let changes = plan.steps.map { Change(position: $0.position, letter: $0.letter, mark: $0.mark, cellAuthorID: $0.cellAuthorID) }
+        return emit(changes, kind: plan.kind, targets: plan.steps.map(\.targetSeq), physicalMillis: physicalMillis)
+    }
+
+    private mutating func emit(_ changes: [Change], kind: MoveKind, targets: [Int]? = nil, physicalMillis: Int64) -> [Move] {
+        guard !changes.isEmpty else { return [] }
+        let batchID = "\(replicaID):\(nextSeq)"
+        var moves: [Move] = []
+        for (offset, change) in changes.enumerated() {
+            let index = puzzle.index(of: change.position)
+            let move = Move(
+                gameID: gameID, replicaID: replicaID, authorID: authorID, seq: nextSeq,
+                timestamp: clock.tick(physicalMillis: physicalMillis), position: change.position,
+                letter: change.letter, mark: change.mark, cellAuthorID: change.cellAuthorID, kind: kind,
+                batchID: batchID, targetSeq: targets?[offset], prevSeqAtCell: lastSeqAtCell[index])
+            record(move)
+            apply(move)
+            moves.append(move)
+        }
+        return moves
+    }
+
+    private mutating func record(_ move: Move) {
+        journal.append(move)
+        if puzzle.contains(move.position) { lastSeqAtCell[puzzle.index(of: move.position)] = move.seq }
+    }
+
+    /// Applies a move to the grid, keeping count of correct squares to notice the solve.
+    private mutating func apply(_ move: Move) {
+        guard puzzle.isLetter(move.position) else { return }
+        let before = grid.letter(at: move.position)
+        guard grid.apply(move) else { return }
+        guard puzzle.hasSolution else { return }
+        let wasCorrect = puzzle.isCorrect(before, at: move.position) == true
+        let isCorrect = puzzle.isCorrect(move.letter, at: move.position) == true
+        correctCount += (isCorrect ? 1 : 0) - (wasCorrect ? 1 : 0)
+        if correctCount == letterCount, completion == nil {
+            completion = Completion(kind: .solved, at: move.timestamp, by: move.authorID)
+        }
+    }
+}

@@ -1,0 +1,110 @@
+import CrossmateCore
+
+/// Plans undo and redo for one replica from its journal (its own moves in seq order) and the
+/// merged grid. Pure: a plan is a value; the replica turns it into moves.
+///
+/// Consecutive entries sharing a batch form one operation. A stack machine replays the journal:
+/// an edit (input or clear) pushes its operation and empties the redo stack; an undo moves the
+/// operation it targets to the redo stack; a redo moves it back. Checks and reveals are never
+/// offered. Undo never clobbers a letter someone wrote later: a square whose letter is no longer
+/// the one the entry wrote is skipped (letters only are compared).
+public enum UndoPlanner {
+    /// One gesture of the journal.
+    public struct Operation: Hashable, Sendable {
+        public var batchID: BatchID
+        public var kind: MoveKind
+        public var entries: [Move]
+    }
+
+    /// The undo and redo stacks; the top is the last element.
+    public struct Stacks: Hashable, Sendable {
+        public var undo: [Operation] = []
+        public var redo: [Operation] = []
+    }
+
+    /// One square to write: its new contents and the journal entry acted on.
+    public struct Step: Hashable, Sendable {
+        public var position: GridPosition
+        public var letter: String
+        public var mark: CellMark
+        public var cellAuthorID: AuthorID
+        public var targetSeq: Int
+    }
+
+    /// What an undo or redo will write, all under one new batch.
+    public struct Plan: Hashable, Sendable {
+        public var kind: MoveKind
+        public var operation: Operation
+        public var steps: [Step]
+    }
+
+    public static func operations(_ journal: [Move]) -> [Operation] {
+        var operations: [Operation] = []
+        for move in journal {
+            if let last = operations.last, last.batchID == move.batchID {
+                operations[operations.count - 1].entries.append(move)
+            } else {
+                operations.append(Operation(batchID: move.batchID, kind: move.kind, entries: [move]))
+            }
+        }
+        return operations
+    }
+
+    /// Runs the stack machine over the journal.
+    public static func stacks(_ journal: [Move]) -> Stacks {
+        var stacks = Stacks()
+        var batchOfSeq: [Int: BatchID] = [:]
+        for move in journal { batchOfSeq[move.seq] = move.batchID }
+        for operation in operations(journal) {
+            switch operation.kind {
+            case .input, .clear:
+                stacks.undo.append(operation)
+                stacks.redo.removeAll()
+            case .undo:
+                guard let target = operation.entries.first?.targetSeq.flatMap({ batchOfSeq[$0] }),
+                      let index = stacks.undo.lastIndex(where: { $0.batchID == target }) else { continue }
+                stacks.redo.append(stacks.undo.remove(at: index))
+            case .redo:
+                guard let target = operation.entries.first?.targetSeq.flatMap({ batchOfSeq[$0] }),
+                      let index = stacks.redo.lastIndex(where: { $0.batchID == target }) else { continue }
+                stacks.undo.append(stacks.redo.remove(at: index))
+            case .check, .reveal:
+                continue
+            }
+        }
+        return stacks
+    }
+
+    /// The undo of the top live operation: the highest one with a square not yet superseded.
+    public static func planUndo(journal: [Move], grid: GameGrid) -> Plan? {
+        let bySeq = Dictionary(journal.map { ($0.seq, $0) }, uniquingKeysWith: { first, _ in first })
+        for operation in stacks(journal).undo.reversed() {
+            let steps = operation.entries.reversed().compactMap { entry -> Step? in
+                guard grid.letter(at: entry.position) == entry.letter else { return nil }
+                let before = entry.prevSeqAtCell.flatMap { bySeq[$0] }
+                return Step(position: entry.position, letter: before?.letter ?? "", mark: before?.mark ?? .none,
+                            cellAuthorID: before?.cellAuthorID ?? "", targetSeq: entry.seq)
+            }
+            if !steps.isEmpty { return Plan(kind: .undo, operation: operation, steps: steps) }
+        }
+        return nil
+    }
+
+    /// The redo of the top live undone operation: each square its undo wrote, if still untouched,
+    /// gets the operation's letter back.
+    public static func planRedo(journal: [Move], grid: GameGrid) -> Plan? {
+        var lastUndoOf: [Int: Move] = [:]
+        for move in journal where move.kind == .undo {
+            if let target = move.targetSeq { lastUndoOf[target] = move }
+        }
+        for operation in stacks(journal).redo.reversed() {
+            let steps = operation.entries.compactMap { entry -> Step? in
+                guard let undo = lastUndoOf[entry.seq], grid.letter(at: entry.position) == undo.letter else { return nil }
+                return Step(position: entry.position, letter: entry.letter, mark: entry.mark,
+                            cellAuthorID: entry.cellAuthorID, targetSeq: entry.seq)
+            }
+            if !steps.isEmpty { return Plan(kind: .redo, operation: operation, steps: steps) }
+        }
+        return nil
+    }
+}
