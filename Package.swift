@@ -24,7 +24,10 @@ let package = Package(
         .target(name: "CrossmateSync", dependencies: ["CrossmateCore"]),
         .executableTarget(
             name: "crossmate-bench",
-            dependencies: ["CrossmateCore", "CrossmateFormats", "CrossmateSync"]
+            dependencies: [
+                "CrossmateCore", "CrossmateFormats", "CrossmateSync",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
         ),
         .executableTarget(
             name: "crossmate",

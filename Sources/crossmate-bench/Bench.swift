@@ -1,0 +1,10 @@
+import ArgumentParser
+
+@main
+struct Bench: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "crossmate-bench",
+        abstract: "Crossmate's benchmarks. Build with -c release; results print as a table, or one JSON object with --json.",
+        subcommands: [EngineBench.self]
+    )
+}

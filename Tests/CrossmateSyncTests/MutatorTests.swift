@@ -1,0 +1,150 @@
+import CrossmateCore
+import CrossmateSync
+import Testing
+
+@Suite struct MutatorTests {
+    // green-light:  # A L S O / G R E E N / L E G A L / U N I T Y / E A T S #
+    func replica(_ id: String = "phone", author: String = "ann") -> GameReplica {
+        GameReplica(puzzle: Puzzles.greenLight, gameID: "g", replicaID: id, authorID: author)
+    }
+
+    @Test func typingMakesOneInputMoveWithEveryField() throws {
+        var game = replica()
+        let moves = try game.perform(.setLetter(at(1, 0), "g"), physicalMillis: 1_000)
+        let move = try #require(moves.first)
+        #expect(moves.count == 1)
+        #expect(move.letter == "G" && move.kind == .input && move.seq == 1)
+        #expect(move.authorID == "ann" && move.cellAuthorID == "ann" && move.replicaID == "phone")
+        #expect(move.timestamp == HLCTimestamp(wallMillis: 1_000))
+        #expect(move.prevSeqAtCell == nil && move.batchID == "phone:1")
+        let again = try game.perform(.setLetter(at(1, 0), "X"), physicalMillis: 1_000)
+        #expect(again.first?.prevSeqAtCell == 1 && again.first?.seq == 2)
+        #expect(game.grid.letter(at: at(1, 0)) == "X")
+    }
+
+    @Test func aMoveOnlyWhenTheSquareChanges() throws {
+        var game = replica()
+        try game.perform(.setLetter(at(1, 0), "G"), physicalMillis: 1)
+        #expect(try game.perform(.setLetter(at(1, 0), "g"), physicalMillis: 2).isEmpty)
+        #expect(try game.perform(.delete(at(2, 0)), physicalMillis: 3).isEmpty)
+        #expect(try game.perform(.clear(.word(at(3, 0), .across)), physicalMillis: 4).isEmpty)
+        #expect(try game.perform(.check(.word(at(3, 0), .across)), physicalMillis: 5).isEmpty)
+        #expect(game.journal.count == 1)
+    }
+
+    @Test func pencilLettersAreMarked() throws {
+        var game = replica()
+        try game.perform(.setLetter(at(1, 0), "G", pencil: true), physicalMillis: 1)
+        #expect(game.grid.state(at: at(1, 0)).mark == .pencil)
+        try game.perform(.setLetter(at(1, 0), "G"), physicalMillis: 2)
+        #expect(game.grid.state(at: at(1, 0)).mark == .none)
+    }
+
+    @Test func rebusLettersAndInvalidLetters() throws {
+        var game = replica()
+        try game.perform(.setLetter(at(1, 0), "gre"), physicalMillis: 1)
+        #expect(game.grid.letter(at: at(1, 0)) == "GRE")
+        #expect(throws: MutationRefusal.invalidLetter(" ")) { try game.perform(.setLetter(at(1, 0), " "), physicalMillis: 2) }
+        #expect(throws: MutationRefusal.invalidLetter("")) { try game.perform(.setLetter(at(1, 0), ""), physicalMillis: 2) }
+        #expect(throws: MutationRefusal.notALetterSquare(at(0, 0))) { try game.perform(.setLetter(at(0, 0), "A"), physicalMillis: 2) }
+        #expect(throws: MutationRefusal.notALetterSquare(at(9, 9))) { try game.perform(.delete(at(9, 9)), physicalMillis: 2) }
+    }
+
+    @Test func checkMarksWrongAndRightAndAWrongMarkClearsWhenTheLetterChanges() throws {
+        var game = replica()
+        try game.perform(.setLetter(at(1, 0), "G"), physicalMillis: 1)
+        try game.perform(.setLetter(at(1, 1), "Q"), physicalMillis: 2)
+        let checks = try game.perform(.check(.word(at(1, 0), .across)), physicalMillis: 3)
+        #expect(checks.count == 2 && Set(checks.map(\.batchID)).count == 1 && checks.allSatisfy { $0.kind == .check })
+        #expect(game.grid.state(at: at(1, 0)).mark.verdict == .checkedRight)
+        #expect(game.grid.state(at: at(1, 1)).mark.verdict == .checkedWrong)
+        #expect(checks.first?.cellAuthorID == "ann")
+        try game.perform(.setLetter(at(1, 1), "R"), physicalMillis: 4)
+        #expect(game.grid.state(at: at(1, 1)).mark.verdict == .none)
+    }
+
+    @Test func revealLocksSquaresAndOnlyUndoUnlocksThem() throws {
+        var game = replica()
+        try game.perform(.setLetter(at(1, 0), "G"), physicalMillis: 1)
+        let reveals = try game.perform(.reveal(.word(at(1, 0), .across)), physicalMillis: 2)
+        #expect(reveals.count == 4)  // G was already right
+        #expect(game.grid.state(at: at(1, 1)) .mark.verdict == .revealed)
+        #expect(game.grid.letter(at: at(1, 1)) == "R")
+        #expect(throws: MutationRefusal.squareRevealed(at(1, 1))) { try game.perform(.setLetter(at(1, 1), "X"), physicalMillis: 3) }
+        #expect(throws: MutationRefusal.squareRevealed(at(1, 1))) { try game.perform(.delete(at(1, 1)), physicalMillis: 3) }
+        #expect(try game.perform(.clear(.word(at(1, 0), .across)), physicalMillis: 3).map(\.position) == [at(1, 0)])
+        #expect(try game.perform(.check(.square(at(1, 1))), physicalMillis: 4).isEmpty)
+    }
+
+    @Test func checkAndRevealNeedASolution() throws {
+        let blank = try Puzzle(width: 2, height: 1, cells: [.letter(nil), .letter(nil)], clueTexts: [:])
+        var game = GameReplica(puzzle: blank, gameID: "g", replicaID: "r", authorID: "a")
+        try game.perform(.setLetter(at(0, 0), "A"), physicalMillis: 1)
+        #expect(throws: MutationRefusal.noSolution) { try game.perform(.check(.puzzle), physicalMillis: 2) }
+        #expect(throws: MutationRefusal.noSolution) { try game.perform(.reveal(.puzzle), physicalMillis: 2) }
+        #expect(game.completion == nil)
+    }
+
+    @Test func solvingCompletesWithTheTimeOfTheCompletingMoveAndFreezesTheGame() throws {
+        var game = replica()
+        let answers = Puzzles.greenLight.letterPositions.map { ($0, Puzzles.greenLight.cell(at: $0).solution!) }
+        for (index, (position, letter)) in answers.dropLast().enumerated() {
+            try game.perform(.setLetter(position, letter), physicalMillis: Int64(index + 1))
+        }
+        #expect(game.completion == nil)
+        let last = try game.perform(.setLetter(answers.last!.0, answers.last!.1), physicalMillis: 999)
+        #expect(game.completion == Completion(kind: .solved, at: last[0].timestamp, by: "ann"))
+        let completion = try #require(game.completion)
+        #expect(throws: MutationRefusal.gameComplete(completion)) { try game.perform(.setLetter(at(1, 0), "X"), physicalMillis: 1_000) }
+        #expect(throws: MutationRefusal.gameComplete(completion)) { try game.perform(.undo, physicalMillis: 1_000) }
+        #expect(throws: MutationRefusal.gameComplete(completion)) { try game.perform(.redo, physicalMillis: 1_000) }
+        #expect(!game.canUndo && !game.canRedo)
+    }
+
+    @Test func lateMovesAfterCompletionAreRefusedAndEarlierOnesLeaveTheGridFinal() throws {
+        var game = replica()
+        try game.perform(.reveal(.puzzle), physicalMillis: 100)
+        let completion = try #require(game.completion)
+        let finalGrid = game.grid
+        let late = move("tablet", 1, at: at(1, 0), "Z", time: 500)
+        let early = move("laptop", 1, at: at(1, 1), "Z", time: 50)
+        let refused = game.receive([late, early])
+        #expect(refused == [late])
+        #expect(game.grid == finalGrid)
+        #expect(completion.kind == .solved)
+    }
+
+    @Test func resignEndsTheGame() throws {
+        var game = replica()
+        let ending = try game.resign(physicalMillis: 42)
+        #expect(ending.kind == .resigned && ending.by == "ann")
+        #expect(throws: MutationRefusal.gameComplete(ending)) { try game.perform(.setLetter(at(1, 0), "G"), physicalMillis: 43) }
+    }
+
+    @Test func aSlowClockReplicaThatOverwritesALetterItHasSeenStillWins() throws {
+        var fast = replica("fast-phone", author: "ann")
+        var slow = replica("slow-phone", author: "bob")
+        let fromFuture = try fast.perform(.setLetter(at(1, 0), "Q"), physicalMillis: 9_000_000)
+        slow.receive(fromFuture)
+        // The slow device's wall clock reads far earlier, yet its overwrite is stamped later.
+        let overwrite = try slow.perform(.setLetter(at(1, 0), "G"), physicalMillis: 1_000)
+        #expect(overwrite[0].timestamp > fromFuture[0].timestamp)
+        fast.receive(overwrite)
+        #expect(fast.grid.letter(at: at(1, 0)) == "G")
+        #expect(slow.grid == fast.grid)
+    }
+
+    @Test func restartingFromStoredMovesRestoresTheReplica() throws {
+        var game = replica()
+        try game.perform(.setLetter(at(1, 0), "G"), physicalMillis: 1)
+        try game.perform(.setLetter(at(1, 1), "R"), physicalMillis: 2)
+        let friend = move("tablet", 1, at: at(1, 2), "E", time: 3, author: "bob")
+        game.receive([friend])
+        let restored = GameReplica(puzzle: Puzzles.greenLight, gameID: "g", replicaID: "phone", authorID: "ann",
+                                   moves: [friend] + game.journal.reversed())
+        #expect(restored.grid == game.grid)
+        #expect(restored.journal == game.journal)
+        #expect(restored.nextSeq == 3)
+        #expect(restored.clock.latest >= friend.timestamp)
+    }
+}
