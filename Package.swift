@@ -8,11 +8,21 @@ let package = Package(
         .library(name: "CrossmateCore", targets: ["CrossmateCore"]),
         .library(name: "CrossmateFormats", targets: ["CrossmateFormats"]),
         .library(name: "CrossmateSync", targets: ["CrossmateSync"]),
+        .library(name: "CrossmateProtocol", targets: ["CrossmateProtocol"]),
         .executable(name: "crossmate", targets: ["crossmate"]),
         .executable(name: "crossmate-bench", targets: ["crossmate-bench"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
+        .package(url: "https://github.com/apple/swift-crypto", from: "3.12.3"),
+        .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird-websocket", from: "2.8.1"),
+        .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
+        .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
     ],
     targets: [
         .target(name: "CrossmateCore"),
@@ -22,18 +32,41 @@ let package = Package(
             resources: [.copy("Bundled")]
         ),
         .target(name: "CrossmateSync", dependencies: ["CrossmateCore"]),
+        .target(name: "CrossmateProtocol", dependencies: ["CrossmateCore", "CrossmateSync"]),
+        .target(
+            name: "CrossmateStore",
+            dependencies: [
+                "CrossmateProtocol",
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        .target(
+            name: "CrossmateServer",
+            dependencies: [
+                "CrossmateCore", "CrossmateFormats", "CrossmateSync", "CrossmateProtocol", "CrossmateStore",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ]
+        ),
         .executableTarget(
             name: "crossmate-bench",
             dependencies: [
-                "CrossmateCore", "CrossmateFormats", "CrossmateSync",
+                "CrossmateCore", "CrossmateFormats", "CrossmateSync", "CrossmateProtocol", "CrossmateServer",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
             ]
         ),
         .executableTarget(
             name: "crossmate",
             dependencies: [
-                "CrossmateCore",
-                "CrossmateFormats",
+                "CrossmateCore", "CrossmateFormats", "CrossmateServer",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -44,6 +77,16 @@ let package = Package(
             // The CLI tests run the real `crossmate` executable, so it is built with them.
             dependencies: ["CrossmateCore", "CrossmateFormats", "crossmate"],
             resources: [.copy("Fixtures")]
+        ),
+        .testTarget(name: "CrossmateProtocolTests", dependencies: ["CrossmateProtocol"]),
+        .testTarget(name: "CrossmateStoreTests", dependencies: ["CrossmateStore"]),
+        .testTarget(
+            name: "CrossmateServerTests",
+            dependencies: [
+                "CrossmateServer", "CrossmateProtocol", "CrossmateFormats",
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
+            ]
         ),
     ],
     swiftLanguageModes: [.v6]

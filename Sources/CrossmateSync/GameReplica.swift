@@ -35,6 +35,20 @@ public struct GameReplica: Sendable {
         if let completion { adopt(completion) }
     }
 
+    /// Rebuilds a replica from a snapshot and the moves after it, as a server or a joining device
+    /// does. With a completion, the snapshot is the final grid and later moves leave it as it is.
+    public init(puzzle: Puzzle, gameID: GameID, replicaID: ReplicaID, authorID: AuthorID,
+                snapshot: Snapshot, moves: [Move], completion: Completion? = nil) {
+        self.init(puzzle: puzzle, gameID: gameID, replicaID: replicaID, authorID: authorID)
+        grid = snapshot.grid
+        for position in puzzle.letterPositions where puzzle.isCorrect(grid.letter(at: position), at: position) == true {
+            correctCount += 1
+        }
+        for key in grid.cells.compactMap(\.key) { clock.observe(key.timestamp) }
+        if let completion { adopt(completion) }
+        receive(moves.filter { !snapshot.covers($0) })
+    }
+
     public var nextSeq: Int { journal.count + 1 }
     public var isComplete: Bool { completion != nil }
     public var canUndo: Bool { completion == nil && UndoPlanner.planUndo(journal: journal, grid: grid) != nil }
@@ -122,10 +136,8 @@ public struct GameReplica: Sendable {
         var refused: [Move] = []
         for move in moves where move.gameID == gameID {
             clock.observe(move.timestamp)
-            if move.replicaID == replicaID {
-                guard move.seq == journal.count + 1 else { continue }
-                record(move)
-            }
+            // This replica's own moves, restored from storage, rebuild its journal.
+            if move.replicaID == replicaID, move.seq == journal.count + 1 { record(move) }
             if let completion {
                 if move.timestamp > completion.at { refused.append(move) }
                 continue

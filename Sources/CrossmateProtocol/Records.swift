@@ -1,0 +1,154 @@
+import CrossmateCore
+import CrossmateSync
+
+/// A move on the wire. Field names and types are fixed by golden JSON tests: the timestamp is
+/// the packed HLC, the mark its lossless code, the kind its name.
+public struct MoveRecord: Codable, Hashable, Sendable {
+    public var gameID: String
+    public var replicaID: String
+    /// Stamped by the server from the device's token; whatever a client sends is replaced.
+    public var authorID: String
+    public var seq: Int
+    public var timestamp: UInt64
+    public var row: Int
+    public var col: Int
+    public var letter: String
+    public var mark: Int
+    public var cellAuthorID: String
+    public var kind: String
+    public var batchID: String
+    public var targetSeq: Int?
+    public var prevSeqAtCell: Int?
+
+    public init(_ move: Move) {
+        gameID = move.gameID
+        replicaID = move.replicaID
+        authorID = move.authorID
+        seq = move.seq
+        timestamp = move.timestamp.packed
+        row = move.position.row
+        col = move.position.col
+        letter = move.letter
+        mark = move.mark.code
+        cellAuthorID = move.cellAuthorID
+        kind = move.kind.rawValue
+        batchID = move.batchID
+        targetSeq = move.targetSeq
+        prevSeqAtCell = move.prevSeqAtCell
+    }
+
+    /// The engine's move, or why this record is not one.
+    public func move() throws(ErrorBody) -> Move {
+        guard let kind = MoveKind(rawValue: kind) else { throw ErrorBody(.invalid, "unknown move kind \"\(self.kind)\"") }
+        guard let mark = CellMark(code: mark) else { throw ErrorBody(.invalid, "unknown mark code \(self.mark)") }
+        return Move(
+            gameID: gameID, replicaID: replicaID, authorID: authorID, seq: seq, timestamp: HLCTimestamp(packed: timestamp),
+            position: GridPosition(row: row, col: col), letter: letter, mark: mark, cellAuthorID: cellAuthorID,
+            kind: kind, batchID: batchID, targetSeq: targetSeq, prevSeqAtCell: prevSeqAtCell)
+    }
+}
+
+/// How a game ended, on the wire.
+public struct CompletionRecord: Codable, Hashable, Sendable {
+    public var kind: String
+    public var at: UInt64
+    public var by: String
+
+    public init(_ completion: Completion) {
+        kind = completion.kind.rawValue
+        at = completion.at.packed
+        by = completion.by
+    }
+
+    public var completion: Completion? {
+        Completion.Kind(rawValue: kind).map { Completion(kind: $0, at: HLCTimestamp(packed: at), by: by) }
+    }
+}
+
+/// The Game record of a game zone: the puzzle, its owner and how it ended.
+public struct GameRecord: Codable, Hashable, Sendable {
+    public var gameID: String
+    public var ownerID: String
+    public var createdAt: Int64
+    public var puzzle: Puzzle
+    public var completion: CompletionRecord?
+
+    public init(gameID: String, ownerID: String, createdAt: Int64, puzzle: Puzzle, completion: CompletionRecord? = nil) {
+        self.gameID = gameID
+        self.ownerID = ownerID
+        self.createdAt = createdAt
+        self.puzzle = puzzle
+        self.completion = completion
+    }
+}
+
+/// A participant of a game: owner or player, and whether their access was removed.
+public struct ParticipantRecord: Codable, Hashable, Sendable {
+    public enum Role: String, Codable, Sendable { case owner, player }
+
+    public var gameID: String
+    public var authorID: String
+    public var displayName: String
+    public var role: Role
+    public var revoked: Bool
+
+    public init(gameID: String, authorID: String, displayName: String, role: Role, revoked: Bool = false) {
+        self.gameID = gameID
+        self.authorID = authorID
+        self.displayName = displayName
+        self.role = role
+        self.revoked = revoked
+    }
+}
+
+/// One change in a zone's feed, with the sequence number it was given.
+public struct ZoneChange: Codable, Hashable, Sendable {
+    public enum Record: Hashable, Sendable {
+        case move(MoveRecord)
+        case game(GameRecord)
+        case participant(ParticipantRecord)
+        case seal(Seal)
+    }
+
+    public var sequence: Int64
+    public var record: Record
+
+    public init(sequence: Int64, record: Record) {
+        self.sequence = sequence
+        self.record = record
+    }
+
+    enum CodingKeys: String, CodingKey { case sequence, type, record }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        sequence = try container.decode(Int64.self, forKey: .sequence)
+        switch try container.decode(String.self, forKey: .type) {
+        case "move": record = .move(try container.decode(MoveRecord.self, forKey: .record))
+        case "game": record = .game(try container.decode(GameRecord.self, forKey: .record))
+        case "participant": record = .participant(try container.decode(ParticipantRecord.self, forKey: .record))
+        case "seal": record = .seal(try container.decode(Seal.self, forKey: .record))
+        case let other:
+            throw DecodingError.dataCorruptedError(forKey: .type, in: container, debugDescription: "unknown record type \(other)")
+        }
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(sequence, forKey: .sequence)
+        switch record {
+        case let .move(move):
+            try container.encode("move", forKey: .type)
+            try container.encode(move, forKey: .record)
+        case let .game(game):
+            try container.encode("game", forKey: .type)
+            try container.encode(game, forKey: .record)
+        case let .participant(participant):
+            try container.encode("participant", forKey: .type)
+            try container.encode(participant, forKey: .record)
+        case let .seal(seal):
+            try container.encode("seal", forKey: .type)
+            try container.encode(seal, forKey: .record)
+        }
+    }
+}

@@ -1,0 +1,250 @@
+import CrossmateSync
+
+/// Limits every client and server agree on.
+public enum ProtocolLimits {
+    public static let maximumRecordsPerBatch = 400
+    public static let maximumBatchBytes = 2 * 1024 * 1024
+    public static let maximumChangesPerPage = 1_000
+    public static let maximumDisplayNameLength = 60
+}
+
+public struct AccountInfo: Codable, Hashable, Sendable {
+    public var authorID: String
+    public var displayName: String
+
+    public init(authorID: String, displayName: String) {
+        self.authorID = authorID
+        self.displayName = displayName
+    }
+}
+
+/// `POST /v1/accounts`: a new account with its first device.
+public struct CreateAccountRequest: Codable, Hashable, Sendable {
+    public var displayName: String
+    public init(displayName: String) { self.displayName = displayName }
+}
+
+/// A device's credentials: returned once, when the account or device is created.
+public struct DeviceSession: Codable, Hashable, Sendable {
+    public var account: AccountInfo
+    public var deviceID: String
+    public var token: String
+    public var serverTime: Int64
+
+    public init(account: AccountInfo, deviceID: String, token: String, serverTime: Int64) {
+        self.account = account
+        self.deviceID = deviceID
+        self.token = token
+        self.serverTime = serverTime
+    }
+}
+
+/// `POST /v1/devices/link-codes`: a one-time code another device can use to join this account.
+public struct LinkCodeResponse: Codable, Hashable, Sendable {
+    public var code: String
+    public var expiresAt: Int64
+    public init(code: String, expiresAt: Int64) {
+        self.code = code
+        self.expiresAt = expiresAt
+    }
+}
+
+/// `POST /v1/devices`: joins the account that made the code.
+public struct LinkDeviceRequest: Codable, Hashable, Sendable {
+    public var code: String
+    public init(code: String) { self.code = code }
+}
+
+/// `POST /v1/games`: a game from a bundled puzzle or an uploaded file (base64).
+public struct CreateGameRequest: Codable, Hashable, Sendable {
+    public var bundled: String?
+    public var fileName: String?
+    public var fileBase64: String?
+
+    public init(bundled: String? = nil, fileName: String? = nil, fileBase64: String? = nil) {
+        self.bundled = bundled
+        self.fileName = fileName
+        self.fileBase64 = fileBase64
+    }
+}
+
+/// A game as the games list shows it.
+public struct GameSummary: Codable, Hashable, Sendable {
+    public var gameID: String
+    public var title: String
+    public var width: Int
+    public var height: Int
+    public var ownerID: String
+    public var role: ParticipantRecord.Role
+    public var readOnly: Bool
+    public var filled: Int
+    public var total: Int
+    public var completion: CompletionRecord?
+    public var token: ChangeToken
+
+    public init(gameID: String, title: String, width: Int, height: Int, ownerID: String, role: ParticipantRecord.Role,
+                readOnly: Bool, filled: Int, total: Int, completion: CompletionRecord?, token: ChangeToken) {
+        self.gameID = gameID
+        self.title = title
+        self.width = width
+        self.height = height
+        self.ownerID = ownerID
+        self.role = role
+        self.readOnly = readOnly
+        self.filled = filled
+        self.total = total
+        self.completion = completion
+        self.token = token
+    }
+}
+
+public struct GameListResponse: Codable, Hashable, Sendable {
+    public var games: [GameSummary]
+    public var serverTime: Int64
+    public init(games: [GameSummary], serverTime: Int64) {
+        self.games = games
+        self.serverTime = serverTime
+    }
+}
+
+/// `POST /v1/games/{id}/moves`: a batch of this device's moves (at most 400, 2 MB).
+public struct PushMovesRequest: Codable, Hashable, Sendable {
+    public var moves: [MoveRecord]
+    public init(moves: [MoveRecord]) { self.moves = moves }
+}
+
+/// The outcome of one record of a batch.
+public struct RecordResult: Codable, Hashable, Sendable {
+    public enum Status: String, Codable, Sendable {
+        /// Stored now.
+        case saved
+        /// Already stored (a resend): harmless.
+        case duplicate
+        /// Refused; `error` says why.
+        case rejected
+    }
+
+    public var replicaID: String
+    public var seq: Int
+    public var status: Status
+    public var error: ErrorBody?
+
+    public init(replicaID: String, seq: Int, status: Status, error: ErrorBody? = nil) {
+        self.replicaID = replicaID
+        self.seq = seq
+        self.status = status
+        self.error = error
+    }
+}
+
+public struct PushMovesResponse: Codable, Hashable, Sendable {
+    public var results: [RecordResult]
+    public var token: ChangeToken
+    public var completion: CompletionRecord?
+    public var serverTime: Int64
+
+    public init(results: [RecordResult], token: ChangeToken, completion: CompletionRecord?, serverTime: Int64) {
+        self.results = results
+        self.token = token
+        self.completion = completion
+        self.serverTime = serverTime
+    }
+}
+
+/// `GET /v1/games/{id}/changes?since=TOKEN&limit=N`: one page of a zone's changes.
+public struct ChangesResponse: Codable, Hashable, Sendable {
+    public var changes: [ZoneChange]
+    public var token: ChangeToken
+    public var moreComing: Bool
+    public var serverTime: Int64
+
+    public init(changes: [ZoneChange], token: ChangeToken, moreComing: Bool, serverTime: Int64) {
+        self.changes = changes
+        self.token = token
+        self.moreComing = moreComing
+        self.serverTime = serverTime
+    }
+}
+
+/// `GET /v1/games/{id}/snapshot`: what a joining device loads first: the game, the latest
+/// snapshot and the token to fetch the changes after it.
+public struct SnapshotResponse: Codable, Hashable, Sendable {
+    public var game: GameRecord
+    public var snapshot: Snapshot?
+    public var token: ChangeToken
+    public var serverTime: Int64
+
+    public init(game: GameRecord, snapshot: Snapshot?, token: ChangeToken, serverTime: Int64) {
+        self.game = game
+        self.snapshot = snapshot
+        self.token = token
+        self.serverTime = serverTime
+    }
+}
+
+/// One entry of a device's database feed: a game zone added, made read-only, or removed.
+public struct FeedEntry: Codable, Hashable, Sendable {
+    public enum State: String, Codable, Sendable { case active, readOnly, removed }
+
+    public var gameID: String
+    public var state: State
+    public var sequence: Int64
+
+    public init(gameID: String, state: State, sequence: Int64) {
+        self.gameID = gameID
+        self.state = state
+        self.sequence = sequence
+    }
+}
+
+/// `GET /v1/feed?since=TOKEN`.
+public struct FeedResponse: Codable, Hashable, Sendable {
+    public var entries: [FeedEntry]
+    public var token: ChangeToken
+    public var moreComing: Bool
+    public var serverTime: Int64
+
+    public init(entries: [FeedEntry], token: ChangeToken, moreComing: Bool, serverTime: Int64) {
+        self.entries = entries
+        self.token = token
+        self.moreComing = moreComing
+        self.serverTime = serverTime
+    }
+}
+
+/// `POST /v1/games/{id}/invitations`.
+public struct CreateInvitationRequest: Codable, Hashable, Sendable {
+    public var expiresInSeconds: Int?
+    public init(expiresInSeconds: Int? = nil) { self.expiresInSeconds = expiresInSeconds }
+}
+
+public struct InvitationResponse: Codable, Hashable, Sendable {
+    public var token: String
+    public var gameID: String
+    public var expiresAt: Int64?
+    /// The link to share: `/join/TOKEN` on this server.
+    public var path: String
+
+    public init(token: String, gameID: String, expiresAt: Int64?, path: String) {
+        self.token = token
+        self.gameID = gameID
+        self.expiresAt = expiresAt
+        self.path = path
+    }
+}
+
+/// `POST /v1/games/{id}/seals`: this device has pushed everything after learning of completion.
+public struct SealRequest: Codable, Hashable, Sendable {
+    public var lastSeq: Int
+    public init(lastSeq: Int) { self.lastSeq = lastSeq }
+}
+
+/// A plain acknowledgement with the server's time.
+public struct OKResponse: Codable, Hashable, Sendable {
+    public var ok: Bool
+    public var serverTime: Int64
+    public init(serverTime: Int64) {
+        ok = true
+        self.serverTime = serverTime
+    }
+}

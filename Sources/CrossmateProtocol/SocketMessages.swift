@@ -1,0 +1,111 @@
+/// A cursor as players see each other's: the square and the direction being typed.
+public struct CursorPosition: Codable, Hashable, Sendable {
+    public var row: Int
+    public var col: Int
+    public var direction: String
+
+    public init(row: Int, col: Int, direction: String) {
+        self.row = row
+        self.col = col
+        self.direction = direction
+    }
+}
+
+/// What a device sends on its WebSocket. JSON objects with a `type`.
+public enum ClientSocketMessage: Codable, Hashable, Sendable {
+    /// Receive pokes (and cursors) for these games.
+    case subscribe(games: [String])
+    case unsubscribe(games: [String])
+    /// Relay this device's cursor to the game's other devices (not stored).
+    case cursor(gameID: String, cursor: CursorPosition)
+    case ping
+
+    enum CodingKeys: String, CodingKey { case type, games, gameID, cursor }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        switch try container.decode(String.self, forKey: .type) {
+        case "subscribe": self = .subscribe(games: try container.decode([String].self, forKey: .games))
+        case "unsubscribe": self = .unsubscribe(games: try container.decode([String].self, forKey: .games))
+        case "cursor": self = .cursor(gameID: try container.decode(String.self, forKey: .gameID),
+                                      cursor: try container.decode(CursorPosition.self, forKey: .cursor))
+        case "ping": self = .ping
+        case let other:
+            throw DecodingError.dataCorruptedError(forKey: .type, in: container, debugDescription: "unknown message type \(other)")
+        }
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        switch self {
+        case let .subscribe(games):
+            try container.encode("subscribe", forKey: .type)
+            try container.encode(games, forKey: .games)
+        case let .unsubscribe(games):
+            try container.encode("unsubscribe", forKey: .type)
+            try container.encode(games, forKey: .games)
+        case let .cursor(gameID, cursor):
+            try container.encode("cursor", forKey: .type)
+            try container.encode(gameID, forKey: .gameID)
+            try container.encode(cursor, forKey: .cursor)
+        case .ping:
+            try container.encode("ping", forKey: .type)
+        }
+    }
+}
+
+/// What the server sends on a device's WebSocket.
+public enum ServerSocketMessage: Codable, Hashable, Sendable {
+    /// A zone changed: fetch its changes after your token (sent after commit).
+    case poke(zone: String, token: ChangeToken)
+    /// Another device's cursor moved.
+    case cursor(gameID: String, deviceID: String, authorID: String, cursor: CursorPosition)
+    /// The account's database feed changed (a game added, made read-only or removed).
+    case feed(token: ChangeToken)
+    case pong(serverTime: Int64)
+    case error(ErrorBody)
+
+    enum CodingKeys: String, CodingKey { case type, zone, token, gameID, deviceID, authorID, cursor, serverTime, error }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        switch try container.decode(String.self, forKey: .type) {
+        case "poke": self = .poke(zone: try container.decode(String.self, forKey: .zone),
+                                  token: try container.decode(ChangeToken.self, forKey: .token))
+        case "cursor": self = .cursor(gameID: try container.decode(String.self, forKey: .gameID),
+                                      deviceID: try container.decode(String.self, forKey: .deviceID),
+                                      authorID: try container.decode(String.self, forKey: .authorID),
+                                      cursor: try container.decode(CursorPosition.self, forKey: .cursor))
+        case "feed": self = .feed(token: try container.decode(ChangeToken.self, forKey: .token))
+        case "pong": self = .pong(serverTime: try container.decode(Int64.self, forKey: .serverTime))
+        case "error": self = .error(try container.decode(ErrorBody.self, forKey: .error))
+        case let other:
+            throw DecodingError.dataCorruptedError(forKey: .type, in: container, debugDescription: "unknown message type \(other)")
+        }
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        switch self {
+        case let .poke(zone, token):
+            try container.encode("poke", forKey: .type)
+            try container.encode(zone, forKey: .zone)
+            try container.encode(token, forKey: .token)
+        case let .cursor(gameID, deviceID, authorID, cursor):
+            try container.encode("cursor", forKey: .type)
+            try container.encode(gameID, forKey: .gameID)
+            try container.encode(deviceID, forKey: .deviceID)
+            try container.encode(authorID, forKey: .authorID)
+            try container.encode(cursor, forKey: .cursor)
+        case let .feed(token):
+            try container.encode("feed", forKey: .type)
+            try container.encode(token, forKey: .token)
+        case let .pong(serverTime):
+            try container.encode("pong", forKey: .type)
+            try container.encode(serverTime, forKey: .serverTime)
+        case let .error(body):
+            try container.encode("error", forKey: .type)
+            try container.encode(body, forKey: .error)
+        }
+    }
+}

@@ -1,0 +1,26 @@
+import CrossmateStore
+import Hummingbird
+import HummingbirdWebSocket
+
+/// The per-request context: Hummingbird's core storage, the WebSocket handler slot, and the
+/// device the bearer token belongs to once `DeviceAuthenticator` has run.
+public struct CrossmateRequestContext: RequestContext, WebSocketRequestContext {
+    public var coreContext: CoreRequestContextStorage
+    public let webSocket: WebSocketHandlerReference<Self>
+    public var device: StoredDevice?
+
+    public init(source: Source) {
+        coreContext = .init(source: source)
+        webSocket = .init()
+        device = nil
+    }
+
+    /// Batches may be up to 2 MB; the default limit is smaller.
+    public var maxUploadSize: Int { 8 * 1024 * 1024 }
+
+    /// The authenticated device, or `unauthorized`.
+    func requireDevice() throws -> StoredDevice {
+        guard let device else { throw APIError(.unauthorized, "this request needs a device token: send \"Authorization: Bearer TOKEN\"") }
+        return device
+    }
+}

@@ -1,0 +1,32 @@
+/// A token bucket per device: `burst` requests at once, refilled at `perSecond`. Time comes in
+/// from the server's clock, so tests can drive it.
+actor RateLimiter {
+    private struct Bucket {
+        var tokens: Double
+        var updatedAt: Int64
+    }
+
+    private let burst: Double
+    private let perSecond: Double
+    private var buckets: [String: Bucket] = [:]
+
+    init(burst: Double, perSecond: Double) {
+        self.burst = burst
+        self.perSecond = perSecond
+    }
+
+    /// Takes one token for `key`; returns `nil` when allowed, else the seconds to wait.
+    func take(_ key: String, now: Int64) -> Int? {
+        var bucket = buckets[key] ?? Bucket(tokens: burst, updatedAt: now)
+        let elapsed = Double(max(0, now - bucket.updatedAt)) / 1000
+        bucket.tokens = min(burst, bucket.tokens + elapsed * perSecond)
+        bucket.updatedAt = now
+        defer { buckets[key] = bucket }
+        if bucket.tokens >= 1 {
+            bucket.tokens -= 1
+            return nil
+        }
+        let wait = (1 - bucket.tokens) / max(perSecond, 0.001)
+        return max(1, Int(wait.rounded(.up)))
+    }
+}

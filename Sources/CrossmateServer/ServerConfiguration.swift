@@ -1,0 +1,39 @@
+import Foundation
+import Logging
+
+/// Everything `crossmate serve` can be told, by flags or environment variables.
+public struct ServerConfiguration: Sendable {
+    public enum Storage: Sendable {
+        /// An SQLite file at this path.
+        case sqlite(path: String)
+        /// A PostgreSQL database shared by several instances.
+        case postgres(url: String)
+    }
+
+    public var host = "127.0.0.1"
+    /// 0 picks a free port (tests).
+    public var port = 8080
+    public var storage: Storage
+    /// How far ahead of the server's clock a move may be stamped.
+    public var maximumSkewMillis: Int64 = 60_000
+    /// A snapshot is written after this many moves, and at completion.
+    public var snapshotInterval = 200
+    /// Per-device token bucket: burst size and refill per second.
+    public var rateLimitBurst = 120.0
+    public var rateLimitPerSecond = 60.0
+    public var linkCodeLifetimeMillis: Int64 = 10 * 60 * 1000
+    public var logLevel: Logger.Level = .info
+    /// The server's clock in Unix milliseconds; tests inject their own.
+    public var clock: @Sendable () -> Int64 = { Int64(Date().timeIntervalSince1970 * 1000) }
+
+    public init(storage: Storage) {
+        self.storage = storage
+    }
+
+    /// The default data directory: `$XDG_DATA_HOME/crossmate`, else `~/.local/share/crossmate`.
+    public static var defaultDataDirectory: String {
+        let environment = ProcessInfo.processInfo.environment
+        if let xdg = environment["XDG_DATA_HOME"], !xdg.isEmpty { return xdg + "/crossmate" }
+        return (environment["HOME"] ?? FileManager.default.currentDirectoryPath) + "/.local/share/crossmate"
+    }
+}

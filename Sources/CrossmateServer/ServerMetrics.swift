@@ -1,0 +1,28 @@
+import CoreMetrics
+import Prometheus
+
+/// The server's metrics, through swift-metrics backed by this instance's Prometheus registry
+/// (not the process-wide one, so several servers in one test process keep separate counts).
+public final class ServerMetrics: Sendable {
+    public let registry = PrometheusCollectorRegistry()
+    let requests: CoreMetrics.Counter
+    let movesIngested: CoreMetrics.Counter
+    let connectedSockets: CoreMetrics.Gauge
+    let pushLatency: CoreMetrics.Timer
+    private let factory: PrometheusMetricsFactory
+
+    init() {
+        var factory = PrometheusMetricsFactory(registry: registry)
+        factory.defaultDurationHistogramBuckets = [.microseconds(250), .milliseconds(1), .milliseconds(2), .milliseconds(5),
+                                                   .milliseconds(10), .milliseconds(20), .milliseconds(50), .milliseconds(100),
+                                                   .milliseconds(500), .seconds(1)]
+        self.factory = factory
+        requests = CoreMetrics.Counter(label: "crossmate_requests_total", factory: factory)
+        movesIngested = CoreMetrics.Counter(label: "crossmate_moves_ingested_total", factory: factory)
+        connectedSockets = CoreMetrics.Gauge(label: "crossmate_connected_sockets", factory: factory)
+        pushLatency = CoreMetrics.Timer(label: "crossmate_push_latency_seconds", factory: factory)
+    }
+
+    /// The Prometheus text exposition.
+    func render() -> String { registry.emitToString() }
+}

@@ -1,0 +1,177 @@
+import Logging
+import PostgresNIO
+
+/// PostgreSQL, for several server instances sharing one database. Connections come from a
+/// PostgresNIO pool; `run()` must be running (the server adds the client as a service).
+public final class PostgresDatabase: SQLDatabase {
+    public let client: PostgresClient
+    public let configuration: PostgresClient.Configuration
+    private let logger: Logger
+
+    public init(url: String, logger: Logger) throws {
+        configuration = try Self.configuration(from: url)
+        client = PostgresClient(configuration: configuration, backgroundLogger: logger)
+        self.logger = logger
+    }
+
+    public var forUpdate: String { " FOR UPDATE" }
+    public var migrationLock: String? { "SELECT pg_advisory_xact_lock(7310462)" }
+
+    /// Parses `postgres://user:password@host:port/database` (or `?host=/socket/dir` for a Unix socket).
+    public static func configuration(from url: String) throws -> PostgresClient.Configuration {
+        guard let components = URLComponentsLite(url), ["postgres", "postgresql"].contains(components.scheme) else {
+            throw PostgresURLError(url: url)
+        }
+        let user = components.user ?? "postgres"
+        var configuration: PostgresClient.Configuration
+        if let socketDirectory = components.query["host"], socketDirectory.hasPrefix("/") {
+            let port = components.port ?? 5432
+            configuration = .init(unixSocketPath: "\(socketDirectory)/.s.PGSQL.\(port)", username: user,
+                                  password: components.password, database: components.database)
+        } else {
+            configuration = .init(host: components.host ?? "localhost", port: components.port ?? 5432, username: user,
+                                  password: components.password, database: components.database, tls: .disable)
+        }
+        configuration.options.maximumConnections = 16
+        return configuration
+    }
+
+    public func transaction<T: Sendable>(_ body: @Sendable (any SQLConnection) async throws -> T) async throws -> T {
+        try await client.withTransaction(logger: logger) { connection in
+            try await body(Connection(connection: connection, logger: logger))
+        }
+    }
+
+    public func read<T: Sendable>(_ body: @Sendable (any SQLConnection) async throws -> T) async throws -> T {
+        try await client.withConnection { connection in
+            try await body(Connection(connection: connection, logger: logger))
+        }
+    }
+
+    public func close() async throws {}
+
+    /// Rewrites `?` placeholders as `$1, $2, …`.
+    static func numbered(_ sql: String) -> String {
+        var out = ""
+        var index = 0
+        for character in sql {
+            if character == "?" {
+                index += 1
+                out += "$\(index)"
+            } else {
+                out.append(character)
+            }
+        }
+        return out
+    }
+
+    static func query(_ sql: String, _ values: [SQLValue]) -> PostgresQuery {
+        var bindings = PostgresBindings(capacity: values.count)
+        for value in values {
+            switch value {
+            case let .integer(number): bindings.append(number)
+            case let .text(text): bindings.append(text)
+            case .null: bindings.appendNull()
+            }
+        }
+        return PostgresQuery(unsafeSQL: numbered(sql), binds: bindings)
+    }
+
+    struct Connection: SQLConnection {
+        let connection: PostgresConnection
+        let logger: Logger
+
+        func execute(_ sql: String, _ values: [SQLValue]) async throws {
+            _ = try await connection.query(PostgresDatabase.query(sql, values), logger: logger)
+        }
+
+        func query(_ sql: String, _ values: [SQLValue]) async throws -> [SQLRow] {
+            var rows: [SQLRow] = []
+            for try await row in try await connection.query(PostgresDatabase.query(sql, values), logger: logger) {
+                var values: [SQLValue] = []
+                for cell in row {
+                    if cell.bytes == nil {
+                        values.append(.null)
+                    } else if cell.dataType == .int8 || cell.dataType == .int4 || cell.dataType == .int2 {
+                        values.append(.integer(try cell.decode(Int64.self)))
+                    } else {
+                        values.append(.text(try cell.decode(String.self)))
+                    }
+                }
+                rows.append(SQLRow(values))
+            }
+            return rows
+        }
+    }
+}
+
+public struct PostgresURLError: Error, CustomStringConvertible {
+    public var url: String
+    public var description: String {
+        "\"\(url)\" is not a PostgreSQL URL; expected postgres://USER:PASSWORD@HOST:PORT/DATABASE"
+    }
+}
+
+/// Just enough URL parsing for connection strings, without Foundation's URL (which rejects
+/// some valid socket forms).
+struct URLComponentsLite {
+    var scheme: String
+    var user: String?
+    var password: String?
+    var host: String?
+    var port: Int?
+    var database: String?
+    var query: [String: String] = [:]
+
+    init?(_ url: String) {
+        guard let schemeEnd = url.range(of: "://") else { return nil }
+        scheme = String(url[..<schemeEnd.lowerBound]).lowercased()
+        var rest = String(url[schemeEnd.upperBound...])
+        if let questionMark = rest.firstIndex(of: "?") {
+            for pair in rest[rest.index(after: questionMark)...].split(separator: "&") {
+                let parts = pair.split(separator: "=", maxSplits: 1)
+                if parts.count == 2 { query[String(parts[0])] = String(parts[1]).removingPercentEncodingLite }
+            }
+            rest = String(rest[..<questionMark])
+        }
+        if let slash = rest.firstIndex(of: "/") {
+            let name = String(rest[rest.index(after: slash)...])
+            database = name.isEmpty ? nil : name
+            rest = String(rest[..<slash])
+        }
+        if let at = rest.lastIndex(of: "@") {
+            let credentials = rest[..<at]
+            if let colon = credentials.firstIndex(of: ":") {
+                user = String(credentials[..<colon]).removingPercentEncodingLite
+                password = String(credentials[credentials.index(after: colon)...]).removingPercentEncodingLite
+            } else {
+                user = String(credentials).removingPercentEncodingLite
+            }
+            rest = String(rest[rest.index(after: at)...])
+        }
+        if let colon = rest.lastIndex(of: ":"), let number = Int(rest[rest.index(after: colon)...]) {
+            port = number
+            rest = String(rest[..<colon])
+        }
+        host = rest.isEmpty ? nil : rest
+    }
+}
+
+extension String {
+    var removingPercentEncodingLite: String {
+        var bytes: [UInt8] = []
+        var index = utf8.startIndex
+        while index < utf8.endIndex {
+            let byte = utf8[index]
+            if byte == UInt8(ascii: "%"), let end = utf8.index(index, offsetBy: 3, limitedBy: utf8.endIndex),
+               let value = UInt8(String(decoding: utf8[utf8.index(after: index)..<end], as: UTF8.self), radix: 16) {
+                bytes.append(value)
+                index = end
+            } else {
+                bytes.append(byte)
+                index = utf8.index(after: index)
+            }
+        }
+        return String(decoding: bytes, as: UTF8.self)
+    }
+}

@@ -1,0 +1,142 @@
+import Foundation
+import GRDB
+
+/// The embedded default: one SQLite file in WAL mode, with `synchronous = FULL` so that a
+/// transaction is on disk before the server acknowledges it.
+///
+/// GRDB runs statements in synchronous closures, while the store's transactions are async
+/// (PostgreSQL needs that). So a transaction here is BEGIN IMMEDIATE … COMMIT issued statement by
+/// statement on the pool's single writer connection, and `WriteGate` lets one transaction at a
+/// time hold that connection.
+public final class SQLiteDatabase: SQLDatabase {
+    private let pool: DatabasePool
+    private let gate = WriteGate()
+    public let path: String
+
+    public init(path: String) throws {
+        var configuration = Configuration()
+        configuration.busyMode = .timeout(10)
+        configuration.prepareDatabase { db in
+            try db.execute(sql: "PRAGMA synchronous = FULL")
+            try db.execute(sql: "PRAGMA foreign_keys = ON")
+        }
+        pool = try DatabasePool(path: path, configuration: configuration)
+        self.path = path
+    }
+
+    public var forUpdate: String { "" }
+    public var migrationLock: String? { nil }
+
+    public func transaction<T: Sendable>(_ body: @Sendable (any SQLConnection) async throws -> T) async throws -> T {
+        await gate.enter()
+        do {
+            let connection = Writer(pool: pool)
+            try await connection.execute("BEGIN IMMEDIATE")
+            do {
+                let result = try await body(connection)
+                try await connection.execute("COMMIT")
+                await gate.leave()
+                return result
+            } catch {
+                try? await connection.execute("ROLLBACK")
+                throw error
+            }
+        } catch {
+            await gate.leave()
+            throw error
+        }
+    }
+
+    public func read<T: Sendable>(_ body: @Sendable (any SQLConnection) async throws -> T) async throws -> T {
+        try await body(Reader(pool: pool))
+    }
+
+    public func close() async throws {
+        try pool.close()
+    }
+
+    fileprivate static func arguments(_ values: [SQLValue]) -> StatementArguments {
+        StatementArguments(values.map { value -> (any DatabaseValueConvertible)? in
+            switch value {
+            case let .integer(number): number
+            case let .text(text): text
+            case .null: nil
+            }
+        })
+    }
+
+    fileprivate static func rows(_ rows: [Row]) -> [SQLRow] {
+        rows.map { row in
+            SQLRow((0..<row.count).map { index in
+                switch row[index] as DatabaseValue? {
+                case let value? where value.isNull: .null
+                case let value?:
+                    switch value.storage {
+                    case let .int64(number): .integer(number)
+                    case let .string(text): .text(text)
+                    case let .double(number): .integer(Int64(number))
+                    case let .blob(data): .text(String(decoding: data, as: UTF8.self))
+                    case .null: .null
+                    }
+                case nil: .null
+                }
+            })
+        }
+    }
+
+    private struct Writer: SQLConnection {
+        let pool: DatabasePool
+
+        func execute(_ sql: String, _ values: [SQLValue]) async throws {
+            try await pool.writeWithoutTransaction { db in
+                try db.execute(sql: sql, arguments: SQLiteDatabase.arguments(values))
+            }
+        }
+
+        func query(_ sql: String, _ values: [SQLValue]) async throws -> [SQLRow] {
+            try await pool.writeWithoutTransaction { db in
+                SQLiteDatabase.rows(try Row.fetchAll(db, sql: sql, arguments: SQLiteDatabase.arguments(values)))
+            }
+        }
+    }
+
+    private struct Reader: SQLConnection {
+        let pool: DatabasePool
+
+        func execute(_ sql: String, _ values: [SQLValue]) async throws {
+            throw SQLiteReadOnly()
+        }
+
+        func query(_ sql: String, _ values: [SQLValue]) async throws -> [SQLRow] {
+            try await pool.read { db in
+                SQLiteDatabase.rows(try Row.fetchAll(db, sql: sql, arguments: SQLiteDatabase.arguments(values)))
+            }
+        }
+    }
+
+    struct SQLiteReadOnly: Error, CustomStringConvertible {
+        var description: String { "a read connection cannot write" }
+    }
+}
+
+/// An async mutex: one holder at a time, others wait in order.
+actor WriteGate {
+    private var held = false
+    private var waiting: [CheckedContinuation<Void, Never>] = []
+
+    func enter() async {
+        if !held {
+            held = true
+            return
+        }
+        await withCheckedContinuation { waiting.append($0) }
+    }
+
+    func leave() {
+        if waiting.isEmpty {
+            held = false
+        } else {
+            waiting.removeFirst().resume()
+        }
+    }
+}

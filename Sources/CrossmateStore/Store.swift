@@ -1,0 +1,404 @@
+import CrossmateProtocol
+import CrossmateSync
+import Foundation
+
+/// What the store knows of a device, found by its token's hash.
+public struct StoredDevice: Hashable, Sendable {
+    public var deviceID: String
+    public var authorID: String
+    public var displayName: String
+}
+
+public struct StoredGame: Hashable, Sendable {
+    public var gameID: String
+    public var ownerID: String
+    public var createdAt: Int64
+    public var zoneSeq: Int64
+    public var moveCount: Int64
+    public var title: String
+    public var puzzleJSON: String
+    public var completionJSON: String?
+}
+
+public struct StoredParticipant: Hashable, Sendable {
+    public var gameID: String
+    public var authorID: String
+    public var displayName: String
+    public var role: ParticipantRecord.Role
+    public var revoked: Bool
+}
+
+public struct StoredInvitation: Hashable, Sendable {
+    public var gameID: String
+    public var createdBy: String
+    public var expiresAt: Int64?
+    public var revoked: Bool
+}
+
+/// A stored zone change: its sequence, record type and JSON body.
+public struct StoredChange: Hashable, Sendable {
+    public var sequence: Int64
+    public var type: String
+    public var body: String
+}
+
+/// The outcome of appending a batch of moves.
+public struct AppendOutcome: Sendable {
+    public var results: [RecordResult]
+    /// The moves stored now, with their zone sequences.
+    public var saved: [(sequence: Int64, move: MoveRecord)]
+    public var zoneSeq: Int64
+    public var moveCount: Int64
+}
+
+/// Refusals the store itself decides, inside its transactions.
+public enum StoreRefusal: Error, Hashable, Sendable {
+    case gameNotFound
+    case notParticipant
+    case revoked
+}
+
+/// Crossmate's server persistence, one implementation over any `SQLDatabase` (SQLite or
+/// PostgreSQL), so one test suite covers both.
+public final class Store: Sendable {
+    public let database: any SQLDatabase
+    private static let encoder: JSONEncoder = {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        return encoder
+    }()
+
+    public init(database: any SQLDatabase) {
+        self.database = database
+    }
+
+    public func migrate(now: Int64) async throws {
+        try await Migrations.run(on: database, now: now)
+    }
+
+    public static func json<T: Encodable>(_ value: T) -> String {
+        String(decoding: try! encoder.encode(value), as: UTF8.self)
+    }
+
+    // MARK: Accounts and devices
+
+    public func createAccount(authorID: String, displayName: String, deviceID: String, tokenHash: String, now: Int64) async throws {
+        try await database.transaction { db in
+            try await db.execute("INSERT INTO accounts (author_id, display_name, created_at) VALUES (?, ?, ?)",
+                                 .text(authorID), .text(displayName), .integer(now))
+            try await db.execute("INSERT INTO devices (device_id, author_id, token_hash, created_at) VALUES (?, ?, ?, ?)",
+                                 .text(deviceID), .text(authorID), .text(tokenHash), .integer(now))
+        }
+    }
+
+    public func device(tokenHash: String) async throws -> StoredDevice? {
+        try await database.read { db in
+            try await db.first("""
+                SELECT d.device_id, d.author_id, a.display_name FROM devices d
+                JOIN accounts a ON a.author_id = d.author_id WHERE d.token_hash = ?
+                """, .text(tokenHash)).map {
+                StoredDevice(deviceID: $0.text(0)!, authorID: $0.text(1)!, displayName: $0.text(2)!)
+            }
+        }
+    }
+
+    public func createLinkCode(codeHash: String, authorID: String, expiresAt: Int64) async throws {
+        try await database.transaction { db in
+            try await db.execute("INSERT INTO link_codes (code_hash, author_id, expires_at) VALUES (?, ?, ?)",
+                                 .text(codeHash), .text(authorID), .integer(expiresAt))
+        }
+    }
+
+    /// Uses a one-time link code to add a device; `nil` when the code is unknown, used or expired.
+    public func linkDevice(codeHash: String, deviceID: String, tokenHash: String, now: Int64) async throws -> StoredDevice? {
+        let forUpdate = database.forUpdate
+        return try await database.transaction { db -> StoredDevice? in
+            guard let code = try await db.first(
+                "SELECT author_id, expires_at, used FROM link_codes WHERE code_hash = ?\(forUpdate)", .text(codeHash)),
+                  !code.bool(2), (code.int(1) ?? 0) > now, let authorID = code.text(0) else { return nil }
+            try await db.execute("UPDATE link_codes SET used = 1 WHERE code_hash = ?", .text(codeHash))
+            try await db.execute("INSERT INTO devices (device_id, author_id, token_hash, created_at) VALUES (?, ?, ?, ?)",
+                                 .text(deviceID), .text(authorID), .text(tokenHash), .integer(now))
+            let name = try await db.first("SELECT display_name FROM accounts WHERE author_id = ?", .text(authorID))?.text(0) ?? ""
+            return StoredDevice(deviceID: deviceID, authorID: authorID, displayName: name)
+        }
+    }
+
+    // MARK: Games
+
+    /// Creates a game zone with its Game and owner Participant records, and feeds it to the owner.
+    public func createGame(_ game: GameRecord, title: String, owner: ParticipantRecord) async throws -> Int64 {
+        try await database.transaction { db in
+            try await db.execute("""
+                INSERT INTO games (game_id, owner_id, created_at, zone_seq, title, puzzle) VALUES (?, ?, ?, 2, ?, ?)
+                """, .text(game.gameID), .text(game.ownerID), .integer(game.createdAt), .text(title), .text(Self.json(game.puzzle)))
+            try await Self.putRecord(db, gameID: game.gameID, sequence: 1, type: "game", key: "game", body: Self.json(game))
+            try await Self.putRecord(db, gameID: game.gameID, sequence: 2, type: "participant", key: owner.authorID, body: Self.json(owner))
+            try await db.execute("INSERT INTO participants (game_id, author_id, role) VALUES (?, ?, ?)",
+                                 .text(game.gameID), .text(owner.authorID), .text(owner.role.rawValue))
+            try await Self.appendFeed(db, authorID: owner.authorID, gameID: game.gameID, state: .active)
+            return 2
+        }
+    }
+
+    public func game(_ gameID: String) async throws -> StoredGame? {
+        try await database.read { db in
+            try await db.first("""
+                SELECT game_id, owner_id, created_at, zone_seq, move_count, title, puzzle, completion FROM games WHERE game_id = ?
+                """, .text(gameID)).map(Self.storedGame)
+        }
+    }
+
+    static func storedGame(_ row: SQLRow) -> StoredGame {
+        StoredGame(gameID: row.text(0)!, ownerID: row.text(1)!, createdAt: row.int(2)!, zoneSeq: row.int(3)!,
+                   moveCount: row.int(4)!, title: row.text(5)!, puzzleJSON: row.text(6)!, completionJSON: row.text(7))
+    }
+
+    public func participant(gameID: String, authorID: String) async throws -> StoredParticipant? {
+        try await database.read { db in
+            try await db.first("""
+                SELECT p.game_id, p.author_id, a.display_name, p.role, p.revoked FROM participants p
+                JOIN accounts a ON a.author_id = p.author_id WHERE p.game_id = ? AND p.author_id = ?
+                """, .text(gameID), .text(authorID)).map(Self.storedParticipant)
+        }
+    }
+
+    static func storedParticipant(_ row: SQLRow) -> StoredParticipant {
+        StoredParticipant(gameID: row.text(0)!, authorID: row.text(1)!, displayName: row.text(2)!,
+                          role: ParticipantRecord.Role(rawValue: row.text(3)!) ?? .player, revoked: row.bool(4))
+    }
+
+    /// The games an account takes part in (including ones it was removed from, now read-only).
+    public func games(of authorID: String) async throws -> [(StoredGame, StoredParticipant)] {
+        try await database.read { db in
+            try await db.query("""
+                SELECT g.game_id, g.owner_id, g.created_at, g.zone_seq, g.move_count, g.title, g.puzzle, g.completion,
+                       p.game_id, p.author_id, a.display_name, p.role, p.revoked
+                FROM participants p JOIN games g ON g.game_id = p.game_id JOIN accounts a ON a.author_id = p.author_id
+                WHERE p.author_id = ? ORDER BY g.created_at DESC, g.game_id
+                """, .text(authorID)).map { row in
+                (Self.storedGame(SQLRow(Array(row.values[0..<8]))), Self.storedParticipant(SQLRow(Array(row.values[8...]))))
+            }
+        }
+    }
+
+    // MARK: Zone changes
+
+    /// Appends a device's moves to a game. Inside one transaction it checks that the author is a
+    /// participant with access, that each replica's seqs continue without gaps, and that nothing
+    /// is stamped after the game's completion; a resent move is reported as a duplicate.
+    public func appendMoves(gameID: String, authorID: String, moves: [MoveRecord]) async throws -> AppendOutcome {
+        let forUpdate = database.forUpdate
+        return try await database.transaction { db -> AppendOutcome in
+            guard let gameRow = try await db.first(
+                "SELECT zone_seq, completion, move_count FROM games WHERE game_id = ?\(forUpdate)", .text(gameID)) else {
+                throw StoreRefusal.gameNotFound
+            }
+            guard let participant = try await db.first(
+                "SELECT revoked FROM participants WHERE game_id = ? AND author_id = ?", .text(gameID), .text(authorID)) else {
+                throw StoreRefusal.notParticipant
+            }
+            guard !participant.bool(0) else { throw StoreRefusal.revoked }
+            var zoneSeq = gameRow.int(0)!
+            var moveCount = gameRow.int(2)!
+            let completion = gameRow.text(1).flatMap { try? JSONDecoder().decode(CompletionRecord.self, from: Data($0.utf8)) }
+
+            var heads: [String: Int64] = [:]
+            var results: [RecordResult] = []
+            var saved: [(Int64, MoveRecord)] = []
+            for move in moves {
+                if heads[move.replicaID] == nil {
+                    heads[move.replicaID] = try await db.first(
+                        "SELECT last_seq FROM replica_heads WHERE game_id = ? AND replica_id = ?\(forUpdate)",
+                        .text(gameID), .text(move.replicaID))?.int(0) ?? 0
+                }
+                let head = heads[move.replicaID]!
+                let body = Self.json(move)
+                if Int64(move.seq) <= head {
+                    let existing = try await db.first(
+                        "SELECT body FROM records WHERE game_id = ? AND record_type = 'move' AND record_key = ?",
+                        .text(gameID), .text("\(move.replicaID):\(move.seq)"))?.text(0)
+                    results.append(existing == body
+                        ? RecordResult(replicaID: move.replicaID, seq: move.seq, status: .duplicate)
+                        : RecordResult(replicaID: move.replicaID, seq: move.seq, status: .rejected,
+                                       error: ErrorBody(.invalid, "seq \(move.seq) of \(move.replicaID) is already used by a different move")))
+                    continue
+                }
+                guard Int64(move.seq) == head + 1 else {
+                    results.append(RecordResult(replicaID: move.replicaID, seq: move.seq, status: .rejected,
+                                                error: ErrorBody(.invalid, "seq \(move.seq) leaves a gap: the next seq of \(move.replicaID) is \(head + 1)")))
+                    continue
+                }
+                if let completion, move.timestamp > completion.at {
+                    results.append(RecordResult(replicaID: move.replicaID, seq: move.seq, status: .rejected,
+                                                error: ErrorBody(.readOnly, "the game was completed before this move was made")))
+                    continue
+                }
+                zoneSeq += 1
+                moveCount += 1
+                try await Self.putRecord(db, gameID: gameID, sequence: zoneSeq, type: "move", key: "\(move.replicaID):\(move.seq)", body: body)
+                heads[move.replicaID] = head + 1
+                saved.append((zoneSeq, move))
+                results.append(RecordResult(replicaID: move.replicaID, seq: move.seq, status: .saved))
+            }
+            for (replica, head) in heads {
+                try await db.execute("""
+                    INSERT INTO replica_heads (game_id, replica_id, last_seq) VALUES (?, ?, ?)
+                    ON CONFLICT (game_id, replica_id) DO UPDATE SET last_seq = excluded.last_seq
+                    """, .text(gameID), .text(replica), .integer(head))
+            }
+            if !saved.isEmpty {
+                try await db.execute("UPDATE games SET zone_seq = ?, move_count = ? WHERE game_id = ?",
+                                     .integer(zoneSeq), .integer(moveCount), .text(gameID))
+            }
+            return AppendOutcome(results: results, saved: saved.map { (sequence: $0.0, move: $0.1) }, zoneSeq: zoneSeq, moveCount: moveCount)
+        }
+    }
+
+    /// Records a completion unless the game already has one; returns the completion in force.
+    public func complete(gameID: String, completion: CompletionRecord, game: GameRecord) async throws -> (CompletionRecord, Int64) {
+        let forUpdate = database.forUpdate
+        return try await database.transaction { db in
+            guard let row = try await db.first("SELECT zone_seq, completion FROM games WHERE game_id = ?\(forUpdate)", .text(gameID)) else {
+                throw StoreRefusal.gameNotFound
+            }
+            if let existing = row.text(1), let decoded = try? JSONDecoder().decode(CompletionRecord.self, from: Data(existing.utf8)) {
+                return (decoded, row.int(0)!)
+            }
+            let sequence = row.int(0)! + 1
+            var record = game
+            record.completion = completion
+            try await db.execute("UPDATE games SET completion = ?, zone_seq = ? WHERE game_id = ?",
+                                 .text(Self.json(completion)), .integer(sequence), .text(gameID))
+            try await Self.putRecord(db, gameID: gameID, sequence: sequence, type: "game", key: "game", body: Self.json(record))
+            return (completion, sequence)
+        }
+    }
+
+    /// Writes a record that replaces its earlier version (participant, seal) under a new sequence.
+    public func putRecord(gameID: String, type: String, key: String, body: String) async throws -> Int64 {
+        let forUpdate = database.forUpdate
+        return try await database.transaction { db in
+            guard let row = try await db.first("SELECT zone_seq FROM games WHERE game_id = ?\(forUpdate)", .text(gameID)) else {
+                throw StoreRefusal.gameNotFound
+            }
+            let sequence = row.int(0)! + 1
+            try await db.execute("UPDATE games SET zone_seq = ? WHERE game_id = ?", .integer(sequence), .text(gameID))
+            try await Self.putRecord(db, gameID: gameID, sequence: sequence, type: type, key: key, body: body)
+            return sequence
+        }
+    }
+
+    static func putRecord(_ db: any SQLConnection, gameID: String, sequence: Int64, type: String, key: String, body: String) async throws {
+        try await db.execute("""
+            INSERT INTO records (game_id, zone_seq, record_type, record_key, body) VALUES (?, ?, ?, ?, ?)
+            ON CONFLICT (game_id, record_type, record_key) DO UPDATE SET zone_seq = excluded.zone_seq, body = excluded.body
+            """, .text(gameID), .integer(sequence), .text(type), .text(key), .text(body))
+    }
+
+    /// Changes after `sequence`, oldest first, at most `limit`.
+    public func changes(gameID: String, after sequence: Int64, limit: Int) async throws -> [StoredChange] {
+        try await database.read { db in
+            try await db.query("""
+                SELECT zone_seq, record_type, body FROM records WHERE game_id = ? AND zone_seq > ? ORDER BY zone_seq LIMIT ?
+                """, .text(gameID), .integer(sequence), .integer(Int64(limit))).map {
+                StoredChange(sequence: $0.int(0)!, type: $0.text(1)!, body: $0.text(2)!)
+            }
+        }
+    }
+
+    public func saveSnapshot(gameID: String, zoneSeq: Int64, body: String) async throws {
+        try await database.transaction { db in
+            try await db.execute("""
+                INSERT INTO snapshots (game_id, zone_seq, body) VALUES (?, ?, ?)
+                ON CONFLICT (game_id, zone_seq) DO UPDATE SET body = excluded.body
+                """, .text(gameID), .integer(zoneSeq), .text(body))
+        }
+    }
+
+    /// The newest snapshot and the zone sequence it was taken at.
+    public func latestSnapshot(gameID: String) async throws -> (zoneSeq: Int64, body: String)? {
+        try await database.read { db in
+            try await db.first("SELECT zone_seq, body FROM snapshots WHERE game_id = ? ORDER BY zone_seq DESC LIMIT 1",
+                               .text(gameID)).map { (zoneSeq: $0.int(0)!, body: $0.text(1)!) }
+        }
+    }
+
+    // MARK: Sharing
+
+    public func createInvitation(tokenHash: String, gameID: String, createdBy: String, now: Int64, expiresAt: Int64?) async throws {
+        try await database.transaction { db in
+            try await db.execute("""
+                INSERT INTO invitations (token_hash, game_id, created_by, created_at, expires_at) VALUES (?, ?, ?, ?, ?)
+                """, .text(tokenHash), .text(gameID), .text(createdBy), .integer(now), expiresAt.map(SQLValue.integer) ?? .null)
+        }
+    }
+
+    public func invitation(tokenHash: String) async throws -> StoredInvitation? {
+        try await database.read { db in
+            try await db.first("SELECT game_id, created_by, expires_at, revoked FROM invitations WHERE token_hash = ?",
+                               .text(tokenHash)).map {
+                StoredInvitation(gameID: $0.text(0)!, createdBy: $0.text(1)!, expiresAt: $0.int(2), revoked: $0.bool(3))
+            }
+        }
+    }
+
+    public func revokeInvitation(tokenHash: String) async throws {
+        try await database.transaction { db in
+            try await db.execute("UPDATE invitations SET revoked = 1 WHERE token_hash = ?", .text(tokenHash))
+        }
+    }
+
+    /// Adds (or restores) a participant and records it in the zone and their feed.
+    public func setParticipant(_ participant: ParticipantRecord, feedState: FeedEntry.State) async throws -> Int64 {
+        let forUpdate = database.forUpdate
+        return try await database.transaction { db in
+            guard let row = try await db.first("SELECT zone_seq FROM games WHERE game_id = ?\(forUpdate)", .text(participant.gameID)) else {
+                throw StoreRefusal.gameNotFound
+            }
+            let sequence = row.int(0)! + 1
+            try await db.execute("""
+                INSERT INTO participants (game_id, author_id, role, revoked) VALUES (?, ?, ?, ?)
+                ON CONFLICT (game_id, author_id) DO UPDATE SET role = excluded.role, revoked = excluded.revoked
+                """, .text(participant.gameID), .text(participant.authorID), .text(participant.role.rawValue), SQLValue(participant.revoked))
+            try await db.execute("UPDATE games SET zone_seq = ? WHERE game_id = ?", .integer(sequence), .text(participant.gameID))
+            try await Self.putRecord(db, gameID: participant.gameID, sequence: sequence, type: "participant",
+                                     key: participant.authorID, body: Self.json(participant))
+            try await Self.appendFeed(db, authorID: participant.authorID, gameID: participant.gameID, state: feedState)
+            return sequence
+        }
+    }
+
+    public func participants(gameID: String) async throws -> [StoredParticipant] {
+        try await database.read { db in
+            try await db.query("""
+                SELECT p.game_id, p.author_id, a.display_name, p.role, p.revoked FROM participants p
+                JOIN accounts a ON a.author_id = p.author_id WHERE p.game_id = ? ORDER BY p.author_id
+                """, .text(gameID)).map(Self.storedParticipant)
+        }
+    }
+
+    // MARK: Database feed
+
+    static func appendFeed(_ db: any SQLConnection, authorID: String, gameID: String, state: FeedEntry.State) async throws {
+        guard let row = try await db.first("UPDATE accounts SET feed_seq = feed_seq + 1 WHERE author_id = ? RETURNING feed_seq",
+                                           .text(authorID)), let sequence = row.int(0) else { return }
+        try await db.execute("INSERT INTO feed (author_id, seq, game_id, state) VALUES (?, ?, ?, ?)",
+                             .text(authorID), .integer(sequence), .text(gameID), .text(state.rawValue))
+    }
+
+    public func feed(authorID: String, after sequence: Int64, limit: Int) async throws -> [FeedEntry] {
+        try await database.read { db in
+            try await db.query("SELECT game_id, state, seq FROM feed WHERE author_id = ? AND seq > ? ORDER BY seq LIMIT ?",
+                               .text(authorID), .integer(sequence), .integer(Int64(limit))).map {
+                FeedEntry(gameID: $0.text(0)!, state: FeedEntry.State(rawValue: $0.text(1)!) ?? .active, sequence: $0.int(2)!)
+            }
+        }
+    }
+
+    public func feedSequence(authorID: String) async throws -> Int64 {
+        try await database.read { db in
+            try await db.first("SELECT feed_seq FROM accounts WHERE author_id = ?", .text(authorID))?.int(0) ?? 0
+        }
+    }
+}
