@@ -44,12 +44,12 @@ final class PostgresFanout: Fanout, Service {
     }
 
     let hub: SocketHub
-    let database: PostgresDatabase
+    let database: PostgresSQLDatabase
     let store: Store
     let instance = UUID().uuidString
     let logger: Logger
 
-    init(hub: SocketHub, database: PostgresDatabase, store: Store, logger: Logger) {
+    init(hub: SocketHub, database: PostgresSQLDatabase, store: Store, logger: Logger) {
         self.hub = hub
         self.database = database
         self.store = store
@@ -72,7 +72,7 @@ final class PostgresFanout: Fanout, Service {
         while !Task.isCancelled && !Task.isShuttingDownGracefully {
             do {
                 let connection = try await PostgresConnection.connect(
-                    configuration: .init(database.configuration.asConnectionConfiguration), id: attempt, logger: logger)
+                    configuration: database.configuration.asConnectionConfiguration, id: attempt, logger: logger)
                 defer { Task { try? await connection.close() } }
                 try await connection.listen(on: Self.channel) { notifications in
                     attempt = 0

@@ -51,6 +51,10 @@ actor SocketHub {
         }
     }
 
+    func isWatching(_ id: Int, _ game: String) -> Bool {
+        connections[id]?.games.contains(game) ?? false
+    }
+
     /// Games some local socket watches.
     var watchedGames: [String] { byGame.filter { !$0.value.isEmpty }.map(\.key) }
 

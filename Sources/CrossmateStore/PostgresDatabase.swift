@@ -3,7 +3,7 @@ import PostgresNIO
 
 /// PostgreSQL, for several server instances sharing one database. Connections come from a
 /// PostgresNIO pool; `run()` must be running (the server adds the client as a service).
-public final class PostgresDatabase: SQLDatabase {
+public final class PostgresSQLDatabase: SQLDatabase {
     public let client: PostgresClient
     public let configuration: PostgresClient.Configuration
     private let logger: Logger
@@ -36,7 +36,7 @@ public final class PostgresDatabase: SQLDatabase {
         return configuration
     }
 
-    public func transaction<T: Sendable>(_ body: @Sendable (any SQLConnection) async throws -> T) async throws -> T {
+    public func transaction<T: Sendable>(_ body: @escaping @Sendable (any SQLConnection) async throws -> T) async throws -> T {
         try await client.withTransaction(logger: logger) { connection in
             try await body(Connection(connection: connection, logger: logger))
         }
@@ -82,12 +82,12 @@ public final class PostgresDatabase: SQLDatabase {
         let logger: Logger
 
         func execute(_ sql: String, _ values: [SQLValue]) async throws {
-            _ = try await connection.query(PostgresDatabase.query(sql, values), logger: logger)
+            _ = try await connection.query(PostgresSQLDatabase.query(sql, values), logger: logger)
         }
 
         func query(_ sql: String, _ values: [SQLValue]) async throws -> [SQLRow] {
             var rows: [SQLRow] = []
-            for try await row in try await connection.query(PostgresDatabase.query(sql, values), logger: logger) {
+            for try await row in try await connection.query(PostgresSQLDatabase.query(sql, values), logger: logger) {
                 var values: [SQLValue] = []
                 for cell in row {
                     if cell.bytes == nil {

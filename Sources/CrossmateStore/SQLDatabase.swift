@@ -50,7 +50,7 @@ extension SQLConnection {
 /// A database the store runs on: embedded SQLite or PostgreSQL.
 public protocol SQLDatabase: Sendable {
     /// Runs `body` in one transaction: all of it commits, or none of it.
-    func transaction<T: Sendable>(_ body: @Sendable (any SQLConnection) async throws -> T) async throws -> T
+    func transaction<T: Sendable>(_ body: @escaping @Sendable (any SQLConnection) async throws -> T) async throws -> T
     /// Runs read-only queries outside a write transaction.
     func read<T: Sendable>(_ body: @Sendable (any SQLConnection) async throws -> T) async throws -> T
     /// A lock-the-row suffix for selects inside a transaction (`FOR UPDATE` on PostgreSQL; SQLite

@@ -16,6 +16,9 @@ public final class SQLiteDatabase: SQLDatabase {
     public init(path: String) throws {
         var configuration = Configuration()
         configuration.busyMode = .timeout(10)
+        // Transactions here span several accesses to the writer connection (see above); the
+        // write gate keeps them from interleaving.
+        configuration.allowsUnsafeTransactions = true
         configuration.prepareDatabase { db in
             try db.execute(sql: "PRAGMA synchronous = FULL")
             try db.execute(sql: "PRAGMA foreign_keys = ON")
@@ -27,11 +30,18 @@ public final class SQLiteDatabase: SQLDatabase {
     public var forUpdate: String { "" }
     public var migrationLock: String? { nil }
 
-    public func transaction<T: Sendable>(_ body: @Sendable (any SQLConnection) async throws -> T) async throws -> T {
-        await gate.enter()
-        do {
+    public func transaction<T: Sendable>(_ body: @escaping @Sendable (any SQLConnection) async throws -> T) async throws -> T {
+        // An unstructured task: a cancelled request must not stop a transaction halfway and leave
+        // the writer connection inside it.
+        try await Task { [pool, gate] in
+            await gate.enter()
             let connection = Writer(pool: pool)
-            try await connection.execute("BEGIN IMMEDIATE")
+            do {
+                try await connection.execute("BEGIN IMMEDIATE")
+            } catch {
+                await gate.leave()
+                throw error
+            }
             do {
                 let result = try await body(connection)
                 try await connection.execute("COMMIT")
@@ -39,12 +49,10 @@ public final class SQLiteDatabase: SQLDatabase {
                 return result
             } catch {
                 try? await connection.execute("ROLLBACK")
+                await gate.leave()
                 throw error
             }
-        } catch {
-            await gate.leave()
-            throw error
-        }
+        }.value
     }
 
     public func read<T: Sendable>(_ body: @Sendable (any SQLConnection) async throws -> T) async throws -> T {

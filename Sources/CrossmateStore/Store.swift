@@ -255,8 +255,9 @@ public final class Store: Sendable {
         }
     }
 
-    /// Records a completion unless the game already has one; returns the completion in force.
-    public func complete(gameID: String, completion: CompletionRecord, game: GameRecord) async throws -> (CompletionRecord, Int64) {
+    /// Records a completion, with the snapshot of the final grid, unless the game already has
+    /// one. Returns the completion in force and the zone sequence.
+    public func complete(gameID: String, completion: CompletionRecord, game: GameRecord, snapshotBody: String) async throws -> (CompletionRecord, Int64) {
         let forUpdate = database.forUpdate
         return try await database.transaction { db in
             guard let row = try await db.first("SELECT zone_seq, completion FROM games WHERE game_id = ?\(forUpdate)", .text(gameID)) else {
@@ -271,7 +272,30 @@ public final class Store: Sendable {
             try await db.execute("UPDATE games SET completion = ?, zone_seq = ? WHERE game_id = ?",
                                  .text(Self.json(completion)), .integer(sequence), .text(gameID))
             try await Self.putRecord(db, gameID: gameID, sequence: sequence, type: "game", key: "game", body: Self.json(record))
+            try await db.execute("""
+                INSERT INTO snapshots (game_id, zone_seq, body) VALUES (?, ?, ?)
+                ON CONFLICT (game_id, zone_seq) DO UPDATE SET body = excluded.body
+                """, .text(gameID), .integer(sequence), .text(snapshotBody))
             return (completion, sequence)
+        }
+    }
+
+    /// Removes a participant who left: their row goes, the zone says they are gone, and their feed
+    /// drops the game.
+    public func removeParticipant(_ participant: ParticipantRecord) async throws -> Int64 {
+        let forUpdate = database.forUpdate
+        return try await database.transaction { db in
+            guard let row = try await db.first("SELECT zone_seq FROM games WHERE game_id = ?\(forUpdate)", .text(participant.gameID)) else {
+                throw StoreRefusal.gameNotFound
+            }
+            let sequence = row.int(0)! + 1
+            try await db.execute("DELETE FROM participants WHERE game_id = ? AND author_id = ?",
+                                 .text(participant.gameID), .text(participant.authorID))
+            try await db.execute("UPDATE games SET zone_seq = ? WHERE game_id = ?", .integer(sequence), .text(participant.gameID))
+            try await Self.putRecord(db, gameID: participant.gameID, sequence: sequence, type: "participant",
+                                     key: participant.authorID, body: Self.json(participant))
+            try await Self.appendFeed(db, authorID: participant.authorID, gameID: participant.gameID, state: .removed)
+            return sequence
         }
     }
 

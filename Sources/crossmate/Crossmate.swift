@@ -1,10 +1,10 @@
 import ArgumentParser
 
 @main
-struct Crossmate: ParsableCommand {
+struct Crossmate: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "crossmate",
-        abstract: "Collaborative crossword solving: read, convert and (soon) share puzzles.",
-        subcommands: [Show.self, Convert.self]
+        abstract: "Collaborative crossword solving: serve games, and read and convert puzzle files.",
+        subcommands: [Serve.self, Show.self, Convert.self]
     )
 }

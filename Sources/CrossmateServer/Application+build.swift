@@ -1,0 +1,84 @@
+import CrossmateStore
+import Foundation
+import Hummingbird
+import HummingbirdWebSocket
+import Logging
+import ServiceLifecycle
+
+/// Builds the server exactly as `crossmate serve` runs it, so tests exercise the same app.
+public func buildApplication(_ configuration: ServerConfiguration, logger: Logger? = nil) throws -> some ApplicationProtocol {
+    var configured = logger ?? Logger(label: "crossmate")
+    configured.logLevel = configuration.logLevel
+    let logger = configured
+
+    let database: any SQLDatabase
+    var services: [any Service] = []
+    let hub = SocketHub()
+    let fanout: any Fanout
+    let store: Store
+    switch configuration.storage {
+    case let .sqlite(path):
+        try FileManager.default.createDirectory(atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+        database = try SQLiteDatabase(path: path)
+        store = Store(database: database)
+        fanout = LocalFanout(hub: hub)
+    case let .postgres(url):
+        let postgres = try PostgresSQLDatabase(url: url, logger: logger)
+        database = postgres
+        store = Store(database: database)
+        let postgresFanout = PostgresFanout(hub: hub, database: postgres, store: store, logger: logger)
+        services.append(postgres.client)
+        services.append(postgresFanout)
+        fanout = postgresFanout
+    }
+    let metrics = ServerMetrics()
+    let state = ServerState(configuration: configuration, store: store, hub: hub, fanout: fanout, metrics: metrics, logger: logger)
+
+    let router = Router(context: CrossmateRequestContext.self)
+    router.add(middleware: DeviceAuthenticator(state: state))
+    OperationsController(state: state).addRoutes(to: router)
+    AccountController(state: state).addRoutes(to: router)
+    let games = GameController(state: state)
+    games.addRoutes(to: router)
+    ShareController(state: state, games: games).addRoutes(to: router)
+    FeedController(state: state).addRoutes(to: router)
+    // WebSocket upgrades get a router of their own, so ordinary requests never try to match it.
+    let socketRouter = Router(context: CrossmateRequestContext.self)
+    socketRouter.add(middleware: DeviceAuthenticator(state: state))
+    SocketController(state: state).addRoutes(to: socketRouter)
+
+    var app = Application(
+        router: router,
+        server: .http1WebSocketUpgrade(
+            webSocketRouter: socketRouter,
+            configuration: .init(ws: .init(maxFrameSize: 1 << 16, autoPing: .enabled(timePeriod: .seconds(30))))),
+        configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "crossmate"),
+        onServerRunning: { channel in
+            // Printed, not logged, so scripts and people see the URL whatever the log level.
+            let line = "Crossmate is serving at http://\(configuration.host):\(channel.localAddress?.port ?? configuration.port)/\n"
+            FileHandle.standardOutput.write(Data(line.utf8))
+        },
+        logger: logger
+    )
+    app.addServices(services)
+    app.beforeServerStarts {
+        try await store.migrate(now: configuration.clock())
+    }
+    return app
+}
+
+/// Health and metrics.
+struct OperationsController {
+    let state: ServerState
+
+    func addRoutes(to router: Router<CrossmateRequestContext>) {
+        router.get("healthz") { _, _ -> Response in
+            _ = try await state.store.feedSequence(authorID: "")
+            return try ServerState.json(["status": "ok"])
+        }
+        router.get("metrics") { _, _ -> Response in
+            Response(status: .ok, headers: [.contentType: "text/plain; version=0.0.4"],
+                     body: .init(byteBuffer: ByteBuffer(string: state.metrics.render())))
+        }
+    }
+}

@@ -1,0 +1,27 @@
+import CrossmateProtocol
+import Hummingbird
+
+/// The per-device database feed: game zones added, made read-only or removed for the account.
+struct FeedController {
+    let state: ServerState
+
+    func addRoutes(to router: Router<CrossmateRequestContext>) {
+        router.get("v1/feed", use: feed)
+    }
+
+    @Sendable func feed(_ request: Request, context: CrossmateRequestContext) async throws -> Response {
+        let device = try context.requireDevice()
+        var after: Int64 = 0
+        if let since = request.uri.queryParameters["since"] {
+            guard let token = ChangeToken(encoded: String(since)), token.zone == "feed" else {
+                throw APIError(.invalid, "since is not a feed token")
+            }
+            after = token.sequence
+        }
+        let limit = min(ProtocolLimits.maximumChangesPerPage, max(1, request.uri.queryParameters["limit"].flatMap { Int(String($0)) } ?? 500))
+        let entries = try await state.store.feed(authorID: device.authorID, after: after, limit: limit + 1)
+        let page = Array(entries.prefix(limit))
+        return try ServerState.json(FeedResponse(entries: page, token: ChangeToken(zone: "feed", sequence: page.last?.sequence ?? after),
+                                                 moreComing: entries.count > limit, serverTime: state.now()))
+    }
+}

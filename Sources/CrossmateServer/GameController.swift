@@ -1,0 +1,224 @@
+import CrossmateCore
+import CrossmateFormats
+import CrossmateProtocol
+import CrossmateStore
+import CrossmateSync
+import Foundation
+import Hummingbird
+
+/// Games as zones: create, list, push moves, read changes and the joining snapshot, resign, seal.
+struct GameController {
+    let state: ServerState
+
+    func addRoutes(to router: Router<CrossmateRequestContext>) {
+        router.post("v1/games", use: create)
+        router.get("v1/games", use: list)
+        router.post("v1/games/:game/moves", use: pushMoves)
+        router.get("v1/games/:game/changes", use: changes)
+        router.get("v1/games/:game/snapshot", use: snapshot)
+        router.post("v1/games/:game/resign", use: resign)
+        router.post("v1/games/:game/seals", use: seal)
+    }
+
+    @Sendable func create(_ request: Request, context: CrossmateRequestContext) async throws -> Response {
+        let device = try context.requireDevice()
+        // Base64 makes a file a third larger; the file itself is capped by PuzzleFile.maximumSize.
+        let body = try await state.decode(CreateGameRequest.self, from: request, limit: PuzzleFile.maximumSize * 4 / 3 + 64 * 1024)
+        let puzzle: Puzzle
+        do {
+            if let bundled = body.bundled {
+                puzzle = try BundledPuzzles.puzzle(bundled)
+            } else if let encoded = body.fileBase64 {
+                guard let data = Data(base64Encoded: encoded) else { throw APIError(.invalid, "fileBase64 is not base64") }
+                puzzle = try PuzzleFile.read(Array(data), fileName: body.fileName ?? "upload")
+            } else {
+                throw APIError(.invalid, "say which puzzle: \"bundled\" (\(BundledPuzzles.identifiers.joined(separator: ", "))) or \"fileBase64\" with \"fileName\"")
+            }
+        } catch let error as PuzzleFileError {
+            throw APIError(.invalid, "\(body.fileName ?? body.bundled ?? "the file"): \(error)")
+        }
+        let gameID = Secrets.identifier(prefix: "game")
+        let game = GameRecord(gameID: gameID, ownerID: device.authorID, createdAt: state.now(), puzzle: puzzle)
+        let owner = ParticipantRecord(gameID: gameID, authorID: device.authorID, displayName: device.displayName, role: .owner)
+        let sequence = try await state.store.createGame(game, title: puzzle.title, owner: owner)
+        await state.fanout.publish(.feed(authorID: device.authorID, sequence: try await state.store.feedSequence(authorID: device.authorID)))
+        state.logger.info("game created", metadata: ["game": "\(gameID)", "owner": "\(device.authorID)"])
+        let total = puzzle.letterPositions.count
+        return try ServerState.json(GameSummary(
+            gameID: gameID, title: puzzle.title, width: puzzle.width, height: puzzle.height, ownerID: device.authorID,
+            role: .owner, readOnly: false, filled: 0, total: total, completion: nil,
+            token: ChangeToken(zone: gameID, sequence: sequence)), status: .created)
+    }
+
+    @Sendable func list(_ request: Request, context: CrossmateRequestContext) async throws -> Response {
+        let device = try context.requireDevice()
+        var summaries: [GameSummary] = []
+        for (game, participant) in try await state.store.games(of: device.authorID) {
+            summaries.append(try await summary(game, participant))
+        }
+        return try ServerState.json(GameListResponse(games: summaries, serverTime: state.now()))
+    }
+
+    func summary(_ game: StoredGame, _ participant: StoredParticipant) async throws -> GameSummary {
+        let projection = try await state.directory.projection(for: game)
+        let puzzle = await projection.puzzle
+        let progress = await projection.progress
+        let completion = await projection.completion
+        return GameSummary(gameID: game.gameID, title: game.title, width: puzzle.width, height: puzzle.height, ownerID: game.ownerID,
+                           role: participant.role, readOnly: participant.revoked, filled: progress.filled, total: progress.total,
+                           completion: completion.map(CompletionRecord.init), token: ChangeToken(zone: game.gameID, sequence: game.zoneSeq))
+    }
+
+    @Sendable func pushMoves(_ request: Request, context: CrossmateRequestContext) async throws -> Response {
+        let device = try context.requireDevice()
+        let gameID = try context.parameters.require("game")
+        let body = try await state.decode(PushMovesRequest.self, from: request, limit: ProtocolLimits.maximumBatchBytes)
+        guard body.moves.count <= ProtocolLimits.maximumRecordsPerBatch else {
+            throw APIError(.limitExceeded, "a batch holds at most \(ProtocolLimits.maximumRecordsPerBatch) records; this one has \(body.moves.count)")
+        }
+        let (game, _) = try await state.access(gameID, for: device, write: true)
+        let projection = try await state.directory.projection(for: game)
+        let puzzle = await projection.puzzle
+        let now = state.now()
+
+        var results = [RecordResult?](repeating: nil, count: body.moves.count)
+        var candidates: [(index: Int, record: MoveRecord)] = []
+        for (index, sent) in body.moves.enumerated() {
+            var record = sent
+            record.gameID = gameID
+            record.authorID = device.authorID  // the server stamps the acting author
+            switch validate(record, device: device, puzzle: puzzle, now: now) {
+            case let .failure(error) where error.error == .clockSkew:
+                throw APIError(error)
+            case let .failure(error):
+                results[index] = RecordResult(replicaID: record.replicaID, seq: record.seq, status: .rejected, error: error)
+            case .success:
+                candidates.append((index, record))
+            }
+        }
+
+        let outcome: AppendOutcome
+        do {
+            outcome = try await state.store.appendMoves(gameID: gameID, authorID: device.authorID, moves: candidates.map(\.record))
+        } catch let refusal as StoreRefusal {
+            throw refusal.apiError
+        }
+        for (candidate, result) in zip(candidates, outcome.results) { results[candidate.index] = result }
+        state.metrics.movesIngested.increment(by: outcome.saved.count)
+
+        var sequence = outcome.zoneSeq
+        if !outcome.saved.isEmpty {
+            if let completed = try await projection.fold(saved: outcome.saved) {
+                sequence = max(sequence, completed.sequence)
+                state.logger.info("game completed", metadata: ["game": "\(gameID)", "by": "\(completed.completion.by)"])
+            }
+            await state.fanout.publish(.poke(game: gameID, sequence: sequence))
+        }
+        let completion = await projection.completion
+        return try ServerState.json(PushMovesResponse(
+            results: results.map { $0! }, token: ChangeToken(zone: gameID, sequence: sequence),
+            completion: completion.map(CompletionRecord.init), serverTime: state.now()))
+    }
+
+    /// The rules a single record must meet before it may be stored.
+    func validate(_ record: MoveRecord, device: StoredDevice, puzzle: Puzzle, now: Int64) -> Result<Move, ErrorBody> {
+        guard record.replicaID == device.deviceID else {
+            return .failure(ErrorBody(.forbidden, "a device writes only its own moves: replicaID must be \(device.deviceID)"))
+        }
+        guard record.seq >= 1 else { return .failure(ErrorBody(.invalid, "seq starts at 1")) }
+        let move: Move
+        do { move = try record.move() } catch { return .failure(error) }
+        guard puzzle.contains(move.position) else {
+            return .failure(ErrorBody(.invalid, "square (\(record.row), \(record.col)) is outside the \(puzzle.width)×\(puzzle.height) grid"))
+        }
+        guard puzzle.isLetter(move.position) else {
+            return .failure(ErrorBody(.invalid, "square \(move.position) is not a letter square"))
+        }
+        guard record.letter.isEmpty || LetterRule.normalize(record.letter) == record.letter else {
+            return .failure(ErrorBody(.invalid, "\"\(record.letter)\" is not a letter a square takes (1 to \(LetterRule.maximumLength) visible characters, upper case)"))
+        }
+        guard record.batchID.count <= 200, record.cellAuthorID.count <= 200 else {
+            return .failure(ErrorBody(.invalid, "batchID and cellAuthorID are at most 200 characters"))
+        }
+        guard move.timestamp.isWithinSkew(of: now, maximumAheadMillis: state.configuration.maximumSkewMillis) else {
+            return .failure(ErrorBody(.clockSkew, "move \(record.seq) is stamped \(move.timestamp.wallMillis - now) ms ahead of the server's clock; correct your clock by serverTime and resend", serverTime: now))
+        }
+        return .success(move)
+    }
+
+    @Sendable func changes(_ request: Request, context: CrossmateRequestContext) async throws -> Response {
+        let device = try context.requireDevice()
+        let gameID = try context.parameters.require("game")
+        _ = try await state.access(gameID, for: device, write: false)
+        var after: Int64 = 0
+        if let since = request.uri.queryParameters["since"] {
+            guard let token = ChangeToken(encoded: String(since)), token.zone == gameID else {
+                throw APIError(.invalid, "since is not a change token of game \(gameID)")
+            }
+            after = token.sequence
+        }
+        let limit = min(ProtocolLimits.maximumChangesPerPage, max(1, request.uri.queryParameters["limit"].flatMap { Int(String($0)) } ?? 500))
+        let stored = try await state.store.changes(gameID: gameID, after: after, limit: limit + 1)
+        let page = stored.prefix(limit)
+        let decoder = JSONDecoder()
+        let changes = try page.map { change -> ZoneChange in
+            let data = Data(change.body.utf8)
+            let record: ZoneChange.Record = switch change.type {
+            case "move": .move(try decoder.decode(MoveRecord.self, from: data))
+            case "game": .game(try decoder.decode(GameRecord.self, from: data))
+            case "participant": .participant(try decoder.decode(ParticipantRecord.self, from: data))
+            default: .seal(try decoder.decode(Seal.self, from: data))
+            }
+            return ZoneChange(sequence: change.sequence, record: record)
+        }
+        return try ServerState.json(ChangesResponse(
+            changes: changes, token: ChangeToken(zone: gameID, sequence: page.last?.sequence ?? after),
+            moreComing: stored.count > limit, serverTime: state.now()))
+    }
+
+    @Sendable func snapshot(_ request: Request, context: CrossmateRequestContext) async throws -> Response {
+        let device = try context.requireDevice()
+        let gameID = try context.parameters.require("game")
+        let (game, _) = try await state.access(gameID, for: device, write: false)
+        let projection = try await state.directory.projection(for: game)
+        var record = projection.game
+        record.completion = game.completionJSON.flatMap { try? JSONDecoder().decode(CompletionRecord.self, from: Data($0.utf8)) }
+        let stored = try await state.store.latestSnapshot(gameID: gameID)
+        let snapshot = try stored.map { try JSONDecoder().decode(Snapshot.self, from: Data($0.body.utf8)) }
+        return try ServerState.json(SnapshotResponse(
+            game: record, snapshot: snapshot, token: ChangeToken(zone: gameID, sequence: stored?.zoneSeq ?? 0), serverTime: state.now()))
+    }
+
+    @Sendable func resign(_ request: Request, context: CrossmateRequestContext) async throws -> Response {
+        let device = try context.requireDevice()
+        let gameID = try context.parameters.require("game")
+        let (game, _) = try await state.access(gameID, for: device, write: true)
+        let projection = try await state.directory.projection(for: game)
+        guard let (completion, sequence) = try await projection.resign(by: device.authorID, now: state.now()) else {
+            throw APIError(.readOnly, "the game is already complete")
+        }
+        await state.fanout.publish(.poke(game: gameID, sequence: sequence))
+        return try ServerState.json(completion)
+    }
+
+    @Sendable func seal(_ request: Request, context: CrossmateRequestContext) async throws -> Response {
+        let device = try context.requireDevice()
+        let gameID = try context.parameters.require("game")
+        let body = try await state.decode(SealRequest.self, from: request, limit: 16 * 1024)
+        _ = try await state.access(gameID, for: device, write: false)
+        guard body.lastSeq >= 0 else { throw APIError(.invalid, "lastSeq cannot be negative") }
+        let seal = Seal(gameID: gameID, replicaID: device.deviceID, lastSeq: body.lastSeq)
+        let sequence = try await state.store.putRecord(gameID: gameID, type: "seal", key: device.deviceID, body: Store.json(seal))
+        await state.fanout.publish(.poke(game: gameID, sequence: sequence))
+        return try ServerState.json(OKResponse(serverTime: state.now()))
+    }
+}
+
+extension GameProjection {
+    /// Ends the game as resigned now, with the final snapshot; `nil` when it is already complete.
+    func resign(by authorID: String, now: Int64) async throws -> (CompletionRecord, Int64)? {
+        try await refresh()
+        guard completion == nil else { return nil }
+        return try await recordResignation(by: authorID, now: now)
+    }
+}

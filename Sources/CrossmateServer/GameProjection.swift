@@ -1,0 +1,164 @@
+import CrossmateCore
+import CrossmateProtocol
+import CrossmateStore
+import CrossmateSync
+import Foundation
+
+/// The server's merged view of one game: the engine's `GameReplica` (the same rules every
+/// client runs) fed with the zone's moves in sequence order, plus snapshot bookkeeping. A cache:
+/// it is rebuilt from the store, and refreshed from it whenever it may have missed changes
+/// (another instance wrote them).
+actor GameProjection {
+    let game: GameRecord
+    private(set) var replica: GameReplica
+    private(set) var zoneSeq: Int64
+    private var snapshot: Snapshot
+    /// Moves folded into the grid since the last snapshot.
+    private var sinceSnapshot: [Move] = []
+    private let store: Store
+    private let snapshotInterval: Int
+
+    var puzzle: Puzzle { game.puzzle }
+    var completion: Completion? { replica.completion }
+
+    init(game: GameRecord, store: Store, snapshotInterval: Int) async throws {
+        self.game = game
+        self.store = store
+        self.snapshotInterval = snapshotInterval
+        let puzzle = game.puzzle
+        var snapshot = Snapshot(width: puzzle.width, height: puzzle.height)
+        var from: Int64 = 0
+        if let stored = try await store.latestSnapshot(gameID: game.gameID) {
+            snapshot = try JSONDecoder().decode(Snapshot.self, from: Data(stored.body.utf8))
+            from = stored.zoneSeq
+        }
+        let (moves, last) = try await Self.moves(store: store, gameID: game.gameID, after: from)
+        self.snapshot = snapshot
+        zoneSeq = max(from, last)
+        replica = GameReplica(puzzle: puzzle, gameID: game.gameID, replicaID: "server", authorID: "server",
+                              snapshot: snapshot, moves: [], completion: game.completion?.completion)
+        for move in moves { fold(move) }
+    }
+
+    /// Every move in the zone after `sequence`, in zone order, and the last sequence read.
+    static func moves(store: Store, gameID: String, after sequence: Int64) async throws -> ([Move], Int64) {
+        var moves: [Move] = []
+        var cursor = sequence
+        while true {
+            let page = try await store.changes(gameID: gameID, after: cursor, limit: 1_000)
+            for change in page where change.type == "move" {
+                if let record = try? JSONDecoder().decode(MoveRecord.self, from: Data(change.body.utf8)),
+                   let move = try? record.move() { moves.append(move) }
+            }
+            guard let last = page.last else { return (moves, cursor) }
+            cursor = last.sequence
+            if page.count < 1_000 { return (moves, cursor) }
+        }
+    }
+
+    private func fold(_ move: Move) {
+        let wasComplete = replica.isComplete
+        replica.receive([move])
+        if !wasComplete { sinceSnapshot.append(move) }
+    }
+
+    /// Folds moves just stored (with their zone sequences). When they do not follow on from what
+    /// this projection has seen, it catches up from the store instead. Returns a completion this
+    /// projection detected and recorded, if any.
+    func fold(saved: [(sequence: Int64, move: MoveRecord)]) async throws -> (completion: CompletionRecord, sequence: Int64)? {
+        guard let first = saved.first else { return nil }
+        if first.sequence == zoneSeq + 1, zip(saved, saved.dropFirst()).allSatisfy({ $0.sequence + 1 == $1.sequence }) {
+            let wasComplete = replica.isComplete
+            for entry in saved {
+                if let move = try? entry.move.move() { fold(move) }
+            }
+            zoneSeq = saved.last!.sequence
+            return try await afterFolding(wasComplete: wasComplete)
+        }
+        return try await refresh()
+    }
+
+    /// Catches up with changes other writers made.
+    @discardableResult
+    func refresh() async throws -> (completion: CompletionRecord, sequence: Int64)? {
+        let wasComplete = replica.isComplete
+        if let stored = try await store.game(game.gameID), let json = stored.completionJSON,
+           let record = try? JSONDecoder().decode(CompletionRecord.self, from: Data(json.utf8)), let completion = record.completion {
+            replica.adopt(completion)
+        }
+        let (moves, last) = try await Self.moves(store: store, gameID: game.gameID, after: zoneSeq)
+        for move in moves { fold(move) }
+        zoneSeq = max(zoneSeq, last)
+        return try await afterFolding(wasComplete: wasComplete)
+    }
+
+    /// Records a completion just detected (with the final snapshot), or writes the periodic snapshot.
+    private func afterFolding(wasComplete: Bool) async throws -> (completion: CompletionRecord, sequence: Int64)? {
+        if !wasComplete, let completion = replica.completion {
+            let final = snapshot.extended(with: sinceSnapshot)
+            let (recorded, sequence) = try await store.complete(
+                gameID: game.gameID, completion: CompletionRecord(completion), game: game, snapshotBody: Store.json(final))
+            snapshot = final
+            sinceSnapshot = []
+            zoneSeq = max(zoneSeq, sequence)
+            return (recorded, sequence)
+        }
+        if !replica.isComplete, sinceSnapshot.count >= snapshotInterval {
+            snapshot = snapshot.extended(with: sinceSnapshot)
+            sinceSnapshot = []
+            try await store.saveSnapshot(gameID: game.gameID, zoneSeq: zoneSeq, body: Store.json(snapshot))
+        }
+        return nil
+    }
+
+    /// Stamps a resignation after everything seen and records it with the final snapshot.
+    func recordResignation(by authorID: String, now: Int64) async throws -> (CompletionRecord, Int64) {
+        var clock = replica.clock
+        let completion = Completion(kind: .resigned, at: clock.tick(physicalMillis: now), by: authorID)
+        let final = snapshot.extended(with: sinceSnapshot)
+        let (recorded, sequence) = try await store.complete(
+            gameID: game.gameID, completion: CompletionRecord(completion), game: game, snapshotBody: Store.json(final))
+        if let adopted = recorded.completion { replica.adopt(adopted) }
+        snapshot = final
+        sinceSnapshot = []
+        zoneSeq = max(zoneSeq, sequence)
+        return (recorded, sequence)
+    }
+
+    /// Progress for the games list: filled letter squares of all.
+    var progress: (filled: Int, total: Int) {
+        let squares = puzzle.letterPositions
+        return (squares.filter { !replica.grid.letter(at: $0).isEmpty }.count, squares.count)
+    }
+}
+
+/// The projections this instance holds, loaded on first use.
+actor GameDirectory {
+    private var projections: [String: GameProjection] = [:]
+    private var loading: [String: Task<GameProjection, any Error>] = [:]
+    private let store: Store
+    private let snapshotInterval: Int
+
+    init(store: Store, snapshotInterval: Int) {
+        self.store = store
+        self.snapshotInterval = snapshotInterval
+    }
+
+    func projection(for stored: StoredGame) async throws -> GameProjection {
+        if let projection = projections[stored.gameID] { return projection }
+        if let task = loading[stored.gameID] { return try await task.value }
+        let store = store, interval = snapshotInterval
+        let task = Task {
+            let puzzle = try JSONDecoder().decode(Puzzle.self, from: Data(stored.puzzleJSON.utf8))
+            let completion = stored.completionJSON.flatMap { try? JSONDecoder().decode(CompletionRecord.self, from: Data($0.utf8)) }
+            let game = GameRecord(gameID: stored.gameID, ownerID: stored.ownerID, createdAt: stored.createdAt,
+                                  puzzle: puzzle, completion: completion)
+            return try await GameProjection(game: game, store: store, snapshotInterval: interval)
+        }
+        loading[stored.gameID] = task
+        defer { loading[stored.gameID] = nil }
+        let projection = try await task.value
+        projections[stored.gameID] = projection
+        return projection
+    }
+}

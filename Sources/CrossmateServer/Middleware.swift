@@ -1,0 +1,39 @@
+import CrossmateStore
+import Hummingbird
+
+/// Finds the device behind `Authorization: Bearer TOKEN` (or `?token=` for WebSockets, which
+/// browsers cannot give headers), applies its rate limit, and counts the request.
+struct DeviceAuthenticator: RouterMiddleware {
+    typealias Context = CrossmateRequestContext
+    let state: ServerState
+
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        state.metrics.requests.increment()
+        var context = context
+        let header = request.headers[.authorization]
+        let token: String?
+        if let header, header.lowercased().hasPrefix("bearer ") {
+            token = String(header.dropFirst("bearer ".count)).trimmingSpaces
+        } else if header != nil {
+            throw APIError(.unauthorized, "the Authorization header must be \"Bearer TOKEN\"")
+        } else {
+            token = request.uri.queryParameters["token"].map(String.init)
+        }
+        if let token {
+            guard token.count <= 200, let device = try await state.store.device(tokenHash: Secrets.hash(token)) else {
+                throw APIError(.unauthorized, "the device token is not valid; sign in again or link this device anew")
+            }
+            if let wait = await state.limiter.take(device.deviceID, now: state.now()) {
+                throw APIError(.rateLimited, "too many requests from this device; retry after \(wait) s", retryAfterSeconds: wait)
+            }
+            context.device = device
+        }
+        return try await next(request, context)
+    }
+}
+
+extension StringProtocol {
+    var trimmingSpaces: String {
+        String(drop { $0.isWhitespace }.reversed().drop { $0.isWhitespace }.reversed())
+    }
+}

@@ -1,0 +1,58 @@
+import ArgumentParser
+import CrossmateServer
+import Foundation
+import Hummingbird
+import Logging
+
+/// `crossmate serve`: the sync server.
+struct Serve: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Run the Crossmate sync server.",
+        discussion: """
+            Stores data in an SQLite file under --data (default \(ServerConfiguration.defaultDataDirectory)), or in \
+            PostgreSQL with --postgres. Every option can also come from the environment: CROSSMATE_HOST, \
+            CROSSMATE_PORT, CROSSMATE_DATA, CROSSMATE_POSTGRES_URL, CROSSMATE_LOG_LEVEL.
+            """
+    )
+
+    @Option(help: "Address to listen on (env CROSSMATE_HOST).")
+    var host: String?
+
+    @Option(help: "Port to listen on, 0 for any free port (env CROSSMATE_PORT).")
+    var port: Int?
+
+    @Option(help: "Directory for the SQLite database (env CROSSMATE_DATA).")
+    var data: String?
+
+    @Option(help: "PostgreSQL URL, e.g. postgres://user:pass@localhost:5432/crossmate (env CROSSMATE_POSTGRES_URL).")
+    var postgres: String?
+
+    @Option(help: "Log level: trace, debug, info, notice, warning, error (env CROSSMATE_LOG_LEVEL).")
+    var logLevel: String?
+
+    func run() async throws {
+        let environment = ProcessInfo.processInfo.environment
+        let postgresURL = postgres ?? environment["CROSSMATE_POSTGRES_URL"].flatMap { $0.isEmpty ? nil : $0 }
+        let dataDirectory = data ?? environment["CROSSMATE_DATA"] ?? ServerConfiguration.defaultDataDirectory
+        var configuration = ServerConfiguration(
+            storage: postgresURL.map { .postgres(url: $0) } ?? .sqlite(path: dataDirectory + "/crossmate.sqlite"))
+        configuration.host = host ?? environment["CROSSMATE_HOST"] ?? "127.0.0.1"
+        let portText = port.map(String.init) ?? environment["CROSSMATE_PORT"] ?? "8080"
+        guard let portNumber = Int(portText), (0...65535).contains(portNumber) else {
+            throw ValidationError("the port must be 0 to 65535, not \(portText)")
+        }
+        configuration.port = portNumber
+        if let level = logLevel ?? environment["CROSSMATE_LOG_LEVEL"] {
+            guard let parsed = Logger.Level(rawValue: level) else { throw ValidationError("unknown log level \(level)") }
+            configuration.logLevel = parsed
+        }
+        let level = configuration.logLevel
+        LoggingSystem.bootstrap { label in
+            var handler = StreamLogHandler.standardError(label: label)
+            handler.logLevel = level
+            return handler
+        }
+        let app = try buildApplication(configuration)
+        try await app.runService()
+    }
+}
