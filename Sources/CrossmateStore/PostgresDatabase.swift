@@ -37,8 +37,14 @@ public final class PostgresSQLDatabase: SQLDatabase {
     }
 
     public func transaction<T: Sendable>(_ body: @escaping @Sendable (any SQLConnection) async throws -> T) async throws -> T {
-        try await client.withTransaction(logger: logger) { connection in
-            try await body(Connection(connection: connection, logger: logger))
+        do {
+            return try await client.withTransaction(logger: logger) { connection in
+                try await body(Connection(connection: connection, logger: logger))
+            }
+        } catch let error as PostgresTransactionError {
+            // The transaction was rolled back because the body threw: report the body's reason.
+            if let reason = error.closureError, error.rollbackError == nil { throw reason }
+            throw error
         }
     }
 

@@ -1,0 +1,87 @@
+import CrossmateCore
+import CrossmateProtocol
+import CrossmateSync
+import Foundation
+import Testing
+
+/// Literal JSON documents as clients send and receive them today. If a type's encoding changes,
+/// these fail: an older client would no longer understand the server (or the reverse).
+@Suite struct GoldenJSONTests {
+    func roundTrip<T: Codable & Equatable>(_ type: T.Type, _ json: String) throws -> T {
+        let decoded = try JSONDecoder().decode(T.self, from: Data(json.utf8))
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        let reencoded = String(decoding: try encoder.encode(decoded), as: UTF8.self)
+        #expect(reencoded == json)
+        return decoded
+    }
+
+    @Test func moveRecord() throws {
+        let json = #"{"authorID":"acct-ann","batchID":"dev-1:7","cellAuthorID":"acct-ann","col":3,"gameID":"game-1","kind":"input","letter":"XYZ","mark":1,"prevSeqAtCell":4,"replicaID":"dev-1","row":2,"seq":7,"targetSeq":null,"timestamp":117629911040000001}"#
+        let jsonWithoutNull = json.replacingOccurrences(of: #""targetSeq":null,"#, with: "")
+        let record = try roundTrip(MoveRecord.self, jsonWithoutNull)
+        let move = try record.move()
+        #expect(move.position == GridPosition(row: 2, col: 3))
+        #expect(move.mark == .pencil)
+        #expect(move.kind == .input)
+        #expect(move.timestamp == HLCTimestamp(wallMillis: 1_794_890_000_000, counter: 1))
+        #expect(MoveRecord(move) == record)
+    }
+
+    @Test func moveRecordWithUnknownKindOrMarkIsRefused() throws {
+        var record = try JSONDecoder().decode(MoveRecord.self, from: Data(#"{"authorID":"a","batchID":"b","cellAuthorID":"","col":0,"gameID":"g","kind":"teleport","letter":"","mark":0,"replicaID":"r","row":0,"seq":1,"timestamp":1}"#.utf8))
+        #expect(throws: ErrorBody(.invalid, "unknown move kind \"teleport\"")) { try record.move() }
+        record.kind = "input"
+        record.mark = 9
+        #expect(throws: ErrorBody(.invalid, "unknown mark code 9")) { try record.move() }
+    }
+
+    @Test func zoneChanges() throws {
+        _ = try roundTrip(ZoneChange.self, #"{"record":{"authorID":"acct-bob","displayName":"Bob","gameID":"game-1","revoked":true,"role":"player"},"sequence":12,"type":"participant"}"#)
+        _ = try roundTrip(ZoneChange.self, #"{"record":{"gameID":"game-1","lastSeq":40,"replicaID":"dev-2"},"sequence":13,"type":"seal"}"#)
+        _ = try roundTrip(ZoneChange.self, #"{"record":{"authorID":"a","batchID":"b","cellAuthorID":"","col":0,"gameID":"g","kind":"clear","letter":"","mark":0,"replicaID":"r","row":0,"seq":1,"timestamp":65536},"sequence":3,"type":"move"}"#)
+        #expect(throws: DecodingError.self) {
+            try JSONDecoder().decode(ZoneChange.self, from: Data(#"{"record":{},"sequence":1,"type":"sorcery"}"#.utf8))
+        }
+    }
+
+    @Test func errorBodies() throws {
+        _ = try roundTrip(ErrorBody.self, #"{"error":"clockSkew","message":"too far ahead","serverTime":1794890000000}"#)
+        let plain = try roundTrip(ErrorBody.self, #"{"error":"rateLimited","message":"slow down"}"#)
+        #expect(plain.error == .rateLimited)
+        #expect(Set(ErrorCode.allCases.map(\.rawValue)) == ["unauthorized", "forbidden", "notFound", "readOnly", "limitExceeded",
+                                                            "rateLimited", "clockSkew", "invalid", "gone", "serverError"])
+    }
+
+    @Test func pushResponse() throws {
+        _ = try roundTrip(PushMovesResponse.self, #"{"completion":{"at":117629911040000000,"by":"acct-ann","kind":"solved"},"results":[{"replicaID":"dev-1","seq":1,"status":"saved"},{"error":{"error":"invalid","message":"gap"},"replicaID":"dev-1","seq":3,"status":"rejected"}],"serverTime":1794890000000,"token":"djE6Z2FtZS0xOjQy"}"#)
+    }
+
+    @Test func changeTokensAreOpaqueAndChecked() throws {
+        let token = ChangeToken(zone: "game-1", sequence: 42)
+        #expect(token.encoded == "djE6Z2FtZS0xOjQy")
+        #expect(ChangeToken(encoded: token.encoded) == token)
+        for junk in ["", "!!!", "djE6Z2FtZS0xOi0x", String(repeating: "A", count: 300), "bm90IGEgdG9rZW4"] {
+            #expect(ChangeToken(encoded: junk) == nil, "\(junk)")
+        }
+    }
+
+    @Test func socketMessages() throws {
+        _ = try roundTrip(ClientSocketMessage.self, #"{"games":["game-1","game-2"],"type":"subscribe"}"#)
+        _ = try roundTrip(ClientSocketMessage.self, #"{"cursor":{"col":4,"direction":"across","row":2},"gameID":"game-1","type":"cursor"}"#)
+        _ = try roundTrip(ClientSocketMessage.self, #"{"type":"ping"}"#)
+        _ = try roundTrip(ServerSocketMessage.self, #"{"token":"djE6Z2FtZS0xOjQy","type":"poke","zone":"game-1"}"#)
+        _ = try roundTrip(ServerSocketMessage.self, #"{"authorID":"acct-bob","cursor":{"col":1,"direction":"down","row":0},"deviceID":"dev-9","gameID":"game-1","type":"cursor"}"#)
+        _ = try roundTrip(ServerSocketMessage.self, #"{"serverTime":5,"type":"pong"}"#)
+        _ = try roundTrip(ServerSocketMessage.self, #"{"error":{"error":"forbidden","message":"no"},"type":"error"}"#)
+    }
+
+    @Test func snapshotShape() throws {
+        var grid = GameGrid(width: 2, height: 1)
+        grid.apply(Move(gameID: "g", replicaID: "r", authorID: "a", seq: 1, timestamp: HLCTimestamp(wallMillis: 1), position: GridPosition(row: 0, col: 1),
+                        letter: "Q", cellAuthorID: "a", kind: .input, batchID: "b"))
+        let snapshot = Snapshot(grid: grid, coverage: ["r": 1])
+        let json = #"{"coverage":{"r":1},"grid":{"cells":[{"cellAuthorID":"","letter":"","mark":{"isPencil":false,"verdict":0}},{"cellAuthorID":"a","key":{"authorID":"a","replicaID":"r","seq":1,"timestamp":65536},"letter":"Q","mark":{"isPencil":false,"verdict":0}}],"height":1,"width":2}}"#
+        #expect(try roundTrip(Snapshot.self, json) == snapshot)
+    }
+}

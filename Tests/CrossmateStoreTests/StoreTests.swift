@@ -1,0 +1,144 @@
+import CrossmateCore
+import CrossmateProtocol
+import CrossmateStore
+import CrossmateSync
+import Foundation
+import Testing
+
+/// One suite, run on every available engine.
+@Suite struct StoreTests {
+    static let puzzle = try! Puzzle(width: 2, height: 1, cells: [.letter("A"), .letter("B")], clueTexts: [.across: [1: "AB"]])
+
+    func account(_ store: Store) async throws -> (author: String, device: String, tokenHash: String) {
+        let author = unique("acct"), device = unique("dev"), hash = unique("hash")
+        try await store.createAccount(authorID: author, displayName: "Ann", deviceID: device, tokenHash: hash, now: 10)
+        return (author, device, hash)
+    }
+
+    func game(_ store: Store, owner: String) async throws -> String {
+        let id = unique("game")
+        _ = try await store.createGame(GameRecord(gameID: id, ownerID: owner, createdAt: 20, puzzle: Self.puzzle), title: "T",
+                                       owner: ParticipantRecord(gameID: id, authorID: owner, displayName: "Ann", role: .owner))
+        return id
+    }
+
+    func move(_ game: String, _ replica: String, _ seq: Int, letter: String = "A", time: Int64 = 100) -> MoveRecord {
+        MoveRecord(Move(gameID: game, replicaID: replica, authorID: "x", seq: seq, timestamp: HLCTimestamp(wallMillis: time + Int64(seq)),
+                        position: GridPosition(row: 0, col: seq % 2), letter: letter, cellAuthorID: "x", kind: .input, batchID: "\(replica):\(seq)"))
+    }
+
+    @Test(arguments: Backend.available)
+    func migrationsRunOnceAndAgainHarmlessly(backend: Backend) async throws {
+        try await withStore(backend) { store in
+            try await store.migrate(now: 2)
+            try await store.migrate(now: 3)
+        }
+    }
+
+    @Test(arguments: Backend.available)
+    func accountsDevicesAndOneTimeLinkCodes(backend: Backend) async throws {
+        try await withStore(backend) { store in
+            let ann = try await account(store)
+            #expect(try await store.device(tokenHash: ann.tokenHash)?.authorID == ann.author)
+            #expect(try await store.device(tokenHash: "nope") == nil)
+            try await store.createLinkCode(codeHash: "code-\(ann.author)", authorID: ann.author, expiresAt: 1_000)
+            let linked = try await store.linkDevice(codeHash: "code-\(ann.author)", deviceID: unique("dev"), tokenHash: unique("h"), now: 500)
+            #expect(linked?.authorID == ann.author && linked?.displayName == "Ann")
+            // A code works once, and not after it expires.
+            #expect(try await store.linkDevice(codeHash: "code-\(ann.author)", deviceID: unique("dev"), tokenHash: unique("h"), now: 501) == nil)
+            try await store.createLinkCode(codeHash: "late-\(ann.author)", authorID: ann.author, expiresAt: 1_000)
+            #expect(try await store.linkDevice(codeHash: "late-\(ann.author)", deviceID: unique("dev"), tokenHash: unique("h"), now: 1_000) == nil)
+        }
+    }
+
+    @Test(arguments: Backend.available)
+    func movesAppendWithoutGapsAndResendsAreDuplicates(backend: Backend) async throws {
+        try await withStore(backend) { store in
+            let ann = try await account(store)
+            let id = try await game(store, owner: ann.author)
+            let first = try await store.appendMoves(gameID: id, authorID: ann.author, moves: [move(id, ann.device, 1), move(id, ann.device, 2)])
+            #expect(first.results.map(\.status) == [.saved, .saved])
+            #expect(first.saved.map(\.sequence) == [3, 4])
+            let again = try await store.appendMoves(gameID: id, authorID: ann.author,
+                                                    moves: [move(id, ann.device, 2), move(id, ann.device, 4), move(id, ann.device, 3),
+                                                            move(id, ann.device, 1, letter: "Z")])
+            #expect(again.results.map(\.status) == [.duplicate, .rejected, .saved, .rejected])
+            #expect(again.results[1].error?.message.contains("gap") == true)
+            #expect(again.results[3].error?.message.contains("already used") == true)
+            #expect(again.zoneSeq == 5)
+            let changes = try await store.changes(gameID: id, after: 0, limit: 100)
+            #expect(changes.map(\.sequence) == [1, 2, 3, 4, 5])
+            #expect(changes.map(\.type) == ["game", "participant", "move", "move", "move"])
+            #expect(try await store.changes(gameID: id, after: 3, limit: 1).map(\.sequence) == [4])
+        }
+    }
+
+    @Test(arguments: Backend.available)
+    func onlyParticipantsWithAccessMayAppend(backend: Backend) async throws {
+        try await withStore(backend) { store in
+            let ann = try await account(store)
+            let bob = try await account(store)
+            let id = try await game(store, owner: ann.author)
+            await #expect(throws: StoreRefusal.notParticipant) {
+                try await store.appendMoves(gameID: id, authorID: bob.author, moves: [move(id, bob.device, 1)])
+            }
+            _ = try await store.setParticipant(ParticipantRecord(gameID: id, authorID: bob.author, displayName: "Bob", role: .player, revoked: true),
+                                               feedState: .readOnly)
+            await #expect(throws: StoreRefusal.revoked) {
+                try await store.appendMoves(gameID: id, authorID: bob.author, moves: [move(id, bob.device, 1)])
+            }
+            await #expect(throws: StoreRefusal.gameNotFound) {
+                try await store.appendMoves(gameID: "missing", authorID: ann.author, moves: [])
+            }
+        }
+    }
+
+    @Test(arguments: Backend.available)
+    func completionIsWrittenOnceWithItsSnapshotAndLaterMovesAreRefused(backend: Backend) async throws {
+        try await withStore(backend) { store in
+            let ann = try await account(store)
+            let id = try await game(store, owner: ann.author)
+            let record = GameRecord(gameID: id, ownerID: ann.author, createdAt: 20, puzzle: Self.puzzle)
+            let solved = CompletionRecord(Completion(kind: .solved, at: HLCTimestamp(wallMillis: 150), by: ann.author))
+            let (first, sequence) = try await store.complete(gameID: id, completion: solved, game: record, snapshotBody: "{}")
+            #expect(first == solved)
+            let resigned = CompletionRecord(Completion(kind: .resigned, at: HLCTimestamp(wallMillis: 160), by: ann.author))
+            #expect(try await store.complete(gameID: id, completion: resigned, game: record, snapshotBody: "{}").0 == solved)
+            #expect(try await store.latestSnapshot(gameID: id)?.zoneSeq == sequence)
+            let late = try await store.appendMoves(gameID: id, authorID: ann.author, moves: [move(id, ann.device, 1, time: 140), move(id, ann.device, 2, time: 200)])
+            #expect(late.results.map(\.status) == [.saved, .rejected])
+            #expect(late.results[1].error?.error == .readOnly)
+        }
+    }
+
+    @Test(arguments: Backend.available)
+    func snapshotsInvitationsParticipantsAndTheFeed(backend: Backend) async throws {
+        try await withStore(backend) { store in
+            let ann = try await account(store)
+            let bob = try await account(store)
+            let id = try await game(store, owner: ann.author)
+            try await store.saveSnapshot(gameID: id, zoneSeq: 10, body: "ten")
+            try await store.saveSnapshot(gameID: id, zoneSeq: 30, body: "thirty")
+            try await store.saveSnapshot(gameID: id, zoneSeq: 20, body: "twenty")
+            #expect(try await store.latestSnapshot(gameID: id)?.body == "thirty")
+
+            try await store.createInvitation(tokenHash: "inv-\(id)", gameID: id, createdBy: ann.author, now: 1, expiresAt: nil)
+            #expect(try await store.invitation(tokenHash: "inv-\(id)")?.gameID == id)
+            try await store.revokeInvitation(tokenHash: "inv-\(id)")
+            #expect(try await store.invitation(tokenHash: "inv-\(id)")?.revoked == true)
+
+            let joined = ParticipantRecord(gameID: id, authorID: bob.author, displayName: "Bob", role: .player)
+            _ = try await store.setParticipant(joined, feedState: .active)
+            #expect(try await store.participants(gameID: id).count == 2)
+            #expect(try await store.games(of: bob.author).map(\.0.gameID) == [id])
+            var left = joined
+            left.revoked = true
+            _ = try await store.removeParticipant(left)
+            #expect(try await store.participant(gameID: id, authorID: bob.author) == nil)
+            let feed = try await store.feed(authorID: bob.author, after: 0, limit: 10)
+            #expect(feed.map(\.state) == [.active, .removed])
+            #expect(try await store.feedSequence(authorID: bob.author) == 2)
+            #expect(try await store.feed(authorID: ann.author, after: 0, limit: 10).map(\.state) == [.active])
+        }
+    }
+}

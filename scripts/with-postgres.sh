@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# Runs a command with a throwaway PostgreSQL cluster: initdb in a temporary directory, a server
+# on a free loopback port, and CROSSMATE_TEST_POSTGRES_URL pointing at a fresh database.
+# Installs Debian's postgresql when initdb is missing and apt-get is there.
+# Usage: scripts/with-postgres.sh COMMAND [ARGS...]
+set -euo pipefail
+
+find_bin() { ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -n 1; }
+bin="$(find_bin)"
+if [ -z "$bin" ] && command -v apt-get >/dev/null && [ "$(id -u)" = 0 ]; then
+    echo "with-postgres: installing postgresql"
+    apt-get update -qq >/dev/null && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq postgresql >/dev/null
+    bin="$(find_bin)"
+fi
+if [ -z "$bin" ]; then
+    echo "with-postgres: no PostgreSQL found; running without it"
+    exec "$@"
+fi
+
+dir="$(mktemp -d /tmp/crossmate-pg.XXXXXX)"
+port="$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')"
+as_owner=()
+if [ "$(id -u)" = 0 ]; then
+    # initdb refuses to run as root; the cluster belongs to the postgres user.
+    id postgres >/dev/null 2>&1 || useradd --system --no-create-home postgres
+    chown postgres "$dir"
+    as_owner=(runuser -u postgres --)
+fi
+cleanup() {
+    "${as_owner[@]}" "$bin/pg_ctl" -D "$dir/data" -m immediate stop >/dev/null 2>&1 || true
+    rm -rf "$dir"
+}
+trap cleanup EXIT
+
+"${as_owner[@]}" "$bin/initdb" -D "$dir/data" -U postgres -A trust --no-sync >/dev/null
+"${as_owner[@]}" "$bin/pg_ctl" -D "$dir/data" -l "$dir/server.log" -w \
+    -o "-c listen_addresses=127.0.0.1 -p $port -k $dir -c fsync=off -c max_connections=200" start >/dev/null
+"${as_owner[@]}" "$bin/createdb" -h 127.0.0.1 -p "$port" -U postgres crossmate_test
+export CROSSMATE_TEST_POSTGRES_URL="postgres://postgres@127.0.0.1:$port/crossmate_test"
+echo "with-postgres: PostgreSQL $("$bin/postgres" --version | awk '{print $3}') at $CROSSMATE_TEST_POSTGRES_URL"
+"$@"
