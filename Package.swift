@@ -82,8 +82,9 @@ let package = Package(
         .testTarget(name: "CrossmateStoreTests", dependencies: ["CrossmateStore"]),
         .testTarget(
             name: "CrossmateServerTests",
+            // The durability tests run the real `crossmate serve`, so it is built with them.
             dependencies: [
-                "CrossmateServer", "CrossmateProtocol", "CrossmateFormats",
+                "CrossmateServer", "CrossmateProtocol", "CrossmateFormats", "CrossmateSync", "crossmate",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
             ]

@@ -1,0 +1,129 @@
+import CrossmateCore
+import CrossmateFormats
+import CrossmateProtocol
+import CrossmateServer
+import CrossmateSync
+import Foundation
+import Hummingbird
+import HummingbirdTesting
+import Synchronization
+import Testing
+
+/// A clock the tests move by hand.
+final class TestClock: Sendable {
+    private let millis: Atomic<Int64>
+    init(_ start: Int64 = 1_800_000_000_000) { millis = Atomic(start) }
+    var now: Int64 { millis.load(ordering: .relaxed) }
+    func advance(byMillis delta: Int64) { millis.add(delta, ordering: .relaxed) }
+}
+
+/// A server configuration on a fresh SQLite file (or the test PostgreSQL) with an injected clock.
+struct TestServer {
+    let clock = TestClock()
+    let directory: URL
+    var configuration: ServerConfiguration
+
+    init(postgres: Bool = false, configure: (inout ServerConfiguration) -> Void = { _ in }) throws {
+        directory = FileManager.default.temporaryDirectory.appendingPathComponent("crossmate-server-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let storage: ServerConfiguration.Storage = postgres
+            ? .postgres(url: ProcessInfo.processInfo.environment["CROSSMATE_TEST_POSTGRES_URL"]!)
+            : .sqlite(path: directory.appendingPathComponent("crossmate.sqlite").path)
+        configuration = ServerConfiguration(storage: storage)
+        configuration.port = 0
+        configuration.logLevel = .warning
+        let clock = clock
+        configuration.clock = { clock.now }
+        configure(&configuration)
+    }
+
+    func application() throws -> some ApplicationProtocol { try buildApplication(configuration) }
+
+    func removeFiles() { try? FileManager.default.removeItem(at: directory) }
+}
+
+struct HTTPFailure: Error, CustomStringConvertible {
+    var status: HTTPResponse.Status
+    var body: String
+    var description: String { "\(status.code) \(body)" }
+}
+
+extension TestClientProtocol {
+    /// Sends JSON (or nothing) and returns the raw response.
+    func send(_ method: HTTPRequest.Method, _ uri: String, token: String? = nil, json: (some Encodable)? = Optional<String>.none,
+              raw: String? = nil) async throws -> TestResponse {
+        var headers: HTTPFields = [.contentType: "application/json"]
+        if let token { headers[.authorization] = "Bearer \(token)" }
+        var body: ByteBuffer?
+        if let json { body = ByteBuffer(bytes: try JSONEncoder().encode(json)) }
+        if let raw { body = ByteBuffer(string: raw) }
+        return try await execute(uri: uri, method: method, headers: headers, body: body)
+    }
+
+    /// Sends and decodes a successful response.
+    func call<T: Decodable>(_ method: HTTPRequest.Method, _ uri: String, token: String? = nil, json: (some Encodable)? = Optional<String>.none,
+                            as type: T.Type = T.self) async throws -> T {
+        let response = try await send(method, uri, token: token, json: json)
+        guard (200..<300).contains(response.status.code) else {
+            throw HTTPFailure(status: response.status, body: String(buffer: response.body))
+        }
+        return try JSONDecoder().decode(T.self, from: Data(buffer: response.body))
+    }
+
+    /// Sends and returns the error body of a failed response (or records an issue if it succeeded).
+    func failure(_ method: HTTPRequest.Method, _ uri: String, token: String? = nil, json: (some Encodable)? = Optional<String>.none,
+                 raw: String? = nil) async throws -> (HTTPResponse.Status, ErrorBody) {
+        let response = try await send(method, uri, token: token, json: json, raw: raw)
+        let body = try JSONDecoder().decode(ErrorBody.self, from: Data(buffer: response.body))
+        return (response.status, body)
+    }
+
+    func account(_ name: String) async throws -> DeviceSession {
+        try await call(.post, "/v1/accounts", json: CreateAccountRequest(displayName: name))
+    }
+
+    func newGame(_ session: DeviceSession, bundled: String = "green-light") async throws -> GameSummary {
+        try await call(.post, "/v1/games", token: session.token, json: CreateGameRequest(bundled: bundled))
+    }
+
+    func push(_ session: DeviceSession, _ gameID: String, _ moves: [Move]) async throws -> PushMovesResponse {
+        try await call(.post, "/v1/games/\(gameID)/moves", token: session.token, json: PushMovesRequest(moves: moves.map(MoveRecord.init)))
+    }
+
+    /// Every change of a game after `token`, following pages.
+    func allChanges(_ session: DeviceSession, _ gameID: String, after token: ChangeToken? = nil) async throws -> ([ZoneChange], ChangeToken) {
+        var changes: [ZoneChange] = []
+        var cursor = token
+        while true {
+            let since = cursor.map { "?since=\($0.encoded)" } ?? ""
+            let page: ChangesResponse = try await call(.get, "/v1/games/\(gameID)/changes\(since)", token: session.token)
+            changes += page.changes
+            cursor = page.token
+            if !page.moreComing { return (changes, page.token) }
+        }
+    }
+}
+
+/// A device in a test: a replica of the engine plus its credentials, as a native client is.
+struct TestDevice {
+    var session: DeviceSession
+    var replica: GameReplica
+
+    init(_ session: DeviceSession, puzzle: Puzzle, gameID: String) {
+        self.session = session
+        replica = GameReplica(puzzle: puzzle, gameID: gameID, replicaID: session.deviceID, authorID: session.account.authorID)
+    }
+
+    /// Merges the moves among `changes` into this replica.
+    mutating func receive(_ changes: [ZoneChange]) {
+        let moves = changes.compactMap { change -> Move? in
+            if case let .move(record) = change.record { return try? record.move() }
+            return nil
+        }
+        replica.receive(moves)
+    }
+}
+
+let greenLight = try! BundledPuzzles.puzzle("green-light")
+
+func at(_ row: Int, _ col: Int) -> GridPosition { GridPosition(row: row, col: col) }
