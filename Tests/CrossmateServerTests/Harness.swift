@@ -125,5 +125,6 @@ struct TestDevice {
 }
 
 let greenLight = try! BundledPuzzles.puzzle("green-light")
+let daybreak = try! BundledPuzzles.puzzle("daybreak")
 
 func at(_ row: Int, _ col: Int) -> GridPosition { GridPosition(row: row, col: col) }

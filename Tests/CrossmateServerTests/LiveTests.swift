@@ -1,0 +1,158 @@
+import CrossmateCore
+import CrossmateProtocol
+import CrossmateServer
+import CrossmateSync
+import Foundation
+import Hummingbird
+import HummingbirdTesting
+import Testing
+
+/// Real servers on loopback (port 0) with real WebSocket clients.
+@Suite struct LiveTests {
+    /// Waits for a poke of `game` at or beyond `sequence`.
+    func awaitPoke(_ probe: SocketProbe, _ iterator: inout AsyncStream<ServerSocketMessage>.Iterator, game: String, atLeast sequence: Int64) async throws {
+        _ = try await probe.next(&iterator) { message in
+            if case let .poke(zone, token) = message { return zone == game && token.sequence >= sequence }
+            return false
+        }
+    }
+
+    @Test func twoAccountsOneWithTwoDevicesConvergeThroughPokes() async throws {
+        let server = try TestServer()
+        defer { server.removeFiles() }
+        try await server.application().test(.live) { client in
+            let port = try #require(client.port)
+            let ann = try await client.account("Ann")
+            let code: LinkCodeResponse = try await client.call(.post, "/v1/devices/link-codes", token: ann.token)
+            let annTablet: DeviceSession = try await client.call(.post, "/v1/devices", json: LinkDeviceRequest(code: code.code))
+            let bob = try await client.account("Bob")
+            let game = try await client.newGame(ann, bundled: "daybreak")
+            let invite: InvitationResponse = try await client.call(.post, "/v1/games/\(game.gameID)/invitations", token: ann.token,
+                                                                   json: CreateInvitationRequest())
+            let _: GameSummary = try await client.call(.post, "/v1/invitations/\(invite.token)/accept", token: bob.token)
+            let puzzle = daybreak
+
+            var devices = [ann, annTablet, bob].map { TestDevice($0, puzzle: puzzle, gameID: game.gameID) }
+            let probes = devices.map { SocketProbe(port: port, token: $0.session.token) }
+            var iterators = probes.map { $0.received.makeAsyncIterator() }
+            for index in probes.indices { try await probes[index].subscribe([game.gameID], iterator: &iterators[index]) }
+            var tokens = [ChangeToken?](repeating: nil, count: devices.count)
+            var everyMove: [Move] = []
+
+            var random = SplitMix(seed: 11)
+            let squares = puzzle.letterPositions
+            for round in 0..<30 {
+                let writer = round % devices.count
+                var batch: [Move] = []
+                for _ in 0..<Int.random(in: 1...3, using: &random) {
+                    let square = squares.randomElement(using: &random)!
+                    let letter = String("ABCDEGNORST".randomElement(using: &random)!)
+                    batch += (try? devices[writer].replica.perform(.setLetter(square, letter), physicalMillis: server.clock.now + Int64(round))) ?? []
+                }
+                if round % 7 == 3 { batch += (try? devices[writer].replica.perform(.undo, physicalMillis: server.clock.now + Int64(round))) ?? [] }
+                guard !batch.isEmpty else { continue }
+                everyMove += batch
+                let pushed = try await client.push(devices[writer].session, game.gameID, batch)
+                #expect(pushed.results.allSatisfy { $0.status == .saved })
+                if round % 5 == 0 {
+                    // A duplicated, reordered resend changes nothing.
+                    let resent = try await client.push(devices[writer].session, game.gameID, batch.reversed())
+                    #expect(resent.results.allSatisfy { $0.status == .duplicate })
+                }
+                // Every other device hears the poke, fetches what is new and merges it.
+                for reader in devices.indices where reader != writer {
+                    try await awaitPoke(probes[reader], &iterators[reader], game: game.gameID, atLeast: pushed.token.sequence)
+                    let (changes, token) = try await client.allChanges(devices[reader].session, game.gameID, after: tokens[reader])
+                    devices[reader].receive(changes)
+                    tokens[reader] = token
+                }
+            }
+            var merged = GameGrid(puzzle: puzzle)
+            merged.apply(everyMove)
+            for device in devices { #expect(device.replica.grid == merged) }
+
+            // Cursors go live to the game's other devices, the same account's other device included.
+            probes[0].send(.cursor(gameID: game.gameID, cursor: CursorPosition(row: 4, col: 2, direction: "across")))
+            for index in [1, 2] {
+                let message = try await probes[index].next(&iterators[index]) { if case .cursor = $0 { true } else { false } }
+                guard case let .cursor(gameID, deviceID, authorID, cursor) = message else { continue }
+                #expect(gameID == game.gameID && deviceID == ann.deviceID && authorID == ann.account.authorID && cursor.col == 2)
+            }
+            // A socket may not watch someone else's game.
+            let eve = try await client.account("Eve")
+            let eveProbe = SocketProbe(port: port, token: eve.token)
+            var eveIterator = eveProbe.received.makeAsyncIterator()
+            eveProbe.send(.subscribe(games: [game.gameID]))
+            let refusal = try await eveProbe.next(&eveIterator) { if case .error = $0 { true } else { false } }
+            #expect(refusal == .error(ErrorBody(.forbidden, "you are not a player in game \(game.gameID)")))
+            await eveProbe.close()
+            for probe in probes { await probe.close() }
+        }
+    }
+
+    @Test func aSocketNeedsAValidToken() async throws {
+        let server = try TestServer()
+        defer { server.removeFiles() }
+        try await server.application().test(.live) { client in
+            let probe = SocketProbe(port: try #require(client.port), token: "wrong")
+            var iterator = probe.received.makeAsyncIterator()
+            await #expect(throws: SocketProbe.ProbeClosed.self) {
+                _ = try await probe.next(&iterator) { _ in true }
+            }
+            await probe.close()
+        }
+    }
+
+    @Test(.enabled(if: ProcessInfo.processInfo.environment["CROSSMATE_TEST_POSTGRES_URL"] != nil, "needs CROSSMATE_TEST_POSTGRES_URL"))
+    func twoInstancesOnOnePostgresPushToEachOthersDevices() async throws {
+        let first = try TestServer(postgres: true)
+        let second = try TestServer(postgres: true)
+        try await first.application().test(.live) { one in
+            try await second.application().test(.live) { two in
+                let ann = try await one.account("Ann")
+                let game = try await one.newGame(ann)
+                let invite: InvitationResponse = try await one.call(.post, "/v1/games/\(game.gameID)/invitations", token: ann.token,
+                                                                    json: CreateInvitationRequest())
+                let bob = try await two.account("Bob")
+                let _: GameSummary = try await two.call(.post, "/v1/invitations/\(invite.token)/accept", token: bob.token)
+
+                // Ann listens on instance one; Bob writes through instance two.
+                let probe = SocketProbe(port: try #require(one.port), token: ann.token)
+                var iterator = probe.received.makeAsyncIterator()
+                try await probe.subscribe([game.gameID], iterator: &iterator)
+                var bobDevice = TestDevice(bob, puzzle: greenLight, gameID: game.gameID)
+                let moves = try bobDevice.replica.perform(.setLetter(at(1, 0), "G"), physicalMillis: second.clock.now)
+                let pushed = try await two.push(bob, game.gameID, moves)
+                try await awaitPoke(probe, &iterator, game: game.gameID, atLeast: pushed.token.sequence)
+                var annDevice = TestDevice(ann, puzzle: greenLight, gameID: game.gameID)
+                let (changes, _) = try await one.allChanges(ann, game.gameID)
+                annDevice.receive(changes)
+                #expect(annDevice.replica.grid == bobDevice.replica.grid)
+
+                // A cursor crosses instances too.
+                let bobProbe = SocketProbe(port: try #require(two.port), token: bob.token)
+                var bobIterator = bobProbe.received.makeAsyncIterator()
+                try await bobProbe.subscribe([game.gameID], iterator: &bobIterator)
+                bobProbe.send(.cursor(gameID: game.gameID, cursor: CursorPosition(row: 1, col: 0, direction: "down")))
+                let cursor = try await probe.next(&iterator) { if case .cursor = $0 { true } else { false } }
+                #expect(cursor == .cursor(gameID: game.gameID, deviceID: bob.deviceID, authorID: bob.account.authorID,
+                                          cursor: CursorPosition(row: 1, col: 0, direction: "down")))
+                await bobProbe.close()
+                await probe.close()
+            }
+        }
+    }
+}
+
+/// SplitMix64 for reproducible test schedules.
+struct SplitMix: RandomNumberGenerator {
+    var state: UInt64
+    init(seed: UInt64) { state = seed }
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}
