@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# The whole test suite, from a fresh clone: the Swift tests, the puzpy oracle for .puz files
-# and a short fuzzing run of the .puz and .ipuz readers. Installs what it needs.
+# The whole test suite, from a fresh clone: the Swift tests (with a throwaway PostgreSQL for the
+# store suite and the two-instance tests), the puzpy oracle for .puz files and a short fuzzing
+# run of the .puz and .ipuz readers. Installs what it needs.
 # Usage: scripts/test-all.sh   (FUZZ_SECONDS=N to fuzz each target longer; default 30)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -9,9 +10,9 @@ trap 'rm -rf "$work"' EXIT
 failed=0
 passed=0
 
-echo "== swift test"
+echo "== swift test (the store suite and two-instance tests also on a throwaway PostgreSQL)"
 swift build --build-tests
-if swift test 2>&1 | tee "$work/swift-test.log"; then :; else failed=$((failed + 1)); fi
+if scripts/with-postgres.sh swift test 2>&1 | tee "$work/swift-test.log"; then :; else failed=$((failed + 1)); fi
 tests=$(grep -o 'Test run with [0-9]* tests' "$work/swift-test.log" | grep -o '[0-9]*' | tail -1 || true)
 if grep -q 'Test run with .* passed' "$work/swift-test.log"; then passed=$((passed + ${tests:-0})); fi
 
