@@ -1,10 +1,10 @@
 import ArgumentParser
 
 @main
-struct Bench: ParsableCommand {
+struct Bench: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "crossmate-bench",
         abstract: "Crossmate's benchmarks. Build with -c release; results print as a table, or one JSON object with --json.",
-        subcommands: [EngineBench.self]
+        subcommands: [EngineBench.self, ServerBench.self]
     )
 }
