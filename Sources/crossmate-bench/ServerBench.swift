@@ -76,6 +76,7 @@ struct ServerBench: AsyncParsableCommand {
         // Typing: every device on its own schedule, moves pushed as they are made.
         let start = ContinuousClock.now
         let end = start + .seconds(seconds)
+        let cpuBefore = server.cpuSeconds()
         let games = gameOf
         let keysPerSecond = keysPerSecond
         try await withThrowingTaskGroup(of: Void.self) { group in
@@ -93,10 +94,11 @@ struct ServerBench: AsyncParsableCommand {
                         guard let moves = try? replica.perform(.setLetter(squares.randomElement(using: &random)!, letter), physicalMillis: wall),
                               !moves.isEmpty else { continue }
                         for move in moves { stats.sent(move.id) }
+                        let pushStart = ContinuousClock.now
                         do {
                             let response: PushMovesResponse = try await api.call(.POST, "/v1/games/\(gameID)/moves", token: session.token,
                                                                                  json: PushMovesRequest(moves: moves.map(MoveRecord.init)))
-                            stats.acknowledged(response.results.filter { $0.status == .saved }.count)
+                            stats.acknowledged(response.results.filter { $0.status == .saved }.count, roundTrip: ContinuousClock.now - pushStart)
                         } catch {
                             stats.failed()
                         }
@@ -108,6 +110,7 @@ struct ServerBench: AsyncParsableCommand {
         }
         let elapsed = ContinuousClock.now - start
         let measured = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+        let serverCores = (server.cpuSeconds() - cpuBefore) / measured
         await sockets.closeAll()
         try await http.shutdown()
 
@@ -117,7 +120,11 @@ struct ServerBench: AsyncParsableCommand {
         report.add("latencyP50Millis", "keystroke to peer, p50", percentile(latencies, 0.50), "ms")
         report.add("latencyP99Millis", "keystroke to peer, p99", percentile(latencies, 0.99), "ms")
         report.add("latencyMaxMillis", "keystroke to peer, max", latencies.last ?? 0, "ms")
+        let pushes = stats.pushRoundTrips.sorted()
+        report.add("pushRoundTripP50Millis", "push request round trip, p50", percentile(pushes, 0.50), "ms")
+        report.add("pushRoundTripP99Millis", "push request round trip, p99", percentile(pushes, 0.99), "ms")
         report.add("memoryPerConnectionKB", "server memory per connected device", Double(max(0, rssAfter - rssBefore)) / Double(max(1, devices)), "KB")
+        report.add("serverCoresBusy", "server CPU use while typing (cores of 2)", serverCores, "cores")
         report.add("failedPushes", "failed pushes", Double(stats.failedCount), "")
         report.print(json: json, extra: ["devices": devices, "storage": postgres == nil ? "sqlite" : "postgres",
                                          "latencySamples": latencies.count, "keysPerSecond": keysPerSecond, "seconds": seconds])
@@ -158,10 +165,17 @@ final class Stats: Sendable {
         var acknowledged = 0
         var failed = 0
         var subscribed = 0
+        var pushes: [Double] = []
     }
 
     func sent(_ id: MoveID) { state.withLock { $0.sentAt[id] = .now } }
-    func acknowledged(_ count: Int) { state.withLock { $0.acknowledged += count } }
+    func acknowledged(_ count: Int, roundTrip: Duration) {
+        let millis = Double(roundTrip.components.seconds) * 1000 + Double(roundTrip.components.attoseconds) / 1e15
+        state.withLock {
+            $0.acknowledged += count
+            $0.pushes.append(millis)
+        }
+    }
     func failed() { state.withLock { $0.failed += 1 } }
     /// A peer now has the move: the time since it was sent.
     func seen(_ id: MoveID) {
@@ -173,6 +187,7 @@ final class Stats: Sendable {
         }
     }
     var latencies: [Double] { state.withLock { $0.latencies } }
+    var pushRoundTrips: [Double] { state.withLock { $0.pushes } }
     var acknowledgedCount: Int { state.withLock { $0.acknowledged } }
     var failedCount: Int { state.withLock { $0.failed } }
 }
@@ -272,6 +287,16 @@ final class BenchServer: @unchecked Sendable {
                 return
             }
         }
+    }
+
+    /// CPU seconds the server process has used (user + system), from /proc.
+    func cpuSeconds() -> Double {
+        guard let stat = try? String(contentsOfFile: "/proc/\(process.processIdentifier)/stat", encoding: .utf8),
+              let close = stat.lastIndex(of: ")") else { return 0 }
+        let fields = stat[stat.index(after: close)...].split(separator: " ")
+        // After the command name: state is field 3, utime 14 and stime 15 (1-based in proc(5)).
+        guard fields.count > 13, let user = Double(fields[11]), let system = Double(fields[12]) else { return 0 }
+        return (user + system) / 100
     }
 
     /// Resident memory of the server process, from /proc.

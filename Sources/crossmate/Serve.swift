@@ -11,7 +11,8 @@ struct Serve: AsyncParsableCommand {
         discussion: """
             Stores data in an SQLite file under --data (default \(ServerConfiguration.defaultDataDirectory)), or in \
             PostgreSQL with --postgres. Every option can also come from the environment: CROSSMATE_HOST, \
-            CROSSMATE_PORT, CROSSMATE_DATA, CROSSMATE_POSTGRES_URL, CROSSMATE_LOG_LEVEL.
+            CROSSMATE_PORT, CROSSMATE_DATA, CROSSMATE_POSTGRES_URL, CROSSMATE_LOG_LEVEL; and the per-device rate \
+            limit by CROSSMATE_RATE_LIMIT_BURST (default 120 requests) and CROSSMATE_RATE_LIMIT_PER_SECOND (default 60).
             """
     )
 
@@ -42,6 +43,13 @@ struct Serve: AsyncParsableCommand {
             throw ValidationError("the port must be 0 to 65535, not \(portText)")
         }
         configuration.port = portNumber
+        func positive(_ name: String) throws -> Double? {
+            guard let text = environment[name] else { return nil }
+            guard let value = Double(text), value > 0 else { throw ValidationError("\(name) must be a positive number, not \(text)") }
+            return value
+        }
+        configuration.rateLimitBurst = try positive("CROSSMATE_RATE_LIMIT_BURST") ?? configuration.rateLimitBurst
+        configuration.rateLimitPerSecond = try positive("CROSSMATE_RATE_LIMIT_PER_SECOND") ?? configuration.rateLimitPerSecond
         if let level = logLevel ?? environment["CROSSMATE_LOG_LEVEL"] {
             guard let parsed = Logger.Level(rawValue: level) else { throw ValidationError("unknown log level \(level)") }
             configuration.logLevel = parsed
