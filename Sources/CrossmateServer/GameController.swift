@@ -76,8 +76,15 @@ struct GameController {
         guard body.moves.count <= ProtocolLimits.maximumRecordsPerBatch else {
             throw APIError(.limitExceeded, "a batch holds at most \(ProtocolLimits.maximumRecordsPerBatch) records; this one has \(body.moves.count)")
         }
-        let (game, _) = try await state.access(gameID, for: device, write: true)
-        let projection = try await state.directory.projection(for: game)
+        // Access is checked inside the store's transaction; the projection (cached after the
+        // first request) gives the puzzle to validate against.
+        let projection: GameProjection
+        if let cached = await state.directory.cached(gameID) {
+            projection = cached
+        } else {
+            let (game, _) = try await state.access(gameID, for: device, write: true)
+            projection = try await state.directory.projection(for: game)
+        }
         let puzzle = await projection.puzzle
         let now = state.now()
 

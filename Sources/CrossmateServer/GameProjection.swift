@@ -144,6 +144,8 @@ actor GameDirectory {
         self.snapshotInterval = snapshotInterval
     }
 
+    func cached(_ gameID: String) -> GameProjection? { projections[gameID] }
+
     func projection(for stored: StoredGame) async throws -> GameProjection {
         if let projection = projections[stored.gameID] { return projection }
         if let task = loading[stored.gameID] { return try await task.value }

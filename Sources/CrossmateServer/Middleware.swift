@@ -20,7 +20,7 @@ struct DeviceAuthenticator: RouterMiddleware {
             token = request.uri.queryParameters["token"].map(String.init)
         }
         if let token {
-            guard token.count <= 200, let device = try await state.store.device(tokenHash: Secrets.hash(token)) else {
+            guard token.count <= 200, let device = try await state.devices.device(tokenHash: Secrets.hash(token), store: state.store) else {
                 throw APIError(.unauthorized, "the device token is not valid; sign in again or link this device anew")
             }
             if let wait = await state.limiter.take(device.deviceID, now: state.now()) {

@@ -3,6 +3,7 @@ import CrossmateStore
 import Foundation
 import Hummingbird
 import Logging
+import Synchronization
 
 /// What every route shares: the store, the game projections, the sockets, limits and metrics.
 final class ServerState: Sendable {
@@ -12,6 +13,8 @@ final class ServerState: Sendable {
     let hub: SocketHub
     let fanout: any Fanout
     let limiter: RateLimiter
+    /// Devices by token hash. Tokens are never reassigned, so an entry cannot go stale.
+    let devices = DeviceCache()
     let metrics: ServerMetrics
     let logger: Logger
 
@@ -75,14 +78,32 @@ final class ServerState: Sendable {
 
     /// The game and the caller's participation, or the error that ends the request.
     func access(_ gameID: String, for device: StoredDevice, write: Bool) async throws -> (StoredGame, StoredParticipant) {
-        guard let game = try await store.game(gameID) else { throw APIError(.notFound, "there is no game \(gameID)") }
-        guard let participant = try await store.participant(gameID: gameID, authorID: device.authorID) else {
+        guard let (game, found) = try await store.access(gameID: gameID, authorID: device.authorID) else {
+            throw APIError(.notFound, "there is no game \(gameID)")
+        }
+        guard let participant = found else {
             throw APIError(.forbidden, "you are not a player in game \(gameID); ask its owner for an invitation link")
         }
         if write, participant.revoked {
             throw APIError(.readOnly, "you were removed from game \(gameID); it stays readable but takes no more input")
         }
         return (game, participant)
+    }
+}
+
+/// A bounded memory of token hashes already looked up.
+final class DeviceCache: Sendable {
+    private let entries = Mutex<[String: StoredDevice]>([:])
+    private let capacity = 100_000
+
+    func device(tokenHash: String, store: Store) async throws -> StoredDevice? {
+        if let cached = entries.withLock({ $0[tokenHash] }) { return cached }
+        guard let device = try await store.device(tokenHash: tokenHash) else { return nil }
+        entries.withLock {
+            if $0.count >= capacity { $0.removeAll(keepingCapacity: true) }
+            $0[tokenHash] = device
+        }
+        return device
     }
 }
 

@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import Synchronization
 
 /// The embedded default: one SQLite file in WAL mode, with `synchronous = FULL` so that a
 /// transaction is on disk before the server acknowledges it.
@@ -36,19 +37,19 @@ public final class SQLiteDatabase: SQLDatabase {
         try await Task { [pool, gate] in
             await gate.enter()
             let connection = Writer(pool: pool)
-            do {
-                try await connection.execute("BEGIN IMMEDIATE")
-            } catch {
-                await gate.leave()
-                throw error
-            }
+            // BEGIN travels with the transaction's first query.
+            try await connection.execute("BEGIN IMMEDIATE")
             do {
                 let result = try await body(connection)
-                try await connection.execute("COMMIT")
+                try await connection.flush(then: "COMMIT")
                 await gate.leave()
                 return result
             } catch {
-                try? await connection.execute("ROLLBACK")
+                connection.discard()
+                _ = try? await pool.writeWithoutTransaction { db in
+                    if !db.isInsideTransaction { return }
+                    try db.execute(sql: "ROLLBACK")
+                }
                 await gate.leave()
                 throw error
             }
@@ -92,20 +93,37 @@ public final class SQLiteDatabase: SQLDatabase {
         }
     }
 
-    private struct Writer: SQLConnection {
+    /// The writer connection inside a transaction. Statements whose results nobody reads are
+    /// held back and sent with the next query (or the COMMIT), so a transaction costs a few trips
+    /// to the writer's queue instead of one per statement. They still run inside the transaction,
+    /// in order, before anything that follows them.
+    private final class Writer: SQLConnection {
         let pool: DatabasePool
+        private let pending = Mutex<[(String, [SQLValue])]>([])
+
+        init(pool: DatabasePool) { self.pool = pool }
 
         func execute(_ sql: String, _ values: [SQLValue]) async throws {
-            try await pool.writeWithoutTransaction { db in
-                try db.execute(sql: sql, arguments: SQLiteDatabase.arguments(values))
-            }
+            pending.withLock { $0.append((sql, values)) }
         }
 
         func query(_ sql: String, _ values: [SQLValue]) async throws -> [SQLRow] {
-            try await pool.writeWithoutTransaction { db in
-                SQLiteDatabase.rows(try Row.fetchAll(db, sql: sql, arguments: SQLiteDatabase.arguments(values)))
+            let held = pending.withLock { held in defer { held.removeAll() }; return held }
+            return try await pool.writeWithoutTransaction { db in
+                for (statement, arguments) in held {
+                    try db.cachedStatement(sql: statement).execute(arguments: SQLiteDatabase.arguments(arguments))
+                }
+                return SQLiteDatabase.rows(try Row.fetchAll(db.cachedStatement(sql: sql), arguments: SQLiteDatabase.arguments(values)))
             }
         }
+
+        /// Sends whatever is held back, followed by `sql`.
+        func flush(then sql: String) async throws {
+            _ = try await query(sql, [])
+        }
+
+        /// Drops held statements (before a rollback).
+        func discard() { pending.withLock { $0.removeAll() } }
     }
 
     private struct Reader: SQLConnection {
@@ -117,7 +135,7 @@ public final class SQLiteDatabase: SQLDatabase {
 
         func query(_ sql: String, _ values: [SQLValue]) async throws -> [SQLRow] {
             try await pool.read { db in
-                SQLiteDatabase.rows(try Row.fetchAll(db, sql: sql, arguments: SQLiteDatabase.arguments(values)))
+                SQLiteDatabase.rows(try Row.fetchAll(db.cachedStatement(sql: sql), arguments: SQLiteDatabase.arguments(values)))
             }
         }
     }

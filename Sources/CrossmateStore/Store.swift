@@ -154,6 +154,22 @@ public final class Store: Sendable {
                    moveCount: row.int(4)!, title: row.text(5)!, puzzleJSON: row.text(6)!, completionJSON: row.text(7))
     }
 
+    /// The game and the author's participation in it, in one query.
+    public func access(gameID: String, authorID: String) async throws -> (StoredGame, StoredParticipant?)? {
+        try await database.read { db in
+            try await db.first("""
+                SELECT g.game_id, g.owner_id, g.created_at, g.zone_seq, g.move_count, g.title, g.puzzle, g.completion,
+                       p.game_id, p.author_id, a.display_name, p.role, p.revoked
+                FROM games g LEFT JOIN participants p ON p.game_id = g.game_id AND p.author_id = ?
+                LEFT JOIN accounts a ON a.author_id = p.author_id WHERE g.game_id = ?
+                """, .text(authorID), .text(gameID)).map { row in
+                let game = Self.storedGame(SQLRow(Array(row.values[0..<8])))
+                let participant = row.text(8) == nil ? nil : Self.storedParticipant(SQLRow(Array(row.values[8...])))
+                return (game, participant)
+            }
+        }
+    }
+
     public func participant(gameID: String, authorID: String) async throws -> StoredParticipant? {
         try await database.read { db in
             try await db.first("""
@@ -190,20 +206,23 @@ public final class Store: Sendable {
     public func appendMoves(gameID: String, authorID: String, moves: [MoveRecord]) async throws -> AppendOutcome {
         let forUpdate = database.forUpdate
         return try await database.transaction { db -> AppendOutcome in
-            guard let gameRow = try await db.first(
-                "SELECT zone_seq, completion, move_count FROM games WHERE game_id = ?\(forUpdate)", .text(gameID)) else {
+            // The game, the author's access and the head of the batch's (first) replica, in one trip.
+            let firstReplica = moves.first?.replicaID ?? ""
+            guard let gameRow = try await db.first("""
+                SELECT g.zone_seq, g.completion, g.move_count, p.revoked, h.last_seq FROM games g
+                LEFT JOIN participants p ON p.game_id = g.game_id AND p.author_id = ?
+                LEFT JOIN replica_heads h ON h.game_id = g.game_id AND h.replica_id = ?
+                WHERE g.game_id = ?\(forUpdate.isEmpty ? "" : " FOR UPDATE OF g")
+                """, .text(authorID), .text(firstReplica), .text(gameID)) else {
                 throw StoreRefusal.gameNotFound
             }
-            guard let participant = try await db.first(
-                "SELECT revoked FROM participants WHERE game_id = ? AND author_id = ?", .text(gameID), .text(authorID)) else {
-                throw StoreRefusal.notParticipant
-            }
-            guard !participant.bool(0) else { throw StoreRefusal.revoked }
+            guard gameRow.values[3] != .null else { throw StoreRefusal.notParticipant }
+            guard !gameRow.bool(3) else { throw StoreRefusal.revoked }
             var zoneSeq = gameRow.int(0)!
             var moveCount = gameRow.int(2)!
             let completion = gameRow.text(1).flatMap { try? JSONDecoder().decode(CompletionRecord.self, from: Data($0.utf8)) }
 
-            var heads: [String: Int64] = [:]
+            var heads: [String: Int64] = [firstReplica: gameRow.int(4) ?? 0]
             var results: [RecordResult] = []
             var saved: [(Int64, MoveRecord)] = []
             for move in moves {
