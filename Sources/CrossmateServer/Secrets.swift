@@ -19,7 +19,15 @@ enum Secrets {
         return prefix + "-" + String((0..<16).map { _ in alphabet.randomElement(using: &generator)! })
     }
 
+    /// Lower-case hex of the SHA-256 (every request hashes its token, so no `String(format:)`).
     static func hash(_ secret: String) -> String {
-        SHA256.hash(data: Data(secret.utf8)).map { String(format: "%02x", $0) }.joined()
+        let digits = Array("0123456789abcdef".utf8)
+        var hex: [UInt8] = []
+        hex.reserveCapacity(64)
+        for byte in SHA256.hash(data: Data(secret.utf8)) {
+            hex.append(digits[Int(byte >> 4)])
+            hex.append(digits[Int(byte & 0x0F)])
+        }
+        return String(decoding: hex, as: UTF8.self)
     }
 }

@@ -30,6 +30,9 @@ struct ServerBench: AsyncParsableCommand {
     @Option(help: "Seconds of typing to measure (after everyone is connected).")
     var seconds = 20
 
+    @Flag(help: "Every peer fetches on every poke (by default one observer per game fetches and measures; the others only receive pokes).")
+    var allPeersFetch = false
+
     @Option(help: "PostgreSQL URL; without it the server uses an SQLite file in a temporary directory.")
     var postgres: String?
 
@@ -68,7 +71,9 @@ struct ServerBench: AsyncParsableCommand {
         let stats = Stats()
         let sockets = SocketFleet()
         for (index, session) in sessions.enumerated() {
-            await sockets.open(port: server.port, session: session, gameID: gameOf[index], api: api, stats: stats)
+            // The last device of each game of four is its observer.
+            let observer = allPeersFetch || index % 4 == 3 || index == sessions.count - 1
+            await sockets.open(port: server.port, session: session, gameID: gameOf[index], api: api, stats: stats, fetches: observer)
         }
         await sockets.waitUntilSubscribed(count: sessions.count)
         let rssAfter = server.residentKilobytes()
@@ -115,7 +120,7 @@ struct ServerBench: AsyncParsableCommand {
         try await http.shutdown()
 
         let latencies = stats.latencies.sorted()
-        var report = Report(title: "crossmate-bench server: \(devices) devices in games of 4, \(keysPerSecond) keys/s each, \(seconds) s, \(postgres == nil ? "SQLite" : "PostgreSQL")")
+        var report = Report(title: "crossmate-bench server: \(devices) devices in games of 4, \(keysPerSecond) keys/s each, \(seconds) s, \(postgres == nil ? "SQLite" : "PostgreSQL"), \(allPeersFetch ? "every peer fetches" : "one observer per game fetches")")
         report.add("acksPerSecond", "acknowledged moves per second", Double(stats.acknowledgedCount) / measured, "moves/s")
         report.add("latencyP50Millis", "keystroke to peer, p50", percentile(latencies, 0.50), "ms")
         report.add("latencyP99Millis", "keystroke to peer, p99", percentile(latencies, 0.99), "ms")
@@ -127,7 +132,8 @@ struct ServerBench: AsyncParsableCommand {
         report.add("serverCoresBusy", "server CPU use while typing (cores of 2)", serverCores, "cores")
         report.add("failedPushes", "failed pushes", Double(stats.failedCount), "")
         report.print(json: json, extra: ["devices": devices, "storage": postgres == nil ? "sqlite" : "postgres",
-                                         "latencySamples": latencies.count, "keysPerSecond": keysPerSecond, "seconds": seconds])
+                                         "latencySamples": latencies.count, "keysPerSecond": keysPerSecond, "seconds": seconds,
+                                         "allPeersFetch": allPeersFetch])
     }
 }
 
@@ -200,7 +206,7 @@ actor SocketFleet {
     private var waiters: [(Int, CheckedContinuation<Void, Never>)] = []
     private var closers: [AsyncStream<Void>.Continuation] = []
 
-    func open(port: Int, session: DeviceSession, gameID: String, api: API, stats: Stats) {
+    func open(port: Int, session: DeviceSession, gameID: String, api: API, stats: Stats, fetches: Bool) {
         let (closed, closer) = AsyncStream.makeStream(of: Void.self)
         closers.append(closer)
         tasks.append(Task {
@@ -220,7 +226,7 @@ actor SocketFleet {
                         switch parsed {
                         case .pong:
                             await self.didSubscribe()
-                        case let .poke(_, pokeToken) where pokeToken.sequence > (token?.sequence ?? 0):
+                        case let .poke(_, pokeToken) where fetches && pokeToken.sequence > (token?.sequence ?? 0):
                             // Fetch everything new; each move from another device is now with this peer.
                             let since = token.map { "?since=\($0.encoded)" } ?? ""
                             guard let page: ChangesResponse = try? await api.call(.GET, "/v1/games/\(gameID)/changes\(since)", token: session.token) else { continue }
