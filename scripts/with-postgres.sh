@@ -2,6 +2,7 @@
 # Runs a command with a throwaway PostgreSQL cluster: initdb in a temporary directory, a server
 # on a free loopback port, and CROSSMATE_TEST_POSTGRES_URL pointing at a fresh database.
 # Installs Debian's postgresql when initdb is missing and apt-get is there.
+# Tests run it with fsync off (nothing there needs the disk); benchmarks set CROSSMATE_PG_FSYNC=on.
 # Usage: scripts/with-postgres.sh COMMAND [ARGS...]
 set -euo pipefail
 
@@ -34,7 +35,7 @@ trap cleanup EXIT
 
 "${as_owner[@]}" "$bin/initdb" -D "$dir/data" -U postgres -A trust --no-sync >/dev/null
 "${as_owner[@]}" "$bin/pg_ctl" -D "$dir/data" -l "$dir/server.log" -w \
-    -o "-c listen_addresses=127.0.0.1 -p $port -k $dir -c fsync=off -c max_connections=200" start >/dev/null
+    -o "-c listen_addresses=127.0.0.1 -p $port -k $dir -c fsync=${CROSSMATE_PG_FSYNC:-off} -c max_connections=200" start >/dev/null
 "${as_owner[@]}" "$bin/createdb" -h 127.0.0.1 -p "$port" -U postgres crossmate_test
 export CROSSMATE_TEST_POSTGRES_URL="postgres://postgres@127.0.0.1:$port/crossmate_test"
 echo "with-postgres: PostgreSQL $("$bin/postgres" --version | awk '{print $3}') at $CROSSMATE_TEST_POSTGRES_URL"

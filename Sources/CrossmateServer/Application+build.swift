@@ -1,3 +1,4 @@
+import CrossmateFormats
 import CrossmateStore
 import Foundation
 import Hummingbird
@@ -72,6 +73,11 @@ struct OperationsController {
     let state: ServerState
 
     func addRoutes(to router: Router<CrossmateRequestContext>) {
+        // What this server is, for someone who opens its address (the web app comes later).
+        router.get("/") { _, _ -> Response in
+            try ServerState.json(["service": "crossmate", "api": "/v1", "health": "/healthz", "metrics": "/metrics",
+                                  "bundledPuzzles": BundledPuzzles.identifiers.joined(separator: ", ")])
+        }
         router.get("healthz") { _, _ -> Response in
             _ = try await state.store.feedSequence(authorID: "")
             return try ServerState.json(["status": "ok"])
