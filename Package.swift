@@ -77,7 +77,7 @@ let package = Package(
         .testTarget(
             name: "CrossmateFormatsTests",
             // The CLI tests run the real `crossmate` executable, so it is built with them.
-            dependencies: ["CrossmateCore", "CrossmateFormats", "crossmate"],
+            dependencies: ["CrossmateCore", "CrossmateFormats", "CrossmateSync", "crossmate"],
             resources: [.copy("Fixtures")]
         ),
         .testTarget(name: "CrossmateProtocolTests", dependencies: ["CrossmateProtocol"]),

@@ -41,12 +41,7 @@ public struct Puzzle: Hashable, Sendable, Codable {
         lock: SolutionLock? = nil,
         savedProgress: SavedProgress? = nil
     ) throws(PuzzleError) {
-        guard (1...Self.maximumSide).contains(width), (1...Self.maximumSide).contains(height) else {
-            throw .invalidDimensions(width: width, height: height)
-        }
-        guard cells.count == width * height else {
-            throw .cellCountMismatch(expected: width * height, actual: cells.count)
-        }
+        try Self.validateShape(width: width, height: height, cellCount: cells.count)
         self.title = title
         self.author = author
         self.copyright = copyright
@@ -86,12 +81,7 @@ public struct Puzzle: Hashable, Sendable, Codable {
         lock: SolutionLock? = nil,
         savedProgress: SavedProgress? = nil
     ) throws(PuzzleError) {
-        guard (1...Self.maximumSide).contains(width), (1...Self.maximumSide).contains(height) else {
-            throw .invalidDimensions(width: width, height: height)
-        }
-        guard cells.count == width * height else {
-            throw .cellCountMismatch(expected: width * height, actual: cells.count)
-        }
+        try Self.validateShape(width: width, height: height, cellCount: cells.count)
         let numbering = StandardNumbering(width: width, height: height, cells: cells)
         var numbered = cells
         for (index, number) in numbering.numbers.enumerated() where numbered[index].number == nil {
@@ -109,6 +99,15 @@ public struct Puzzle: Hashable, Sendable, Codable {
             across: clues(.across), down: clues(.down),
             isDiagramless: isDiagramless, acceptsRebusFirstLetter: acceptsRebusFirstLetter,
             lock: lock, savedProgress: savedProgress)
+    }
+
+    private static func validateShape(width: Int, height: Int, cellCount: Int) throws(PuzzleError) {
+        guard (1...maximumSide).contains(width), (1...maximumSide).contains(height) else {
+            throw .invalidDimensions(width: width, height: height)
+        }
+        guard cellCount == width * height else {
+            throw .cellCountMismatch(expected: width * height, actual: cellCount)
+        }
     }
 
     public func contains(_ position: GridPosition) -> Bool {

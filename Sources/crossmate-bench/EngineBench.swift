@@ -37,7 +37,7 @@ struct EngineBench: ParsableCommand {
                 sink &+= grid.cells.count
             }
         }
-        var generator = SplitMix(seed: seed &+ 1)
+        var generator = SeededRandomNumberGenerator(seed: seed &+ 1)
         let shuffled = game.shuffled(using: &generator)
         let random = measure {
             for _ in 0..<rounds {
@@ -87,7 +87,7 @@ struct EngineBench: ParsableCommand {
 
     /// A long game: 8 devices of 4 players typing over a 15×15 grid, timestamps rising with jitter.
     static func syntheticGame(moves count: Int, side: Int, seed: UInt64) -> [Move] {
-        var random = SplitMix(seed: seed)
+        var random = SeededRandomNumberGenerator(seed: seed)
         var seqs = [Int](repeating: 0, count: 8)
         var wall: Int64 = 1_700_000_000_000
         let letters = (65...90).map { String(UnicodeScalar(UInt8($0))) } + [""]
@@ -103,18 +103,5 @@ struct EngineBench: ParsableCommand {
                 letter: letter, cellAuthorID: letter.isEmpty ? "" : "player-\(device % 4)", kind: .input,
                 batchID: "device-\(device):\(seqs[device])")
         }
-    }
-}
-
-/// SplitMix64, for a reproducible synthetic game.
-struct SplitMix: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }

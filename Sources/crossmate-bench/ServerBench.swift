@@ -89,7 +89,7 @@ struct ServerBench: AsyncParsableCommand {
                 let gameID = games[index]
                 group.addTask {
                     var replica = GameReplica(puzzle: puzzle, gameID: gameID, replicaID: session.deviceID, authorID: session.account.authorID)
-                    var random = SplitMix(seed: UInt64(index) &+ 7)
+                    var random = SeededRandomNumberGenerator(seed: UInt64(index) &+ 7)
                     let squares = puzzle.letterPositions
                     let interval = 1.0 / keysPerSecond
                     try await Task.sleep(for: .seconds(Double.random(in: 0..<interval, using: &random)))

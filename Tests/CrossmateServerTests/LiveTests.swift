@@ -39,7 +39,7 @@ import Testing
             var tokens = [ChangeToken?](repeating: nil, count: devices.count)
             var everyMove: [Move] = []
 
-            var random = SplitMix(seed: 11)
+            var random = SeededRandomNumberGenerator(seed: 11)
             let squares = puzzle.letterPositions
             for round in 0..<30 {
                 let writer = round % devices.count
@@ -141,18 +141,5 @@ import Testing
                 await probe.close()
             }
         }
-    }
-}
-
-/// SplitMix64 for reproducible test schedules.
-struct SplitMix: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }
