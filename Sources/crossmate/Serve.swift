@@ -3,6 +3,7 @@ import CrossmateServer
 import Foundation
 import Hummingbird
 import Logging
+import NIOCore
 
 /// `crossmate serve`: the sync server.
 struct Serve: AsyncParsableCommand {
@@ -60,7 +61,12 @@ struct Serve: AsyncParsableCommand {
             handler.logLevel = level
             return handler
         }
-        let app = try buildApplication(configuration)
-        try await app.runService()
+        do {
+            let app = try buildApplication(configuration)
+            try await app.runService()
+        } catch let error as IOError where error.errnoCode == EADDRINUSE {
+            FileHandle.standardError.write(Data("crossmate: cannot listen on \(configuration.host):\(configuration.port): the address is already in use; stop the other server or pick another --port\n".utf8))
+            throw ExitCode(1)
+        }
     }
 }

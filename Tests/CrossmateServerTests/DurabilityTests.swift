@@ -95,6 +95,24 @@ import Testing
         let killed = Mutex(false)
     }
 
+    @Test func aBusyPortIsOneClearLine() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("crossmate-busy-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let first = try ServerProcess(dataDirectory: directory)
+        defer { _ = first.terminate() }
+        let second = Process()
+        second.executableURL = ServerProcess.executable
+        second.arguments = ["serve", "--port", String(first.port), "--data", directory + "/other"]
+        let errors = Pipe()
+        second.standardError = errors
+        second.standardOutput = FileHandle.nullDevice
+        try second.run()
+        let message = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        second.waitUntilExit()
+        #expect(second.terminationStatus == 1)
+        #expect(message.contains("crossmate: cannot listen on 127.0.0.1:\(first.port): the address is already in use"))
+    }
+
     @Test func sigtermShutsDownGracefully() async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("crossmate-term-\(UUID().uuidString)").path
         defer { try? FileManager.default.removeItem(atPath: directory) }
