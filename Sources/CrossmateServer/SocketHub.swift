@@ -60,7 +60,7 @@ actor SocketHub {
 
     func poke(game: String, sequence: Int64) {
         if sequence > lastPoked[game, default: 0] { lastPoked[game] = sequence }
-        send(.poke(zone: game, token: ChangeToken(zone: game, sequence: sequence)), toGame: game, except: nil)
+        send(.poke(zone: game, token: ChangeToken(zone: game, sequence: sequence)), toGame: game, exceptDevice: nil)
     }
 
     func feed(authorID: String, sequence: Int64) {
@@ -87,16 +87,10 @@ actor SocketHub {
         }
     }
 
-    private func send(_ message: ServerSocketMessage, toGame game: String, except excluded: Int?) {
+    /// Queues `message` for every socket watching `game`, but not the sockets of `deviceID`.
+    private func send(_ message: ServerSocketMessage, toGame game: String, exceptDevice deviceID: String?) {
         let outgoing = OutgoingMessage(message: message, queuedAt: .now)
-        for id in byGame[game] ?? [] where id != excluded {
-            connections[id]?.outbox.yield(outgoing)
-        }
-    }
-
-    private func send(_ message: ServerSocketMessage, toGame game: String, exceptDevice deviceID: String) {
-        let outgoing = OutgoingMessage(message: message, queuedAt: .now)
-        for id in byGame[game] ?? [] where connections[id]?.deviceID != deviceID {
+        for id in byGame[game] ?? [] where deviceID == nil || connections[id]?.deviceID != deviceID {
             connections[id]?.outbox.yield(outgoing)
         }
     }

@@ -76,8 +76,11 @@ public final class Store: Sendable {
         try await Migrations.run(on: database, now: now)
     }
 
+    /// Records as stored: sorted keys, so an identical resend has an identical body. Only the
+    /// protocol's own value types pass through here, and JSONEncoder cannot fail on them.
     public static func json<T: Encodable>(_ value: T) -> String {
-        String(decoding: try! encoder.encode(value), as: UTF8.self)
+        guard let data = try? encoder.encode(value) else { preconditionFailure("\(T.self) failed to encode as JSON") }
+        return String(decoding: data, as: UTF8.self)
     }
 
     // MARK: Accounts and devices
