@@ -137,9 +137,31 @@ import Testing
                 let cursor = try await probe.next(&iterator) { if case .cursor = $0 { true } else { false } }
                 #expect(cursor == .cursor(gameID: game.gameID, deviceID: bob.deviceID, authorID: bob.account.authorID,
                                           cursor: CursorPosition(row: 1, col: 0, direction: "down")))
+                // The LISTEN connection drops (here: killed by the database); the instance
+                // reconnects and catches up, so Ann still hears of Bob's next move.
+                try await terminateListeners()
+                let later = try bobDevice.replica.perform(.setLetter(at(1, 1), "R"), physicalMillis: second.clock.now + 1)
+                let pushedLater = try await two.push(bob, game.gameID, later)
+                try await awaitPoke(probe, &iterator, game: game.gameID, atLeast: pushedLater.token.sequence)
                 await bobProbe.close()
                 await probe.close()
             }
         }
+    }
+
+    /// Ends every LISTEN session on the test database, as a network failure would.
+    func terminateListeners() async throws {
+        let url = ProcessInfo.processInfo.environment["CROSSMATE_TEST_POSTGRES_URL"]!
+        let psql = Process()
+        psql.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        psql.arguments = ["psql", url, "-qAt", "-c",
+                          "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity WHERE query LIKE 'LISTEN%' AND pid <> pg_backend_pid()"]
+        let output = Pipe()
+        psql.standardOutput = output
+        try psql.run()
+        let terminated = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        psql.waitUntilExit()
+        #expect(psql.terminationStatus == 0)
+        #expect(Int(terminated.trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0 >= 1, "no LISTEN session was found to end")
     }
 }
