@@ -7,7 +7,8 @@ import ServiceLifecycle
 
 /// Something every instance's sockets should hear about.
 enum FanoutEvent: Codable, Sendable {
-    case poke(game: String, sequence: Int64)
+    /// `exceptDevice`: the device that made the change, which has the token from its response.
+    case poke(game: String, sequence: Int64, exceptDevice: String? = nil)
     case feed(authorID: String, sequence: Int64)
     case cursor(game: String, deviceID: String, authorID: String, cursor: CursorPosition)
 }
@@ -20,7 +21,7 @@ protocol Fanout: Sendable {
 extension SocketHub {
     func deliver(_ event: FanoutEvent) {
         switch event {
-        case let .poke(game, sequence): poke(game: game, sequence: sequence)
+        case let .poke(game, sequence, exceptDevice): poke(game: game, sequence: sequence, exceptDevice: exceptDevice)
         case let .feed(authorID, sequence): feed(authorID: authorID, sequence: sequence)
         case let .cursor(game, deviceID, authorID, cursor): self.cursor(game: game, deviceID: deviceID, authorID: authorID, cursor: cursor)
         }

@@ -119,7 +119,7 @@ struct GameController {
                 sequence = max(sequence, completed.sequence)
                 state.logger.info("game completed", metadata: ["game": "\(gameID)", "by": "\(completed.completion.by)"])
             }
-            await state.fanout.publish(.poke(game: gameID, sequence: sequence))
+            await state.fanout.publish(.poke(game: gameID, sequence: sequence, exceptDevice: device.deviceID))
         }
         let completion = await projection.completion
         return try ServerState.json(PushMovesResponse(

@@ -58,9 +58,9 @@ actor SocketHub {
     /// Games some local socket watches.
     var watchedGames: [String] { byGame.filter { !$0.value.isEmpty }.map(\.key) }
 
-    func poke(game: String, sequence: Int64) {
+    func poke(game: String, sequence: Int64, exceptDevice: String? = nil) {
         if sequence > lastPoked[game, default: 0] { lastPoked[game] = sequence }
-        send(.poke(zone: game, token: ChangeToken(zone: game, sequence: sequence)), toGame: game, exceptDevice: nil)
+        send(.poke(zone: game, token: ChangeToken(zone: game, sequence: sequence)), toGame: game, exceptDevice: exceptDevice)
     }
 
     func feed(authorID: String, sequence: Int64) {

@@ -71,6 +71,20 @@ import Testing
             merged.apply(everyMove)
             for device in devices { #expect(device.replica.grid == merged) }
 
+            // The writing device is not poked about its own write (its response has the token);
+            // the account's other device is. The pong follows anything queued before it.
+            let own = try devices[0].replica.perform(.setLetter(squares[0], "Z"), physicalMillis: server.clock.now + 100)
+            let ownPush = try await client.push(ann, game.gameID, own)
+            try await awaitPoke(probes[1], &iterators[1], game: game.gameID, atLeast: ownPush.token.sequence)
+            probes[0].send(.ping)
+            var beforePong: [ServerSocketMessage] = []
+            _ = try await probes[0].next(&iterators[0]) { message in
+                if case .pong = message { return true }
+                beforePong.append(message)
+                return false
+            }
+            #expect(!beforePong.contains { if case let .poke(_, token) = $0 { token.sequence >= ownPush.token.sequence } else { false } })
+
             // Cursors go live to the game's other devices, the same account's other device included.
             probes[0].send(.cursor(gameID: game.gameID, cursor: CursorPosition(row: 4, col: 2, direction: "across")))
             for index in [1, 2] {
