@@ -139,6 +139,8 @@ public struct RecordResult: Codable, Hashable, Sendable {
 
 public struct PushMovesResponse: Codable, Hashable, Sendable {
     public var results: [RecordResult]
+    /// Where this write left the zone. Not a fetch cursor: other devices may have written in
+    /// between, so a client keeps the token of its last `changes` page for fetching.
     public var token: ChangeToken
     public var completion: CompletionRecord?
     public var serverTime: Int64

@@ -96,6 +96,8 @@ struct GameController {
             record.authorID = device.authorID  // the server stamps the acting author
             switch validate(record, device: device, puzzle: puzzle, now: now) {
             case let .failure(error) where error.error == .clockSkew:
+                // The whole batch waits: the client corrects its clock by serverTime and resends
+                // (storing the rest would leave a gap at this record anyway).
                 throw APIError(error)
             case let .failure(error):
                 results[index] = RecordResult(replicaID: record.replicaID, seq: record.seq, status: .rejected, error: error)
