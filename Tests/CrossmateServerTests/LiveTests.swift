@@ -104,6 +104,30 @@ import Testing
         }
     }
 
+    @Test func anAccountsSocketsHearOfGamesAddedAndRemoved() async throws {
+        let server = try TestServer()
+        defer { server.removeFiles() }
+        try await server.application().test(.live) { client in
+            let ann = try await client.account("Ann")
+            let bob = try await client.account("Bob")
+            let probe = SocketProbe(port: try #require(client.port), token: bob.token)
+            var iterator = probe.received.makeAsyncIterator()
+            try await probe.subscribe([], iterator: &iterator)
+            let game = try await client.newGame(ann)
+            let invite: InvitationResponse = try await client.call(.post, "/v1/games/\(game.gameID)/invitations", token: ann.token,
+                                                                   json: CreateInvitationRequest())
+            let _: GameSummary = try await client.call(.post, "/v1/invitations/\(invite.token)/accept", token: bob.token)
+            let added = try await probe.next(&iterator) { if case .feed = $0 { true } else { false } }
+            #expect(added == .feed(token: ChangeToken(zone: "feed", sequence: 1)))
+            let _: OKResponse = try await client.call(.delete, "/v1/games/\(game.gameID)/participants/\(bob.account.authorID)", token: ann.token)
+            let removed = try await probe.next(&iterator) { if case .feed = $0 { true } else { false } }
+            #expect(removed == .feed(token: ChangeToken(zone: "feed", sequence: 2)))
+            let feed: FeedResponse = try await client.call(.get, "/v1/feed", token: bob.token)
+            #expect(feed.entries.map(\.state) == [.active, .readOnly])
+            await probe.close()
+        }
+    }
+
     @Test func aSocketNeedsAValidToken() async throws {
         let server = try TestServer()
         defer { server.removeFiles() }
