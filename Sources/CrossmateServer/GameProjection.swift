@@ -132,22 +132,38 @@ actor GameProjection {
     }
 }
 
-/// The projections this instance holds, loaded on first use.
+/// The projections this instance holds, loaded on first use. A cache: past `capacity` games it
+/// forgets the least recently used half (a forgotten game reloads from the store when needed).
 actor GameDirectory {
     private var projections: [String: GameProjection] = [:]
+    private var lastUse: [String: UInt64] = [:]
+    private var clock: UInt64 = 0
+    private let capacity: Int
     private var loading: [String: Task<GameProjection, any Error>] = [:]
     private let store: Store
     private let snapshotInterval: Int
 
-    init(store: Store, snapshotInterval: Int) {
+    init(store: Store, snapshotInterval: Int, capacity: Int = 5_000) {
         self.store = store
         self.snapshotInterval = snapshotInterval
+        self.capacity = max(2, capacity)
     }
 
-    func cached(_ gameID: String) -> GameProjection? { projections[gameID] }
+    var count: Int { projections.count }
+
+    func cached(_ gameID: String) -> GameProjection? {
+        guard let projection = projections[gameID] else { return nil }
+        touch(gameID)
+        return projection
+    }
+
+    private func touch(_ gameID: String) {
+        clock += 1
+        lastUse[gameID] = clock
+    }
 
     func projection(for stored: StoredGame) async throws -> GameProjection {
-        if let projection = projections[stored.gameID] { return projection }
+        if let projection = cached(stored.gameID) { return projection }
         if let task = loading[stored.gameID] { return try await task.value }
         let store = store, interval = snapshotInterval
         let task = Task {
@@ -160,7 +176,14 @@ actor GameDirectory {
         loading[stored.gameID] = task
         defer { loading[stored.gameID] = nil }
         let projection = try await task.value
+        if projections.count >= capacity {
+            for (gameID, _) in lastUse.sorted(by: { $0.value < $1.value }).prefix(capacity / 2) {
+                projections[gameID] = nil
+                lastUse[gameID] = nil
+            }
+        }
         projections[stored.gameID] = projection
+        touch(stored.gameID)
         return projection
     }
 }

@@ -9,14 +9,19 @@ actor RateLimiter {
     private let burst: Double
     private let perSecond: Double
     private var buckets: [String: Bucket] = [:]
+    private let maximumBuckets: Int
 
-    init(burst: Double, perSecond: Double) {
+    init(burst: Double, perSecond: Double, maximumBuckets: Int = 100_000) {
         self.burst = burst
         self.perSecond = perSecond
+        self.maximumBuckets = maximumBuckets
     }
+
+    var bucketCount: Int { buckets.count }
 
     /// Takes one token for `key`; returns `nil` when allowed, else the seconds to wait.
     func take(_ key: String, now: Int64) -> Int? {
+        if buckets.count >= maximumBuckets { forgetIdle(now: now) }
         var bucket = buckets[key] ?? Bucket(tokens: burst, updatedAt: now)
         let elapsed = Double(max(0, now - bucket.updatedAt)) / 1000
         bucket.tokens = min(burst, bucket.tokens + elapsed * perSecond)
@@ -28,5 +33,12 @@ actor RateLimiter {
         }
         let wait = (1 - bucket.tokens) / max(perSecond, 0.001)
         return max(1, Int(wait.rounded(.up)))
+    }
+
+    /// Drops buckets that have refilled completely: forgetting them changes nothing.
+    private func forgetIdle(now: Int64) {
+        buckets = buckets.filter { _, bucket in
+            bucket.tokens + Double(max(0, now - bucket.updatedAt)) / 1000 * perSecond < burst
+        }
     }
 }

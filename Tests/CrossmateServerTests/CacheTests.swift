@@ -1,0 +1,48 @@
+@testable import CrossmateServer
+import CrossmateCore
+import CrossmateFormats
+import CrossmateProtocol
+import CrossmateStore
+import Foundation
+import Testing
+
+/// The server's in-memory caches stay bounded.
+@Suite struct CacheTests {
+    @Test func rateLimiterForgetsBucketsThatRefilled() async {
+        let limiter = RateLimiter(burst: 2, perSecond: 1, maximumBuckets: 3)
+        for device in ["a", "b", "c"] { #expect(await limiter.take(device, now: 0) == nil) }
+        #expect(await limiter.bucketCount == 3)
+        // Two seconds later a, b and c are full again; the next new device clears them out.
+        #expect(await limiter.take("d", now: 2_000) == nil)
+        #expect(await limiter.bucketCount == 1)
+        // A device still short of tokens is remembered.
+        #expect(await limiter.take("d", now: 2_000) == nil)
+        #expect(await limiter.take("d", now: 2_000) == 1)
+    }
+
+    @Test func gameDirectoryForgetsTheLeastRecentlyUsedHalf() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("crossmate-cache-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let store = Store(database: try SQLiteDatabase(path: directory.appendingPathComponent("db.sqlite").path))
+        try await store.migrate(now: 1)
+        try await store.createAccount(authorID: "ann", displayName: "Ann", deviceID: "phone", tokenHash: "h", now: 1)
+        let puzzle = try BundledPuzzles.puzzle("green-light")
+        var games: [StoredGame] = []
+        for index in 0..<5 {
+            let id = "game-\(index)"
+            _ = try await store.createGame(GameRecord(gameID: id, ownerID: "ann", createdAt: 1, puzzle: puzzle), title: "T",
+                                           owner: ParticipantRecord(gameID: id, authorID: "ann", displayName: "Ann", role: .owner))
+            games.append(try #require(try await store.game(id)))
+        }
+        let cache = GameDirectory(store: store, snapshotInterval: 200, capacity: 4)
+        for game in games.prefix(4) { _ = try await cache.projection(for: game) }
+        _ = await cache.cached("game-0")  // game-0 is now the most recently used
+        _ = try await cache.projection(for: games[4])
+        #expect(await cache.count == 3)
+        #expect(await cache.cached("game-0") != nil)
+        #expect(await cache.cached("game-1") == nil)
+        #expect(await cache.cached("game-2") == nil)
+        #expect(await cache.cached("game-4") != nil)
+    }
+}
