@@ -68,8 +68,19 @@ public final class Store: Sendable {
         return encoder
     }()
 
+    /// SQLite has one writer: concurrent pushes share its transactions (see `CommitQueue`).
+    /// PostgreSQL runs them side by side on separate connections instead.
+    private let commitQueue: CommitQueue?
+
     public init(database: any SQLDatabase) {
         self.database = database
+        commitQueue = database is SQLiteDatabase ? CommitQueue(database: database) : nil
+    }
+
+    /// Runs a write transaction, grouped with concurrent ones where the engine benefits.
+    private func write<T: Sendable>(_ body: @escaping @Sendable (any SQLConnection) async throws -> T) async throws -> T {
+        if let commitQueue { return try await commitQueue.submit(body) }
+        return try await database.transaction(body)
     }
 
     public func migrate(now: Int64) async throws {
@@ -208,7 +219,7 @@ public final class Store: Sendable {
     /// is stamped after the game's completion; a resent move is reported as a duplicate.
     public func appendMoves(gameID: String, authorID: String, moves: [MoveRecord]) async throws -> AppendOutcome {
         let forUpdate = database.forUpdate
-        return try await database.transaction { db -> AppendOutcome in
+        return try await write { db -> AppendOutcome in
             // The game, the author's access and the head of the batch's (first) replica, in one trip.
             let firstReplica = moves.first?.replicaID ?? ""
             guard let gameRow = try await db.first("""

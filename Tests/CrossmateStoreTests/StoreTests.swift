@@ -74,6 +74,47 @@ import Testing
     }
 
     @Test(arguments: Backend.available)
+    func concurrentAppendsAllLandAndARefusalSparesTheOthers(backend: Backend) async throws {
+        try await withStore(backend) { store in
+            let ann = try await account(store)
+            let eve = try await account(store)
+            let id = try await game(store, owner: ann.author)
+            let other = try await game(store, owner: ann.author)
+            // Many writers at once (grouped into shared transactions on SQLite), one of them refused.
+            let outcomes = await withTaskGroup(of: (String, Result<AppendOutcome, any Error>).self) { group in
+                for writer in 0..<16 {
+                    let replica = "\(ann.device)-\(writer)", target = writer % 2 == 0 ? id : other
+                    group.addTask {
+                        do { return (replica, .success(try await store.appendMoves(gameID: target, authorID: ann.author,
+                                                                                    moves: [move(target, replica, 1), move(target, replica, 2)]))) }
+                        catch { return (replica, .failure(error)) }
+                    }
+                }
+                group.addTask {
+                    do { return ("eve", .success(try await store.appendMoves(gameID: id, authorID: eve.author, moves: [move(id, eve.device, 1)]))) }
+                    catch { return ("eve", .failure(error)) }
+                }
+                var all: [(String, Result<AppendOutcome, any Error>)] = []
+                for await outcome in group { all.append(outcome) }
+                return all
+            }
+            for (writer, outcome) in outcomes {
+                switch outcome {
+                case let .success(appended):
+                    #expect(writer != "eve", "a non-participant's moves were stored")
+                    #expect(appended.results.map(\.status) == [.saved, .saved], "\(writer)")
+                case let .failure(error):
+                    #expect(writer == "eve" && error as? StoreRefusal == .notParticipant, "\(writer): \(error)")
+                }
+            }
+            for game in [id, other] {
+                let sequences = try await store.changes(gameID: game, after: 0, limit: 100).map(\.sequence)
+                #expect(sequences == Array(1...18), "\(game): \(sequences)")
+            }
+        }
+    }
+
+    @Test(arguments: Backend.available)
     func onlyParticipantsWithAccessMayAppend(backend: Backend) async throws {
         try await withStore(backend) { store in
             let ann = try await account(store)
