@@ -36,6 +36,7 @@ public func buildApplication(_ configuration: ServerConfiguration, logger: Logge
     let state = ServerState(configuration: configuration, store: store, hub: hub, fanout: fanout, metrics: metrics, logger: logger)
 
     let router = Router(context: CrossmateRequestContext.self)
+    router.add(middleware: JSONErrors(state: state))
     router.add(middleware: DeviceAuthenticator(state: state))
     OperationsController(state: state).addRoutes(to: router)
     AccountController(state: state).addRoutes(to: router)

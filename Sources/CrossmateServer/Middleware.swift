@@ -1,3 +1,4 @@
+import CrossmateProtocol
 import CrossmateStore
 import Hummingbird
 
@@ -35,5 +36,36 @@ struct DeviceAuthenticator: RouterMiddleware {
 extension StringProtocol {
     var trimmingSpaces: String {
         String(drop { $0.isWhitespace }.reversed().drop { $0.isWhitespace }.reversed())
+    }
+}
+
+/// Every failure leaves as `{"error": code, "message": text}`: Hummingbird's own errors (no such
+/// route, bad parameters) are translated, and unexpected ones are logged and answered as
+/// `serverError` without internals.
+struct JSONErrors: RouterMiddleware {
+    typealias Context = CrossmateRequestContext
+    let state: ServerState
+
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        do {
+            return try await next(request, context)
+        } catch let error as APIError {
+            throw error
+        } catch let error as HTTPError {
+            let code: ErrorCode = switch error.status.code {
+            case 401: .unauthorized
+            case 403: .forbidden
+            case 404: .notFound
+            case 413: .limitExceeded
+            case 429: .rateLimited
+            case 500...: .serverError
+            default: .invalid
+            }
+            let message = error.status == .notFound ? "there is no \(request.method) \(request.uri.path)" : (error.body ?? error.status.reasonPhrase)
+            throw APIError(code, message)
+        } catch {
+            state.logger.error("request failed", metadata: ["path": "\(request.uri.path)", "error": "\(error)"])
+            throw APIError(.serverError, "the server could not complete this request; it has been logged")
+        }
     }
 }

@@ -32,6 +32,17 @@ import Testing
         }
     }
 
+    @Test func unknownRoutesAndMethodsAnswerInJSON() async throws {
+        try await withServer { client, _ in
+            let (status, error) = try await client.failure(.get, "/v1/nothing-here")
+            #expect(status == .notFound && error.error == .notFound && error.message.contains("/v1/nothing-here"))
+            let ann = try await client.account("Ann")
+            let wrongMethod = try await client.send(.put, "/v1/games", token: ann.token)
+            let body = try JSONDecoder().decode(ErrorBody.self, from: Data(buffer: wrongMethod.body))
+            #expect(wrongMethod.status.code >= 400 && !body.message.isEmpty)
+        }
+    }
+
     @Test func accountsAreCreatedWithADeviceAndToken() async throws {
         try await withServer { client, _ in
             let ann = try await client.account("  Ann  ")
