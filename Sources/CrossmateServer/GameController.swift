@@ -220,12 +220,3 @@ struct GameController {
         return try ServerState.json(OKResponse(serverTime: state.now()))
     }
 }
-
-extension GameProjection {
-    /// Ends the game as resigned now, with the final snapshot; `nil` when it is already complete.
-    func resign(by authorID: String, now: Int64) async throws -> (CompletionRecord, Int64)? {
-        try await refresh()
-        guard completion == nil else { return nil }
-        return try await recordResignation(by: authorID, now: now)
-    }
-}

@@ -95,13 +95,7 @@ actor GameProjection {
     /// Records a completion just detected (with the final snapshot), or writes the periodic snapshot.
     private func afterFolding(wasComplete: Bool) async throws -> (completion: CompletionRecord, sequence: Int64)? {
         if !wasComplete, let completion = replica.completion {
-            let final = snapshot.extended(with: sinceSnapshot)
-            let (recorded, sequence) = try await store.complete(
-                gameID: game.gameID, completion: CompletionRecord(completion), game: game, snapshotBody: Store.json(final))
-            snapshot = final
-            sinceSnapshot = []
-            zoneSeq = max(zoneSeq, sequence)
-            return (recorded, sequence)
+            return try await record(completion)
         }
         if !replica.isComplete, sinceSnapshot.count >= snapshotInterval {
             snapshot = snapshot.extended(with: sinceSnapshot)
@@ -111,10 +105,18 @@ actor GameProjection {
         return nil
     }
 
-    /// Stamps a resignation after everything seen and records it with the final snapshot.
-    func recordResignation(by authorID: String, now: Int64) async throws -> (CompletionRecord, Int64) {
+    /// Ends the game as resigned now (stamped after everything seen), with the final snapshot;
+    /// `nil` when it is already complete.
+    func resign(by authorID: String, now: Int64) async throws -> (completion: CompletionRecord, sequence: Int64)? {
+        try await refresh()
+        guard completion == nil else { return nil }
         var clock = replica.clock
-        let completion = Completion(kind: .resigned, at: clock.tick(physicalMillis: now), by: authorID)
+        return try await record(Completion(kind: .resigned, at: clock.tick(physicalMillis: now), by: authorID))
+    }
+
+    /// Stores a completion with the snapshot of the final grid (the first completion stored wins,
+    /// and this projection adopts whichever did).
+    private func record(_ completion: Completion) async throws -> (completion: CompletionRecord, sequence: Int64) {
         let final = snapshot.extended(with: sinceSnapshot)
         let (recorded, sequence) = try await store.complete(
             gameID: game.gameID, completion: CompletionRecord(completion), game: game, snapshotBody: Store.json(final))

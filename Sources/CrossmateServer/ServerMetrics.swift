@@ -9,14 +9,12 @@ public final class ServerMetrics: Sendable {
     let movesIngested: CoreMetrics.Counter
     let connectedSockets: CoreMetrics.Gauge
     let pushLatency: CoreMetrics.Timer
-    private let factory: PrometheusMetricsFactory
 
     init() {
         var factory = PrometheusMetricsFactory(registry: registry)
         factory.defaultDurationHistogramBuckets = [.microseconds(250), .milliseconds(1), .milliseconds(2), .milliseconds(5),
                                                    .milliseconds(10), .milliseconds(20), .milliseconds(50), .milliseconds(100),
                                                    .milliseconds(500), .seconds(1)]
-        self.factory = factory
         requests = CoreMetrics.Counter(label: "crossmate_requests_total", factory: factory)
         movesIngested = CoreMetrics.Counter(label: "crossmate_moves_ingested_total", factory: factory)
         connectedSockets = CoreMetrics.Gauge(label: "crossmate_connected_sockets", factory: factory)

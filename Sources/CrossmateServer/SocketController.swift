@@ -79,9 +79,3 @@ struct SocketController {
         }
     }
 }
-
-extension SocketHub {
-    func isSubscribed(_ id: Int, to game: String) -> Bool {
-        isWatching(id, game)
-    }
-}

@@ -51,7 +51,7 @@ actor SocketHub {
         }
     }
 
-    func isWatching(_ id: Int, _ game: String) -> Bool {
+    func isSubscribed(_ id: Int, to game: String) -> Bool {
         connections[id]?.games.contains(game) ?? false
     }
 
