@@ -1,5 +1,3 @@
-import Foundation
-
 /// An opaque position in a zone's change feed: the zone and the last sequence number seen.
 /// On the wire it is a short base64url string; clients store it and send it back unchanged.
 public struct ChangeToken: Hashable, Sendable, Codable, CustomStringConvertible {
@@ -12,17 +10,13 @@ public struct ChangeToken: Hashable, Sendable, Codable, CustomStringConvertible 
     }
 
     public var encoded: String {
-        Data("v1:\(zone):\(sequence)".utf8).base64EncodedString()
-            .replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
-            .replacingOccurrences(of: "=", with: "")
+        Base64URL.encode("v1:\(zone):\(sequence)".utf8)
     }
 
     /// Decodes a token, or returns `nil` when it is not one of ours.
     public init?(encoded: String) {
-        var base64 = encoded.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
-        base64 += String(repeating: "=", count: (4 - base64.count % 4) % 4)
-        guard encoded.count <= 200, let data = Data(base64Encoded: base64),
-              let text = String(data: data, encoding: .utf8) else { return nil }
+        guard encoded.utf8.count <= 200, let bytes = Base64URL.decode(encoded),
+              let text = String(validating: bytes, as: UTF8.self) else { return nil }
         let parts = text.split(separator: ":", omittingEmptySubsequences: false)
         guard parts.count == 3, parts[0] == "v1", !parts[1].isEmpty, let sequence = Int64(parts[2]), sequence >= 0 else { return nil }
         zone = String(parts[1])

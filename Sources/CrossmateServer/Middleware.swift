@@ -34,8 +34,15 @@ struct DeviceAuthenticator: RouterMiddleware {
 }
 
 extension StringProtocol {
+    /// Without leading and trailing white space (scalar by scalar: this runs on every request's
+    /// token, and walking Characters backwards was a measurable share of a request).
     var trimmingSpaces: String {
-        String(drop { $0.isWhitespace }.reversed().drop { $0.isWhitespace }.reversed())
+        let scalars = unicodeScalars
+        guard let first = scalars.firstIndex(where: { !$0.properties.isWhitespace }),
+              let last = scalars.lastIndex(where: { !$0.properties.isWhitespace }) else { return "" }
+        var trimmed = String.UnicodeScalarView()
+        trimmed.append(contentsOf: scalars[first...last])
+        return String(trimmed)
     }
 }
 

@@ -1,3 +1,4 @@
+import CrossmateProtocol
 import Crypto
 import Foundation
 
@@ -7,9 +8,7 @@ enum Secrets {
     static func token() -> String {
         var generator = SystemRandomNumberGenerator()
         let bytes = (0..<32).map { _ in UInt8.random(in: 0...255, using: &generator) }
-        return Data(bytes).base64EncodedString()
-            .replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
-            .replacingOccurrences(of: "=", with: "")
+        return Base64URL.encode(bytes)
     }
 
     /// A short random identifier for accounts, devices and games.
