@@ -127,12 +127,16 @@ public struct RecordResult: Codable, Hashable, Sendable {
     public var replicaID: String
     public var seq: Int
     public var status: Status
+    /// Where a record saved now sits in the zone. A device that knows which sequences hold its
+    /// own moves can take a poke's inline changes that start after them without fetching.
+    public var sequence: Int64?
     public var error: ErrorBody?
 
-    public init(replicaID: String, seq: Int, status: Status, error: ErrorBody? = nil) {
+    public init(replicaID: String, seq: Int, status: Status, sequence: Int64? = nil, error: ErrorBody? = nil) {
         self.replicaID = replicaID
         self.seq = seq
         self.status = status
+        self.sequence = sequence
         self.error = error
     }
 }

@@ -56,8 +56,11 @@ public enum ClientSocketMessage: Codable, Hashable, Sendable {
 
 /// What the server sends on a device's WebSocket.
 public enum ServerSocketMessage: Codable, Hashable, Sendable {
-    /// A zone changed: fetch its changes after your token (sent after commit).
-    case poke(zone: String, token: ChangeToken)
+    /// A zone changed and now ends at `token` (sent after commit): fetch its changes after your
+    /// token. When the poke carries `changes`, they are every change after `after` through
+    /// `token`, so a device whose token is `after` applies them and takes `token` instead of
+    /// fetching. A device behind `after` fetches; a lost or reordered poke costs only a fetch.
+    case poke(zone: String, token: ChangeToken, after: ChangeToken? = nil, changes: [ZoneChange]? = nil)
     /// Another device's cursor moved.
     case cursor(gameID: String, deviceID: String, authorID: String, cursor: CursorPosition)
     /// The account's database feed changed (a game added, made read-only or removed).
@@ -65,13 +68,15 @@ public enum ServerSocketMessage: Codable, Hashable, Sendable {
     case pong(serverTime: Int64)
     case error(ErrorBody)
 
-    enum CodingKeys: String, CodingKey { case type, zone, token, gameID, deviceID, authorID, cursor, serverTime, error }
+    enum CodingKeys: String, CodingKey { case type, zone, token, after, changes, gameID, deviceID, authorID, cursor, serverTime, error }
 
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         switch try container.decode(String.self, forKey: .type) {
         case "poke": self = .poke(zone: try container.decode(String.self, forKey: .zone),
-                                  token: try container.decode(ChangeToken.self, forKey: .token))
+                                  token: try container.decode(ChangeToken.self, forKey: .token),
+                                  after: try container.decodeIfPresent(ChangeToken.self, forKey: .after),
+                                  changes: try container.decodeIfPresent([ZoneChange].self, forKey: .changes))
         case "cursor": self = .cursor(gameID: try container.decode(String.self, forKey: .gameID),
                                       deviceID: try container.decode(String.self, forKey: .deviceID),
                                       authorID: try container.decode(String.self, forKey: .authorID),
@@ -87,10 +92,12 @@ public enum ServerSocketMessage: Codable, Hashable, Sendable {
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
         switch self {
-        case let .poke(zone, token):
+        case let .poke(zone, token, after, changes):
             try container.encode("poke", forKey: .type)
             try container.encode(zone, forKey: .zone)
             try container.encode(token, forKey: .token)
+            try container.encodeIfPresent(after, forKey: .after)
+            try container.encodeIfPresent(changes, forKey: .changes)
         case let .cursor(gameID, deviceID, authorID, cursor):
             try container.encode("cursor", forKey: .type)
             try container.encode(gameID, forKey: .gameID)

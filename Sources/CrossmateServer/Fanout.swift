@@ -7,8 +7,9 @@ import ServiceLifecycle
 
 /// Something every instance's sockets should hear about.
 enum FanoutEvent: Codable, Sendable {
-    /// `exceptDevice`: the device that made the change, which has the token from its response.
-    case poke(game: String, sequence: Int64, exceptDevice: String? = nil)
+    /// `exceptDevice`: the device that made the change, which knows it from its response.
+    /// `inline`: the changes themselves, when they are few.
+    case poke(game: String, sequence: Int64, exceptDevice: String? = nil, inline: InlineChanges? = nil)
     case feed(authorID: String, sequence: Int64)
     case cursor(game: String, deviceID: String, authorID: String, cursor: CursorPosition)
 }
@@ -21,7 +22,7 @@ protocol Fanout: Sendable {
 extension SocketHub {
     func deliver(_ event: FanoutEvent) {
         switch event {
-        case let .poke(game, sequence, exceptDevice): poke(game: game, sequence: sequence, exceptDevice: exceptDevice)
+        case let .poke(game, sequence, exceptDevice, inline): poke(game: game, sequence: sequence, exceptDevice: exceptDevice, inline: inline)
         case let .feed(authorID, sequence): feed(authorID: authorID, sequence: sequence)
         case let .cursor(game, deviceID, authorID, cursor): self.cursor(game: game, deviceID: deviceID, authorID: authorID, cursor: cursor)
         }
@@ -31,7 +32,7 @@ extension SocketHub {
 /// One instance alone: events go straight to its sockets.
 struct LocalFanout: Fanout {
     let hub: SocketHub
-    func publish(_ event: FanoutEvent) async { await hub.deliver(event) }
+    func publish(_ event: FanoutEvent) async { hub.deliver(event) }
 }
 
 /// Several instances on one PostgreSQL: events go to local sockets at once and to the others
@@ -39,6 +40,7 @@ struct LocalFanout: Fanout {
 /// the zone sequence of every game its sockets watch and pokes what it missed.
 final class PostgresFanout: Fanout, Service {
     static let channel = "crossmate_events"
+    static let maximumPayload = 7_900
     struct Envelope: Codable {
         var instance: String
         var event: FanoutEvent
@@ -58,8 +60,14 @@ final class PostgresFanout: Fanout, Service {
     }
 
     func publish(_ event: FanoutEvent) async {
-        await hub.deliver(event)
-        guard let payload = try? String(decoding: JSONEncoder().encode(Envelope(instance: instance, event: event)), as: UTF8.self) else { return }
+        hub.deliver(event)
+        guard var payload = try? String(decoding: JSONEncoder().encode(Envelope(instance: instance, event: event)), as: UTF8.self) else { return }
+        if payload.utf8.count > Self.maximumPayload, case let .poke(game, sequence, exceptDevice, _) = event {
+            // NOTIFY payloads stop at 8,000 bytes: announce a big write plainly; devices fetch it.
+            let plain = FanoutEvent.poke(game: game, sequence: sequence, exceptDevice: exceptDevice)
+            guard let encoded = try? JSONEncoder().encode(Envelope(instance: instance, event: plain)) else { return }
+            payload = String(decoding: encoded, as: UTF8.self)
+        }
         do {
             try await database.client.query("SELECT pg_notify(\(Self.channel), \(payload))", logger: logger)
         } catch {
@@ -81,7 +89,7 @@ final class PostgresFanout: Fanout, Service {
                     for try await notification in notifications.cancelOnGracefulShutdown() {
                         guard let envelope = try? JSONDecoder().decode(Envelope.self, from: Data(notification.payload.utf8)),
                               envelope.instance != instance else { continue }
-                        await hub.deliver(envelope.event)
+                        hub.deliver(envelope.event)
                     }
                 }
             } catch {
@@ -95,10 +103,10 @@ final class PostgresFanout: Fanout, Service {
 
     /// After a (re)connect: poke every watched game whose zone moved on while we were not listening.
     private func catchUp() async {
-        for game in await hub.watchedGames {
+        for game in hub.watchedGames {
             guard let stored = try? await store.game(game) else { continue }
-            if stored.zoneSeq > (await hub.lastPoked[game] ?? 0) {
-                await hub.poke(game: game, sequence: stored.zoneSeq)
+            if stored.zoneSeq > hub.lastPoked(game) {
+                hub.poke(game: game, sequence: stored.zoneSeq)
             }
         }
     }

@@ -116,12 +116,19 @@ struct GameController {
         state.metrics.movesIngested.increment(by: outcome.saved.count)
 
         var sequence = outcome.zoneSeq
-        if !outcome.saved.isEmpty {
+        if let first = outcome.saved.first, let last = outcome.saved.last {
+            var inline: InlineChanges?
             if let completed = try await projection.fold(saved: outcome.saved) {
                 sequence = max(sequence, completed.sequence)
                 state.logger.info("game completed", metadata: ["game": "\(gameID)", "by": "\(completed.completion.by)"])
+            } else if outcome.saved.count <= InlineChanges.maximumCount, last.sequence == sequence {
+                // The saved moves are the zone's changes from first to last (one transaction
+                // numbers them consecutively), so peers that are up to date need not fetch.
+                inline = InlineChanges(after: first.sequence - 1, changes: outcome.saved.map {
+                    InlineChanges.Change(sequence: $0.sequence, type: "move", body: $0.body)
+                })
             }
-            await state.fanout.publish(.poke(game: gameID, sequence: sequence, exceptDevice: device.deviceID))
+            await state.fanout.publish(.poke(game: gameID, sequence: sequence, exceptDevice: device.deviceID, inline: inline))
         }
         let completion = await projection.completion
         return try ServerState.json(PushMovesResponse(
@@ -176,7 +183,7 @@ struct GameController {
         var json = #"{"changes":["#
         for (index, change) in page.enumerated() {
             if index > 0 { json += "," }
-            json += #"{"record":"# + change.body + #","sequence":\#(change.sequence),"type":"\#(change.type)"}"#
+            json += ChangeJSON.render(sequence: change.sequence, type: change.type, body: change.body)
         }
         json += #"],"moreComing":\#(stored.count > limit),"serverTime":\#(state.now()),"token":"\#(token.encoded)"}"#
         return Response(status: .ok, headers: [.contentType: "application/json; charset=utf-8"],

@@ -65,7 +65,7 @@ actor GameProjection {
     /// Folds moves just stored (with their zone sequences). When they do not follow on from what
     /// this projection has seen, it catches up from the store instead. Returns a completion this
     /// projection detected and recorded, if any.
-    func fold(saved: [(sequence: Int64, move: MoveRecord)]) async throws -> (completion: CompletionRecord, sequence: Int64)? {
+    func fold(saved: [SavedMove]) async throws -> (completion: CompletionRecord, sequence: Int64)? {
         guard let first = saved.first else { return nil }
         if first.sequence == zoneSeq + 1, zip(saved, saved.dropFirst()).allSatisfy({ $0.sequence + 1 == $1.sequence }) {
             let wasComplete = replica.isComplete

@@ -85,7 +85,7 @@ struct ShareController {
         let record = ParticipantRecord(gameID: gameID, authorID: device.authorID, displayName: participant.displayName,
                                        role: participant.role, revoked: true)
         let sequence = try await state.store.removeParticipant(record)
-        await state.hub.dropSubscriptions(authorID: device.authorID, game: gameID)
+        state.hub.dropSubscriptions(authorID: device.authorID, game: gameID)
         await state.fanout.publish(.poke(game: gameID, sequence: sequence))
         await state.fanout.publish(.feed(authorID: device.authorID, sequence: try await state.store.feedSequence(authorID: device.authorID)))
         return try ServerState.json(OKResponse(serverTime: state.now()))

@@ -21,21 +21,17 @@ struct SocketController {
 
     func serve(device: StoredDevice, inbound: WebSocketInboundStream, outbound: WebSocketOutboundWriter) async throws {
         let (stream, outbox) = AsyncStream.makeStream(of: OutgoingMessage.self, bufferingPolicy: .bufferingNewest(4_096))
-        let id = await state.hub.register(deviceID: device.deviceID, authorID: device.authorID, outbox: outbox)
-        state.metrics.connectedSockets.record(await state.hub.count)
+        let id = state.hub.register(deviceID: device.deviceID, authorID: device.authorID, outbox: outbox)
+        state.metrics.connectedSockets.record(state.hub.count)
         let metrics = state.metrics
         defer {
-            Task { [state] in
-                await state.hub.unregister(id)
-                state.metrics.connectedSockets.record(await state.hub.count)
-            }
+            state.hub.unregister(id)
+            state.metrics.connectedSockets.record(state.hub.count)
         }
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask {
-                let encoder = JSONEncoder()
                 for await outgoing in stream {
-                    let text = String(decoding: try encoder.encode(outgoing.message), as: UTF8.self)
-                    try await outbound.write(.text(text))
+                    try await outbound.write(.text(outgoing.text))
                     let elapsed = ContinuousClock.now - outgoing.queuedAt
                     metrics.pushLatency.recordNanoseconds(elapsed.components.seconds * 1_000_000_000 + elapsed.components.attoseconds / 1_000_000_000)
                 }
@@ -44,7 +40,7 @@ struct SocketController {
             for try await message in inbound.messages(maxSize: 64 * 1024) {
                 guard case let .text(text) = message else { continue }
                 guard let parsed = try? decoder.decode(ClientSocketMessage.self, from: Data(text.utf8)) else {
-                    await state.hub.reply(id, .error(ErrorBody(.invalid, "unreadable socket message; expected JSON with a \"type\" of subscribe, unsubscribe, cursor or ping")))
+                    state.hub.reply(id, .error(ErrorBody(.invalid, "unreadable socket message; expected JSON with a \"type\" of subscribe, unsubscribe, cursor or ping")))
                     continue
                 }
                 await handle(parsed, connection: id, device: device)
@@ -62,20 +58,20 @@ struct SocketController {
                 if (try? await state.store.participant(gameID: game, authorID: device.authorID)) != nil {
                     allowed.append(game)
                 } else {
-                    await state.hub.reply(connection, .error(ErrorBody(.forbidden, "you are not a player in game \(game)")))
+                    state.hub.reply(connection, .error(ErrorBody(.forbidden, "you are not a player in game \(game)")))
                 }
             }
-            await state.hub.subscribe(connection, to: allowed)
+            state.hub.subscribe(connection, to: allowed)
         case let .unsubscribe(games):
-            await state.hub.unsubscribe(connection, from: games)
+            state.hub.unsubscribe(connection, from: games)
         case let .cursor(gameID, cursor):
-            guard await state.hub.isSubscribed(connection, to: gameID) else {
-                await state.hub.reply(connection, .error(ErrorBody(.forbidden, "subscribe to game \(gameID) before sending cursors")))
+            guard state.hub.isSubscribed(connection, to: gameID) else {
+                state.hub.reply(connection, .error(ErrorBody(.forbidden, "subscribe to game \(gameID) before sending cursors")))
                 return
             }
             await state.fanout.publish(.cursor(game: gameID, deviceID: device.deviceID, authorID: device.authorID, cursor: cursor))
         case .ping:
-            await state.hub.reply(connection, .pong(serverTime: state.now()))
+            state.hub.reply(connection, .pong(serverTime: state.now()))
         }
     }
 }

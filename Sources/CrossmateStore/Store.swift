@@ -43,10 +43,17 @@ public struct StoredChange: Hashable, Sendable {
 }
 
 /// The outcome of appending a batch of moves.
+/// A move just stored: where it sits in the zone and the JSON body stored for it.
+public struct SavedMove: Sendable {
+    public var sequence: Int64
+    public var move: MoveRecord
+    public var body: String
+}
+
 public struct AppendOutcome: Sendable {
     public var results: [RecordResult]
-    /// The moves stored now, with their zone sequences.
-    public var saved: [(sequence: Int64, move: MoveRecord)]
+    /// The moves stored now, with their zone sequences and stored JSON, in zone order.
+    public var saved: [SavedMove]
     public var zoneSeq: Int64
     public var moveCount: Int64
 }
@@ -238,7 +245,7 @@ public final class Store: Sendable {
 
             var heads: [String: Int64] = [firstReplica: gameRow.int(4) ?? 0]
             var results: [RecordResult] = []
-            var saved: [(Int64, MoveRecord)] = []
+            var saved: [SavedMove] = []
             for move in moves {
                 if heads[move.replicaID] == nil {
                     heads[move.replicaID] = try await db.first(
@@ -271,8 +278,8 @@ public final class Store: Sendable {
                 moveCount += 1
                 try await Self.putRecord(db, gameID: gameID, sequence: zoneSeq, type: "move", key: "\(move.replicaID):\(move.seq)", body: body)
                 heads[move.replicaID] = head + 1
-                saved.append((zoneSeq, move))
-                results.append(RecordResult(replicaID: move.replicaID, seq: move.seq, status: .saved))
+                saved.append(SavedMove(sequence: zoneSeq, move: move, body: body))
+                results.append(RecordResult(replicaID: move.replicaID, seq: move.seq, status: .saved, sequence: zoneSeq))
             }
             for (replica, head) in heads {
                 try await db.execute("""
@@ -284,7 +291,7 @@ public final class Store: Sendable {
                 try await db.execute("UPDATE games SET zone_seq = ?, move_count = ? WHERE game_id = ?",
                                      .integer(zoneSeq), .integer(moveCount), .text(gameID))
             }
-            return AppendOutcome(results: results, saved: saved.map { (sequence: $0.0, move: $0.1) }, zoneSeq: zoneSeq, moveCount: moveCount)
+            return AppendOutcome(results: results, saved: saved, zoneSeq: zoneSeq, moveCount: moveCount)
         }
     }
 

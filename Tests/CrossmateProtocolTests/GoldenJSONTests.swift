@@ -54,16 +54,29 @@ import Testing
     }
 
     @Test func pushResponse() throws {
-        _ = try roundTrip(PushMovesResponse.self, #"{"completion":{"at":117629911040000000,"by":"acct-ann","kind":"solved"},"results":[{"replicaID":"dev-1","seq":1,"status":"saved"},{"error":{"error":"invalid","message":"gap"},"replicaID":"dev-1","seq":3,"status":"rejected"}],"serverTime":1794890000000,"token":"djE6Z2FtZS0xOjQy"}"#)
+        _ = try roundTrip(PushMovesResponse.self, #"{"completion":{"at":117629911040000000,"by":"acct-ann","kind":"solved"},"results":[{"replicaID":"dev-1","seq":1,"sequence":41,"status":"saved"},{"error":{"error":"invalid","message":"gap"},"replicaID":"dev-1","seq":3,"status":"rejected"}],"serverTime":1794890000000,"token":"djE6Z2FtZS0xOjQy"}"#)
     }
 
     @Test func changeTokensAreOpaqueAndChecked() throws {
         let token = ChangeToken(zone: "game-1", sequence: 42)
         #expect(token.encoded == "djE6Z2FtZS0xOjQy")
         #expect(ChangeToken(encoded: token.encoded) == token)
-        for junk in ["", "!!!", "djE6Z2FtZS0xOi0x", String(repeating: "A", count: 300), "bm90IGEgdG9rZW4"] {
+        for junk in ["", "!!!", "djE6Z2FtZS0xOi0x", String(repeating: "A", count: 300), "bm90IGEgdG9rZW4", "djE6Z2FtZS0xOjQy==", "djE6Z2FtZS0xOjQz/"] {
             #expect(ChangeToken(encoded: junk) == nil, "\(junk)")
         }
+    }
+
+    @Test func base64URLAgreesWithFoundation() throws {
+        var random = SeededRandomNumberGenerator(seed: 64)
+        for length in 0..<70 {
+            let bytes = (0..<length).map { _ in UInt8.random(in: 0...255, using: &random) }
+            let expected = Data(bytes).base64EncodedString()
+                .replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "")
+            #expect(Base64URL.encode(bytes) == expected)
+            #expect(Base64URL.decode(expected) == bytes)
+        }
+        // One character short of a byte, a stray padding character, and low bits left over.
+        for junk in ["A", "AAAAA", "AA=", "AB", "A+/a"] { #expect(Base64URL.decode(junk) == nil, "\(junk)") }
     }
 
     @Test func socketMessages() throws {
@@ -71,6 +84,9 @@ import Testing
         _ = try roundTrip(ClientSocketMessage.self, #"{"cursor":{"col":4,"direction":"across","row":2},"gameID":"game-1","type":"cursor"}"#)
         _ = try roundTrip(ClientSocketMessage.self, #"{"type":"ping"}"#)
         _ = try roundTrip(ServerSocketMessage.self, #"{"token":"djE6Z2FtZS0xOjQy","type":"poke","zone":"game-1"}"#)
+        let inline = try roundTrip(ServerSocketMessage.self, #"{"after":"djE6Z2FtZS0xOjQx","changes":[{"record":{"authorID":"a","batchID":"b","cellAuthorID":"a","col":0,"gameID":"game-1","kind":"input","letter":"Q","mark":0,"replicaID":"r","row":0,"seq":1,"timestamp":65536},"sequence":42,"type":"move"}],"token":"djE6Z2FtZS0xOjQy","type":"poke","zone":"game-1"}"#)
+        guard case let .poke(_, token, after, changes) = inline else { Issue.record("not a poke"); return }
+        #expect(after?.sequence == 41 && token.sequence == 42 && changes?.map(\.sequence) == [42])
         _ = try roundTrip(ServerSocketMessage.self, #"{"authorID":"acct-bob","cursor":{"col":1,"direction":"down","row":0},"deviceID":"dev-9","gameID":"game-1","type":"cursor"}"#)
         _ = try roundTrip(ServerSocketMessage.self, #"{"serverTime":5,"type":"pong"}"#)
         _ = try roundTrip(ServerSocketMessage.self, #"{"error":{"error":"forbidden","message":"no"},"type":"error"}"#)

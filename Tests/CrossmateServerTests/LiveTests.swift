@@ -10,9 +10,10 @@ import Testing
 /// Real servers on loopback (port 0) with real WebSocket clients.
 @Suite struct LiveTests {
     /// Waits for a poke of `game` at or beyond `sequence`.
-    func awaitPoke(_ probe: SocketProbe, _ iterator: inout AsyncStream<ServerSocketMessage>.Iterator, game: String, atLeast sequence: Int64) async throws {
-        _ = try await probe.next(&iterator) { message in
-            if case let .poke(zone, token) = message { return zone == game && token.sequence >= sequence }
+    @discardableResult
+    func awaitPoke(_ probe: SocketProbe, _ iterator: inout AsyncStream<ServerSocketMessage>.Iterator, game: String, atLeast sequence: Int64) async throws -> ServerSocketMessage {
+        try await probe.next(&iterator) { message in
+            if case let .poke(zone, token, _, _) = message { return zone == game && token.sequence >= sequence }
             return false
         }
     }
@@ -37,6 +38,9 @@ import Testing
             var iterators = probes.map { $0.received.makeAsyncIterator() }
             for index in probes.indices { try await probes[index].subscribe([game.gameID], iterator: &iterators[index]) }
             var tokens = [ChangeToken?](repeating: nil, count: devices.count)
+            // Where each device's own saved moves sit in the zone (from its push results).
+            var ownSequences = [Set<Int64>](repeating: [], count: devices.count)
+            var inlineChecked = 0
             var everyMove: [Move] = []
 
             var random = SeededRandomNumberGenerator(seed: 11)
@@ -54,19 +58,30 @@ import Testing
                 everyMove += batch
                 let pushed = try await client.push(devices[writer].session, game.gameID, batch)
                 #expect(pushed.results.allSatisfy { $0.status == .saved })
+                ownSequences[writer].formUnion(pushed.results.compactMap(\.sequence))
                 if round % 5 == 0 {
                     // A duplicated, reordered resend changes nothing.
                     let resent = try await client.push(devices[writer].session, game.gameID, batch.reversed())
                     #expect(resent.results.allSatisfy { $0.status == .duplicate })
                 }
-                // Every other device hears the poke, fetches what is new and merges it.
+                // Every other device hears the poke, fetches what is new and merges it. The poke
+                // carries the new moves, exactly as the fetch returns them after its `after`,
+                // which a device that is up to date (skipping its own moves) has reached.
                 for reader in devices.indices where reader != writer {
-                    try await awaitPoke(probes[reader], &iterators[reader], game: game.gameID, atLeast: pushed.token.sequence)
+                    let poke = try await awaitPoke(probes[reader], &iterators[reader], game: game.gameID, atLeast: pushed.token.sequence)
                     let (changes, token) = try await client.allChanges(devices[reader].session, game.gameID, after: tokens[reader])
+                    var reached = tokens[reader]?.sequence ?? 0
+                    while ownSequences[reader].contains(reached + 1) { reached += 1 }
+                    if tokens[reader] != nil, case let .poke(_, pokeToken, after?, inline?) = poke, after.sequence == reached {
+                        #expect(pokeToken == token)
+                        #expect(inline == changes.filter { $0.sequence > after.sequence })
+                        inlineChecked += 1
+                    }
                     devices[reader].receive(changes)
                     tokens[reader] = token
                 }
             }
+            #expect(inlineChecked > 20)
             var merged = GameGrid(puzzle: puzzle)
             merged.apply(everyMove)
             for device in devices { #expect(device.replica.grid == merged) }
@@ -83,7 +98,7 @@ import Testing
                 beforePong.append(message)
                 return false
             }
-            #expect(!beforePong.contains { if case let .poke(_, token) = $0 { token.sequence >= ownPush.token.sequence } else { false } })
+            #expect(!beforePong.contains { if case let .poke(_, token, _, _) = $0 { token.sequence >= ownPush.token.sequence } else { false } })
 
             // Cursors go live to the game's other devices, the same account's other device included.
             probes[0].send(.cursor(gameID: game.gameID, cursor: CursorPosition(row: 4, col: 2, direction: "across")))
