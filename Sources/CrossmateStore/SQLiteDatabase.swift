@@ -8,7 +8,9 @@ import Synchronization
 /// GRDB runs statements in synchronous closures, while the store's transactions are async
 /// (PostgreSQL needs that). So a transaction here is BEGIN IMMEDIATE … COMMIT issued statement by
 /// statement on the pool's single writer connection, and `WriteGate` lets one transaction at a
-/// time hold that connection.
+/// time hold that connection. The statements use GRDB's blocking calls: they take microseconds,
+/// and the async calls cost a trip through the task pool's queue for every statement, which
+/// under load made the one writer wait behind every other request in turn.
 public final class SQLiteDatabase: SQLDatabase {
     private let pool: DatabasePool
     private let gate = WriteGate()
@@ -23,10 +25,27 @@ public final class SQLiteDatabase: SQLDatabase {
         configuration.prepareDatabase { db in
             try db.execute(sql: "PRAGMA synchronous = FULL")
             try db.execute(sql: "PRAGMA foreign_keys = ON")
+            // Checkpoints run beside the writer (see `checkpoints`), not inside a commit.
+            try db.execute(sql: "PRAGMA wal_autocheckpoint = 0")
         }
         pool = try DatabasePool(path: path, configuration: configuration)
         self.path = path
+        let checkpointer = try DatabaseQueue(path: path)
+        checkpoints = Task.detached {
+            while !Task.isCancelled {
+                try? await Task.sleep(for: Self.checkpointInterval)
+                _ = try? await checkpointer.writeWithoutTransaction { db in try db.checkpoint(.passive) }
+            }
+            try? checkpointer.close()
+        }
     }
+
+    /// SQLite's own checkpoints run in the connection that commits, so every thousand pages one
+    /// acknowledged write waited while the log was copied into the database and synced, and
+    /// every write queued behind it. Here a second connection copies the log passively (it never
+    /// blocks the writer) a few times a second; the log restarts after each complete pass.
+    private let checkpoints: Task<Void, Never>
+    static let checkpointInterval = Duration.milliseconds(250)
 
     public var forUpdate: String { "" }
     public var migrationLock: String? { nil }
@@ -46,7 +65,7 @@ public final class SQLiteDatabase: SQLDatabase {
                 return result
             } catch {
                 connection.discard()
-                _ = try? await pool.writeWithoutTransaction { db in
+                try? SQLiteDatabase.blockingWrite(pool) { db in
                     if !db.isInsideTransaction { return }
                     try db.execute(sql: "ROLLBACK")
                 }
@@ -61,7 +80,18 @@ public final class SQLiteDatabase: SQLDatabase {
     }
 
     public func close() async throws {
+        checkpoints.cancel()
+        await checkpoints.value
         try pool.close()
+    }
+
+    /// GRDB's synchronous access (from a synchronous function, so the async overload is not chosen).
+    fileprivate static func blockingWrite<T>(_ pool: DatabasePool, _ body: (Database) throws -> T) throws -> T {
+        try pool.writeWithoutTransaction(body)
+    }
+
+    fileprivate static func blockingRead<T>(_ pool: DatabasePool, _ body: (Database) throws -> T) throws -> T {
+        try pool.read(body)
     }
 
     fileprivate static func arguments(_ values: [SQLValue]) -> StatementArguments {
@@ -109,7 +139,7 @@ public final class SQLiteDatabase: SQLDatabase {
 
         func query(_ sql: String, _ values: [SQLValue]) async throws -> [SQLRow] {
             let held = pending.withLock { held in defer { held.removeAll() }; return held }
-            return try await pool.writeWithoutTransaction { db in
+            return try SQLiteDatabase.blockingWrite(pool) { db in
                 for (statement, arguments) in held {
                     try db.cachedStatement(sql: statement).execute(arguments: SQLiteDatabase.arguments(arguments))
                 }
@@ -134,7 +164,7 @@ public final class SQLiteDatabase: SQLDatabase {
         }
 
         func query(_ sql: String, _ values: [SQLValue]) async throws -> [SQLRow] {
-            try await pool.read { db in
+            try SQLiteDatabase.blockingRead(pool) { db in
                 SQLiteDatabase.rows(try Row.fetchAll(db.cachedStatement(sql: sql), arguments: SQLiteDatabase.arguments(values)))
             }
         }
