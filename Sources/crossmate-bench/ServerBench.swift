@@ -30,9 +30,6 @@ struct ServerBench: AsyncParsableCommand {
     @Option(help: "Seconds of typing to measure (after everyone is connected).")
     var seconds = 20
 
-    @Flag(help: "Every peer fetches on every poke (by default one observer per game fetches and measures; the others only receive pokes).")
-    var allPeersFetch = false
-
     @Option(help: "PostgreSQL URL; without it the server uses an SQLite file in a temporary directory.")
     var postgres: String?
 
@@ -70,23 +67,27 @@ struct ServerBench: AsyncParsableCommand {
         let rssBefore = server.residentKilobytes()
         let stats = Stats()
         let sockets = SocketFleet()
+        let cursors = sessions.map { _ in ZoneCursor() }
         for (index, session) in sessions.enumerated() {
-            // The last device of each game of four is its observer.
-            let observer = allPeersFetch || index % 4 == 3 || index == sessions.count - 1
-            await sockets.open(port: server.port, session: session, gameID: gameOf[index], api: api, stats: stats, fetches: observer)
+            await sockets.open(port: server.port, session: session, gameID: gameOf[index], cursor: cursors[index], api: api, stats: stats)
         }
         await sockets.waitUntilSubscribed(count: sessions.count)
+        var connections: [LeanConnection] = []
+        for _ in sessions { connections.append(try await LeanConnection.connect(host: "127.0.0.1", port: server.port)) }
         let rssAfter = server.residentKilobytes()
 
         // Typing: every device on its own schedule, moves pushed as they are made.
         let start = ContinuousClock.now
         let end = start + .seconds(seconds)
         let cpuBefore = server.cpuSeconds()
+        let benchCPUBefore = BenchServer.cpuSeconds(pid: ProcessInfo.processInfo.processIdentifier)
         let games = gameOf
         let keysPerSecond = keysPerSecond
         try await withThrowingTaskGroup(of: Void.self) { group in
             for (index, session) in sessions.enumerated() {
                 let gameID = games[index]
+                let cursor = cursors[index]
+                let connection = connections[index]
                 group.addTask {
                     var replica = GameReplica(puzzle: puzzle, gameID: gameID, replicaID: session.deviceID, authorID: session.account.authorID)
                     var random = SeededRandomNumberGenerator(seed: UInt64(index) &+ 7)
@@ -101,9 +102,13 @@ struct ServerBench: AsyncParsableCommand {
                         for move in moves { stats.sent(move.id) }
                         let pushStart = ContinuousClock.now
                         do {
-                            let response: PushMovesResponse = try await api.call(.POST, "/v1/games/\(gameID)/moves", token: session.token,
-                                                                                 json: PushMovesRequest(moves: moves.map(MoveRecord.init)))
-                            stats.acknowledged(response.results.filter { $0.status == .saved }.count, roundTrip: ContinuousClock.now - pushStart)
+                            let body = ByteBuffer(bytes: try JSONEncoder().encode(PushMovesRequest(moves: moves.map(MoveRecord.init))))
+                            let response = try await connection.send(.POST, "/v1/games/\(gameID)/moves", token: session.token, body: body)
+                            guard response.status == 200 else { throw BenchFailure("push: \(response.status) \(String(buffer: response.body))") }
+                            // Only saved results carry a zone sequence.
+                            let saved = JSONScan(response.body).integers("sequence")
+                            cursor.ownSaved(saved)
+                            stats.acknowledged(saved.count, roundTrip: ContinuousClock.now - pushStart)
                         } catch {
                             stats.failed()
                         }
@@ -116,24 +121,30 @@ struct ServerBench: AsyncParsableCommand {
         let elapsed = ContinuousClock.now - start
         let measured = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
         let serverCores = (server.cpuSeconds() - cpuBefore) / measured
+        let benchCores = (BenchServer.cpuSeconds(pid: ProcessInfo.processInfo.processIdentifier) - benchCPUBefore) / measured
+        for connection in connections { await connection.close() }
         await sockets.closeAll()
         try await http.shutdown()
 
-        let latencies = stats.latencies.sorted()
-        var report = Report(title: "crossmate-bench server: \(devices) devices in games of 4, \(keysPerSecond) keys/s each, \(seconds) s, \(postgres == nil ? "SQLite" : "PostgreSQL"), \(allPeersFetch ? "every peer fetches" : "one observer per game fetches")")
-        report.add("acksPerSecond", "acknowledged moves per second", Double(stats.acknowledgedCount) / measured, "moves/s")
+        let totals = stats.snapshot
+        let latencies = totals.latencies.sorted()
+        var report = Report(title: "crossmate-bench server: \(devices) devices in games of 4, \(keysPerSecond) keys/s each, \(seconds) s, \(postgres == nil ? "SQLite" : "PostgreSQL")")
+        report.add("acksPerSecond", "acknowledged moves per second", Double(totals.acknowledged) / measured, "moves/s")
         report.add("latencyP50Millis", "keystroke to peer, p50", percentile(latencies, 0.50), "ms")
         report.add("latencyP99Millis", "keystroke to peer, p99", percentile(latencies, 0.99), "ms")
         report.add("latencyMaxMillis", "keystroke to peer, max", latencies.last ?? 0, "ms")
-        let pushes = stats.pushRoundTrips.sorted()
+        let pushes = totals.pushes.sorted()
         report.add("pushRoundTripP50Millis", "push request round trip, p50", percentile(pushes, 0.50), "ms")
         report.add("pushRoundTripP99Millis", "push request round trip, p99", percentile(pushes, 0.99), "ms")
+        let pokes = Double(max(1, totals.inlinePokes + totals.fetches))
+        report.add("inlineShare", "pokes taken inline (no fetch)", Double(totals.inlinePokes) / pokes, "")
         report.add("memoryPerConnectionKB", "server memory per connected device", Double(max(0, rssAfter - rssBefore)) / Double(max(1, devices)), "KB")
         report.add("serverCoresBusy", "server CPU use while typing (cores of 2)", serverCores, "cores")
-        report.add("failedPushes", "failed pushes", Double(stats.failedCount), "")
+        report.add("loadGeneratorCoresBusy", "load generator CPU use (same 2 cores)", benchCores, "cores")
+        report.add("failedPushes", "failed pushes", Double(totals.failed), "")
         report.print(json: json, extra: ["devices": devices, "storage": postgres == nil ? "sqlite" : "postgres",
                                          "latencySamples": latencies.count, "keysPerSecond": keysPerSecond, "seconds": seconds,
-                                         "allPeersFetch": allPeersFetch])
+                                         "fetches": totals.fetches, "inlinePokes": totals.inlinePokes])
     }
 }
 
@@ -162,19 +173,22 @@ struct BenchFailure: Error, CustomStringConvertible {
     init(_ description: String) { self.description = description }
 }
 
-/// Just the parts of a changes page the observer needs, so the load generator spends as little of
-/// the shared CPU as it can on decoding.
-struct ChangePage: Decodable {
-    struct Change: Decodable {
-        struct Record: Decodable {
-            var replicaID: String?
-            var seq: Int?
-        }
-        var type: String
-        var record: Record
+/// Just the parts of a changes page or poke a device needs, so the load generator spends as
+/// little of the shared CPU as it can on decoding.
+struct LeanChange: Decodable {
+    struct Record: Decodable {
+        var replicaID: String?
+        var seq: Int?
     }
-    var changes: [Change]
+    var sequence: Int64
+    var type: String
+    var record: Record
+}
+
+struct LeanPage: Decodable {
+    var changes: [LeanChange]
     var token: ChangeToken
+    var moreComing: Bool
 }
 
 /// Send times of moves, and what peers saw.
@@ -185,8 +199,9 @@ final class Stats: Sendable {
         var latencies: [Double] = []
         var acknowledged = 0
         var failed = 0
-        var subscribed = 0
         var pushes: [Double] = []
+        var inlinePokes = 0
+        var fetches = 0
     }
 
     func sent(_ id: MoveID) { state.withLock { $0.sentAt[id] = .now } }
@@ -198,6 +213,8 @@ final class Stats: Sendable {
         }
     }
     func failed() { state.withLock { $0.failed += 1 } }
+    func fetched() { state.withLock { $0.fetches += 1 } }
+    func appliedInline() { state.withLock { $0.inlinePokes += 1 } }
     /// A peer now has the move: the time since it was sent.
     func seen(_ id: MoveID) {
         let now = ContinuousClock.now
@@ -207,52 +224,92 @@ final class Stats: Sendable {
             $0.latencies.append(Double(elapsed.components.seconds) * 1000 + Double(elapsed.components.attoseconds) / 1e15)
         }
     }
-    var latencies: [Double] { state.withLock { $0.latencies } }
-    var pushRoundTrips: [Double] { state.withLock { $0.pushes } }
-    var acknowledgedCount: Int { state.withLock { $0.acknowledged } }
-    var failedCount: Int { state.withLock { $0.failed } }
+    var snapshot: State { state.withLock { $0 } }
 }
 
-/// Every device's WebSocket: on a poke it fetches the game's changes and reports each move from
-/// another device as seen.
+/// What one device knows of its game's zone: the token it has read through, and the sequences
+/// its own saved moves took (from push results), which it need not read again.
+final class ZoneCursor: Sendable {
+    private let state = Mutex((token: Int64(0), own: Set<Int64>()))
+
+    func ownSaved(_ sequences: some Sequence<Int64>) { state.withLock { $0.own.formUnion(sequences) } }
+
+    /// Takes inline changes that start where this device's reading ends (skipping over its own
+    /// moves), returning the token it had; `nil` when there is a gap to fetch.
+    func takeInline(after: Int64, through token: Int64) -> Int64? {
+        state.withLock { state in
+            while state.own.remove(state.token + 1) != nil { state.token += 1 }
+            guard state.token >= after else { return nil }
+            let had = state.token
+            state.token = max(state.token, token)
+            return had
+        }
+    }
+
+    func isBehind(_ token: Int64) -> Bool { state.withLock { $0.token < token } }
+    var token: Int64 { state.withLock { $0.token } }
+    func read(through token: Int64) { state.withLock { $0.token = max($0.token, token) } }
+}
+
+/// Every device's WebSocket: a poke whose inline changes follow on from what the device has is
+/// applied as it is; otherwise the device fetches the changes after its token. Each move from
+/// another device is reported as seen when it arrives either way.
 actor SocketFleet {
     private var tasks: [Task<Void, Never>] = []
     private var subscribed = 0
     private var waiters: [(Int, CheckedContinuation<Void, Never>)] = []
     private var closers: [AsyncStream<Void>.Continuation] = []
 
-    func open(port: Int, session: DeviceSession, gameID: String, api: API, stats: Stats, fetches: Bool) {
+    func open(port: Int, session: DeviceSession, gameID: String, cursor: ZoneCursor, api: API, stats: Stats) {
         let (closed, closer) = AsyncStream.makeStream(of: Void.self)
         closers.append(closer)
+        let deviceID = session.deviceID
+        @Sendable func report(_ changes: [LeanChange]) {
+            for change in changes where change.type == "move" {
+                if let replica = change.record.replicaID, let seq = change.record.seq, replica != deviceID {
+                    stats.seen(MoveID(replicaID: replica, seq: seq))
+                }
+            }
+        }
+        @Sendable func fetch() async {
+            while true {
+                stats.fetched()
+                let since = ChangeToken(zone: gameID, sequence: cursor.token).encoded
+                guard let page: LeanPage = try? await api.call(.GET, "/v1/games/\(gameID)/changes?since=\(since)", token: session.token) else { return }
+                report(page.changes)
+                cursor.read(through: page.token.sequence)
+                if !page.moreComing { return }
+            }
+        }
         tasks.append(Task {
             _ = try? await WebSocketClient.connect(url: "ws://127.0.0.1:\(port)/v1/socket?token=\(session.token)", logger: Logger(label: "bench")) { inbound, outbound, _ in
-                var token: ChangeToken?
                 let subscribe = try JSONEncoder().encode(ClientSocketMessage.subscribe(games: [gameID]))
                 try await outbound.write(.text(String(decoding: subscribe, as: UTF8.self)))
                 try await outbound.write(.text(#"{"type":"ping"}"#))
+                await fetch()
                 try await withThrowingTaskGroup(of: Void.self) { group in
                     group.addTask {
                         for await _ in closed {}
                         try await outbound.close(.normalClosure, reason: nil)
                     }
                     for try await message in inbound.messages(maxSize: 1 << 20) {
-                        guard case let .text(text) = message,
-                              let parsed = try? JSONDecoder().decode(ServerSocketMessage.self, from: Data(text.utf8)) else { continue }
-                        switch parsed {
-                        case .pong:
+                        guard case let .text(text) = message else { continue }
+                        let scan = JSONScan(text)
+                        if scan.contains(#""type":"pong""#) {
                             await self.didSubscribe()
-                        case let .poke(_, pokeToken) where fetches && pokeToken.sequence > (token?.sequence ?? 0):
-                            // Fetch everything new; each move from another device is now with this peer.
-                            let since = token.map { "?since=\($0.encoded)" } ?? ""
-                            guard let page: ChangePage = try? await api.call(.GET, "/v1/games/\(gameID)/changes\(since)", token: session.token) else { continue }
-                            token = page.token
-                            for change in page.changes where change.type == "move" {
-                                if let replica = change.record.replicaID, let seq = change.record.seq, replica != session.deviceID {
-                                    stats.seen(MoveID(replicaID: replica, seq: seq))
-                                }
-                            }
-                        default:
                             continue
+                        }
+                        guard scan.contains(#""type":"poke""#),
+                              let token = scan.strings("token").first.flatMap(ChangeToken.init(encoded:))?.sequence else { continue }
+                        if let after = scan.strings("after").first.flatMap(ChangeToken.init(encoded:))?.sequence,
+                           let had = cursor.takeInline(after: after, through: token) {
+                            stats.appliedInline()
+                            let changes = zip(scan.integers("sequence"), zip(scan.strings("replicaID"), scan.integers("seq"))).map {
+                                LeanChange(sequence: $0, type: "move", record: .init(replicaID: $1.0, seq: Int($1.1)))
+                            }
+                            report(changes.filter { $0.sequence > had })
+                        } else if cursor.isBehind(token) {
+                            await fetch()
                         }
                     }
                     group.cancelAll()
@@ -260,7 +317,6 @@ actor SocketFleet {
             }
         })
     }
-
     private func didSubscribe() {
         subscribed += 1
         waiters.removeAll { count, continuation in
@@ -311,8 +367,10 @@ final class BenchServer: @unchecked Sendable {
     }
 
     /// CPU seconds the server process has used (user + system), from /proc.
-    func cpuSeconds() -> Double {
-        guard let stat = try? String(contentsOfFile: "/proc/\(process.processIdentifier)/stat", encoding: .utf8),
+    func cpuSeconds() -> Double { Self.cpuSeconds(pid: process.processIdentifier) }
+
+    static func cpuSeconds(pid: Int32) -> Double {
+        guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
               let close = stat.lastIndex(of: ")") else { return 0 }
         let fields = stat[stat.index(after: close)...].split(separator: " ")
         // After the command name: state is field 3, utime 14 and stime 15 (1-based in proc(5)).
