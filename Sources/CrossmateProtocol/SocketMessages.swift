@@ -18,9 +18,12 @@ public enum ClientSocketMessage: Codable, Hashable, Sendable {
     case unsubscribe(games: [String])
     /// Relay this device's cursor to the game's other devices (not stored).
     case cursor(gameID: String, cursor: CursorPosition)
+    /// A batch of moves, as `POST /v1/games/{id}/moves` takes it, over the socket the device
+    /// already has open; answered by `pushed` or `pushFailed` with the same `id`.
+    case push(gameID: String, id: Int, moves: [MoveRecord])
     case ping
 
-    enum CodingKeys: String, CodingKey { case type, games, gameID, cursor }
+    enum CodingKeys: String, CodingKey { case type, games, gameID, cursor, id, moves }
 
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
@@ -29,6 +32,9 @@ public enum ClientSocketMessage: Codable, Hashable, Sendable {
         case "unsubscribe": self = .unsubscribe(games: try container.decode([String].self, forKey: .games))
         case "cursor": self = .cursor(gameID: try container.decode(String.self, forKey: .gameID),
                                       cursor: try container.decode(CursorPosition.self, forKey: .cursor))
+        case "push": self = .push(gameID: try container.decode(String.self, forKey: .gameID),
+                                  id: try container.decode(Int.self, forKey: .id),
+                                  moves: try container.decode([MoveRecord].self, forKey: .moves))
         case "ping": self = .ping
         case let other:
             throw DecodingError.dataCorruptedError(forKey: .type, in: container, debugDescription: "unknown message type \(other)")
@@ -48,6 +54,11 @@ public enum ClientSocketMessage: Codable, Hashable, Sendable {
             try container.encode("cursor", forKey: .type)
             try container.encode(gameID, forKey: .gameID)
             try container.encode(cursor, forKey: .cursor)
+        case let .push(gameID, id, moves):
+            try container.encode("push", forKey: .type)
+            try container.encode(gameID, forKey: .gameID)
+            try container.encode(id, forKey: .id)
+            try container.encode(moves, forKey: .moves)
         case .ping:
             try container.encode("ping", forKey: .type)
         }
@@ -66,9 +77,16 @@ public enum ServerSocketMessage: Codable, Hashable, Sendable {
     /// The account's database feed changed (a game added, made read-only or removed).
     case feed(token: ChangeToken)
     case pong(serverTime: Int64)
+    /// The answer to the socket push `id`: exactly what the HTTP push answers.
+    case pushed(id: Int, gameID: String, response: PushMovesResponse)
+    /// The socket push `id` was refused as a whole, as the HTTP push would be with this error
+    /// (`rateLimited` comes with the seconds to wait).
+    case pushFailed(id: Int, gameID: String, error: ErrorBody, retryAfterSeconds: Int?)
     case error(ErrorBody)
 
-    enum CodingKeys: String, CodingKey { case type, zone, token, after, changes, gameID, deviceID, authorID, cursor, serverTime, error }
+    enum CodingKeys: String, CodingKey {
+        case type, zone, token, after, changes, gameID, deviceID, authorID, cursor, serverTime, error, id, response, retryAfterSeconds
+    }
 
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
@@ -83,6 +101,13 @@ public enum ServerSocketMessage: Codable, Hashable, Sendable {
                                       cursor: try container.decode(CursorPosition.self, forKey: .cursor))
         case "feed": self = .feed(token: try container.decode(ChangeToken.self, forKey: .token))
         case "pong": self = .pong(serverTime: try container.decode(Int64.self, forKey: .serverTime))
+        case "pushed": self = .pushed(id: try container.decode(Int.self, forKey: .id),
+                                      gameID: try container.decode(String.self, forKey: .gameID),
+                                      response: try container.decode(PushMovesResponse.self, forKey: .response))
+        case "pushFailed": self = .pushFailed(id: try container.decode(Int.self, forKey: .id),
+                                              gameID: try container.decode(String.self, forKey: .gameID),
+                                              error: try container.decode(ErrorBody.self, forKey: .error),
+                                              retryAfterSeconds: try container.decodeIfPresent(Int.self, forKey: .retryAfterSeconds))
         case "error": self = .error(try container.decode(ErrorBody.self, forKey: .error))
         case let other:
             throw DecodingError.dataCorruptedError(forKey: .type, in: container, debugDescription: "unknown message type \(other)")
@@ -110,6 +135,17 @@ public enum ServerSocketMessage: Codable, Hashable, Sendable {
         case let .pong(serverTime):
             try container.encode("pong", forKey: .type)
             try container.encode(serverTime, forKey: .serverTime)
+        case let .pushed(id, gameID, response):
+            try container.encode("pushed", forKey: .type)
+            try container.encode(id, forKey: .id)
+            try container.encode(gameID, forKey: .gameID)
+            try container.encode(response, forKey: .response)
+        case let .pushFailed(id, gameID, error, retryAfterSeconds):
+            try container.encode("pushFailed", forKey: .type)
+            try container.encode(id, forKey: .id)
+            try container.encode(gameID, forKey: .gameID)
+            try container.encode(error, forKey: .error)
+            try container.encodeIfPresent(retryAfterSeconds, forKey: .retryAfterSeconds)
         case let .error(body):
             try container.encode("error", forKey: .type)
             try container.encode(body, forKey: .error)

@@ -73,8 +73,15 @@ struct GameController {
         let device = try context.requireDevice()
         let gameID = try context.parameters.require("game")
         let body = try await state.decode(PushMovesRequest.self, from: request, limit: ProtocolLimits.maximumBatchBytes)
-        guard body.moves.count <= ProtocolLimits.maximumRecordsPerBatch else {
-            throw APIError(.limitExceeded, "a batch holds at most \(ProtocolLimits.maximumRecordsPerBatch) records; this one has \(body.moves.count)")
+        return try ServerState.json(try await ingest(body.moves, into: gameID, from: device))
+    }
+
+    /// A batch of moves from a device, over HTTP or its socket: validated, stored, folded into
+    /// the game's projection and poked to the game's other devices. Throws `APIError` when the
+    /// whole batch is refused.
+    func ingest(_ moves: [MoveRecord], into gameID: String, from device: StoredDevice) async throws -> PushMovesResponse {
+        guard moves.count <= ProtocolLimits.maximumRecordsPerBatch else {
+            throw APIError(.limitExceeded, "a batch holds at most \(ProtocolLimits.maximumRecordsPerBatch) records; this one has \(moves.count)")
         }
         // Access is checked inside the store's transaction; the projection (cached after the
         // first request) gives the puzzle to validate against.
@@ -88,9 +95,9 @@ struct GameController {
         let puzzle = await projection.puzzle
         let now = state.now()
 
-        var results = [RecordResult?](repeating: nil, count: body.moves.count)
+        var results = [RecordResult?](repeating: nil, count: moves.count)
         var candidates: [(index: Int, record: MoveRecord)] = []
-        for (index, sent) in body.moves.enumerated() {
+        for (index, sent) in moves.enumerated() {
             var record = sent
             record.gameID = gameID
             record.authorID = device.authorID  // the server stamps the acting author
@@ -131,9 +138,9 @@ struct GameController {
             await state.fanout.publish(.poke(game: gameID, sequence: sequence, exceptDevice: device.deviceID, inline: inline))
         }
         let completion = await projection.completion
-        return try ServerState.json(PushMovesResponse(
+        return PushMovesResponse(
             results: results.map { $0! }, token: ChangeToken(zone: gameID, sequence: sequence),
-            completion: completion.map(CompletionRecord.init), serverTime: state.now()))
+            completion: completion.map(CompletionRecord.init), serverTime: state.now())
     }
 
     /// The rules a single record must meet before it may be stored.

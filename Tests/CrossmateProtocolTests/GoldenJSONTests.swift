@@ -83,6 +83,9 @@ import Testing
         _ = try roundTrip(ClientSocketMessage.self, #"{"games":["game-1","game-2"],"type":"subscribe"}"#)
         _ = try roundTrip(ClientSocketMessage.self, #"{"cursor":{"col":4,"direction":"across","row":2},"gameID":"game-1","type":"cursor"}"#)
         _ = try roundTrip(ClientSocketMessage.self, #"{"type":"ping"}"#)
+        _ = try roundTrip(ClientSocketMessage.self, #"{"gameID":"game-1","id":7,"moves":[{"authorID":"a","batchID":"b","cellAuthorID":"a","col":0,"gameID":"game-1","kind":"input","letter":"Q","mark":0,"replicaID":"r","row":0,"seq":1,"timestamp":65536}],"type":"push"}"#)
+        _ = try roundTrip(ServerSocketMessage.self, #"{"gameID":"game-1","id":7,"response":{"results":[{"replicaID":"r","seq":1,"sequence":42,"status":"saved"}],"serverTime":5,"token":"djE6Z2FtZS0xOjQy"},"type":"pushed"}"#)
+        _ = try roundTrip(ServerSocketMessage.self, #"{"error":{"error":"rateLimited","message":"slow down"},"gameID":"game-1","id":8,"retryAfterSeconds":2,"type":"pushFailed"}"#)
         _ = try roundTrip(ServerSocketMessage.self, #"{"token":"djE6Z2FtZS0xOjQy","type":"poke","zone":"game-1"}"#)
         let inline = try roundTrip(ServerSocketMessage.self, #"{"after":"djE6Z2FtZS0xOjQx","changes":[{"record":{"authorID":"a","batchID":"b","cellAuthorID":"a","col":0,"gameID":"game-1","kind":"input","letter":"Q","mark":0,"replicaID":"r","row":0,"seq":1,"timestamp":65536},"sequence":42,"type":"move"}],"token":"djE6Z2FtZS0xOjQy","type":"poke","zone":"game-1"}"#)
         guard case let .poke(_, token, after, changes) = inline else { Issue.record("not a poke"); return }

@@ -119,6 +119,85 @@ import Testing
         }
     }
 
+    @Test func devicesPushOverTheirSocketUnderTheSameRulesAsHTTP() async throws {
+        let server = try TestServer { $0.rateLimitBurst = 40 }
+        defer { server.removeFiles() }
+        try await server.application().test(.live) { client in
+            let port = try #require(client.port)
+            let ann = try await client.account("Ann")
+            let bob = try await client.account("Bob")
+            let game = try await client.newGame(ann)
+            let invite: InvitationResponse = try await client.call(.post, "/v1/games/\(game.gameID)/invitations", token: ann.token,
+                                                                   json: CreateInvitationRequest())
+            let _: GameSummary = try await client.call(.post, "/v1/invitations/\(invite.token)/accept", token: bob.token)
+            let (annProbe, bobProbe) = (SocketProbe(port: port, token: ann.token), SocketProbe(port: port, token: bob.token))
+            var (annIterator, bobIterator) = (annProbe.received.makeAsyncIterator(), bobProbe.received.makeAsyncIterator())
+            try await annProbe.subscribe([game.gameID], iterator: &annIterator)
+            try await bobProbe.subscribe([game.gameID], iterator: &bobIterator)
+            func answer(_ probe: SocketProbe, _ iterator: inout AsyncStream<ServerSocketMessage>.Iterator, id: Int) async throws -> ServerSocketMessage {
+                try await probe.next(&iterator) { message in
+                    switch message {
+                    case let .pushed(answered, _, _), let .pushFailed(answered, _, _, _): answered == id
+                    default: false
+                    }
+                }
+            }
+
+            // Saved, answered with the zone sequences, and poked to Bob with the moves inline.
+            var annDevice = TestDevice(ann, puzzle: greenLight, gameID: game.gameID)
+            let squares = greenLight.letterPositions
+            let moves = try annDevice.replica.perform(.setLetter(squares[0], "G"), physicalMillis: server.clock.now)
+                + annDevice.replica.perform(.setLetter(squares[1], "R"), physicalMillis: server.clock.now)
+            annProbe.send(.push(gameID: game.gameID, id: 1, moves: moves.map(MoveRecord.init)))
+            guard case let .pushed(_, _, response) = try await answer(annProbe, &annIterator, id: 1) else { Issue.record("not pushed"); return }
+            #expect(response.results.map(\.status) == [.saved, .saved])
+            let sequences = response.results.compactMap(\.sequence)
+            #expect(sequences.count == 2 && sequences[1] == sequences[0] + 1 && response.token.sequence == sequences[1])
+            let poke = try await awaitPoke(bobProbe, &bobIterator, game: game.gameID, atLeast: sequences[1])
+            guard case let .poke(_, _, after?, inline?) = poke else { Issue.record("the poke carries no moves"); return }
+            #expect(after.sequence == sequences[0] - 1)
+            #expect(inline.map(\.record) == moves.map { .move(MoveRecord($0)) })
+
+            // A resend is a duplicate; HTTP sees the same zone.
+            annProbe.send(.push(gameID: game.gameID, id: 2, moves: moves.map(MoveRecord.init)))
+            guard case let .pushed(_, _, resent) = try await answer(annProbe, &annIterator, id: 2) else { Issue.record("not pushed"); return }
+            #expect(resent.results.map(\.status) == [.duplicate, .duplicate])
+            let (changes, _) = try await client.allChanges(bob, game.gameID, after: nil)
+            #expect(changes.filter { if case .move = $0.record { true } else { false } }.count == 2)
+
+            // Refusals name the push they answer.
+            annProbe.send(raw: #"{"type":"push","id":3,"gameID":"\#(game.gameID)","moves":[{"row":"x"}]}"#)
+            guard case let .pushFailed(_, _, malformed, _) = try await answer(annProbe, &annIterator, id: 3) else { Issue.record("not refused"); return }
+            #expect(malformed.error == .invalid && malformed.message.hasPrefix("malformed push"))
+            let tooMany = Array(repeating: MoveRecord(moves[0]), count: ProtocolLimits.maximumRecordsPerBatch + 1)
+            annProbe.send(.push(gameID: game.gameID, id: 4, moves: tooMany))
+            guard case let .pushFailed(_, _, oversized, _) = try await answer(annProbe, &annIterator, id: 4) else { Issue.record("not refused"); return }
+            #expect(oversized.error == .limitExceeded)
+            annProbe.send(.push(gameID: "game-nonesuch", id: 5, moves: moves.map(MoveRecord.init)))
+            guard case let .pushFailed(_, _, missing, _) = try await answer(annProbe, &annIterator, id: 5) else { Issue.record("not refused"); return }
+            #expect(missing.error == .notFound)
+
+            // A removed player's pushes are refused as read-only.
+            let _: OKResponse = try await client.call(.delete, "/v1/games/\(game.gameID)/participants/\(bob.account.authorID)", token: ann.token)
+            var bobDevice = TestDevice(bob, puzzle: greenLight, gameID: game.gameID)
+            let late = try bobDevice.replica.perform(.setLetter(squares[2], "E"), physicalMillis: server.clock.now)
+            bobProbe.send(.push(gameID: game.gameID, id: 1, moves: late.map(MoveRecord.init)))
+            guard case let .pushFailed(_, _, removed, _) = try await answer(bobProbe, &bobIterator, id: 1) else { Issue.record("not refused"); return }
+            #expect(removed.error == .readOnly)
+
+            // The device's token bucket covers socket pushes too (the test clock stands still).
+            var limited: (ErrorBody, Int?)?
+            for id in 10..<60 where limited == nil {
+                annProbe.send(.push(gameID: game.gameID, id: id, moves: moves.map(MoveRecord.init)))
+                if case let .pushFailed(_, _, error, retryAfter) = try await answer(annProbe, &annIterator, id: id) { limited = (error, retryAfter) }
+            }
+            #expect(limited?.0.error == .rateLimited)
+            #expect((limited?.1 ?? 0) >= 1)
+            await annProbe.close()
+            await bobProbe.close()
+        }
+    }
+
     @Test func anAccountsSocketsHearOfGamesAddedAndRemoved() async throws {
         let server = try TestServer()
         defer { server.removeFiles() }

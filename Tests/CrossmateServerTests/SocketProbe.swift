@@ -7,12 +7,12 @@ import Logging
 final class SocketProbe: Sendable {
     let received: AsyncStream<ServerSocketMessage>
     private let receivedContinuation: AsyncStream<ServerSocketMessage>.Continuation
-    private let outgoing: AsyncStream<ClientSocketMessage>.Continuation
+    private let outgoing: AsyncStream<String>.Continuation
     private let task: Task<Void, any Error>
 
     init(port: Int, token: String) {
         (received, receivedContinuation) = AsyncStream.makeStream(of: ServerSocketMessage.self)
-        let (toSend, outgoing) = AsyncStream.makeStream(of: ClientSocketMessage.self)
+        let (toSend, outgoing) = AsyncStream.makeStream(of: String.self)
         self.outgoing = outgoing
         let sink = receivedContinuation
         task = Task {
@@ -20,8 +20,8 @@ final class SocketProbe: Sendable {
             try await WebSocketClient.connect(url: "ws://127.0.0.1:\(port)/v1/socket?token=\(token)", logger: Logger(label: "probe")) { inbound, outbound, _ in
                 try await withThrowingTaskGroup(of: Void.self) { group in
                     group.addTask {
-                        for await message in toSend {
-                            try await outbound.write(.text(String(decoding: try JSONEncoder().encode(message), as: UTF8.self)))
+                        for await text in toSend {
+                            try await outbound.write(.text(text))
                         }
                         try await outbound.close(.normalClosure, reason: nil)
                     }
@@ -36,7 +36,13 @@ final class SocketProbe: Sendable {
         }
     }
 
-    func send(_ message: ClientSocketMessage) { outgoing.yield(message) }
+    func send(_ message: ClientSocketMessage) {
+        guard let data = try? JSONEncoder().encode(message) else { preconditionFailure("a socket message failed to encode") }
+        outgoing.yield(String(decoding: data, as: UTF8.self))
+    }
+
+    /// Sends text as it is (for messages a well-behaved client would not send).
+    func send(raw text: String) { outgoing.yield(text) }
 
     /// Subscribes and waits until the server has processed it (its pong follows the subscribe).
     func subscribe(_ games: [String], iterator: inout AsyncStream<ServerSocketMessage>.Iterator) async throws {
