@@ -30,6 +30,13 @@ struct ServerBench: AsyncParsableCommand {
     @Option(help: "Seconds of typing to measure (after everyone is connected).")
     var seconds = 20
 
+    enum Transport: String, ExpressibleByArgument, CaseIterable {
+        case socket, http
+    }
+
+    @Option(help: "How devices push moves: over their WebSocket (socket) or POST /v1/games/{id}/moves on a keep-alive connection (http).")
+    var transport = Transport.socket
+
     @Option(help: "PostgreSQL URL; without it the server uses an SQLite file in a temporary directory.")
     var postgres: String?
 
@@ -68,12 +75,16 @@ struct ServerBench: AsyncParsableCommand {
         let stats = Stats()
         let sockets = SocketFleet()
         let cursors = sessions.map { _ in ZoneCursor() }
+        let links = sessions.map { _ in SocketLink() }
         for (index, session) in sessions.enumerated() {
-            await sockets.open(port: server.port, session: session, gameID: gameOf[index], cursor: cursors[index], api: api, stats: stats)
+            await sockets.open(port: server.port, session: session, gameID: gameOf[index], cursor: cursors[index], link: links[index], api: api, stats: stats)
         }
         await sockets.waitUntilSubscribed(count: sessions.count)
         var connections: [LeanConnection] = []
-        for _ in sessions { connections.append(try await LeanConnection.connect(host: "127.0.0.1", port: server.port)) }
+        if transport == .http {
+            for _ in sessions { connections.append(try await LeanConnection.connect(host: "127.0.0.1", port: server.port)) }
+        }
+        let transport = transport
         let rssAfter = server.residentKilobytes()
 
         // Typing: every device on its own schedule, moves pushed as they are made.
@@ -87,7 +98,8 @@ struct ServerBench: AsyncParsableCommand {
             for (index, session) in sessions.enumerated() {
                 let gameID = games[index]
                 let cursor = cursors[index]
-                let connection = connections[index]
+                let connection = connections.isEmpty ? nil : connections[index]
+                let link = links[index]
                 group.addTask {
                     var replica = GameReplica(puzzle: puzzle, gameID: gameID, replicaID: session.deviceID, authorID: session.account.authorID)
                     var random = SeededRandomNumberGenerator(seed: UInt64(index) &+ 7)
@@ -102,11 +114,17 @@ struct ServerBench: AsyncParsableCommand {
                         for move in moves { stats.sent(move.id) }
                         let pushStart = ContinuousClock.now
                         do {
-                            let body = ByteBuffer(bytes: try JSONEncoder().encode(PushMovesRequest(moves: moves.map(MoveRecord.init))))
-                            let response = try await connection.send(.POST, "/v1/games/\(gameID)/moves", token: session.token, body: body)
-                            guard response.status == 200 else { throw BenchFailure("push: \(response.status) \(String(buffer: response.body))") }
+                            let answer: JSONScan
+                            if transport == .http, let connection {
+                                let body = ByteBuffer(bytes: try JSONEncoder().encode(PushMovesRequest(moves: moves.map(MoveRecord.init))))
+                                let response = try await connection.send(.POST, "/v1/games/\(gameID)/moves", token: session.token, body: body)
+                                guard response.status == 200 else { throw BenchFailure("push: \(response.status) \(String(buffer: response.body))") }
+                                answer = JSONScan(response.body)
+                            } else {
+                                answer = try await link.push(gameID: gameID, moves: moves.map(MoveRecord.init))
+                            }
                             // Only saved results carry a zone sequence.
-                            let saved = JSONScan(response.body).integers("sequence")
+                            let saved = answer.integers("sequence")
                             cursor.ownSaved(saved)
                             stats.acknowledged(saved.count, roundTrip: ContinuousClock.now - pushStart)
                         } catch {
@@ -128,14 +146,14 @@ struct ServerBench: AsyncParsableCommand {
 
         let totals = stats.snapshot
         let latencies = totals.latencies.sorted()
-        var report = Report(title: "crossmate-bench server: \(devices) devices in games of 4, \(keysPerSecond) keys/s each, \(seconds) s, \(postgres == nil ? "SQLite" : "PostgreSQL")")
+        var report = Report(title: "crossmate-bench server: \(devices) devices in games of 4, \(keysPerSecond) keys/s each, \(seconds) s, \(postgres == nil ? "SQLite" : "PostgreSQL"), pushes over \(transport == .socket ? "the WebSocket" : "HTTP")")
         report.add("acksPerSecond", "acknowledged moves per second", Double(totals.acknowledged) / measured, "moves/s")
         report.add("latencyP50Millis", "keystroke to peer, p50", percentile(latencies, 0.50), "ms")
         report.add("latencyP99Millis", "keystroke to peer, p99", percentile(latencies, 0.99), "ms")
         report.add("latencyMaxMillis", "keystroke to peer, max", latencies.last ?? 0, "ms")
         let pushes = totals.pushes.sorted()
-        report.add("pushRoundTripP50Millis", "push request round trip, p50", percentile(pushes, 0.50), "ms")
-        report.add("pushRoundTripP99Millis", "push request round trip, p99", percentile(pushes, 0.99), "ms")
+        report.add("pushRoundTripP50Millis", "push round trip, p50", percentile(pushes, 0.50), "ms")
+        report.add("pushRoundTripP99Millis", "push round trip, p99", percentile(pushes, 0.99), "ms")
         let pokes = Double(max(1, totals.inlinePokes + totals.fetches))
         report.add("inlineShare", "pokes taken inline (no fetch)", Double(totals.inlinePokes) / pokes, "")
         report.add("memoryPerConnectionKB", "server memory per connected device", Double(max(0, rssAfter - rssBefore)) / Double(max(1, devices)), "KB")
@@ -144,7 +162,7 @@ struct ServerBench: AsyncParsableCommand {
         report.add("failedPushes", "failed pushes", Double(totals.failed), "")
         report.print(json: json, extra: ["devices": devices, "storage": postgres == nil ? "sqlite" : "postgres",
                                          "latencySamples": latencies.count, "keysPerSecond": keysPerSecond, "seconds": seconds,
-                                         "fetches": totals.fetches, "inlinePokes": totals.inlinePokes])
+                                         "fetches": totals.fetches, "inlinePokes": totals.inlinePokes, "transport": transport.rawValue])
     }
 }
 
@@ -260,7 +278,7 @@ actor SocketFleet {
     private var waiters: [(Int, CheckedContinuation<Void, Never>)] = []
     private var closers: [AsyncStream<Void>.Continuation] = []
 
-    func open(port: Int, session: DeviceSession, gameID: String, cursor: ZoneCursor, api: API, stats: Stats) {
+    func open(port: Int, session: DeviceSession, gameID: String, cursor: ZoneCursor, link: SocketLink, api: API, stats: Stats) {
         let (closed, closer) = AsyncStream.makeStream(of: Void.self)
         closers.append(closer)
         let deviceID = session.deviceID
@@ -283,6 +301,8 @@ actor SocketFleet {
         }
         tasks.append(Task {
             _ = try? await WebSocketClient.connect(url: "ws://127.0.0.1:\(port)/v1/socket?token=\(session.token)", logger: Logger(label: "bench")) { inbound, outbound, _ in
+                link.attach(outbound)
+                defer { link.detach() }
                 let subscribe = try JSONEncoder().encode(ClientSocketMessage.subscribe(games: [gameID]))
                 try await outbound.write(.text(String(decoding: subscribe, as: UTF8.self)))
                 try await outbound.write(.text(#"{"type":"ping"}"#))
@@ -295,6 +315,10 @@ actor SocketFleet {
                     for try await message in inbound.messages(maxSize: 1 << 20) {
                         guard case let .text(text) = message else { continue }
                         let scan = JSONScan(text)
+                        if scan.contains(#""type":"pushed""#) || scan.contains(#""type":"pushFailed""#) {
+                            if let id = scan.integers("id").first { link.answered(Int(id), scan) }
+                            continue
+                        }
                         if scan.contains(#""type":"pong""#) {
                             await self.didSubscribe()
                             continue
@@ -334,6 +358,61 @@ actor SocketFleet {
     func closeAll() async {
         for closer in closers { closer.finish() }
         for task in tasks { await task.value }
+    }
+}
+
+/// A device's pushes over its WebSocket: each goes out with an id and waits for the `pushed`
+/// (or `pushFailed`) that names it.
+final class SocketLink: Sendable {
+    private struct State {
+        var outbound: WebSocketOutboundWriter?
+        var nextID = 0
+        var waiting: [Int: CheckedContinuation<JSONScan, any Error>] = [:]
+        /// Answers that arrived before their push started waiting.
+        var early: [Int: JSONScan] = [:]
+    }
+    private let state = Mutex(State())
+
+    func attach(_ outbound: WebSocketOutboundWriter) { state.withLock { $0.outbound = outbound } }
+
+    func detach() {
+        let waiting = state.withLock { state in
+            state.outbound = nil
+            defer { state.waiting = [:] }
+            return state.waiting
+        }
+        for continuation in waiting.values { continuation.resume(throwing: BenchFailure("the socket closed")) }
+    }
+
+    func push(gameID: String, moves: [MoveRecord]) async throws -> JSONScan {
+        let (outbound, id) = state.withLock { state in
+            state.nextID += 1
+            return (state.outbound, state.nextID)
+        }
+        guard let outbound else { throw BenchFailure("the socket is not open") }
+        let text = String(decoding: try JSONEncoder().encode(ClientSocketMessage.push(gameID: gameID, id: id, moves: moves)), as: UTF8.self)
+        try await outbound.write(.text(text))
+        let answer = try await withCheckedThrowingContinuation { continuation in
+            state.withLock { state in
+                if let early = state.early.removeValue(forKey: id) {
+                    continuation.resume(returning: early)
+                } else {
+                    state.waiting[id] = continuation
+                }
+            }
+        }
+        guard answer.contains(#""type":"pushed""#) else { throw BenchFailure("push refused: \(String(decoding: answer.bytes, as: UTF8.self))") }
+        return answer
+    }
+
+    func answered(_ id: Int, _ answer: JSONScan) {
+        state.withLock { state in
+            if let waiting = state.waiting.removeValue(forKey: id) {
+                waiting.resume(returning: answer)
+            } else {
+                state.early[id] = answer
+            }
+        }
     }
 }
 
