@@ -61,7 +61,7 @@ struct GameController {
 
     func summary(_ game: StoredGame, _ participant: StoredParticipant) async throws -> GameSummary {
         let projection = try await state.directory.projection(for: game)
-        let puzzle = await projection.puzzle
+        let puzzle = projection.puzzle
         let progress = await projection.progress
         let completion = await projection.completion
         return GameSummary(gameID: game.gameID, title: game.title, width: puzzle.width, height: puzzle.height, ownerID: game.ownerID,
@@ -92,7 +92,7 @@ struct GameController {
             let (game, _) = try await state.access(gameID, for: device, write: true)
             projection = try await state.directory.projection(for: game)
         }
-        let puzzle = await projection.puzzle
+        let puzzle = projection.puzzle
         let now = state.now()
 
         var results = [RecordResult?](repeating: nil, count: moves.count)

@@ -18,7 +18,7 @@ actor GameProjection {
     private let store: Store
     private let snapshotInterval: Int
 
-    var puzzle: Puzzle { game.puzzle }
+    nonisolated var puzzle: Puzzle { game.puzzle }
     var completion: Completion? { replica.completion }
 
     init(game: GameRecord, store: Store, snapshotInterval: Int) async throws {

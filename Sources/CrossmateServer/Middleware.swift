@@ -24,7 +24,7 @@ struct DeviceAuthenticator: RouterMiddleware {
             guard token.count <= 200, let device = try await state.devices.device(tokenHash: Secrets.hash(token), store: state.store) else {
                 throw APIError(.unauthorized, "the device token is not valid; sign in again or link this device anew")
             }
-            if let wait = await state.limiter.take(device.deviceID, now: state.now()) {
+            if let wait = state.limiter.take(device.deviceID, now: state.now()) {
                 throw APIError(.rateLimited, "too many requests from this device; retry after \(wait) s", retryAfterSeconds: wait)
             }
             context.device = device

@@ -88,7 +88,7 @@ struct SocketController {
     /// A push over the socket: the same limits, rules and answers as `POST /v1/games/{id}/moves`.
     private func push(_ moves: [MoveRecord], into gameID: String, id: Int, from device: StoredDevice) async -> ServerSocketMessage {
         state.metrics.requests.increment()
-        if let wait = await state.limiter.take(device.deviceID, now: state.now()) {
+        if let wait = state.limiter.take(device.deviceID, now: state.now()) {
             return .pushFailed(id: id, gameID: gameID, error: ErrorBody(.rateLimited, "too many requests from this device; retry after \(wait) s"),
                                retryAfterSeconds: wait)
         }

@@ -155,8 +155,23 @@ final class SocketHub: Sendable {
         for outbox in outboxes { outbox.yield(outgoing) }
     }
 
+    /// Socket messages are encoded here. The answer to a push that stored everything it sent
+    /// (every push while people type) is spelled out by hand, as `ServerSocketMessage` encodes it;
+    /// anything else goes through the JSON encoder.
     static func encode(_ message: ServerSocketMessage) -> String {
-        guard let data = try? JSONEncoder().encode(message) else { preconditionFailure("a socket message failed to encode") }
+        if case let .pushed(id, gameID, response) = message, response.completion == nil,
+           response.results.allSatisfy({ $0.error == nil }) {
+            var text = #"{"gameID":"# + ChangeJSON.quoted(gameID) + #","id":\#(id),"response":{"results":["#
+            for (index, result) in response.results.enumerated() {
+                if index > 0 { text += "," }
+                text += #"{"replicaID":"# + ChangeJSON.quoted(result.replicaID) + #","seq":\#(result.seq),"#
+                if let sequence = result.sequence { text += #""sequence":\#(sequence),"# }
+                text += #""status":"\#(result.status.rawValue)"}"#
+            }
+            text += #"],"serverTime":\#(response.serverTime),"token":"\#(response.token.encoded)"},"type":"pushed"}"#
+            return text
+        }
+        guard let data = try? ServerState.encoder.encode(message) else { preconditionFailure("a socket message failed to encode") }
         return String(decoding: data, as: UTF8.self)
     }
 }
