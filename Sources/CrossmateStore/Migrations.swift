@@ -58,17 +58,25 @@ enum Migrations {
                 game_id TEXT NOT NULL, state TEXT NOT NULL, PRIMARY KEY (author_id, seq))
             """,
         ]),
+        // The puzzle (kilobytes of JSON) moves out of the games row: every write to a game
+        // updates that row's sequence numbers, and SQLite rewrote the puzzle's overflow pages
+        // with each update, several pages of log per move.
+        (2, [
+            "CREATE TABLE game_puzzles (game_id TEXT PRIMARY KEY REFERENCES games (game_id), puzzle TEXT NOT NULL)",
+            "INSERT INTO game_puzzles (game_id, puzzle) SELECT game_id, puzzle FROM games",
+            "ALTER TABLE games DROP COLUMN puzzle",
+        ]),
     ]
 
-    /// Applies every migration not yet recorded, each in its own transaction.
-    static func run(on database: any SQLDatabase, now: Int64) async throws {
+    /// Applies every migration not yet recorded (up to `version`), each in its own transaction.
+    static func run(on database: any SQLDatabase, now: Int64, through version: Int64 = .max) async throws {
         let lock = database.migrationLock
         try await database.transaction { connection in
             if let lock { _ = try await connection.query(lock) }
             try await connection.execute(
                 "CREATE TABLE IF NOT EXISTS schema_migrations (version BIGINT PRIMARY KEY, applied_at BIGINT NOT NULL)")
         }
-        for migration in all {
+        for migration in all where migration.version <= version {
             try await database.transaction { connection in
                 if let lock { _ = try await connection.query(lock) }
                 let applied = try await connection.first(

@@ -90,8 +90,10 @@ public final class Store: Sendable {
         return try await database.transaction(body)
     }
 
-    public func migrate(now: Int64) async throws {
-        try await Migrations.run(on: database, now: now)
+    /// Brings the schema up to date (or up to `version`, for testing a later migration on data
+    /// an earlier schema held).
+    public func migrate(now: Int64, through version: Int64 = .max) async throws {
+        try await Migrations.run(on: database, now: now, through: version)
     }
 
     /// Records as stored: sorted keys, so an identical resend has an identical body. Only the
@@ -151,8 +153,9 @@ public final class Store: Sendable {
     public func createGame(_ game: GameRecord, title: String, owner: ParticipantRecord) async throws -> Int64 {
         try await database.transaction { db in
             try await db.execute("""
-                INSERT INTO games (game_id, owner_id, created_at, zone_seq, title, puzzle) VALUES (?, ?, ?, 2, ?, ?)
-                """, .text(game.gameID), .text(game.ownerID), .integer(game.createdAt), .text(title), .text(Self.json(game.puzzle)))
+                INSERT INTO games (game_id, owner_id, created_at, zone_seq, title) VALUES (?, ?, ?, 2, ?)
+                """, .text(game.gameID), .text(game.ownerID), .integer(game.createdAt), .text(title))
+            try await db.execute("INSERT INTO game_puzzles (game_id, puzzle) VALUES (?, ?)", .text(game.gameID), .text(Self.json(game.puzzle)))
             try await Self.putRecord(db, gameID: game.gameID, sequence: 1, type: "game", key: "game", body: Self.json(game))
             try await Self.putRecord(db, gameID: game.gameID, sequence: 2, type: "participant", key: owner.authorID, body: Self.json(owner))
             try await db.execute("INSERT INTO participants (game_id, author_id, role) VALUES (?, ?, ?)",
@@ -165,7 +168,8 @@ public final class Store: Sendable {
     public func game(_ gameID: String) async throws -> StoredGame? {
         try await database.read { db in
             try await db.first("""
-                SELECT game_id, owner_id, created_at, zone_seq, move_count, title, puzzle, completion FROM games WHERE game_id = ?
+                SELECT g.game_id, g.owner_id, g.created_at, g.zone_seq, g.move_count, g.title, gp.puzzle, g.completion
+                FROM games g JOIN game_puzzles gp ON gp.game_id = g.game_id WHERE g.game_id = ?
                 """, .text(gameID)).map(Self.storedGame)
         }
     }
@@ -179,9 +183,9 @@ public final class Store: Sendable {
     public func access(gameID: String, authorID: String) async throws -> (StoredGame, StoredParticipant?)? {
         try await database.read { db in
             try await db.first("""
-                SELECT g.game_id, g.owner_id, g.created_at, g.zone_seq, g.move_count, g.title, g.puzzle, g.completion,
+                SELECT g.game_id, g.owner_id, g.created_at, g.zone_seq, g.move_count, g.title, gp.puzzle, g.completion,
                        p.game_id, p.author_id, a.display_name, p.role, p.revoked
-                FROM games g LEFT JOIN participants p ON p.game_id = g.game_id AND p.author_id = ?
+                FROM games g JOIN game_puzzles gp ON gp.game_id = g.game_id LEFT JOIN participants p ON p.game_id = g.game_id AND p.author_id = ?
                 LEFT JOIN accounts a ON a.author_id = p.author_id WHERE g.game_id = ?
                 """, .text(authorID), .text(gameID)).map { row in
                 let game = Self.storedGame(SQLRow(Array(row.values[0..<8])))
@@ -209,9 +213,10 @@ public final class Store: Sendable {
     public func games(of authorID: String) async throws -> [(StoredGame, StoredParticipant)] {
         try await database.read { db in
             try await db.query("""
-                SELECT g.game_id, g.owner_id, g.created_at, g.zone_seq, g.move_count, g.title, g.puzzle, g.completion,
+                SELECT g.game_id, g.owner_id, g.created_at, g.zone_seq, g.move_count, g.title, gp.puzzle, g.completion,
                        p.game_id, p.author_id, a.display_name, p.role, p.revoked
-                FROM participants p JOIN games g ON g.game_id = p.game_id JOIN accounts a ON a.author_id = p.author_id
+                FROM participants p JOIN games g ON g.game_id = p.game_id JOIN game_puzzles gp ON gp.game_id = g.game_id
+                JOIN accounts a ON a.author_id = p.author_id
                 WHERE p.author_id = ? ORDER BY g.created_at DESC, g.game_id
                 """, .text(authorID)).map { row in
                 (Self.storedGame(SQLRow(Array(row.values[0..<8]))), Self.storedParticipant(SQLRow(Array(row.values[8...]))))
@@ -226,6 +231,8 @@ public final class Store: Sendable {
     /// is stamped after the game's completion; a resent move is reported as a duplicate.
     public func appendMoves(gameID: String, authorID: String, moves: [MoveRecord]) async throws -> AppendOutcome {
         let forUpdate = database.forUpdate
+        // Encoded before the transaction: writes to the database take turns, encoding need not.
+        let bodies = moves.map { Self.json($0) }
         return try await write { db -> AppendOutcome in
             // The game, the author's access and the head of the batch's (first) replica, in one trip.
             let firstReplica = moves.first?.replicaID ?? ""
@@ -246,14 +253,13 @@ public final class Store: Sendable {
             var heads: [String: Int64] = [firstReplica: gameRow.int(4) ?? 0]
             var results: [RecordResult] = []
             var saved: [SavedMove] = []
-            for move in moves {
+            for (move, body) in zip(moves, bodies) {
                 if heads[move.replicaID] == nil {
                     heads[move.replicaID] = try await db.first(
                         "SELECT last_seq FROM replica_heads WHERE game_id = ? AND replica_id = ?\(forUpdate)",
                         .text(gameID), .text(move.replicaID))?.int(0) ?? 0
                 }
                 let head = heads[move.replicaID]!
-                let body = Self.json(move)
                 if Int64(move.seq) <= head {
                     let existing = try await db.first(
                         "SELECT body FROM records WHERE game_id = ? AND record_type = 'move' AND record_key = ?",
