@@ -86,7 +86,7 @@ struct GameController {
         // Access is checked inside the store's transaction; the projection (cached after the
         // first request) gives the puzzle to validate against.
         let projection: GameProjection
-        if let cached = await state.directory.cached(gameID) {
+        if let cached = state.directory.cached(gameID) {
             projection = cached
         } else {
             let (game, _) = try await state.access(gameID, for: device, write: true)

@@ -3,6 +3,7 @@ import CrossmateProtocol
 import CrossmateStore
 import CrossmateSync
 import Foundation
+import Synchronization
 
 /// The server's merged view of one game: the engine's `GameReplica` (the same rules every
 /// client runs) fed with the zone's moves in sequence order, plus snapshot bookkeeping. A cache:
@@ -136,10 +137,21 @@ actor GameProjection {
 
 /// The projections this instance holds, loaded on first use. A cache: past `capacity` games it
 /// forgets the least recently used half (a forgotten game reloads from the store when needed).
+/// Finding a loaded projection takes a lock, not a hop to this actor (every push does it);
+/// loading goes through the actor so that a game loads once however many ask at the same time.
 actor GameDirectory {
-    private var projections: [String: GameProjection] = [:]
-    private var lastUse: [String: UInt64] = [:]
-    private var clock: UInt64 = 0
+    private struct Cache {
+        var projections: [String: GameProjection] = [:]
+        var lastUse: [String: UInt64] = [:]
+        var clock: UInt64 = 0
+
+        mutating func touch(_ gameID: String) {
+            clock += 1
+            lastUse[gameID] = clock
+        }
+    }
+
+    private let cache = Mutex(Cache())
     private let capacity: Int
     private var loading: [String: Task<GameProjection, any Error>] = [:]
     private let store: Store
@@ -151,17 +163,14 @@ actor GameDirectory {
         self.capacity = max(2, capacity)
     }
 
-    var count: Int { projections.count }
+    nonisolated var count: Int { cache.withLock { $0.projections.count } }
 
-    func cached(_ gameID: String) -> GameProjection? {
-        guard let projection = projections[gameID] else { return nil }
-        touch(gameID)
-        return projection
-    }
-
-    private func touch(_ gameID: String) {
-        clock += 1
-        lastUse[gameID] = clock
+    nonisolated func cached(_ gameID: String) -> GameProjection? {
+        cache.withLock { cache in
+            guard let projection = cache.projections[gameID] else { return nil }
+            cache.touch(gameID)
+            return projection
+        }
     }
 
     func projection(for stored: StoredGame) async throws -> GameProjection {
@@ -178,14 +187,17 @@ actor GameDirectory {
         loading[stored.gameID] = task
         defer { loading[stored.gameID] = nil }
         let projection = try await task.value
-        if projections.count >= capacity {
-            for (gameID, _) in lastUse.sorted(by: { $0.value < $1.value }).prefix(capacity / 2) {
-                projections[gameID] = nil
-                lastUse[gameID] = nil
+        let capacity = capacity
+        cache.withLock { cache in
+            if cache.projections.count >= capacity {
+                for (gameID, _) in cache.lastUse.sorted(by: { $0.value < $1.value }).prefix(capacity / 2) {
+                    cache.projections[gameID] = nil
+                    cache.lastUse[gameID] = nil
+                }
             }
+            cache.projections[stored.gameID] = projection
+            cache.touch(stored.gameID)
         }
-        projections[stored.gameID] = projection
-        touch(stored.gameID)
         return projection
     }
 }

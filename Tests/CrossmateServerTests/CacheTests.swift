@@ -58,12 +58,12 @@ import Testing
         }
         let cache = GameDirectory(store: store, snapshotInterval: 200, capacity: 4)
         for game in games.prefix(4) { _ = try await cache.projection(for: game) }
-        _ = await cache.cached("game-0")  // game-0 is now the most recently used
+        _ = cache.cached("game-0")  // game-0 is now the most recently used
         _ = try await cache.projection(for: games[4])
-        #expect(await cache.count == 3)
-        #expect(await cache.cached("game-0") != nil)
-        #expect(await cache.cached("game-1") == nil)
-        #expect(await cache.cached("game-2") == nil)
-        #expect(await cache.cached("game-4") != nil)
+        #expect(cache.count == 3)
+        #expect(cache.cached("game-0") != nil)
+        #expect(cache.cached("game-1") == nil)
+        #expect(cache.cached("game-2") == nil)
+        #expect(cache.cached("game-4") != nil)
     }
 }
