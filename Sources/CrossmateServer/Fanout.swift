@@ -16,7 +16,16 @@ enum FanoutEvent: Codable, Sendable {
 
 /// Delivers events to this instance's sockets and, with PostgreSQL, to every other instance.
 protocol Fanout: Sendable {
-    func publish(_ event: FanoutEvent) async
+    var hub: SocketHub { get }
+    /// Passes an event this instance's sockets already have to the other instances.
+    func forward(_ event: FanoutEvent) async
+}
+
+extension Fanout {
+    func publish(_ event: FanoutEvent) async {
+        hub.deliver(event)
+        await forward(event)
+    }
 }
 
 extension SocketHub {
@@ -32,7 +41,7 @@ extension SocketHub {
 /// One instance alone: events go straight to its sockets.
 struct LocalFanout: Fanout {
     let hub: SocketHub
-    func publish(_ event: FanoutEvent) async { hub.deliver(event) }
+    func forward(_ event: FanoutEvent) async {}
 }
 
 /// Several instances on one PostgreSQL: events go to local sockets at once and to the others
@@ -59,8 +68,7 @@ final class PostgresFanout: Fanout, Service {
         self.logger = logger
     }
 
-    func publish(_ event: FanoutEvent) async {
-        hub.deliver(event)
+    func forward(_ event: FanoutEvent) async {
         guard var payload = try? String(decoding: JSONEncoder().encode(Envelope(instance: instance, event: event)), as: UTF8.self) else { return }
         if payload.utf8.count > Self.maximumPayload, case let .poke(game, sequence, exceptDevice, _) = event {
             // NOTIFY payloads stop at 8,000 bytes: announce a big write plainly; devices fetch it.

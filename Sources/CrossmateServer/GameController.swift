@@ -124,18 +124,27 @@ struct GameController {
 
         var sequence = outcome.zoneSeq
         if let first = outcome.saved.first, let last = outcome.saved.last {
+            // The saved moves are the zone's changes from first to last (one transaction numbers
+            // them consecutively), so the poke can carry them and up-to-date peers need not fetch.
             var inline: InlineChanges?
-            if let completed = try await projection.fold(saved: outcome.saved) {
-                sequence = max(sequence, completed.sequence)
-                state.logger.info("game completed", metadata: ["game": "\(gameID)", "by": "\(completed.completion.by)"])
-            } else if outcome.saved.count <= InlineChanges.maximumCount, last.sequence == sequence {
-                // The saved moves are the zone's changes from first to last (one transaction
-                // numbers them consecutively), so peers that are up to date need not fetch.
+            if outcome.saved.count <= InlineChanges.maximumCount, last.sequence == sequence {
                 inline = InlineChanges(after: first.sequence - 1, changes: outcome.saved.map {
                     InlineChanges.Change(sequence: $0.sequence, type: "move", body: $0.body)
                 })
             }
-            await state.fanout.publish(.poke(game: gameID, sequence: sequence, exceptDevice: device.deviceID, inline: inline))
+            let poke = FanoutEvent.poke(game: gameID, sequence: sequence, exceptDevice: device.deviceID, inline: inline)
+            // This instance's sockets hear of the moves from inside the fold, so in zone order.
+            let hub = state.hub
+            let (announced, completed) = try await projection.fold(saved: outcome.saved) { hub.deliver(poke) }
+            if let completed {
+                sequence = max(sequence, completed.sequence)
+                state.logger.info("game completed", metadata: ["game": "\(gameID)", "by": "\(completed.completion.by)"])
+                await state.fanout.publish(.poke(game: gameID, sequence: sequence, exceptDevice: device.deviceID))
+            } else if announced {
+                await state.fanout.forward(poke)
+            } else {
+                await state.fanout.publish(poke)
+            }
         }
         let completion = await projection.completion
         return PushMovesResponse(

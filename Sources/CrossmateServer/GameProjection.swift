@@ -22,10 +22,11 @@ actor GameProjection {
     nonisolated var puzzle: Puzzle { game.puzzle }
     var completion: Completion? { replica.completion }
 
-    init(game: GameRecord, store: Store, snapshotInterval: Int) async throws {
+    init(game: GameRecord, store: Store, snapshotInterval: Int, orderingWait: Duration = .milliseconds(20)) async throws {
         self.game = game
         self.store = store
         self.snapshotInterval = snapshotInterval
+        self.orderingWait = orderingWait
         let puzzle = game.puzzle
         var snapshot = Snapshot(width: puzzle.width, height: puzzle.height)
         var from: Int64 = 0
@@ -63,20 +64,63 @@ actor GameProjection {
         if !wasComplete { sinceSnapshot.append(move) }
     }
 
-    /// Folds moves just stored (with their zone sequences). When they do not follow on from what
-    /// this projection has seen, it catches up from the store instead. Returns a completion this
-    /// projection detected and recorded, if any.
-    func fold(saved: [SavedMove]) async throws -> (completion: CompletionRecord, sequence: Int64)? {
-        guard let first = saved.first else { return nil }
-        if first.sequence == zoneSeq + 1, zip(saved, saved.dropFirst()).allSatisfy({ $0.sequence + 1 == $1.sequence }) {
+    /// Folds moves just stored (with their zone sequences). A write that committed after another
+    /// can get here first; it waits a moment for the earlier one, so the grid and the pokes follow
+    /// zone order. When the moves still do not follow on from what this projection has seen
+    /// (another instance wrote in between), it catches up from the store instead. `announce` is
+    /// called, in zone order, once moves that followed on are folded, unless they completed the
+    /// game; it reports whether it was called. Returns a completion this projection detected and
+    /// recorded, if any.
+    func fold(saved: [SavedMove], announce: @Sendable () -> Void = {}) async throws
+        -> (announced: Bool, completed: (completion: CompletionRecord, sequence: Int64)?) {
+        guard let first = saved.first else { return (false, nil) }
+        if first.sequence > zoneSeq + 1 {
+            await waitUntilFolded(through: first.sequence - 1)
+        }
+        let fresh = saved.filter { $0.sequence > zoneSeq }
+        guard let start = fresh.first else { return (false, nil) }  // a catch-up already has them
+        if start.sequence == zoneSeq + 1, zip(fresh, fresh.dropFirst()).allSatisfy({ $0.sequence + 1 == $1.sequence }) {
             let wasComplete = replica.isComplete
-            for entry in saved {
+            for entry in fresh {
                 if let move = try? entry.move.move() { fold(move) }
             }
-            zoneSeq = saved.last!.sequence
-            return try await afterFolding(wasComplete: wasComplete)
+            zoneSeq = fresh.last!.sequence
+            resumeWaiters()
+            let announced = wasComplete || !replica.isComplete
+            if announced { announce() }
+            return (announced, try await afterFolding(wasComplete: wasComplete))
         }
-        return try await refresh()
+        return (false, try await refresh())
+    }
+
+    /// Folds waiting for an earlier write, with the sequence each needs folded first.
+    private var waiters: [Int: (through: Int64, continuation: CheckedContinuation<Void, Never>)] = [:]
+    private var nextWaiter = 0
+    /// How long a write waits for an earlier one before catching up from the store.
+    private let orderingWait: Duration
+
+    private func waitUntilFolded(through sequence: Int64) async {
+        guard zoneSeq < sequence else { return }
+        nextWaiter += 1
+        let id = nextWaiter
+        await withCheckedContinuation { continuation in
+            waiters[id] = (sequence, continuation)
+            Task { [weak self, orderingWait] in
+                try? await Task.sleep(for: orderingWait)
+                await self?.stopWaiting(id)
+            }
+        }
+    }
+
+    private func stopWaiting(_ id: Int) {
+        waiters.removeValue(forKey: id)?.continuation.resume()
+    }
+
+    private func resumeWaiters() {
+        for (id, waiter) in waiters where waiter.through <= zoneSeq {
+            waiters[id] = nil
+            waiter.continuation.resume()
+        }
     }
 
     /// Catches up with changes other writers made.
@@ -90,6 +134,7 @@ actor GameProjection {
         let (moves, last) = try await Self.moves(store: store, gameID: game.gameID, after: zoneSeq)
         for move in moves { fold(move) }
         zoneSeq = max(zoneSeq, last)
+        resumeWaiters()
         return try await afterFolding(wasComplete: wasComplete)
     }
 

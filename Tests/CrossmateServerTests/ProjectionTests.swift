@@ -1,0 +1,45 @@
+@testable import CrossmateServer
+import CrossmateCore
+import CrossmateFormats
+import CrossmateProtocol
+import CrossmateStore
+import CrossmateSync
+import Foundation
+import Synchronization
+import Testing
+
+/// The server's projection of a game folds writes in zone order, whatever order their requests
+/// finish in.
+@Suite struct ProjectionTests {
+    @Test func aWriteThatArrivesFirstWaitsForTheOneCommittedBeforeIt() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("crossmate-projection-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let store = Store(database: try SQLiteDatabase(path: directory.appendingPathComponent("db.sqlite").path))
+        try await store.migrate(now: 1)
+        try await store.createAccount(authorID: "ann", displayName: "Ann", deviceID: "phone", tokenHash: "h", now: 1)
+        let puzzle = try BundledPuzzles.puzzle("green-light")
+        _ = try await store.createGame(GameRecord(gameID: "game-1", ownerID: "ann", createdAt: 1, puzzle: puzzle), title: "T",
+                                       owner: ParticipantRecord(gameID: "game-1", authorID: "ann", displayName: "Ann", role: .owner))
+        // A wait far longer than the test needs, so the order below is certain.
+        let projection = try await GameProjection(game: GameRecord(gameID: "game-1", ownerID: "ann", createdAt: 1, puzzle: puzzle),
+                                                  store: store, snapshotInterval: 200, orderingWait: .seconds(30))
+
+        var phone = GameReplica(puzzle: puzzle, gameID: "game-1", replicaID: "phone", authorID: "ann")
+        let squares = puzzle.letterPositions
+        let first = try await store.appendMoves(gameID: "game-1", authorID: "ann",
+                                                moves: try phone.perform(.setLetter(squares[0], "G"), physicalMillis: 10).map(MoveRecord.init))
+        let second = try await store.appendMoves(gameID: "game-1", authorID: "ann",
+                                                 moves: try phone.perform(.setLetter(squares[1], "R"), physicalMillis: 11).map(MoveRecord.init))
+
+        // The later write reaches the projection first.
+        let announced = Mutex<[String]>([])
+        async let later = projection.fold(saved: second.saved) { announced.withLock { $0.append("second") } }
+        let earlier = try await projection.fold(saved: first.saved) { announced.withLock { $0.append("first") } }
+        _ = try await later
+        #expect(earlier.announced)
+        #expect(announced.withLock { $0 } == ["first", "second"])
+        #expect(await projection.replica.grid == phone.grid)
+        #expect(await projection.zoneSeq == second.zoneSeq)
+    }
+}
