@@ -46,6 +46,9 @@ final class DeviceHandler: ChannelInboundHandler {
     private var own: Set<Int64> = []
     private var fetching = false
     private var fetchAgain = false
+    /// Pokes that did not follow on while a push was in flight: the gap may be this device's
+    /// own moves, whose sequences come with the push's answer.
+    private var held: [JSONScan] = []
 
     init(_ setup: Setup) {
         self.setup = setup
@@ -119,6 +122,9 @@ final class DeviceHandler: ChannelInboundHandler {
         } else {
             setup.stats.failed()
         }
+        let pokes = held
+        held = []
+        for poke in pokes { poked(poke) }
         pushIfIdle()
     }
 
@@ -136,7 +142,11 @@ final class DeviceHandler: ChannelInboundHandler {
             }
             token = max(token, pokeToken)
         } else if token < pokeToken {
-            fetch()
+            if inFlight != nil, !fetching {
+                held.append(scan)
+            } else {
+                fetch()
+            }
         }
     }
 
