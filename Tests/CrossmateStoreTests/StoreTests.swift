@@ -55,6 +55,26 @@ import Testing
         try await database.close()
     }
 
+    @Test func theSQLiteLogStaysBoundedUnderSteadyWrites() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("crossmate-store-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let path = directory.appendingPathComponent("log.sqlite").path
+        let database = try SQLiteDatabase(path: path)
+        let store = Store(database: database)
+        try await store.migrate(now: 1)
+        let ann = try await account(store)
+        let id = try await game(store, owner: ann.author)
+        // Thousands of commits, each a few pages of log: many times the checkpoint threshold.
+        for seq in 1...3_000 {
+            let outcome = try await store.appendMoves(gameID: id, authorID: ann.author, moves: [move(id, ann.device, seq)])
+            #expect(outcome.saved.count == 1)
+        }
+        let log = try FileManager.default.attributesOfItem(atPath: path + "-wal")[.size] as? Int ?? 0
+        #expect(log < 16 << 20, "the write-ahead log grew to \(log) bytes")
+        try await database.close()
+    }
+
     @Test(arguments: Backend.available)
     func accountsDevicesAndOneTimeLinkCodes(backend: Backend) async throws {
         try await withStore(backend) { store in
