@@ -239,6 +239,7 @@ struct GameController {
         guard body.lastSeq >= 0 else { throw APIError(.invalid, "lastSeq cannot be negative") }
         let seal = Seal(gameID: gameID, replicaID: device.deviceID, lastSeq: body.lastSeq)
         let sequence = try await state.store.putRecord(gameID: gameID, type: "seal", key: device.deviceID, body: Store.json(seal))
+        await state.directory.cached(gameID)?.skip(past: sequence)
         await state.fanout.publish(.poke(game: gameID, sequence: sequence))
         return try ServerState.json(OKResponse(serverTime: state.now()))
     }

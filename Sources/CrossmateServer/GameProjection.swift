@@ -93,6 +93,14 @@ actor GameProjection {
         return (false, try await refresh())
     }
 
+    /// A record that is not a move (a participant, a seal) took the zone's sequence `sequence`:
+    /// nothing to fold, but the next write follows on from it rather than waiting for it.
+    func skip(past sequence: Int64) {
+        guard sequence == zoneSeq + 1 else { return }
+        zoneSeq = sequence
+        resumeWaiters()
+    }
+
     /// Folds waiting for an earlier write, with the sequence each needs folded first.
     private var waiters: [Int: (through: Int64, continuation: CheckedContinuation<Void, Never>)] = [:]
     private var nextWaiter = 0

@@ -41,5 +41,15 @@ import Testing
         #expect(announced.withLock { $0 } == ["first", "second"])
         #expect(await projection.replica.grid == phone.grid)
         #expect(await projection.zoneSeq == second.zoneSeq)
+
+        // A seal takes the next sequence; told of it, the projection does not wait for it.
+        let sealed = try await store.putRecord(gameID: "game-1", type: "seal", key: "phone",
+                                               body: Store.json(Seal(gameID: "game-1", replicaID: "phone", lastSeq: 2)))
+        await projection.skip(past: sealed)
+        let third = try await store.appendMoves(gameID: "game-1", authorID: "ann",
+                                                moves: try phone.perform(.setLetter(squares[2], "E"), physicalMillis: 12).map(MoveRecord.init))
+        // (Had it waited, the 30 s would run out and it would catch up instead, unannounced.)
+        #expect(try await projection.fold(saved: third.saved).announced)
+        #expect(await projection.replica.grid == phone.grid)
     }
 }
