@@ -196,12 +196,8 @@ struct GameController {
         // The stored bodies are already the records' JSON (written by Store.json), so the page is
         // assembled around them instead of decoding and re-encoding every record. The shape is
         // exactly ChangesResponse's; the route and golden tests decode it as one.
-        var json = #"{"changes":["#
-        for (index, change) in page.enumerated() {
-            if index > 0 { json += "," }
-            json += ChangeJSON.render(sequence: change.sequence, type: change.type, body: change.body)
-        }
-        json += #"],"moreComing":\#(stored.count > limit),"serverTime":\#(state.now()),"token":"\#(token.encoded)"}"#
+        var json = #"{"changes":"# + ChangeJSON.list(page)
+        json += #","moreComing":\#(stored.count > limit),"serverTime":\#(state.now()),"token":"\#(token.encoded)"}"#
         return Response(status: .ok, headers: [.contentType: "application/json; charset=utf-8"],
                         body: .init(byteBuffer: ByteBuffer(string: json)))
     }
@@ -239,8 +235,7 @@ struct GameController {
         guard body.lastSeq >= 0 else { throw APIError(.invalid, "lastSeq cannot be negative") }
         let seal = Seal(gameID: gameID, replicaID: device.deviceID, lastSeq: body.lastSeq)
         let sequence = try await state.store.putRecord(gameID: gameID, type: "seal", key: device.deviceID, body: Store.json(seal))
-        await state.directory.cached(gameID)?.skip(past: sequence)
-        await state.fanout.publish(.poke(game: gameID, sequence: sequence))
+        await state.recordStored(game: gameID, sequence: sequence)
         return try ServerState.json(OKResponse(serverTime: state.now()))
     }
 }

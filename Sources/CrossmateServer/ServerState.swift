@@ -89,6 +89,13 @@ final class ServerState: Sendable {
         }
         return (game, participant)
     }
+
+    /// A record that is not a move (a participant, a seal) was stored at `sequence`: the game's
+    /// projection steps over it (so the next write does not wait for it) and devices are poked.
+    func recordStored(game gameID: String, sequence: Int64) async {
+        await directory.cached(gameID)?.skip(past: sequence)
+        await fanout.publish(.poke(game: gameID, sequence: sequence))
+    }
 }
 
 /// A bounded memory of token hashes already looked up.

@@ -68,8 +68,7 @@ struct ShareController {
         }
         let participant = ParticipantRecord(gameID: game.gameID, authorID: device.authorID, displayName: device.displayName, role: .player)
         let sequence = try await state.store.setParticipant(participant, feedState: .active)
-        await state.directory.cached(game.gameID)?.skip(past: sequence)
-        await state.fanout.publish(.poke(game: game.gameID, sequence: sequence))
+        await state.recordStored(game: game.gameID, sequence: sequence)
         await state.fanout.publish(.feed(authorID: device.authorID, sequence: try await state.store.feedSequence(authorID: device.authorID)))
         guard let joined = try await state.store.participant(gameID: game.gameID, authorID: device.authorID),
               let refreshed = try await state.store.game(game.gameID) else { throw APIError(.serverError, "joining failed") }
@@ -86,9 +85,8 @@ struct ShareController {
         let record = ParticipantRecord(gameID: gameID, authorID: device.authorID, displayName: participant.displayName,
                                        role: participant.role, revoked: true)
         let sequence = try await state.store.removeParticipant(record)
-        await state.directory.cached(gameID)?.skip(past: sequence)
         state.hub.dropSubscriptions(authorID: device.authorID, game: gameID)
-        await state.fanout.publish(.poke(game: gameID, sequence: sequence))
+        await state.recordStored(game: gameID, sequence: sequence)
         await state.fanout.publish(.feed(authorID: device.authorID, sequence: try await state.store.feedSequence(authorID: device.authorID)))
         return try ServerState.json(OKResponse(serverTime: state.now()))
     }
@@ -105,8 +103,7 @@ struct ShareController {
         }
         let record = ParticipantRecord(gameID: gameID, authorID: author, displayName: target.displayName, role: target.role, revoked: true)
         let sequence = try await state.store.setParticipant(record, feedState: .readOnly)
-        await state.directory.cached(gameID)?.skip(past: sequence)
-        await state.fanout.publish(.poke(game: gameID, sequence: sequence))
+        await state.recordStored(game: gameID, sequence: sequence)
         await state.fanout.publish(.feed(authorID: author, sequence: try await state.store.feedSequence(authorID: author)))
         return try ServerState.json(OKResponse(serverTime: state.now()))
     }

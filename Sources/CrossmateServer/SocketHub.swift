@@ -1,4 +1,5 @@
 import CrossmateProtocol
+import CrossmateStore
 import Foundation
 import Synchronization
 
@@ -106,12 +107,8 @@ final class SocketHub: Sendable {
         let token = ChangeToken(zone: game, sequence: sequence).encoded
         var text = "{"
         if let inline {
-            text += #""after":"\#(ChangeToken(zone: game, sequence: inline.after).encoded)","changes":["#
-            for (index, change) in inline.changes.enumerated() {
-                if index > 0 { text += "," }
-                text += ChangeJSON.render(sequence: change.sequence, type: change.type, body: change.body)
-            }
-            text += "],"
+            text += #""after":"\#(ChangeToken(zone: game, sequence: inline.after).encoded)","changes":"#
+            text += ChangeJSON.list(inline.changes) + ","
         }
         text += #""token":"\#(token)","type":"poke","zone":\#(ChangeJSON.quoted(game))}"#
         return text
@@ -176,11 +173,26 @@ final class SocketHub: Sendable {
     }
 }
 
-/// One change as the changes page and inline pokes spell it: `ZoneChange`'s shape around the
-/// record's stored JSON.
+/// A change as stored: its place in the zone, its record type and the record's JSON.
+protocol StoredChangeJSON {
+    var sequence: Int64 { get }
+    var type: String { get }
+    var body: String { get }
+}
+
+extension StoredChange: StoredChangeJSON {}
+extension InlineChanges.Change: StoredChangeJSON {}
+
+/// Changes as the changes page and inline pokes spell them: an array in `ZoneChange`'s shape
+/// around each record's stored JSON.
 enum ChangeJSON {
-    static func render(sequence: Int64, type: String, body: String) -> String {
-        #"{"record":"# + body + #","sequence":\#(sequence),"type":"# + quoted(type) + "}"
+    static func list<Changes: Sequence>(_ changes: Changes) -> String where Changes.Element: StoredChangeJSON {
+        var text = "["
+        for (index, change) in changes.enumerated() {
+            if index > 0 { text += "," }
+            text += #"{"record":"# + change.body + #","sequence":\#(change.sequence),"type":"# + quoted(change.type) + "}"
+        }
+        return text + "]"
     }
 
     /// `text` as a JSON string literal.
