@@ -7,7 +7,6 @@ import NIOCore
 struct JSONScan {
     let bytes: [UInt8]
 
-    init(_ text: String) { bytes = Array(text.utf8) }
     init(_ buffer: ByteBuffer) { bytes = Array(buffer.readableBytesView) }
 
     func contains(_ fragment: String) -> Bool {

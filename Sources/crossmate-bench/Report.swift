@@ -33,8 +33,11 @@ struct Report {
 /// Wall-clock time of `body`, in seconds.
 func measure(_ body: () -> Void) -> Double {
     let clock = ContinuousClock()
-    let elapsed = clock.measure(body)
-    return Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+    return clock.measure(body).inSeconds
+}
+
+extension Duration {
+    var inSeconds: Double { Double(components.seconds) + Double(components.attoseconds) / 1e18 }
 }
 
 func percentile(_ sorted: [Double], _ p: Double) -> Double {

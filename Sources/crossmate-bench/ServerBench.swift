@@ -83,7 +83,7 @@ struct ServerBench: AsyncParsableCommand {
         fleet.start(until: .now() + .seconds(Int64(seconds)))
         try await Task.sleep(for: .seconds(seconds))
         let elapsed = ContinuousClock.now - start
-        let measured = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+        let measured = elapsed.inSeconds
         let serverCores = (server.cpuSeconds() - cpuBefore) / measured
         let benchCores = (BenchServer.cpuSeconds(pid: ProcessInfo.processInfo.processIdentifier) - benchCPUBefore) / measured
         try await Task.sleep(for: .seconds(2))
@@ -170,10 +170,9 @@ final class Stats: Sendable {
 
     func sent(_ id: MoveID) { state.withLock { $0.sentAt[id] = .now } }
     func acknowledged(_ count: Int, roundTrip: Duration) {
-        let millis = Double(roundTrip.components.seconds) * 1000 + Double(roundTrip.components.attoseconds) / 1e15
         state.withLock {
             $0.acknowledged += count
-            $0.pushes.append(millis)
+            $0.pushes.append(roundTrip.inSeconds * 1000)
         }
     }
     func failed() { state.withLock { $0.failed += 1 } }
@@ -184,8 +183,7 @@ final class Stats: Sendable {
         let now = ContinuousClock.now
         state.withLock {
             guard let sent = $0.sentAt[id] else { return }
-            let elapsed = now - sent
-            $0.latencies.append(Double(elapsed.components.seconds) * 1000 + Double(elapsed.components.attoseconds) / 1e15)
+            $0.latencies.append((now - sent).inSeconds * 1000)
         }
     }
     var snapshot: State { state.withLock { $0 } }
