@@ -42,28 +42,18 @@ import Testing
     }
 
     @Test func gameDirectoryForgetsTheLeastRecentlyUsedHalf() async throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("crossmate-cache-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let store = Store(database: try SQLiteDatabase(path: directory.appendingPathComponent("db.sqlite").path))
-        try await store.migrate(now: 1)
-        try await store.createAccount(authorID: "ann", displayName: "Ann", deviceID: "phone", tokenHash: "h", now: 1)
-        let puzzle = try BundledPuzzles.puzzle("green-light")
-        var games: [StoredGame] = []
-        for index in 0..<5 {
-            let id = "game-\(index)"
-            _ = try await store.createGame(GameRecord(gameID: id, ownerID: "ann", createdAt: 1, puzzle: puzzle), title: "T",
-                                           owner: ParticipantRecord(gameID: id, authorID: "ann", displayName: "Ann", role: .owner))
-            games.append(try #require(try await store.game(id)))
+        try await withAnnsGames((0..<5).map { "game-\($0)" }) { store in
+            var games: [StoredGame] = []
+            for index in 0..<5 { games.append(try #require(try await store.game("game-\(index)"))) }
+            let cache = GameDirectory(store: store, snapshotInterval: 200, capacity: 4)
+            for game in games.prefix(4) { _ = try await cache.projection(for: game) }
+            _ = cache.cached("game-0")  // game-0 is now the most recently used
+            _ = try await cache.projection(for: games[4])
+            #expect(cache.count == 3)
+            #expect(cache.cached("game-0") != nil)
+            #expect(cache.cached("game-1") == nil)
+            #expect(cache.cached("game-2") == nil)
+            #expect(cache.cached("game-4") != nil)
         }
-        let cache = GameDirectory(store: store, snapshotInterval: 200, capacity: 4)
-        for game in games.prefix(4) { _ = try await cache.projection(for: game) }
-        _ = cache.cached("game-0")  // game-0 is now the most recently used
-        _ = try await cache.projection(for: games[4])
-        #expect(cache.count == 3)
-        #expect(cache.cached("game-0") != nil)
-        #expect(cache.cached("game-1") == nil)
-        #expect(cache.cached("game-2") == nil)
-        #expect(cache.cached("game-4") != nil)
     }
 }

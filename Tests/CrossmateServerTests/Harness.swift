@@ -2,12 +2,29 @@ import CrossmateCore
 import CrossmateFormats
 import CrossmateProtocol
 import CrossmateServer
+import CrossmateStore
 import CrossmateSync
 import Foundation
 import Hummingbird
 import HummingbirdTesting
 import Synchronization
 import Testing
+
+/// A migrated store on a fresh SQLite file, holding the account "ann" (device "phone") and a
+/// `green-light` game of Ann's for each of `gameIDs`; the file goes when `body` ends.
+func withAnnsGames<T>(_ gameIDs: [String], _ body: (Store) async throws -> T) async throws -> T {
+    let directory = FileManager.default.temporaryDirectory.appendingPathComponent("crossmate-store-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(at: directory) }
+    let store = Store(database: try SQLiteDatabase(path: directory.appendingPathComponent("db.sqlite").path))
+    try await store.migrate(now: 1)
+    try await store.createAccount(authorID: "ann", displayName: "Ann", deviceID: "phone", tokenHash: "h", now: 1)
+    for id in gameIDs {
+        _ = try await store.createGame(GameRecord(gameID: id, ownerID: "ann", createdAt: 1, puzzle: greenLight), title: "T",
+                                       owner: ParticipantRecord(gameID: id, authorID: "ann", displayName: "Ann", role: .owner))
+    }
+    return try await body(store)
+}
 
 /// A clock the tests move by hand.
 final class TestClock: Sendable {

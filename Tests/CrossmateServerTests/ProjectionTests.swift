@@ -1,6 +1,5 @@
 @testable import CrossmateServer
 import CrossmateCore
-import CrossmateFormats
 import CrossmateProtocol
 import CrossmateStore
 import CrossmateSync
@@ -12,44 +11,37 @@ import Testing
 /// finish in.
 @Suite struct ProjectionTests {
     @Test func aWriteThatArrivesFirstWaitsForTheOneCommittedBeforeIt() async throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("crossmate-projection-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let store = Store(database: try SQLiteDatabase(path: directory.appendingPathComponent("db.sqlite").path))
-        try await store.migrate(now: 1)
-        try await store.createAccount(authorID: "ann", displayName: "Ann", deviceID: "phone", tokenHash: "h", now: 1)
-        let puzzle = try BundledPuzzles.puzzle("green-light")
-        _ = try await store.createGame(GameRecord(gameID: "game-1", ownerID: "ann", createdAt: 1, puzzle: puzzle), title: "T",
-                                       owner: ParticipantRecord(gameID: "game-1", authorID: "ann", displayName: "Ann", role: .owner))
-        // A wait far longer than the test needs, so the order below is certain.
-        let projection = try await GameProjection(game: GameRecord(gameID: "game-1", ownerID: "ann", createdAt: 1, puzzle: puzzle),
-                                                  store: store, snapshotInterval: 200, orderingWait: .seconds(30))
+        try await withAnnsGames(["game-1"]) { store in
+            // A wait far longer than the test needs, so the order below is certain.
+            let projection = try await GameProjection(game: GameRecord(gameID: "game-1", ownerID: "ann", createdAt: 1, puzzle: greenLight),
+                                                      store: store, snapshotInterval: 200, orderingWait: .seconds(30))
 
-        var phone = GameReplica(puzzle: puzzle, gameID: "game-1", replicaID: "phone", authorID: "ann")
-        let squares = puzzle.letterPositions
-        let first = try await store.appendMoves(gameID: "game-1", authorID: "ann",
-                                                moves: try phone.perform(.setLetter(squares[0], "G"), physicalMillis: 10).map(MoveRecord.init))
-        let second = try await store.appendMoves(gameID: "game-1", authorID: "ann",
-                                                 moves: try phone.perform(.setLetter(squares[1], "R"), physicalMillis: 11).map(MoveRecord.init))
+            var phone = GameReplica(puzzle: greenLight, gameID: "game-1", replicaID: "phone", authorID: "ann")
+            let squares = greenLight.letterPositions
+            let first = try await store.appendMoves(gameID: "game-1", authorID: "ann",
+                                                    moves: try phone.perform(.setLetter(squares[0], "G"), physicalMillis: 10).map(MoveRecord.init))
+            let second = try await store.appendMoves(gameID: "game-1", authorID: "ann",
+                                                     moves: try phone.perform(.setLetter(squares[1], "R"), physicalMillis: 11).map(MoveRecord.init))
 
-        // The later write reaches the projection first.
-        let announced = Mutex<[String]>([])
-        async let later = projection.fold(saved: second.saved) { announced.withLock { $0.append("second") } }
-        let earlier = try await projection.fold(saved: first.saved) { announced.withLock { $0.append("first") } }
-        _ = try await later
-        #expect(earlier.announced)
-        #expect(announced.withLock { $0 } == ["first", "second"])
-        #expect(await projection.replica.grid == phone.grid)
-        #expect(await projection.zoneSeq == second.zoneSeq)
+            // The later write reaches the projection first.
+            let announced = Mutex<[String]>([])
+            async let later = projection.fold(saved: second.saved) { announced.withLock { $0.append("second") } }
+            let earlier = try await projection.fold(saved: first.saved) { announced.withLock { $0.append("first") } }
+            _ = try await later
+            #expect(earlier.announced)
+            #expect(announced.withLock { $0 } == ["first", "second"])
+            #expect(await projection.replica.grid == phone.grid)
+            #expect(await projection.zoneSeq == second.zoneSeq)
 
-        // A seal takes the next sequence; told of it, the projection does not wait for it.
-        let sealed = try await store.putRecord(gameID: "game-1", type: "seal", key: "phone",
-                                               body: Store.json(Seal(gameID: "game-1", replicaID: "phone", lastSeq: 2)))
-        await projection.skip(past: sealed)
-        let third = try await store.appendMoves(gameID: "game-1", authorID: "ann",
-                                                moves: try phone.perform(.setLetter(squares[2], "E"), physicalMillis: 12).map(MoveRecord.init))
-        // (Had it waited, the 30 s would run out and it would catch up instead, unannounced.)
-        #expect(try await projection.fold(saved: third.saved).announced)
-        #expect(await projection.replica.grid == phone.grid)
+            // A seal takes the next sequence; told of it, the projection does not wait for it.
+            let sealed = try await store.putRecord(gameID: "game-1", type: "seal", key: "phone",
+                                                   body: Store.json(Seal(gameID: "game-1", replicaID: "phone", lastSeq: 2)))
+            await projection.skip(past: sealed)
+            let third = try await store.appendMoves(gameID: "game-1", authorID: "ann",
+                                                    moves: try phone.perform(.setLetter(squares[2], "E"), physicalMillis: 12).map(MoveRecord.init))
+            // (Had it waited, the 30 s would run out and it would catch up instead, unannounced.)
+            #expect(try await projection.fold(saved: third.saved).announced)
+            #expect(await projection.replica.grid == phone.grid)
+        }
     }
 }

@@ -20,12 +20,11 @@ enum Backend: String, CaseIterable, Sendable {
 func withStore<T: Sendable>(_ backend: Backend, _ body: @Sendable (Store) async throws -> T) async throws -> T {
     switch backend {
     case .sqlite:
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("crossmate-store-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let store = Store(database: try SQLiteDatabase(path: directory.appendingPathComponent("test.sqlite").path))
-        try await store.migrate(now: 1)
-        return try await body(store)
+        return try await withSQLiteFile { path in
+            let store = Store(database: try SQLiteDatabase(path: path))
+            try await store.migrate(now: 1)
+            return try await body(store)
+        }
     case .postgres:
         let url = ProcessInfo.processInfo.environment["CROSSMATE_TEST_POSTGRES_URL"]!
         let database = try PostgresSQLDatabase(url: url, logger: Logger(label: "test"))
@@ -41,6 +40,14 @@ func withStore<T: Sendable>(_ backend: Backend, _ body: @Sendable (Store) async 
             return result
         }
     }
+}
+
+/// The path of a new SQLite file in a temporary directory, removed when `body` ends.
+func withSQLiteFile<T>(_ body: (String) async throws -> T) async throws -> T {
+    let directory = FileManager.default.temporaryDirectory.appendingPathComponent("crossmate-store-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(at: directory) }
+    return try await body(directory.appendingPathComponent("test.sqlite").path)
 }
 
 func unique(_ prefix: String) -> String { "\(prefix)-\(UUID().uuidString.prefix(12).lowercased())" }

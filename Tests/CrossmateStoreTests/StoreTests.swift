@@ -36,43 +36,40 @@ import Testing
     }
 
     @Test func theSecondMigrationKeepsEveryPuzzle() async throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("crossmate-store-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let database = try SQLiteDatabase(path: directory.appendingPathComponent("old.sqlite").path)
-        let store = Store(database: database)
-        try await store.migrate(now: 1, through: 1)
-        let puzzleJSON = String(repeating: #"{"stands for":"a puzzle of several kilobytes"}"#, count: 200)
-        try await database.transaction { db in
-            try await db.execute("INSERT INTO accounts (author_id, display_name, created_at) VALUES ('acct-a', 'Ann', 1)")
-            try await db.execute("""
-                INSERT INTO games (game_id, owner_id, created_at, zone_seq, title, puzzle) VALUES ('game-old', 'acct-a', 1, 2, 'Old', ?)
-                """, .text(puzzleJSON))
+        try await withSQLiteFile { path in
+            let database = try SQLiteDatabase(path: path)
+            let store = Store(database: database)
+            try await store.migrate(now: 1, through: 1)
+            let puzzleJSON = String(repeating: #"{"stands for":"a puzzle of several kilobytes"}"#, count: 200)
+            try await database.transaction { db in
+                try await db.execute("INSERT INTO accounts (author_id, display_name, created_at) VALUES ('acct-a', 'Ann', 1)")
+                try await db.execute("""
+                    INSERT INTO games (game_id, owner_id, created_at, zone_seq, title, puzzle) VALUES ('game-old', 'acct-a', 1, 2, 'Old', ?)
+                    """, .text(puzzleJSON))
+            }
+            try await store.migrate(now: 2)
+            let game = try #require(try await store.game("game-old"))
+            #expect(game.puzzleJSON == puzzleJSON && game.title == "Old" && game.zoneSeq == 2)
+            try await database.close()
         }
-        try await store.migrate(now: 2)
-        let game = try #require(try await store.game("game-old"))
-        #expect(game.puzzleJSON == puzzleJSON && game.title == "Old" && game.zoneSeq == 2)
-        try await database.close()
     }
 
     @Test func theSQLiteLogStaysBoundedUnderSteadyWrites() async throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("crossmate-store-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let path = directory.appendingPathComponent("log.sqlite").path
-        let database = try SQLiteDatabase(path: path)
-        let store = Store(database: database)
-        try await store.migrate(now: 1)
-        let ann = try await account(store)
-        let id = try await game(store, owner: ann.author)
-        // Thousands of commits, each a few pages of log: many times the checkpoint threshold.
-        for seq in 1...3_000 {
-            let outcome = try await store.appendMoves(gameID: id, authorID: ann.author, moves: [move(id, ann.device, seq)])
-            #expect(outcome.saved.count == 1)
+        try await withSQLiteFile { path in
+            let database = try SQLiteDatabase(path: path)
+            let store = Store(database: database)
+            try await store.migrate(now: 1)
+            let ann = try await account(store)
+            let id = try await game(store, owner: ann.author)
+            // Thousands of commits, each a few pages of log: many times the checkpoint threshold.
+            for seq in 1...3_000 {
+                let outcome = try await store.appendMoves(gameID: id, authorID: ann.author, moves: [move(id, ann.device, seq)])
+                #expect(outcome.saved.count == 1)
+            }
+            let log = try FileManager.default.attributesOfItem(atPath: path + "-wal")[.size] as? Int ?? 0
+            #expect(log < 16 << 20, "the write-ahead log grew to \(log) bytes")
+            try await database.close()
         }
-        let log = try FileManager.default.attributesOfItem(atPath: path + "-wal")[.size] as? Int ?? 0
-        #expect(log < 16 << 20, "the write-ahead log grew to \(log) bytes")
-        try await database.close()
     }
 
     @Test(arguments: Backend.available)
