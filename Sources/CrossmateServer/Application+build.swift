@@ -14,7 +14,8 @@ public func buildApplication(_ configuration: ServerConfiguration, logger: Logge
 
     let database: any SQLDatabase
     var services: [any Service] = []
-    let hub = SocketHub()
+    let metrics = ServerMetrics()
+    let hub = SocketHub(metrics: metrics, logger: logger)
     let fanout: any Fanout
     let store: Store
     switch configuration.storage {
@@ -32,7 +33,6 @@ public func buildApplication(_ configuration: ServerConfiguration, logger: Logge
         services.append(postgresFanout)
         fanout = postgresFanout
     }
-    let metrics = ServerMetrics()
     let state = ServerState(configuration: configuration, store: store, hub: hub, fanout: fanout, metrics: metrics, logger: logger)
 
     let router = Router(context: CrossmateRequestContext.self)

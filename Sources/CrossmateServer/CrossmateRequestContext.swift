@@ -1,6 +1,7 @@
 import CrossmateStore
 import Hummingbird
 import HummingbirdWebSocket
+import NIOCore
 
 /// The per-request context: Hummingbird's core storage, the WebSocket handler slot, and the
 /// device the bearer token belongs to once `DeviceAuthenticator` has run.
@@ -8,9 +9,12 @@ public struct CrossmateRequestContext: RequestContext, WebSocketRequestContext {
     public var coreContext: CoreRequestContextStorage
     public let webSocket: WebSocketHandlerReference<Self>
     public var device: StoredDevice?
+    /// The connection, which a WebSocket writes its frames to directly.
+    let channel: any Channel
 
     public init(source: Source) {
         coreContext = .init(source: source)
+        channel = source.channel
         webSocket = .init()
         device = nil
     }

@@ -21,6 +21,10 @@ public struct ServerConfiguration: Sendable {
     /// Per-device token bucket: burst size and refill per second.
     public var rateLimitBurst = 120.0
     public var rateLimitPerSecond = 60.0
+    /// How much may wait to be sent on one WebSocket. A device that stops reading (or reads
+    /// slower than its games change) is disconnected at this point rather than buffered for
+    /// without bound; it fetches what it missed when it reconnects.
+    public var socketBufferBytes = 1 << 20
     public var linkCodeLifetimeMillis: Int64 = 10 * 60 * 1000
     public var logLevel: Logger.Level = .info
     /// The server's clock in Unix milliseconds; tests inject their own.

@@ -3,6 +3,7 @@ import CrossmateStore
 import Foundation
 import Hummingbird
 import HummingbirdWebSocket
+import NIOCore
 
 /// One WebSocket per device at `/v1/socket`: subscriptions, pokes after commit, live cursors and
 /// pings. Nothing on it is stored, so a lost connection loses nothing: clients fetch on reconnect.
@@ -17,44 +18,33 @@ struct SocketController {
         router.ws("v1/socket") { _, context in
             _ = try context.requireDevice()
             return .upgrade([:])
-        } onUpgrade: { inbound, outbound, context in
+        } onUpgrade: { inbound, _, context in
             guard let device = context.requestContext.device else { return }
-            try await serve(device: device, inbound: inbound, outbound: outbound)
+            try await serve(device: device, channel: context.requestContext.channel, inbound: inbound)
         }
     }
 
-    func serve(device: StoredDevice, inbound: WebSocketInboundStream, outbound: WebSocketOutboundWriter) async throws {
-        let (stream, outbox) = AsyncStream.makeStream(of: OutgoingMessage.self, bufferingPolicy: .bufferingNewest(4_096))
-        let id = state.hub.register(deviceID: device.deviceID, authorID: device.authorID, outbox: outbox)
+    func serve(device: StoredDevice, channel: any Channel, inbound: WebSocketInboundStream) async throws {
+        let unsent = state.configuration.socketBufferBytes
+        try? await channel.setOption(ChannelOptions.writeBufferWaterMark, value: .init(low: unsent / 2, high: unsent)).get()
+        let id = state.hub.register(deviceID: device.deviceID, authorID: device.authorID, channel: channel)
         state.metrics.connectedSockets.record(state.hub.count)
-        let metrics = state.metrics
         defer {
             state.hub.unregister(id)
             state.metrics.connectedSockets.record(state.hub.count)
         }
-        try await withThrowingTaskGroup(of: Void.self) { group in
-            group.addTask {
-                for await outgoing in stream {
-                    try await outbound.write(.text(outgoing.text))
-                    let elapsed = ContinuousClock.now - outgoing.queuedAt
-                    metrics.pushLatency.recordNanoseconds(elapsed.components.seconds * 1_000_000_000 + elapsed.components.attoseconds / 1_000_000_000)
-                }
+        let decoder = JSONDecoder()
+        for try await message in inbound.messages(maxSize: Self.maximumMessageBytes) {
+            guard case let .text(text) = message else { continue }
+            let data = Data(text.utf8)
+            let parsed: ClientSocketMessage
+            do {
+                parsed = try decoder.decode(ClientSocketMessage.self, from: data)
+            } catch {
+                state.hub.reply(id, refusal(of: data, error))
+                continue
             }
-            let decoder = JSONDecoder()
-            for try await message in inbound.messages(maxSize: Self.maximumMessageBytes) {
-                guard case let .text(text) = message else { continue }
-                let data = Data(text.utf8)
-                let parsed: ClientSocketMessage
-                do {
-                    parsed = try decoder.decode(ClientSocketMessage.self, from: data)
-                } catch {
-                    state.hub.reply(id, refusal(of: data, error))
-                    continue
-                }
-                await handle(parsed, connection: id, device: device)
-            }
-            outbox.finish()
-            group.cancelAll()
+            await handle(parsed, connection: id, device: device)
         }
     }
 

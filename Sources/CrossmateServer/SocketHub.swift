@@ -1,14 +1,10 @@
 import CrossmateProtocol
 import CrossmateStore
 import Foundation
+import Logging
+import NIOCore
+import NIOWebSocket
 import Synchronization
-
-/// A message encoded for the wire, with the time it was queued (for the push latency metric).
-/// A poke is encoded once, however many sockets it goes to.
-struct OutgoingMessage: Sendable {
-    var text: String
-    var queuedAt: ContinuousClock.Instant
-}
 
 /// Changes a poke carries so that an up-to-date device need not fetch them: every change after
 /// `after`, as stored (`body` is the record's JSON).
@@ -27,14 +23,15 @@ struct InlineChanges: Codable, Sendable {
 }
 
 /// This instance's live WebSockets: which device each is, which games it watches, and the
-/// stream its writer drains. Pokes and cursors fan out from here. Every method is synchronous
-/// under one lock, so a request hands a poke over without a hop to another executor.
+/// channel its frames go out on. Pokes and cursors fan out from here. Every method is synchronous
+/// under one lock, and frames are written straight onto the sockets' event loops, so a poke
+/// reaches the wire without waking a task for each socket.
 final class SocketHub: Sendable {
     struct Connection {
         var deviceID: String
         var authorID: String
         var games: Set<String> = []
-        var outbox: AsyncStream<OutgoingMessage>.Continuation
+        var channel: any Channel
     }
 
     private struct State {
@@ -46,24 +43,29 @@ final class SocketHub: Sendable {
     }
 
     private let state = Mutex(State())
+    private let metrics: ServerMetrics
+    private let logger: Logger
+
+    init(metrics: ServerMetrics, logger: Logger) {
+        self.metrics = metrics
+        self.logger = logger
+    }
 
     var count: Int { state.withLock { $0.connections.count } }
 
-    func register(deviceID: String, authorID: String, outbox: AsyncStream<OutgoingMessage>.Continuation) -> Int {
+    func register(deviceID: String, authorID: String, channel: any Channel) -> Int {
         state.withLock {
             $0.nextID += 1
-            $0.connections[$0.nextID] = Connection(deviceID: deviceID, authorID: authorID, outbox: outbox)
+            $0.connections[$0.nextID] = Connection(deviceID: deviceID, authorID: authorID, channel: channel)
             return $0.nextID
         }
     }
 
     func unregister(_ id: Int) {
-        let removed = state.withLock { state -> Connection? in
-            guard let connection = state.connections.removeValue(forKey: id) else { return nil }
+        state.withLock { state in
+            guard let connection = state.connections.removeValue(forKey: id) else { return }
             for game in connection.games { state.byGame[game]?.remove(id) }
-            return connection
         }
-        removed?.outbox.finish()
     }
 
     func subscribe(_ id: Int, to games: [String]) {
@@ -115,9 +117,8 @@ final class SocketHub: Sendable {
     }
 
     func feed(authorID: String, sequence: Int64) {
-        let message = OutgoingMessage(text: Self.encode(.feed(token: ChangeToken(zone: "feed", sequence: sequence))), queuedAt: .now)
-        let outboxes = state.withLock { $0.connections.values.filter { $0.authorID == authorID }.map(\.outbox) }
-        for outbox in outboxes { outbox.yield(message) }
+        let text = Self.encode(.feed(token: ChangeToken(zone: "feed", sequence: sequence)))
+        write(text, to: state.withLock { $0.connections.values.filter { $0.authorID == authorID }.map(\.channel) })
     }
 
     func cursor(game: String, deviceID: String, authorID: String, cursor: CursorPosition) {
@@ -126,8 +127,8 @@ final class SocketHub: Sendable {
 
     /// Tells one connection something directly (pong, errors).
     func reply(_ id: Int, _ message: ServerSocketMessage) {
-        let outbox = state.withLock { $0.connections[id]?.outbox }
-        outbox?.yield(OutgoingMessage(text: Self.encode(message), queuedAt: .now))
+        guard let channel = state.withLock({ $0.connections[id]?.channel }) else { return }
+        write(Self.encode(message), to: [channel])
     }
 
     /// Stops pokes for an account's devices watching a game they lost access to.
@@ -140,16 +141,40 @@ final class SocketHub: Sendable {
         }
     }
 
-    /// Queues `text` for every socket watching `game`, but not the sockets of `deviceID`.
+    /// Sends `text` to every socket watching `game`, but not the sockets of `deviceID`.
     private func send(_ text: String, toGame game: String, exceptDevice deviceID: String?) {
-        let outgoing = OutgoingMessage(text: text, queuedAt: .now)
-        let outboxes = state.withLock { state in
-            (state.byGame[game] ?? []).compactMap { id -> AsyncStream<OutgoingMessage>.Continuation? in
+        let channels = state.withLock { state in
+            (state.byGame[game] ?? []).compactMap { id -> (any Channel)? in
                 guard let connection = state.connections[id], deviceID == nil || connection.deviceID != deviceID else { return nil }
-                return connection.outbox
+                return connection.channel
             }
         }
-        for outbox in outboxes { outbox.yield(outgoing) }
+        write(text, to: channels)
+    }
+
+    /// Writes one text frame to each channel: one trip to each event loop involved, however many
+    /// of its sockets the frame goes to. The frame's bytes are shared, not copied per socket. A
+    /// channel that has more than `socketBufferBytes` unsent (its writability) is closed.
+    private func write(_ text: String, to channels: [any Channel]) {
+        guard !channels.isEmpty else { return }
+        let frame = WebSocketFrame(fin: true, opcode: .text, data: ByteBuffer(string: text))
+        let queuedAt = ContinuousClock.now
+        var remaining = channels
+        while let first = remaining.first {
+            let loop = first.eventLoop
+            let onLoop = remaining.filter { $0.eventLoop === loop }
+            remaining.removeAll { $0.eventLoop === loop }
+            loop.execute { [metrics, logger] in
+                for channel in onLoop where channel.isActive {
+                    channel.writeAndFlush(frame, promise: nil)
+                    if !channel.isWritable {
+                        logger.notice("closing a WebSocket that is not reading what it is sent", metadata: ["peer": "\(channel.remoteAddress?.description ?? "?")"])
+                        channel.close(promise: nil)
+                    }
+                }
+                metrics.pushLatency.recordNanoseconds(queuedAt.duration(to: .now).inNanoseconds)
+            }
+        }
     }
 
     /// Socket messages are encoded here. The answer to a push that stored everything it sent
@@ -171,6 +196,10 @@ final class SocketHub: Sendable {
         guard let data = try? ServerState.encoder.encode(message) else { preconditionFailure("a socket message failed to encode") }
         return String(decoding: data, as: UTF8.self)
     }
+}
+
+extension Duration {
+    var inNanoseconds: Int64 { components.seconds * 1_000_000_000 + components.attoseconds / 1_000_000_000 }
 }
 
 /// A change as stored: its place in the zone, its record type and the record's JSON.

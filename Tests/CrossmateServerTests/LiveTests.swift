@@ -222,6 +222,49 @@ import Testing
         }
     }
 
+    @Test func aDeviceThatStopsReadingIsDisconnectedAndTheOthersCarryOn() async throws {
+        let server = try TestServer { $0.socketBufferBytes = 32 * 1024 }
+        defer { server.removeFiles() }
+        try await server.application().test(.live) { client in
+            let port = try #require(client.port)
+            let ann = try await client.account("Ann")
+            let bob = try await client.account("Bob")
+            let game = try await client.newGame(ann)
+            let invite: InvitationResponse = try await client.call(.post, "/v1/games/\(game.gameID)/invitations", token: ann.token,
+                                                                   json: CreateInvitationRequest())
+            let _: GameSummary = try await client.call(.post, "/v1/invitations/\(invite.token)/accept", token: bob.token)
+            let stalled = try StalledSocket(port: port, token: bob.token, subscribeTo: [game.gameID])
+            let probe = SocketProbe(port: port, token: ann.token)
+            var iterator = probe.received.makeAsyncIterator()
+            try await probe.subscribe([game.gameID], iterator: &iterator)
+            func connectedSockets() async throws -> Int? {
+                let metrics = String(buffer: try await client.send(.get, "/metrics").body)
+                let line = metrics.split(separator: "\n").first { $0.hasPrefix("crossmate_connected_sockets ") }
+                return line.flatMap { Double($0.split(separator: " ")[1]) }.map { Int($0) }
+            }
+            #expect(try await connectedSockets() == 2)
+
+            // Ann's cursor goes to Bob's stalled socket until more than the buffer waits there
+            // (the kernel's buffers take some first); then the server lets go of it.
+            var relayed = 0
+            while try await connectedSockets() == 2, relayed < 50_000 {
+                for index in 0..<200 {
+                    probe.send(.cursor(gameID: game.gameID, cursor: CursorPosition(row: index % 5, col: index % 5, direction: "across")))
+                }
+                relayed += 200
+                probe.send(.ping)
+                _ = try await probe.next(&iterator) { if case .pong = $0 { true } else { false } }
+            }
+            #expect(try await connectedSockets() == 1)
+            #expect(stalled.drainUntilClosed())
+
+            // Ann's socket is still served.
+            probe.send(.ping)
+            _ = try await probe.next(&iterator) { if case .pong = $0 { true } else { false } }
+            await probe.close()
+        }
+    }
+
     @Test func aSocketNeedsAValidToken() async throws {
         let server = try TestServer()
         defer { server.removeFiles() }

@@ -1,5 +1,6 @@
 import CrossmateProtocol
 import Foundation
+import Glibc
 import HummingbirdWSClient
 import Logging
 
@@ -73,5 +74,64 @@ final class SocketProbe: Sendable {
 
     struct ProbeClosed: Error, CustomStringConvertible {
         var description: String { "the socket closed (or went silent for 10 s) before the expected message" }
+    }
+}
+
+/// A device that opens its WebSocket, subscribes, and then stops reading: what a phone on a
+/// dead network or a frozen tab looks like to the server. Plain POSIX sockets, so nothing reads
+/// on its behalf; its receive buffer is made small so that it fills quickly.
+final class StalledSocket {
+    private let descriptor: Int32
+
+    init(port: Int, token: String, subscribeTo games: [String]) throws {
+        descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard descriptor >= 0 else { throw Failure("socket() failed") }
+        var small: Int32 = 4_096
+        setsockopt(descriptor, SOL_SOCKET, SO_RCVBUF, &small, socklen_t(MemoryLayout<Int32>.size))
+        var timeout = timeval(tv_sec: 10, tv_usec: 0)  // a safety net for `drainUntilClosed`
+        setsockopt(descriptor, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = in_port_t(UInt16(port).bigEndian)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        guard connected == 0 else { throw Failure("connect() failed") }
+        let upgrade = "GET /v1/socket?token=\(token) HTTP/1.1\r\nHost: 127.0.0.1\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+            + "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n"
+        let subscribe = String(decoding: try JSONEncoder().encode(ClientSocketMessage.subscribe(games: games)), as: UTF8.self)
+        try send(Array(upgrade.utf8) + Self.maskedTextFrame(subscribe))
+    }
+
+    deinit { close(descriptor) }
+
+    /// A client's text frame (clients mask what they send), for messages under 126 bytes.
+    static func maskedTextFrame(_ text: String) -> [UInt8] {
+        let payload = Array(text.utf8)
+        precondition(payload.count < 126)
+        let mask: [UInt8] = [0x1F, 0x2E, 0x3D, 0x4C]
+        return [0x81, 0x80 | UInt8(payload.count)] + mask + payload.enumerated().map { $0.element ^ mask[$0.offset % 4] }
+    }
+
+    private func send(_ bytes: [UInt8]) throws {
+        let sent = bytes.withUnsafeBytes { Glibc.send(descriptor, $0.baseAddress, $0.count, 0) }
+        guard sent == bytes.count else { throw Failure("send() failed") }
+    }
+
+    /// Reads what the server sent until it closes the connection; false if the connection is
+    /// still open after 10 s without data.
+    func drainUntilClosed() -> Bool {
+        var buffer = [UInt8](repeating: 0, count: 65_536)
+        while true {
+            let count = buffer.withUnsafeMutableBytes { recv(descriptor, $0.baseAddress, $0.count, 0) }
+            if count == 0 { return true }
+            if count < 0 { return errno == ECONNRESET }
+        }
+    }
+
+    struct Failure: Error, CustomStringConvertible {
+        var description: String
+        init(_ description: String) { self.description = description }
     }
 }
