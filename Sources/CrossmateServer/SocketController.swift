@@ -36,12 +36,11 @@ struct SocketController {
         let decoder = JSONDecoder()
         for try await message in inbound.messages(maxSize: Self.maximumMessageBytes) {
             guard case let .text(text) = message else { continue }
-            let data = Data(text.utf8)
             let parsed: ClientSocketMessage
             do {
-                parsed = try decoder.decode(ClientSocketMessage.self, from: data)
+                parsed = try ClientSocketMessage.decode(text, decoder: decoder)
             } catch {
-                state.hub.reply(id, refusal(of: data, error))
+                state.hub.reply(id, refusal(of: Data(text.utf8), error))
                 continue
             }
             await handle(parsed, connection: id, device: device)
