@@ -112,7 +112,7 @@ final class SocketHub: Sendable {
             text += #""after":"\#(ChangeToken(zone: game, sequence: inline.after).encoded)","changes":"#
             text += ChangeJSON.list(inline.changes) + ","
         }
-        text += #""token":"\#(token)","type":"poke","zone":\#(ChangeJSON.quoted(game))}"#
+        text += #""token":"\#(token)","type":"poke","zone":\#(JSONText.quoted(game))}"#
         return text
     }
 
@@ -183,10 +183,10 @@ final class SocketHub: Sendable {
     static func encode(_ message: ServerSocketMessage) -> String {
         if case let .pushed(id, gameID, response) = message, response.completion == nil,
            response.results.allSatisfy({ $0.error == nil }) {
-            var text = #"{"gameID":"# + ChangeJSON.quoted(gameID) + #","id":\#(id),"response":{"results":["#
+            var text = #"{"gameID":"# + JSONText.quoted(gameID) + #","id":\#(id),"response":{"results":["#
             for (index, result) in response.results.enumerated() {
                 if index > 0 { text += "," }
-                text += #"{"replicaID":"# + ChangeJSON.quoted(result.replicaID) + #","seq":\#(result.seq),"#
+                text += #"{"replicaID":"# + JSONText.quoted(result.replicaID) + #","seq":\#(result.seq),"#
                 if let sequence = result.sequence { text += #""sequence":\#(sequence),"# }
                 text += #""status":"\#(result.status.rawValue)"}"#
             }
@@ -219,27 +219,8 @@ enum ChangeJSON {
         var text = "["
         for (index, change) in changes.enumerated() {
             if index > 0 { text += "," }
-            text += #"{"record":"# + change.body + #","sequence":\#(change.sequence),"type":"# + quoted(change.type) + "}"
+            text += #"{"record":"# + change.body + #","sequence":\#(change.sequence),"type":"# + JSONText.quoted(change.type) + "}"
         }
         return text + "]"
-    }
-
-    /// `text` as a JSON string literal.
-    static func quoted(_ text: String) -> String {
-        var output = "\""
-        for scalar in text.unicodeScalars {
-            switch scalar {
-            case "\"": output += "\\\""
-            case "\\": output += "\\\\"
-            case "\n": output += "\\n"
-            case "\r": output += "\\r"
-            case "\t": output += "\\t"
-            case _ where scalar.value < 0x20:
-                let hex = String(scalar.value, radix: 16)
-                output += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-            default: output.unicodeScalars.append(scalar)
-            }
-        }
-        return output + "\""
     }
 }

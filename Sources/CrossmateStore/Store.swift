@@ -232,7 +232,7 @@ public final class Store: Sendable {
     public func appendMoves(gameID: String, authorID: String, moves: [MoveRecord]) async throws -> AppendOutcome {
         let forUpdate = database.forUpdate
         // Encoded before the transaction: writes to the database take turns, encoding need not.
-        let bodies = moves.map { Self.json($0) }
+        let bodies = moves.map(\.sortedJSON)
         return try await write { db -> AppendOutcome in
             // The game, the author's access and the head of the batch's (first) replica, in one trip.
             let firstReplica = moves.first?.replicaID ?? ""

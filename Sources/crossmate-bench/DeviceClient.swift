@@ -106,9 +106,8 @@ final class DeviceHandler: ChannelInboundHandler {
         nextPushID += 1
         let batch = Array(queued.prefix(ProtocolLimits.maximumRecordsPerBatch))
         queued.removeFirst(batch.count)
-        guard let data = try? encoder.encode(ClientSocketMessage.push(gameID: setup.gameID, id: nextPushID, moves: batch)) else { return }
         inFlight = (nextPushID, .now)
-        send(text: String(decoding: data, as: UTF8.self))
+        send(text: ClientSocketMessage.pushJSON(gameID: setup.gameID, id: nextPushID, moves: batch))
     }
 
     private func answered(_ scan: JSONScan) {

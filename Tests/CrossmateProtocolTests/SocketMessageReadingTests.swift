@@ -4,10 +4,10 @@ import Testing
 
 @testable import CrossmateProtocol
 
-/// The hand-written push reader must agree with `JSONDecoder` on everything it accepts, and
-/// hand everything else to it.
-@Suite struct SocketMessageReadingTests {
-    static let pieces = ["A", "z", "QU", "é", "漢字", "🧩", "\"", "\\", "/", "\n", "\t", "\u{01}", "\u{7F}", " ", "-", ":", "{", "}"]
+/// Random records with awkward text (quotes, backslashes, control characters, every UTF-8
+/// length) and extreme numbers, for comparing hand-written JSON with Foundation's.
+struct AwkwardRecords {
+    static let pieces = ["A", "z", "QU", "é", "漢字", "🧩", "\"", "\\", "/", "\n", "\t", "\u{01}", "\u{08}", "\u{0C}", "\r", "\u{1F}", "\u{7F}", "\u{2028}", " ", "-", ":", "{", "}"]
 
     func randomText(_ random: inout SeededRandomNumberGenerator) -> String {
         (0..<Int.random(in: 0...6, using: &random)).map { _ in Self.pieces.randomElement(using: &random)! }.joined()
@@ -28,6 +28,13 @@ import Testing
         }
         return .push(gameID: randomText(&random), id: randomInteger(&random), moves: moves)
     }
+}
+
+/// The hand-written push reader must agree with `JSONDecoder` on everything it accepts, and
+/// hand everything else to it.
+@Suite struct SocketMessageReadingTests {
+    let records = AwkwardRecords()
+    func randomPush(_ random: inout SeededRandomNumberGenerator) -> ClientSocketMessage { records.randomPush(&random) }
 
     /// JSON as some other client might write it: keys in any order, whitespace anywhere JSON
     /// allows it, characters escaped as `\uXXXX` or not, nil optionals as null or left out.
