@@ -29,24 +29,27 @@ public enum Base64URL {
     /// The bytes, or `nil` when `text` is not unpadded base64url (padding and other alphabets
     /// are refused, as is a final character with stray low bits).
     public static func decode(_ text: some StringProtocol) -> [UInt8]? {
-        let characters = Array(text.utf8)
-        guard characters.count % 4 != 1 else { return nil }
+        let utf8 = text.utf8
+        guard utf8.count % 4 != 1 else { return nil }
         var output: [UInt8] = []
-        output.reserveCapacity(characters.count * 3 / 4)
+        output.reserveCapacity(utf8.count * 3 / 4)
         var group: UInt32 = 0
         var bits = 0
-        for character in characters {
-            let value = values[Int(character)]
-            guard value != 0xFF else { return nil }
-            group = group << 6 | UInt32(value)
-            bits += 6
-            if bits >= 8 {
-                bits -= 8
-                output.append(UInt8(truncatingIfNeeded: group >> UInt32(bits)))
-                group &= (1 << UInt32(bits)) - 1
+        let valid = values.withUnsafeBufferPointer { values in
+            for character in utf8 {
+                let value = values[Int(character)]
+                guard value != 0xFF else { return false }
+                group = group << 6 | UInt32(value)
+                bits += 6
+                if bits >= 8 {
+                    bits -= 8
+                    output.append(UInt8(truncatingIfNeeded: group >> UInt32(bits)))
+                    group &= (1 << UInt32(bits)) - 1
+                }
             }
+            return true
         }
-        guard group == 0 else { return nil }
+        guard valid, group == 0 else { return nil }
         return output
     }
 }

@@ -13,13 +13,19 @@ public struct ChangeToken: Hashable, Sendable, Codable, CustomStringConvertible 
         Base64URL.encode("v1:\(zone):\(sequence)".utf8)
     }
 
-    /// Decodes a token, or returns `nil` when it is not one of ours.
+    /// Decodes a token, or returns `nil` when it is not one of ours: `v1:ZONE:SEQUENCE` with a
+    /// zone that is not empty and has no colon, and a sequence of at least zero. (Every poke
+    /// carries tokens, so this reads the bytes in place rather than splitting strings.)
     public init?(encoded: String) {
-        guard encoded.utf8.count <= 200, let bytes = Base64URL.decode(encoded),
-              let text = String(validating: bytes, as: UTF8.self) else { return nil }
-        let parts = text.split(separator: ":", omittingEmptySubsequences: false)
-        guard parts.count == 3, parts[0] == "v1", !parts[1].isEmpty, let sequence = Int64(parts[2]), sequence >= 0 else { return nil }
-        zone = String(parts[1])
+        guard encoded.utf8.count <= 200, let bytes = Base64URL.decode(encoded) else { return nil }
+        let colon = UInt8(ascii: ":")
+        guard bytes.count > 3, bytes[0] == UInt8(ascii: "v"), bytes[1] == UInt8(ascii: "1"), bytes[2] == colon,
+              let second = bytes[3...].firstIndex(of: colon), second > 3,
+              !bytes[(second + 1)...].contains(colon),
+              let zone = String(validating: bytes[3..<second], as: UTF8.self),
+              let digits = String(validating: bytes[(second + 1)...], as: UTF8.self),
+              let sequence = Int64(digits), sequence >= 0 else { return nil }
+        self.zone = zone
         self.sequence = sequence
     }
 

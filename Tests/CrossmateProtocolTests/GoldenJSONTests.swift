@@ -66,6 +66,30 @@ import Testing
         }
     }
 
+    /// Token decoding reads bytes in place; it must accept exactly what splitting the text at
+    /// its colons accepts.
+    @Test func changeTokensDecodeAsTheirDefinitionSays() {
+        func byDefinition(_ bytes: [UInt8]) -> ChangeToken? {
+            guard let text = String(validating: bytes, as: UTF8.self) else { return nil }
+            let parts = text.split(separator: ":", omittingEmptySubsequences: false)
+            guard parts.count == 3, parts[0] == "v1", !parts[1].isEmpty, let sequence = Int64(parts[2]), sequence >= 0 else { return nil }
+            return ChangeToken(zone: String(parts[1]), sequence: sequence)
+        }
+        var random = SeededRandomNumberGenerator(seed: 65)
+        let pieces: [[UInt8]] = ["v1", "v2", ":", "game-1", "é", "42", "+7", "-0", "-3", "", "9223372036854775808", " 1"].map { Array($0.utf8) } + [[0xFF], [0xC3]]
+        var accepted = 0
+        for _ in 0..<5_000 {
+            func some(_ count: ClosedRange<Int>) -> [UInt8] { (0..<Int.random(in: count, using: &random)).flatMap { _ in pieces.randomElement(using: &random)! } }
+            // Mostly token-shaped (prefix, colon, zone, colon, number), with stray pieces anywhere.
+            let bytes = (Bool.random(using: &random) ? Array("v1".utf8) : some(0...2)) + Array(":".utf8) + some(0...2)
+                + Array(":".utf8) + some(1...2)
+            let decoded = ChangeToken(encoded: Base64URL.encode(bytes))
+            #expect(decoded == byDefinition(bytes), "\(String(decoding: bytes, as: UTF8.self))")
+            if decoded != nil { accepted += 1 }
+        }
+        #expect(accepted > 50)
+    }
+
     @Test func base64URLAgreesWithFoundation() throws {
         var random = SeededRandomNumberGenerator(seed: 64)
         for length in 0..<70 {
