@@ -2,9 +2,13 @@
 /// together, one after another inside a single database transaction, so a burst of pushes
 /// shares one BEGIN, one COMMIT and one fsync. Each job's outcome is delivered only after that
 /// COMMIT. A job that refuses (`StoreRefusal`) must do so before writing anything; any other
-/// error aborts the whole group, and then no job in it is acknowledged.
+/// error aborts the whole group, and then no job in it is acknowledged. Within a group, jobs
+/// run in order of their game, and in arrival order within a game: every group takes its
+/// games' row locks in the same order, so groups on other connections (or other server
+/// instances) cannot deadlock with it.
 actor CommitQueue {
     private struct Job {
+        var game: String
         var body: @Sendable (any SQLConnection) async throws -> any Sendable
         var continuation: CheckedContinuation<any Sendable, any Error>
     }
@@ -17,9 +21,9 @@ actor CommitQueue {
         self.database = database
     }
 
-    func submit<T: Sendable>(_ body: @escaping @Sendable (any SQLConnection) async throws -> T) async throws -> T {
+    func submit<T: Sendable>(game: String, _ body: @escaping @Sendable (any SQLConnection) async throws -> T) async throws -> T {
         let result = try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<any Sendable, any Error>) in
-            pending.append(Job(body: { try await body($0) }, continuation: continuation))
+            pending.append(Job(game: game, body: { try await body($0) }, continuation: continuation))
             if !draining {
                 draining = true
                 Task { await drain() }
@@ -31,7 +35,7 @@ actor CommitQueue {
 
     private func drain() async {
         while !pending.isEmpty {
-            let group = pending
+            let group = pending.enumerated().sorted { ($0.element.game, $0.offset) < ($1.element.game, $1.offset) }.map(\.element)
             pending = []
             let bodies = group.map(\.body)
             do {
@@ -52,5 +56,23 @@ actor CommitQueue {
             }
         }
         draining = false
+    }
+}
+
+/// Commit queues side by side, each with a connection of its own at a time; a game always goes
+/// to the same one, so its writes stay in order. SQLite has a single writer and so one lane;
+/// PostgreSQL commits several groups at once.
+struct CommitLanes: Sendable {
+    private let lanes: [CommitQueue]
+
+    init(database: any SQLDatabase, count: Int) {
+        lanes = (0..<max(1, count)).map { _ in CommitQueue(database: database) }
+    }
+
+    func submit<T: Sendable>(game: String, _ body: @escaping @Sendable (any SQLConnection) async throws -> T) async throws -> T {
+        // A stable choice of lane (String's hash value changes from run to run; that is fine
+        // within one process, which is all the lanes need).
+        let lane = lanes.count == 1 ? lanes[0] : lanes[Int(UInt(bitPattern: game.hashValue) % UInt(lanes.count))]
+        return try await lane.submit(game: game, body)
     }
 }

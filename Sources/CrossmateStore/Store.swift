@@ -75,19 +75,19 @@ public final class Store: Sendable {
         return encoder
     }()
 
-    /// SQLite has one writer: concurrent pushes share its transactions (see `CommitQueue`).
-    /// PostgreSQL runs them side by side on separate connections instead.
-    private let commitQueue: CommitQueue?
+    /// Concurrent pushes share transactions (see `CommitQueue`): SQLite's in one lane, as it
+    /// has one writer; PostgreSQL's in several, each on a connection of its own.
+    private let commitLanes: CommitLanes
+    static let postgresCommitLanes = 4
 
     public init(database: any SQLDatabase) {
         self.database = database
-        commitQueue = database is SQLiteDatabase ? CommitQueue(database: database) : nil
+        commitLanes = CommitLanes(database: database, count: database is SQLiteDatabase ? 1 : Self.postgresCommitLanes)
     }
 
-    /// Runs a write transaction, grouped with concurrent ones where the engine benefits.
-    private func write<T: Sendable>(_ body: @escaping @Sendable (any SQLConnection) async throws -> T) async throws -> T {
-        if let commitQueue { return try await commitQueue.submit(body) }
-        return try await database.transaction(body)
+    /// Runs a write transaction on a game's moves, grouped with concurrent ones.
+    private func write<T: Sendable>(game: String, _ body: @escaping @Sendable (any SQLConnection) async throws -> T) async throws -> T {
+        try await commitLanes.submit(game: game, body)
     }
 
     /// Brings the schema up to date (or up to `version`, for testing a later migration on data
@@ -233,7 +233,7 @@ public final class Store: Sendable {
         let forUpdate = database.forUpdate
         // Encoded before the transaction: writes to the database take turns, encoding need not.
         let bodies = moves.map(\.sortedJSON)
-        return try await write { db -> AppendOutcome in
+        return try await write(game: gameID) { db -> AppendOutcome in
             // The game, the author's access and the head of the batch's (first) replica, in one trip.
             let firstReplica = moves.first?.replicaID ?? ""
             guard let gameRow = try await db.first("""
