@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Builds libFuzzer targets for the .puz and .ipuz readers with swiftc and runs each briefly,
-# seeded with the fixtures. Usage: scripts/fuzz.sh [SECONDS_PER_TARGET]  (default 30)
+# Builds libFuzzer targets for the .puz and .ipuz readers and the socket push reader with swiftc
+# and runs each briefly, seeded with the fixtures (the push target with a few pushes).
+# Usage: scripts/fuzz.sh [SECONDS_PER_TARGET]  (default 30)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds="${1:-30}"
@@ -19,19 +20,32 @@ swiftc "${flags[@]}" -module-name CrossmateCore -emit-module -emit-module-path "
 swiftc "${flags[@]}" -module-name CrossmateFormats -I "$build" -emit-module -emit-module-path "$build/CrossmateFormats.swiftmodule" \
     -c "${format_sources[@]}" -o "$build/CrossmateFormats.o"
 
+# The push reader is tested through `@testable import`, so its module is built for testing.
+sync_sources=(Sources/CrossmateSync/*.swift)
+protocol_sources=(Sources/CrossmateProtocol/*.swift)
+echo "fuzz: building instrumented CrossmateSync and CrossmateProtocol"
+swiftc "${flags[@]}" -module-name CrossmateSync -I "$build" -emit-module -emit-module-path "$build/CrossmateSync.swiftmodule" \
+    -c "${sync_sources[@]}" -o "$build/CrossmateSync.o"
+swiftc "${flags[@]}" -enable-testing -module-name CrossmateProtocol -I "$build" -emit-module \
+    -emit-module-path "$build/CrossmateProtocol.swiftmodule" -c "${protocol_sources[@]}" -o "$build/CrossmateProtocol.o"
+
 status=0
-for target in puz ipuz; do
+for target in puz ipuz push; do
     name="Fuzz${target^}"
     echo "fuzz: building $target target"
     # The gold linker warns once per sanitizer helper symbol; keep that noise in a log.
     if ! swiftc "${flags[@]}" -I "$build" "Fuzz/$name.swift" "$build/CrossmateCore.o" "$build/CrossmateFormats.o" \
-        -o "$build/fuzz-$target" 2> "$build/link-$target.log"; then
+        "$build/CrossmateSync.o" "$build/CrossmateProtocol.o" -o "$build/fuzz-$target" 2> "$build/link-$target.log"; then
         cat "$build/link-$target.log"
         exit 1
     fi
     corpus="$build/corpus-$target"
     mkdir -p "$corpus" "$build/artifacts-$target"
-    cp Tests/CrossmateFormatsTests/Fixtures/kotwords/"$target"/*."$target" "$corpus"/
+    if [ "$target" = push ]; then
+        cp Fuzz/push-seeds/*.json "$corpus"/
+    else
+        cp Tests/CrossmateFormatsTests/Fixtures/kotwords/"$target"/*."$target" "$corpus"/
+    fi
     echo "fuzz: running $target for ${seconds}s"
     if ! "$build/fuzz-$target" -max_total_time="$seconds" -max_len=8192 -timeout=10 -rss_limit_mb=2048 \
         -artifact_prefix="$build/artifacts-$target/" -print_final_stats=1 "$corpus" 2> "$build/fuzz-$target.log"; then
