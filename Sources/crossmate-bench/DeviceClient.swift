@@ -254,8 +254,8 @@ final class Fleet: Sendable {
 /// Opens a device's WebSocket (`GET /v1/socket` with the HTTP upgrade) and hands the upgraded
 /// connection to its `DeviceHandler`.
 enum DeviceConnection {
-    static func open(host: String, port: Int, setup: DeviceHandler.Setup) async throws -> any Channel {
-        try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+    static func open(host: String, port: Int, group: any EventLoopGroup, setup: DeviceHandler.Setup) async throws -> any Channel {
+        try await ClientBootstrap(group: group)
             .channelOption(.socketOption(.tcp_nodelay), value: 1)
             .channelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {

@@ -9,6 +9,7 @@ import Logging
 import NIOCore
 import NIOFoundationCompat
 import NIOHTTP1
+import NIOPosix
 import Synchronization
 
 /// `crossmate-bench server`: a real `crossmate serve` process, N devices in games of four players
@@ -31,6 +32,9 @@ struct ServerBench: AsyncParsableCommand {
 
     @Option(help: "PostgreSQL URL; without it the server uses an SQLite file in a temporary directory.")
     var postgres: String?
+
+    @Option(help: "Threads the simulated devices run on (they share these event loops; one keeps the load generator to one core).")
+    var clientThreads = 1
 
     @Flag(help: "Print one JSON object instead of a table.")
     var json = false
@@ -66,11 +70,12 @@ struct ServerBench: AsyncParsableCommand {
         let rssBefore = server.residentKilobytes()
         let stats = Stats()
         let fleet = Fleet()
+        let deviceLoops = MultiThreadedEventLoopGroup(numberOfThreads: max(1, clientThreads))
         var channels: [any Channel] = []
         for (index, session) in sessions.enumerated() {
             let setup = DeviceHandler.Setup(session: session, gameID: gameOf[index], puzzle: puzzle, seed: UInt64(index) &+ 7,
                                             keysPerSecond: keysPerSecond, api: api, stats: stats, fleet: fleet)
-            channels.append(try await DeviceConnection.open(host: "127.0.0.1", port: server.port, setup: setup))
+            channels.append(try await DeviceConnection.open(host: "127.0.0.1", port: server.port, group: deviceLoops, setup: setup))
         }
         await fleet.waitUntilReady(sessions.count)
         let rssAfter = server.residentKilobytes()
@@ -89,6 +94,7 @@ struct ServerBench: AsyncParsableCommand {
         try await Task.sleep(for: .seconds(2))
         for channel in channels { try? await channel.close() }
         try await http.shutdown()
+        try await deviceLoops.shutdownGracefully()
 
         let totals = stats.snapshot
         let latencies = totals.latencies.sorted()
@@ -106,7 +112,7 @@ struct ServerBench: AsyncParsableCommand {
         report.add("serverCoresBusy", "server CPU use while typing (cores of 2)", serverCores, "cores")
         report.add("loadGeneratorCoresBusy", "load generator CPU use (same 2 cores)", benchCores, "cores")
         report.add("failedPushes", "failed pushes", Double(totals.failed), "")
-        report.print(json: json, extra: ["devices": devices, "storage": postgres == nil ? "sqlite" : "postgres",
+        report.print(json: json, extra: ["devices": devices, "storage": postgres == nil ? "sqlite" : "postgres", "clientThreads": clientThreads,
                                          "latencySamples": latencies.count, "keysPerSecond": keysPerSecond, "seconds": seconds,
                                          "fetches": totals.fetches, "inlinePokes": totals.inlinePokes])
     }
