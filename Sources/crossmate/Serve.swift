@@ -12,7 +12,7 @@ struct Serve: AsyncParsableCommand {
         discussion: """
             Stores data in an SQLite file under --data (default \(ServerConfiguration.defaultDataDirectory)), or in \
             PostgreSQL with --postgres. Every option can also come from the environment: CROSSMATE_HOST, \
-            CROSSMATE_PORT, CROSSMATE_DATA, CROSSMATE_POSTGRES_URL, CROSSMATE_LOG_LEVEL; and the per-device rate \
+            CROSSMATE_PORT, CROSSMATE_DATA, CROSSMATE_POSTGRES_URL, CROSSMATE_LOG_LEVEL, CROSSMATE_EVENT_LOOPS; and the per-device rate \
             limit by CROSSMATE_RATE_LIMIT_BURST (default 120 requests) and CROSSMATE_RATE_LIMIT_PER_SECOND (default 60).
             """
     )
@@ -32,8 +32,22 @@ struct Serve: AsyncParsableCommand {
     @Option(help: "Log level: trace, debug, info, notice, warning, error (env CROSSMATE_LOG_LEVEL).")
     var logLevel: String?
 
+    @Option(help: "Threads for network I/O (env CROSSMATE_EVENT_LOOPS); default half the cores, at least one.")
+    var eventLoops: Int?
+
     func run() async throws {
         let environment = ProcessInfo.processInfo.environment
+        // Before anything starts the process's event loops. Swift's task pool already has a thread
+        // per core; as many event loop threads again left two threads to a core, and on two cores
+        // one event loop thread served 2,000 sockets with less CPU and a third less tail latency.
+        if let loopsText = eventLoops.map(String.init) ?? environment["CROSSMATE_EVENT_LOOPS"] {
+            guard let loops = Int(loopsText), (1...256).contains(loops) else {
+                throw ValidationError("the number of event loops must be 1 to 256, not \(loopsText)")
+            }
+            NIOSingletons.groupLoopCountSuggestion = loops
+        } else if environment["NIO_SINGLETON_GROUP_LOOP_COUNT"] == nil {
+            NIOSingletons.groupLoopCountSuggestion = max(1, System.coreCount / 2)
+        }
         let postgresURL = postgres ?? environment["CROSSMATE_POSTGRES_URL"].flatMap { $0.isEmpty ? nil : $0 }
         let dataDirectory = data ?? environment["CROSSMATE_DATA"] ?? ServerConfiguration.defaultDataDirectory
         var configuration = ServerConfiguration(

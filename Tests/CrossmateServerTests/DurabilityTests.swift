@@ -113,6 +113,30 @@ import Testing
         #expect(message.contains("crossmate: cannot listen on 127.0.0.1:\(first.port): the address is already in use"))
     }
 
+    @Test func theEventLoopCountIsCheckedAndUsed() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("crossmate-loops-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let refused = Process()
+        refused.executableURL = ServerProcess.executable
+        refused.arguments = ["serve", "--port", "0", "--data", directory, "--event-loops", "0"]
+        let errors = Pipe()
+        refused.standardError = errors
+        refused.standardOutput = FileHandle.nullDevice
+        try refused.run()
+        let message = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        refused.waitUntilExit()
+        #expect(refused.terminationStatus != 0)
+        #expect(message.contains("the number of event loops must be 1 to 256, not 0"))
+
+        // Three loops: the server serves (and answers on them).
+        let server = try ServerProcess(dataDirectory: directory, extraArguments: ["--event-loops", "3"])
+        defer { _ = server.terminate() }
+        let threads = try FileManager.default.contentsOfDirectory(atPath: "/proc/\(server.process.processIdentifier)/task").compactMap {
+            try? String(contentsOfFile: "/proc/\(server.process.processIdentifier)/task/\($0)/comm", encoding: .utf8)
+        }
+        #expect(threads.filter { $0.hasPrefix("NIO-SGLTN") }.count == 3)
+    }
+
     @Test func sigtermShutsDownGracefully() async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("crossmate-term-\(UUID().uuidString)").path
         defer { try? FileManager.default.removeItem(atPath: directory) }
