@@ -17,7 +17,9 @@ public final class SQLiteDatabase: SQLDatabase {
     private let writer = WriterThread(name: "crossmate-sqlite-writer")
     public let path: String
 
-    public init(path: String) throws {
+    /// `logPages`: how long the write-ahead log may grow before a commit checkpoints it (see
+    /// `defaultLogPages`).
+    public init(path: String, logPages: Int = SQLiteDatabase.defaultLogPages) throws {
         var configuration = Configuration()
         configuration.busyMode = .timeout(10)
         // Transactions here span several accesses to the writer connection (see above); the
@@ -30,7 +32,7 @@ public final class SQLiteDatabase: SQLDatabase {
             // the file, so the default 2 MB cache missed often under load.
             try db.execute(sql: "PRAGMA cache_size = -\(SQLiteDatabase.cacheKilobytes)")
             // Most checkpointing happens beside the writer (see `checkpoints`).
-            try db.execute(sql: "PRAGMA wal_autocheckpoint = \(SQLiteDatabase.autocheckpointPages)")
+            try db.execute(sql: "PRAGMA wal_autocheckpoint = \(logPages)")
         }
         pool = try DatabasePool(path: path, configuration: configuration)
         self.path = path
@@ -44,19 +46,21 @@ public final class SQLiteDatabase: SQLDatabase {
         }
     }
 
-    /// SQLite's own checkpoints run in the connection that commits, so every thousand pages one
-    /// acknowledged write waited while the log was copied into the database and synced, and
-    /// every write queued behind it. Here a second connection also copies the log passively (it
-    /// never blocks the writer) a few times a second, so the commit's checkpoint finds most of
-    /// the work done. (Without the commit's checkpoint the log never restarts under steady
-    /// writes and grows without bound: measured at 1 GB in 30 s.)
+    /// SQLite's own checkpoints run in the connection that commits, so an acknowledged write
+    /// waits while the log is copied into the database and synced, and every write queues behind
+    /// it. Here a second connection copies the log passively (it never blocks the writer) twenty
+    /// times a second, so the database keeps up with the log and the commit's checkpoint, when
+    /// the log reaches `logPages`, finds little left to copy. (Without the commit's checkpoint the
+    /// log never restarts under steady writes and grows without bound: measured at 1 GB in 30 s.)
     private let checkpoints: Task<Void, Never>
-    static let checkpointInterval = Duration.milliseconds(250)
+    static let checkpointInterval = Duration.milliseconds(50)
     /// Page cache per connection.
     static let cacheKilobytes = 32 * 1024
-    /// SQLite's default: the commit that takes the log past this many pages checkpoints it and
-    /// lets the log restart, which keeps the file from growing while writes never pause.
-    static let autocheckpointPages = 1_000
+    /// The commit that takes the log past this many pages (32 MB) checkpoints it and lets the
+    /// log restart. SQLite's default of 1,000 pages filled in 150 ms under 2,000 moves a second,
+    /// and the commits that checkpointed stalled every write behind them for 5-10 ms; a longer
+    /// log with the side checkpoints keeping up cut the p99 at 1,000 devices from 12 ms to 4 ms.
+    public static let defaultLogPages = 8_000
 
     public var forUpdate: String { "" }
     public var migrationLock: String? { nil }

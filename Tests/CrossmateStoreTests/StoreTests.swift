@@ -56,7 +56,8 @@ import Testing
 
     @Test func theSQLiteLogStaysBoundedUnderSteadyWrites() async throws {
         try await withSQLiteFile { path in
-            let database = try SQLiteDatabase(path: path)
+            // A short log (the default is 8,000 pages), so that a few seconds of writes restart it many times.
+            let database = try SQLiteDatabase(path: path, logPages: 1_000)
             let store = Store(database: database)
             try await store.migrate(now: 1)
             let ann = try await account(store)
