@@ -59,7 +59,7 @@ public final class SQLiteDatabase: SQLDatabase {
     /// The commit that takes the log past this many pages (32 MB) checkpoints it and lets the
     /// log restart. SQLite's default of 1,000 pages filled in 150 ms under 2,000 moves a second,
     /// and the commits that checkpointed stalled every write behind them for 5-10 ms; a longer
-    /// log with the side checkpoints keeping up cut the p99 at 1,000 devices from 12 ms to 4 ms.
+    /// log with the side checkpoints keeping up cut the p99 at 1,000 devices from 12 ms to 5 ms.
     public static let defaultLogPages = 8_000
 
     public var forUpdate: String { "" }
