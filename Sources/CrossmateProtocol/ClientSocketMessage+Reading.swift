@@ -22,7 +22,7 @@ extension ClientSocketMessage {
 }
 
 /// Reads `{"type":"push","gameID":…,"id":…,"moves":[…]}` in any key order, with JSON's
-/// whitespace and string escapes. Every method returns `nil` to decline.
+/// whitespace and string escapes. Every method declines by returning `nil` (or false).
 private struct PushReader {
     let bytes: UnsafeBufferPointer<UInt8>
     var index = 0
