@@ -242,6 +242,13 @@ import Testing
                 let line = metrics.split(separator: "\n").first { $0.hasPrefix("crossmate_connected_sockets ") }
                 return line.flatMap { Double($0.split(separator: " ")[1]) }.map { Int($0) }
             }
+            // Bob's upgrade may still be on its way: each check is a round trip on Ann's socket.
+            var checks = 0
+            while try await connectedSockets() != 2, checks < 500 {
+                checks += 1
+                probe.send(.ping)
+                _ = try await probe.next(&iterator) { if case .pong = $0 { true } else { false } }
+            }
             #expect(try await connectedSockets() == 2)
 
             // Ann's cursor goes to Bob's stalled socket until more than the buffer waits there
