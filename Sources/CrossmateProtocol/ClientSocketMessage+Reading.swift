@@ -236,23 +236,3 @@ private struct PushReader {
         while index < bytes.count, [0x20, 0x0A, 0x0D, 0x09].contains(bytes[index]) { index += 1 }
     }
 }
-
-extension MoveRecord {
-    init(gameID: String, replicaID: String, authorID: String, seq: Int, timestamp: UInt64, row: Int, col: Int, letter: String,
-         mark: Int, cellAuthorID: String, kind: String, batchID: String, targetSeq: Int?, prevSeqAtCell: Int?) {
-        self.gameID = gameID
-        self.replicaID = replicaID
-        self.authorID = authorID
-        self.seq = seq
-        self.timestamp = timestamp
-        self.row = row
-        self.col = col
-        self.letter = letter
-        self.mark = mark
-        self.cellAuthorID = cellAuthorID
-        self.kind = kind
-        self.batchID = batchID
-        self.targetSeq = targetSeq
-        self.prevSeqAtCell = prevSeqAtCell
-    }
-}

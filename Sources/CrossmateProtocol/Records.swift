@@ -19,7 +19,9 @@ public struct MoveRecord: Codable, Hashable, Sendable {
     public var batchID: String
     public var targetSeq: Int?
     public var prevSeqAtCell: Int?
+}
 
+extension MoveRecord {
     public init(_ move: Move) {
         gameID = move.gameID
         replicaID = move.replicaID

@@ -100,32 +100,16 @@ import Testing
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let first = try ServerProcess(dataDirectory: directory)
         defer { _ = first.terminate() }
-        let second = Process()
-        second.executableURL = ServerProcess.executable
-        second.arguments = ["serve", "--port", String(first.port), "--data", directory + "/other"]
-        let errors = Pipe()
-        second.standardError = errors
-        second.standardOutput = FileHandle.nullDevice
-        try second.run()
-        let message = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        second.waitUntilExit()
-        #expect(second.terminationStatus == 1)
+        let (status, message) = try ServerProcess.refusal(["--port", String(first.port), "--data", directory + "/other"])
+        #expect(status == 1)
         #expect(message.contains("crossmate: cannot listen on 127.0.0.1:\(first.port): the address is already in use"))
     }
 
     @Test func theEventLoopCountIsCheckedAndUsed() async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("crossmate-loops-\(UUID().uuidString)").path
         defer { try? FileManager.default.removeItem(atPath: directory) }
-        let refused = Process()
-        refused.executableURL = ServerProcess.executable
-        refused.arguments = ["serve", "--port", "0", "--data", directory, "--event-loops", "0"]
-        let errors = Pipe()
-        refused.standardError = errors
-        refused.standardOutput = FileHandle.nullDevice
-        try refused.run()
-        let message = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        refused.waitUntilExit()
-        #expect(refused.terminationStatus != 0)
+        let (status, message) = try ServerProcess.refusal(["--port", "0", "--data", directory, "--event-loops", "0"])
+        #expect(status != 0)
         #expect(message.contains("the number of event loops must be 1 to 256, not 0"))
 
         // Three loops: the server serves (and answers on them).

@@ -103,6 +103,12 @@ extension TestClientProtocol {
         try await call(.post, "/v1/games", token: session.token, json: CreateGameRequest(bundled: bundled))
     }
 
+    /// `player` joins `owner`'s game through an invitation link.
+    func join(_ player: DeviceSession, _ gameID: String, invitedBy owner: DeviceSession) async throws {
+        let invite: InvitationResponse = try await call(.post, "/v1/games/\(gameID)/invitations", token: owner.token, json: CreateInvitationRequest())
+        let _: GameSummary = try await call(.post, "/v1/invitations/\(invite.token)/accept", token: player.token)
+    }
+
     func push(_ session: DeviceSession, _ gameID: String, _ moves: [Move]) async throws -> PushMovesResponse {
         try await call(.post, "/v1/games/\(gameID)/moves", token: session.token, json: PushMovesRequest(moves: moves.map(MoveRecord.init)))
     }

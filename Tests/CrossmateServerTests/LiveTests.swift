@@ -28,9 +28,7 @@ import Testing
             let annTablet: DeviceSession = try await client.call(.post, "/v1/devices", json: LinkDeviceRequest(code: code.code))
             let bob = try await client.account("Bob")
             let game = try await client.newGame(ann, bundled: "daybreak")
-            let invite: InvitationResponse = try await client.call(.post, "/v1/games/\(game.gameID)/invitations", token: ann.token,
-                                                                   json: CreateInvitationRequest())
-            let _: GameSummary = try await client.call(.post, "/v1/invitations/\(invite.token)/accept", token: bob.token)
+            try await client.join(bob, game.gameID, invitedBy: ann)
             let puzzle = daybreak
 
             var devices = [ann, annTablet, bob].map { TestDevice($0, puzzle: puzzle, gameID: game.gameID) }
@@ -127,9 +125,7 @@ import Testing
             let ann = try await client.account("Ann")
             let bob = try await client.account("Bob")
             let game = try await client.newGame(ann)
-            let invite: InvitationResponse = try await client.call(.post, "/v1/games/\(game.gameID)/invitations", token: ann.token,
-                                                                   json: CreateInvitationRequest())
-            let _: GameSummary = try await client.call(.post, "/v1/invitations/\(invite.token)/accept", token: bob.token)
+            try await client.join(bob, game.gameID, invitedBy: ann)
             let (annProbe, bobProbe) = (SocketProbe(port: port, token: ann.token), SocketProbe(port: port, token: bob.token))
             var (annIterator, bobIterator) = (annProbe.received.makeAsyncIterator(), bobProbe.received.makeAsyncIterator())
             try await annProbe.subscribe([game.gameID], iterator: &annIterator)
@@ -208,9 +204,7 @@ import Testing
             var iterator = probe.received.makeAsyncIterator()
             try await probe.subscribe([], iterator: &iterator)
             let game = try await client.newGame(ann)
-            let invite: InvitationResponse = try await client.call(.post, "/v1/games/\(game.gameID)/invitations", token: ann.token,
-                                                                   json: CreateInvitationRequest())
-            let _: GameSummary = try await client.call(.post, "/v1/invitations/\(invite.token)/accept", token: bob.token)
+            try await client.join(bob, game.gameID, invitedBy: ann)
             let added = try await probe.next(&iterator) { if case .feed = $0 { true } else { false } }
             #expect(added == .feed(token: ChangeToken(zone: "feed", sequence: 1)))
             let _: OKResponse = try await client.call(.delete, "/v1/games/\(game.gameID)/participants/\(bob.account.authorID)", token: ann.token)
@@ -230,9 +224,7 @@ import Testing
             let ann = try await client.account("Ann")
             let bob = try await client.account("Bob")
             let game = try await client.newGame(ann)
-            let invite: InvitationResponse = try await client.call(.post, "/v1/games/\(game.gameID)/invitations", token: ann.token,
-                                                                   json: CreateInvitationRequest())
-            let _: GameSummary = try await client.call(.post, "/v1/invitations/\(invite.token)/accept", token: bob.token)
+            try await client.join(bob, game.gameID, invitedBy: ann)
             let stalled = try StalledSocket(port: port, token: bob.token, subscribeTo: [game.gameID])
             let probe = SocketProbe(port: port, token: ann.token)
             var iterator = probe.received.makeAsyncIterator()

@@ -35,6 +35,21 @@ final class ServerProcess: @unchecked Sendable {
         }
     }
 
+    /// Runs `crossmate serve` with `arguments` where it should refuse to start: its exit status
+    /// and what it wrote to standard error.
+    static func refusal(_ arguments: [String]) throws -> (status: Int32, message: String) {
+        let process = Process()
+        process.executableURL = executable
+        process.arguments = ["serve"] + arguments
+        let errors = Pipe()
+        process.standardError = errors
+        process.standardOutput = FileHandle.nullDevice
+        try process.run()
+        let message = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        return (process.terminationStatus, message)
+    }
+
     var baseURL: String { "http://127.0.0.1:\(port)" }
 
     /// SIGKILL: no chance to flush or finish anything.
