@@ -26,7 +26,6 @@ public final class SQLiteDatabase: SQLDatabase {
         // write gate keeps them from interleaving.
         configuration.allowsUnsafeTransactions = true
         configuration.prepareDatabase { db in
-            try db.execute(sql: "PRAGMA synchronous = FULL")
             try db.execute(sql: "PRAGMA foreign_keys = ON")
             // Pages read from the file cost a system call each; a game's rows are spread over
             // the file, so the default 2 MB cache missed often under load.
@@ -35,6 +34,10 @@ public final class SQLiteDatabase: SQLDatabase {
             try db.execute(sql: "PRAGMA wal_autocheckpoint = \(logPages)")
         }
         pool = try DatabasePool(path: path, configuration: configuration)
+        // Set here, not in `prepareDatabase`: GRDB switches the writer to WAL after preparing it
+        // and sets `synchronous = NORMAL` as it does (no sync at commit), so a write acknowledged
+        // just before a power cut could be lost. The pool keeps this one writer connection open.
+        try Self.blockingWrite(pool) { db in try db.execute(sql: "PRAGMA synchronous = FULL") }
         self.path = path
         let checkpointer = try DatabaseQueue(path: path)
         checkpoints = Task.detached {

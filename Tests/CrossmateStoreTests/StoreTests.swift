@@ -54,6 +54,17 @@ import Testing
         }
     }
 
+    @Test func sqliteSyncsTheLogAtEveryCommit() async throws {
+        try await withSQLiteFile { path in
+            let database = try SQLiteDatabase(path: path)
+            // 2 is FULL, which syncs the write-ahead log before COMMIT returns; NORMAL (1), which
+            // GRDB chooses for WAL, does not, and a power cut could lose acknowledged writes.
+            let level = try await database.transaction { db in try await db.first("PRAGMA synchronous")?.int(0) }
+            #expect(level == 2)
+            try await database.close()
+        }
+    }
+
     @Test func theSQLiteLogStaysBoundedUnderSteadyWrites() async throws {
         try await withSQLiteFile { path in
             // A short log (the default is 8,000 pages), so that a few seconds of writes restart it many times.
