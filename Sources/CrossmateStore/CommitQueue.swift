@@ -1,16 +1,15 @@
-/// Group commit: write transactions submitted while another is running wait and then run
-/// together, one after another inside a single database transaction, so a burst of pushes
-/// shares one BEGIN, one COMMIT and one fsync. Each job's outcome is delivered only after that
-/// COMMIT. A job that refuses (`StoreRefusal`) must do so before writing anything; any other
-/// error aborts the whole group, and then no job in it is acknowledged. Within a group, jobs
-/// run in order of their game, and in arrival order within a game: every group takes its
-/// games' row locks in the same order, so groups on other connections (or other server
-/// instances) cannot deadlock with it.
+/// Group commit: batches of moves submitted while another group is being written wait and then
+/// go together into a single database transaction (`GroupAppend`), so a burst of pushes shares
+/// one BEGIN, a few statements, one COMMIT and one fsync. Each batch's outcome is delivered only
+/// after that COMMIT. A refusal (`StoreRefusal`) refuses only its own batch; any other error
+/// aborts the whole group, and then no batch in it is acknowledged. Within a group, batches go in
+/// order of their game, and in arrival order within a game: every group takes its games' row
+/// locks in the same order, so groups on other connections (or other server instances) cannot
+/// deadlock with it.
 actor CommitQueue {
     private struct Job {
-        var game: String
-        var body: @Sendable (any SQLConnection) async throws -> any Sendable
-        var continuation: CheckedContinuation<any Sendable, any Error>
+        var request: AppendRequest
+        var continuation: CheckedContinuation<AppendOutcome, any Error>
     }
 
     private let database: any SQLDatabase
@@ -21,34 +20,25 @@ actor CommitQueue {
         self.database = database
     }
 
-    func submit<T: Sendable>(game: String, _ body: @escaping @Sendable (any SQLConnection) async throws -> T) async throws -> T {
-        let result = try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<any Sendable, any Error>) in
-            pending.append(Job(game: game, body: { try await body($0) }, continuation: continuation))
+    func submit(_ request: AppendRequest) async throws -> AppendOutcome {
+        try await withCheckedThrowingContinuation { continuation in
+            pending.append(Job(request: request, continuation: continuation))
             if !draining {
                 draining = true
                 Task { await drain() }
             }
         }
-        guard let typed = result as? T else { preconditionFailure("a commit job returned \(type(of: result)), not \(T.self)") }
-        return typed
     }
 
     private func drain() async {
+        let forUpdate = database.forUpdate
         while !pending.isEmpty {
-            let group = pending.enumerated().sorted { ($0.element.game, $0.offset) < ($1.element.game, $1.offset) }.map(\.element)
+            let group = pending.enumerated().sorted { ($0.element.request.gameID, $0.offset) < ($1.element.request.gameID, $1.offset) }.map(\.element)
             pending = []
-            let bodies = group.map(\.body)
+            let requests = group.map(\.request)
             do {
-                let outcomes = try await database.transaction { connection -> [Result<any Sendable, StoreRefusal>] in
-                    var outcomes: [Result<any Sendable, StoreRefusal>] = []
-                    for body in bodies {
-                        do {
-                            outcomes.append(.success(try await body(connection)))
-                        } catch let refusal as StoreRefusal {
-                            outcomes.append(.failure(refusal))
-                        }
-                    }
-                    return outcomes
+                let outcomes = try await database.transaction { connection in
+                    try await GroupAppend.run(requests, on: connection, forUpdate: forUpdate)
                 }
                 for (job, outcome) in zip(group, outcomes) { job.continuation.resume(with: outcome.mapError { $0 as any Error }) }
             } catch {
@@ -69,10 +59,11 @@ struct CommitLanes: Sendable {
         lanes = (0..<max(1, count)).map { _ in CommitQueue(database: database) }
     }
 
-    func submit<T: Sendable>(game: String, _ body: @escaping @Sendable (any SQLConnection) async throws -> T) async throws -> T {
+    func submit(_ request: AppendRequest) async throws -> AppendOutcome {
         // A stable choice of lane (String's hash value changes from run to run; that is fine
         // within one process, which is all the lanes need).
+        let game = request.gameID
         let lane = lanes.count == 1 ? lanes[0] : lanes[Int(UInt(bitPattern: game.hashValue) % UInt(lanes.count))]
-        return try await lane.submit(game: game, body)
+        return try await lane.submit(request)
     }
 }

@@ -85,11 +85,6 @@ public final class Store: Sendable {
         commitLanes = CommitLanes(database: database, count: database is SQLiteDatabase ? 1 : Self.postgresCommitLanes)
     }
 
-    /// Runs a write transaction on a game's moves, grouped with concurrent ones.
-    private func write<T: Sendable>(game: String, _ body: @escaping @Sendable (any SQLConnection) async throws -> T) async throws -> T {
-        try await commitLanes.submit(game: game, body)
-    }
-
     /// Brings the schema up to date (or up to `version`, for testing a later migration on data
     /// an earlier schema held).
     public func migrate(now: Int64, through version: Int64 = .max) async throws {
@@ -226,79 +221,13 @@ public final class Store: Sendable {
 
     // MARK: Zone changes
 
-    /// Appends a device's moves to a game. Inside one transaction it checks that the author is a
-    /// participant with access, that each replica's seqs continue without gaps, and that nothing
-    /// is stamped after the game's completion; a resent move is reported as a duplicate.
+    /// Appends a device's moves to a game. Inside one transaction (shared with concurrent batches,
+    /// see `GroupAppend`) it checks that the author is a participant with access, that each
+    /// replica's seqs continue without gaps, and that nothing is stamped after the game's
+    /// completion; a resent move is reported as a duplicate. Throws `StoreRefusal` for a missing
+    /// game or an author without access.
     public func appendMoves(gameID: String, authorID: String, moves: [MoveRecord]) async throws -> AppendOutcome {
-        let forUpdate = database.forUpdate
-        // Encoded before the transaction: writes to the database take turns, encoding need not.
-        let bodies = moves.map(\.sortedJSON)
-        return try await write(game: gameID) { db -> AppendOutcome in
-            // The game, the author's access and the head of the batch's (first) replica, in one trip.
-            let firstReplica = moves.first?.replicaID ?? ""
-            guard let gameRow = try await db.first("""
-                SELECT g.zone_seq, g.completion, g.move_count, p.revoked, h.last_seq FROM games g
-                LEFT JOIN participants p ON p.game_id = g.game_id AND p.author_id = ?
-                LEFT JOIN replica_heads h ON h.game_id = g.game_id AND h.replica_id = ?
-                WHERE g.game_id = ?\(forUpdate.isEmpty ? "" : " FOR UPDATE OF g")
-                """, .text(authorID), .text(firstReplica), .text(gameID)) else {
-                throw StoreRefusal.gameNotFound
-            }
-            guard gameRow.values[3] != .null else { throw StoreRefusal.notParticipant }
-            guard !gameRow.bool(3) else { throw StoreRefusal.revoked }
-            var zoneSeq = gameRow.int(0)!
-            var moveCount = gameRow.int(2)!
-            let completion = gameRow.text(1).flatMap { try? JSONDecoder().decode(CompletionRecord.self, from: Data($0.utf8)) }
-
-            var heads: [String: Int64] = [firstReplica: gameRow.int(4) ?? 0]
-            var results: [RecordResult] = []
-            var saved: [SavedMove] = []
-            for (move, body) in zip(moves, bodies) {
-                if heads[move.replicaID] == nil {
-                    heads[move.replicaID] = try await db.first(
-                        "SELECT last_seq FROM replica_heads WHERE game_id = ? AND replica_id = ?\(forUpdate)",
-                        .text(gameID), .text(move.replicaID))?.int(0) ?? 0
-                }
-                let head = heads[move.replicaID]!
-                if Int64(move.seq) <= head {
-                    let existing = try await db.first(
-                        "SELECT body FROM records WHERE game_id = ? AND record_type = 'move' AND record_key = ?",
-                        .text(gameID), .text("\(move.replicaID):\(move.seq)"))?.text(0)
-                    results.append(existing == body
-                        ? RecordResult(replicaID: move.replicaID, seq: move.seq, status: .duplicate)
-                        : RecordResult(replicaID: move.replicaID, seq: move.seq, status: .rejected,
-                                       error: ErrorBody(.invalid, "seq \(move.seq) of \(move.replicaID) is already used by a different move")))
-                    continue
-                }
-                guard Int64(move.seq) == head + 1 else {
-                    results.append(RecordResult(replicaID: move.replicaID, seq: move.seq, status: .rejected,
-                                                error: ErrorBody(.invalid, "seq \(move.seq) leaves a gap: the next seq of \(move.replicaID) is \(head + 1)")))
-                    continue
-                }
-                if let completion, move.timestamp > completion.at {
-                    results.append(RecordResult(replicaID: move.replicaID, seq: move.seq, status: .rejected,
-                                                error: ErrorBody(.readOnly, "the game was completed before this move was made")))
-                    continue
-                }
-                zoneSeq += 1
-                moveCount += 1
-                try await Self.putRecord(db, gameID: gameID, sequence: zoneSeq, type: "move", key: "\(move.replicaID):\(move.seq)", body: body)
-                heads[move.replicaID] = head + 1
-                saved.append(SavedMove(sequence: zoneSeq, move: move, body: body))
-                results.append(RecordResult(replicaID: move.replicaID, seq: move.seq, status: .saved, sequence: zoneSeq))
-            }
-            for (replica, head) in heads {
-                try await db.execute("""
-                    INSERT INTO replica_heads (game_id, replica_id, last_seq) VALUES (?, ?, ?)
-                    ON CONFLICT (game_id, replica_id) DO UPDATE SET last_seq = excluded.last_seq
-                    """, .text(gameID), .text(replica), .integer(head))
-            }
-            if !saved.isEmpty {
-                try await db.execute("UPDATE games SET zone_seq = ?, move_count = ? WHERE game_id = ?",
-                                     .integer(zoneSeq), .integer(moveCount), .text(gameID))
-            }
-            return AppendOutcome(results: results, saved: saved, zoneSeq: zoneSeq, moveCount: moveCount)
-        }
+        try await commitLanes.submit(AppendRequest(gameID: gameID, authorID: authorID, moves: moves, bodies: moves.map(\.sortedJSON)))
     }
 
     /// Records a completion, with the snapshot of the final grid, unless the game already has

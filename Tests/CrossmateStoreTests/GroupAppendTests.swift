@@ -1,0 +1,97 @@
+import CrossmateProtocol
+@testable import CrossmateStore
+import Testing
+
+/// A group commit's batches, handed to `GroupAppend` at once in one transaction (as the commit
+/// queue does under load, but deterministically): each is checked against the ones before it.
+extension StoreTests {
+    func request(_ game: String, _ author: String, _ moves: [MoveRecord]) -> AppendRequest {
+        AppendRequest(gameID: game, authorID: author, moves: moves, bodies: moves.map(\.sortedJSON))
+    }
+
+    /// Runs `requests` as one group, in the order the commit queue gives them (by game, then arrival).
+    func appendGroup(_ store: Store, _ requests: [AppendRequest]) async throws -> [Result<AppendOutcome, StoreRefusal>] {
+        let ordered = requests.enumerated().sorted { ($0.element.gameID, $0.offset) < ($1.element.gameID, $1.offset) }
+        let forUpdate = store.database.forUpdate
+        let outcomes = try await store.database.transaction { db in
+            try await GroupAppend.run(ordered.map(\.element), on: db, forUpdate: forUpdate)
+        }
+        var inArrivalOrder = outcomes
+        for (position, (offset, _)) in ordered.enumerated() { inArrivalOrder[offset] = outcomes[position] }
+        return inArrivalOrder
+    }
+
+    func statuses(_ outcome: Result<AppendOutcome, StoreRefusal>) -> [RecordResult.Status] {
+        (try? outcome.get())?.results.map(\.status) ?? []
+    }
+
+    func refusal(_ outcome: Result<AppendOutcome, StoreRefusal>) -> StoreRefusal? {
+        if case let .failure(refusal) = outcome { refusal } else { nil }
+    }
+
+    @Test(arguments: Backend.available)
+    func oneGroupChecksEachBatchAgainstTheOnesBeforeIt(backend: Backend) async throws {
+        try await withStore(backend) { store in
+            let ann = try await account(store)
+            let bob = try await account(store)
+            let eve = try await account(store)
+            let first = try await game(store, owner: ann.author)
+            let second = try await game(store, owner: ann.author)
+            _ = try await store.setParticipant(ParticipantRecord(gameID: first, authorID: bob.author, displayName: "Bob", role: .player, revoked: true),
+                                               feedState: .readOnly)
+            // Stored before the group (zone 3 → 4), so its resend below is found in the database.
+            #expect(try await store.appendMoves(gameID: first, authorID: ann.author, moves: [move(first, "r0", 1)]).saved.count == 1)
+
+            let outcomes = try await appendGroup(store, [
+                request(first, ann.author, [move(first, "r1", 1), move(first, "r1", 2)]),
+                request(second, ann.author, [move(second, "r2", 1)]),
+                request(first, ann.author, [move(first, "r0", 1), move(first, "r1", 2), move(first, "r1", 3)]),
+                request(first, ann.author, [move(first, "r1", 3, letter: "Z"), move(first, "r0", 1, letter: "Z"), move(first, "r1", 5)]),
+                request(first, eve.author, [move(first, "r9", 1)]),
+                request(first, bob.author, [move(first, "r8", 1)]),
+                request("missing", ann.author, [move("missing", "r1", 1)]),
+            ])
+            #expect(statuses(outcomes[0]) == [.saved, .saved])
+            #expect((try? outcomes[0].get())?.saved.map(\.sequence) == [5, 6])
+            #expect(statuses(outcomes[1]) == [.saved])
+            #expect((try? outcomes[1].get())?.zoneSeq == 3)
+            // A resend of a move stored earlier, one stored earlier in this group, and a new one.
+            #expect(statuses(outcomes[2]) == [.duplicate, .duplicate, .saved])
+            #expect((try? outcomes[2].get())?.zoneSeq == 7)
+            // Reusing seqs (from this group and from before it) and leaving a gap.
+            #expect(statuses(outcomes[3]) == [.rejected, .rejected, .rejected])
+            #expect((try? outcomes[3].get())?.results.map { $0.error?.message.contains("gap") == true } == [false, false, true])
+            #expect(refusal(outcomes[4]) == .notParticipant)
+            #expect(refusal(outcomes[5]) == .revoked)
+            #expect(refusal(outcomes[6]) == .gameNotFound)
+
+            // The group wrote the records, the replica heads and the games' counters.
+            #expect(try await store.changes(gameID: first, after: 0, limit: 100).map(\.sequence) == Array(1...7))
+            let next = try await store.appendMoves(gameID: first, authorID: ann.author, moves: [move(first, "r1", 4), move(first, "r0", 2)])
+            #expect(next.saved.map(\.sequence) == [8, 9] && next.moveCount == 6)
+            let game = try #require(try await store.game(first))
+            #expect(game.zoneSeq == 9 && game.moveCount == 6)
+            #expect(try await store.appendMoves(gameID: second, authorID: ann.author, moves: [move(second, "r2", 2)]).saved.map(\.sequence) == [4])
+        }
+    }
+
+    @Test(arguments: Backend.available)
+    func aGroupLargerThanOneStatementIsWrittenInPieces(backend: Backend) async throws {
+        try await withStore(backend) { store in
+            let ann = try await account(store)
+            var games: [String] = []
+            for _ in 0..<(GroupAppend.rowsPerStatement + 6) { games.append(try await game(store, owner: ann.author)) }
+            let long = (1...(GroupAppend.rowsPerStatement * 2 + 22)).map { move(games[0], "long", $0) }
+            let outcomes = try await appendGroup(store, [request(games[0], ann.author, long)]
+                                                 + games.map { request($0, ann.author, [move($0, "short", 1)]) })
+            #expect(statuses(outcomes[0]) == Array(repeating: .saved, count: long.count))
+            #expect(outcomes.dropFirst().allSatisfy { statuses($0) == [.saved] })
+            let stored = try await store.changes(gameID: games[0], after: 0, limit: 1_000)
+            #expect(stored.map(\.sequence) == Array(1...Int64(long.count + 3)))
+            for id in games {
+                let game = try #require(try await store.game(id))
+                #expect(game.moveCount == (id == games[0] ? Int64(long.count + 1) : 1))
+            }
+        }
+    }
+}
