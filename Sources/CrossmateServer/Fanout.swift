@@ -4,6 +4,7 @@ import Foundation
 import Logging
 import PostgresNIO
 import ServiceLifecycle
+import Synchronization
 
 /// Something every instance's sockets should hear about.
 enum FanoutEvent: Codable, Sendable {
@@ -47,44 +48,107 @@ struct LocalFanout: Fanout {
 /// Several instances on one PostgreSQL: events go to local sockets at once and to the others
 /// through NOTIFY. Each instance holds one LISTEN connection; after (re)connecting it re-reads
 /// the zone sequence of every game its sockets watch and pokes what it missed.
+///
+/// Outgoing events wait in an outbox for one sender, which packs whatever has gathered into as
+/// few notifications as fit and sends them in one statement: a NOTIFY per event cost PostgreSQL a
+/// transaction each and every instance a wake-up each, and a push's answer waited for it. Nobody
+/// waits for the sender now (pokes are hints: a device that misses one fetches on its next poke or
+/// reconnect), and one sender keeps this instance's events in order.
 final class PostgresFanout: Fanout, Service {
     static let channel = "crossmate_events"
+    /// PostgreSQL refuses payloads of 8,000 bytes or more.
     static let maximumPayload = 7_900
-    struct Envelope: Codable {
-        var instance: String
-        var event: FanoutEvent
-    }
 
     let hub: SocketHub
     let database: PostgresSQLDatabase
     let store: Store
     let instance = UUID().uuidString
     let logger: Logger
+    private let outbox = Mutex<[FanoutEvent]>([])
+    private let doorbell: AsyncStream<Void>
+    private let ring: AsyncStream<Void>.Continuation
 
     init(hub: SocketHub, database: PostgresSQLDatabase, store: Store, logger: Logger) {
         self.hub = hub
         self.database = database
         self.store = store
         self.logger = logger
+        (doorbell, ring) = AsyncStream.makeStream(bufferingPolicy: .bufferingNewest(1))
     }
 
     func forward(_ event: FanoutEvent) async {
-        guard var payload = try? String(decoding: JSONEncoder().encode(Envelope(instance: instance, event: event)), as: UTF8.self) else { return }
-        if payload.utf8.count > Self.maximumPayload, case let .poke(game, sequence, exceptDevice, _) = event {
-            // NOTIFY payloads stop at 8,000 bytes: announce a big write plainly; devices fetch it.
-            let plain = FanoutEvent.poke(game: game, sequence: sequence, exceptDevice: exceptDevice)
-            guard let encoded = try? JSONEncoder().encode(Envelope(instance: instance, event: plain)) else { return }
-            payload = String(decoding: encoded, as: UTF8.self)
+        let wasEmpty = outbox.withLock { events in
+            events.append(event)
+            return events.count == 1
         }
-        do {
-            try await database.client.query("SELECT pg_notify(\(Self.channel), \(payload))", logger: logger)
-        } catch {
-            // Other instances' clients still fetch on their next poke or reconnect.
-            logger.warning("NOTIFY failed", metadata: ["error": "\(error)"])
+        if wasEmpty { ring.yield() }
+    }
+
+    /// Notification payloads for `events`: the sending instance, a space, and a JSON array of
+    /// events, each payload under `maximumPayload` bytes, in the events' order. A poke whose
+    /// inline changes would not fit goes plainly (its devices fetch the changes).
+    static func payloads(for events: [FanoutEvent], instance: String) -> [String] {
+        let encoder = JSONEncoder()
+        let room = maximumPayload - instance.utf8.count - 3
+        var payloads: [String] = []
+        var batch: [String] = []
+        var size = 0
+        func flush() {
+            if !batch.isEmpty { payloads.append("\(instance) [\(batch.joined(separator: ","))]") }
+            batch = []
+            size = 0
         }
+        for event in events {
+            guard var json = try? String(decoding: encoder.encode(event), as: UTF8.self) else { continue }
+            if json.utf8.count > room, case let .poke(game, sequence, exceptDevice, _) = event {
+                guard let plain = try? encoder.encode(FanoutEvent.poke(game: game, sequence: sequence, exceptDevice: exceptDevice)) else { continue }
+                json = String(decoding: plain, as: UTF8.self)
+            }
+            guard json.utf8.count <= room else { continue }
+            if size + json.utf8.count + 1 > room { flush() }
+            batch.append(json)
+            size += json.utf8.count + 1
+        }
+        flush()
+        return payloads
+    }
+
+    /// The events of a payload, or nil when it is this instance's own (or not one of ours).
+    static func events(in payload: String, except instance: String) -> [FanoutEvent]? {
+        guard let space = payload.firstIndex(of: " "), payload[..<space] != instance else { return nil }
+        return try? JSONDecoder().decode([FanoutEvent].self, from: Data(payload[payload.index(after: space)...].utf8))
     }
 
     func run() async throws {
+        await withDiscardingTaskGroup { group in
+            group.addTask { await self.send() }
+            group.addTask { await self.listen() }
+        }
+    }
+
+    /// Sends what the outbox holds each time it fills from empty, and once more at shutdown.
+    private func send() async {
+        for await _ in doorbell.cancelOnGracefulShutdown() {
+            await sendWaiting()
+        }
+        await sendWaiting()
+    }
+
+    private func sendWaiting() async {
+        let events = outbox.withLock { events in
+            defer { events.removeAll(keepingCapacity: true) }
+            return events
+        }
+        guard !events.isEmpty else { return }
+        do {
+            try await database.notify(channel: Self.channel, payloads: Self.payloads(for: events, instance: instance))
+        } catch {
+            // Other instances' clients still fetch on their next poke or reconnect.
+            logger.warning("NOTIFY failed", metadata: ["error": "\(String(reflecting: error))", "events": "\(events.count)"])
+        }
+    }
+
+    private func listen() async {
         var attempt = 0
         while !Task.isCancelled && !Task.isShuttingDownGracefully {
             do {
@@ -95,14 +159,12 @@ final class PostgresFanout: Fanout, Service {
                     attempt = 0
                     await catchUp()
                     for try await notification in notifications.cancelOnGracefulShutdown() {
-                        guard let envelope = try? JSONDecoder().decode(Envelope.self, from: Data(notification.payload.utf8)),
-                              envelope.instance != instance else { continue }
-                        hub.deliver(envelope.event)
+                        for event in Self.events(in: notification.payload, except: instance) ?? [] { hub.deliver(event) }
                     }
                 }
             } catch {
                 if Task.isCancelled || Task.isShuttingDownGracefully { return }
-                logger.warning("LISTEN connection lost; reconnecting", metadata: ["error": "\(error)"])
+                logger.warning("LISTEN connection lost; reconnecting", metadata: ["error": "\(String(reflecting: error))"])
             }
             attempt += 1
             try? await Task.sleep(for: .milliseconds(min(2_000, 100 * attempt)))

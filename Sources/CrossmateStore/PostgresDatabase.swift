@@ -56,6 +56,19 @@ public final class PostgresSQLDatabase: SQLDatabase {
 
     public func close() async throws {}
 
+    /// Sends `payloads` as notifications on `channel`, in order, in one statement (and so one
+    /// transaction) per sixteen.
+    public func notify(channel: String, payloads: [String]) async throws {
+        for start in stride(from: 0, to: payloads.count, by: 16) {
+            let batch = payloads[start..<min(start + 16, payloads.count)]
+            let calls = Array(repeating: "pg_notify(?, ?)", count: batch.count).joined(separator: ", ")
+            try await client.withConnection { connection in
+                try await Connection(connection: connection, logger: logger)
+                    .execute("SELECT \(calls)", batch.flatMap { [SQLValue.text(channel), .text($0)] })
+            }
+        }
+    }
+
     /// Rewrites `?` placeholders as `$1, $2, …`.
     static func numbered(_ sql: String) -> String {
         var out = ""
