@@ -48,22 +48,3 @@ actor CommitQueue {
         draining = false
     }
 }
-
-/// Commit queues side by side, each with a connection of its own at a time; a game always goes
-/// to the same one, so its writes stay in order. SQLite has a single writer and so one lane;
-/// PostgreSQL commits several groups at once.
-struct CommitLanes: Sendable {
-    private let lanes: [CommitQueue]
-
-    init(database: any SQLDatabase, count: Int) {
-        lanes = (0..<max(1, count)).map { _ in CommitQueue(database: database) }
-    }
-
-    func submit(_ request: AppendRequest) async throws -> AppendOutcome {
-        // A stable choice of lane (String's hash value changes from run to run; that is fine
-        // within one process, which is all the lanes need).
-        let game = request.gameID
-        let lane = lanes.count == 1 ? lanes[0] : lanes[Int(UInt(bitPattern: game.hashValue) % UInt(lanes.count))]
-        return try await lane.submit(request)
-    }
-}

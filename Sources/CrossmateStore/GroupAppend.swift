@@ -23,6 +23,8 @@ enum GroupAppend {
     /// Rows per multi-row statement, so the placeholders stay well inside both engines' limits
     /// (SQLite 32,766; PostgreSQL 65,535) and SQLite's statement cache holds few shapes.
     static let rowsPerStatement = 64
+    /// Write statements sent together (see `SQLConnection.executeAll`).
+    static let statementsPerTrip = 8
 
     private struct GameState {
         var zoneSeq: Int64
@@ -52,14 +54,16 @@ enum GroupAppend {
         var revoked: [Key: Bool] = [:]
         var heads: [Key: Int64] = [:]
         for chunk in chunks(foundIDs) {
-            let values = chunk.map(SQLValue.text)
-            for row in try await db.query(
-                "SELECT game_id, author_id, revoked FROM participants WHERE game_id IN (\(placeholders(chunk.count)))", values) {
-                revoked[Key(game: row.text(0)!, id: row.text(1)!)] = row.bool(2)
-            }
-            for row in try await db.query(
-                "SELECT game_id, replica_id, last_seq FROM replica_heads WHERE game_id IN (\(placeholders(chunk.count)))", values) {
-                heads[Key(game: row.text(0)!, id: row.text(1)!)] = row.int(2)!
+            // Read after the games are locked, not in the locking statement: under PostgreSQL's
+            // READ COMMITTED each statement sees what was committed when it began, so only a
+            // later statement sees what a writer that held a lock committed before letting go.
+            let list = placeholders(chunk.count)
+            for row in try await db.query("""
+                SELECT 'p', game_id, author_id, revoked FROM participants WHERE game_id IN (\(list))
+                UNION ALL SELECT 'h', game_id, replica_id, last_seq FROM replica_heads WHERE game_id IN (\(list))
+                """, (chunk + chunk).map(SQLValue.text)) {
+                let key = Key(game: row.text(1)!, id: row.text(2)!)
+                if row.text(0) == "p" { revoked[key] = row.bool(3) } else { heads[key] = row.int(3)! }
             }
         }
         let earlier = try await storedBodies(of: requests, below: heads, on: db)
@@ -123,26 +127,31 @@ enum GroupAppend {
             outcomes.append(.success(AppendOutcome(results: results, saved: saved, zoneSeq: game.zoneSeq, moveCount: game.moveCount)))
         }
 
+        var writes: [(sql: String, values: [SQLValue])] = []
         for chunk in chunks(Array(zip(gameOfSaved, savedNow))) {
-            try await db.execute("""
+            writes.append(("""
                 INSERT INTO records (game_id, zone_seq, record_type, record_key, body) VALUES \(rows(chunk.count, of: 5))
                 ON CONFLICT (game_id, record_type, record_key) DO UPDATE SET zone_seq = excluded.zone_seq, body = excluded.body
                 """, chunk.flatMap { game, saved in
                     [.text(game), .integer(saved.sequence), .text("move"), .text("\(saved.move.replicaID):\(saved.move.seq)"), .text(saved.body)]
-                })
+                }))
         }
         for chunk in chunks(changedHeads.sorted { ($0.game, $0.id) < ($1.game, $1.id) }) {
-            try await db.execute("""
+            writes.append(("""
                 INSERT INTO replica_heads (game_id, replica_id, last_seq) VALUES \(rows(chunk.count, of: 3))
                 ON CONFLICT (game_id, replica_id) DO UPDATE SET last_seq = excluded.last_seq
-                """, chunk.flatMap { key in [.text(key.game), .text(key.id), .integer(heads[key]!)] })
+                """, chunk.flatMap { key in [.text(key.game), .text(key.id), .integer(heads[key]!)] }))
         }
         for chunk in chunks(foundIDs.filter { games[$0]!.touched }) {
             // VALUES names its columns column1, column2, … in both engines.
-            try await db.execute("""
+            writes.append(("""
                 UPDATE games SET zone_seq = v.column2, move_count = v.column3
                 FROM (VALUES \(rows(chunk.count, of: 3))) AS v WHERE games.game_id = v.column1
-                """, chunk.flatMap { id in [.text(id), .integer(games[id]!.zoneSeq), .integer(games[id]!.moveCount)] })
+                """, chunk.flatMap { id in [.text(id), .integer(games[id]!.zoneSeq), .integer(games[id]!.moveCount)] }))
+        }
+        // Each touches rows no other touches, so they may go as one statement.
+        for start in stride(from: 0, to: writes.count, by: statementsPerTrip) {
+            try await db.executeAll(Array(writes[start..<min(start + statementsPerTrip, writes.count)]))
         }
         return outcomes
     }

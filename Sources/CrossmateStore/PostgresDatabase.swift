@@ -104,6 +104,15 @@ public final class PostgresSQLDatabase: SQLDatabase {
             _ = try await connection.query(PostgresSQLDatabase.query(sql, values), logger: logger)
         }
 
+        /// One statement: every statement but the last becomes a data-modifying WITH query of the
+        /// last (which PostgreSQL runs to completion whether or not the last reads it).
+        func executeAll(_ statements: [(sql: String, values: [SQLValue])]) async throws {
+            guard let last = statements.last else { return }
+            let queries = statements.dropLast().enumerated().map { "w\($0.offset) AS (\($0.element.sql))" }
+            let sql = queries.isEmpty ? last.sql : "WITH \(queries.joined(separator: ", ")) \(last.sql)"
+            try await execute(sql, statements.flatMap(\.values))
+        }
+
         func query(_ sql: String, _ values: [SQLValue]) async throws -> [SQLRow] {
             var rows: [SQLRow] = []
             for try await row in try await connection.query(PostgresSQLDatabase.query(sql, values), logger: logger) {

@@ -39,9 +39,17 @@ public struct SQLRow: Hashable, Sendable {
 public protocol SQLConnection: Sendable {
     func execute(_ sql: String, _ values: [SQLValue]) async throws
     func query(_ sql: String, _ values: [SQLValue]) async throws -> [SQLRow]
+    /// Runs INSERT, UPDATE and DELETE statements (without RETURNING) that touch different rows,
+    /// as one trip to the database where the engine can: no statement may depend on another's
+    /// effects, as they may run in any order.
+    func executeAll(_ statements: [(sql: String, values: [SQLValue])]) async throws
 }
 
 extension SQLConnection {
+    public func executeAll(_ statements: [(sql: String, values: [SQLValue])]) async throws {
+        for statement in statements { try await execute(statement.sql, statement.values) }
+    }
+
     public func execute(_ sql: String, _ values: SQLValue...) async throws { try await execute(sql, values) }
     public func query(_ sql: String, _ values: SQLValue...) async throws -> [SQLRow] { try await query(sql, values) }
     public func first(_ sql: String, _ values: SQLValue...) async throws -> SQLRow? { try await query(sql, values).first }
