@@ -19,7 +19,7 @@ struct AppendRequest: Sendable {
 /// `requests` must be in game order, and in arrival order within a game (`CommitQueue` sorts
 /// them so): every group then locks its games' rows in the same order, and groups on other
 /// connections or server instances cannot deadlock with it.
-enum GroupAppend {
+struct GroupAppend {
     /// Rows per multi-row statement, so the placeholders stay well inside both engines' limits
     /// (SQLite 32,766; PostgreSQL 65,535) and SQLite's statement cache holds few shapes.
     static let rowsPerStatement = 64
@@ -38,26 +38,46 @@ enum GroupAppend {
         var id: String
     }
 
+    /// The group's games as they stand, in game order; a missing game is not here.
+    private var games: [String: GameState] = [:]
+    private var order: [String] = []
+    private var revoked: [Key: Bool] = [:]
+    private var heads: [Key: Int64] = [:]
+    /// Stored bodies of the moves resent from before the group, and bodies saved in it.
+    private var earlier: [Key: String] = [:]
+    private var bodiesNow: [Key: String] = [:]
+    private var saved: [(game: String, move: SavedMove)] = []
+    private var changedHeads: Set<Key> = []
+
     static func run(_ requests: [AppendRequest], on db: any SQLConnection, forUpdate: String) async throws -> [Result<AppendOutcome, StoreRefusal>] {
-        let gameIDs = Array(Set(requests.map(\.gameID))).sorted()
-        var games: [String: GameState] = [:]
-        for chunk in chunks(gameIDs) {
+        var group = GroupAppend()
+        try await group.read(requests, on: db, forUpdate: forUpdate)
+        let outcomes = requests.map { group.check($0) }
+        // Each statement touches rows no other touches, so they may go as one.
+        let writes = group.writes()
+        for start in stride(from: 0, to: writes.count, by: statementsPerTrip) {
+            try await db.executeAll(Array(writes[start..<min(start + statementsPerTrip, writes.count)]))
+        }
+        return outcomes
+    }
+
+    /// Locks the games, then reads who may write to them and how far each replica has got.
+    private mutating func read(_ requests: [AppendRequest], on db: any SQLConnection, forUpdate: String) async throws {
+        for chunk in Self.chunks(Array(Set(requests.map(\.gameID))).sorted()) {
             for row in try await db.query("""
-                SELECT game_id, zone_seq, move_count, completion FROM games WHERE game_id IN (\(placeholders(chunk.count)))
+                SELECT game_id, zone_seq, move_count, completion FROM games WHERE game_id IN (\(Self.placeholders(chunk.count)))
                 ORDER BY game_id\(forUpdate)
                 """, chunk.map(SQLValue.text)) {
                 let completion = row.text(3).flatMap { try? JSONDecoder().decode(CompletionRecord.self, from: Data($0.utf8)) }
                 games[row.text(0)!] = GameState(zoneSeq: row.int(1)!, moveCount: row.int(2)!, completion: completion)
+                order.append(row.text(0)!)
             }
         }
-        let foundIDs = gameIDs.filter { games[$0] != nil }
-        var revoked: [Key: Bool] = [:]
-        var heads: [Key: Int64] = [:]
-        for chunk in chunks(foundIDs) {
+        for chunk in Self.chunks(order) {
             // Read after the games are locked, not in the locking statement: under PostgreSQL's
             // READ COMMITTED each statement sees what was committed when it began, so only a
             // later statement sees what a writer that held a lock committed before letting go.
-            let list = placeholders(chunk.count)
+            let list = Self.placeholders(chunk.count)
             for row in try await db.query("""
                 SELECT 'p', game_id, author_id, revoked FROM participants WHERE game_id IN (\(list))
                 UNION ALL SELECT 'h', game_id, replica_id, last_seq FROM replica_heads WHERE game_id IN (\(list))
@@ -66,94 +86,80 @@ enum GroupAppend {
                 if row.text(0) == "p" { revoked[key] = row.bool(3) } else { heads[key] = row.int(3)! }
             }
         }
-        let earlier = try await storedBodies(of: requests, below: heads, on: db)
+        earlier = try await Self.storedBodies(of: requests, below: heads, on: db)
+    }
 
-        var outcomes: [Result<AppendOutcome, StoreRefusal>] = []
-        var bodiesNow: [Key: String] = [:]
-        var savedNow: [SavedMove] = []
-        var gameOfSaved: [String] = []
-        var changedHeads: Set<Key> = []
-        for request in requests {
-            guard var game = games[request.gameID] else {
-                outcomes.append(.failure(.gameNotFound))
-                continue
-            }
-            switch revoked[Key(game: request.gameID, id: request.authorID)] {
-            case nil:
-                outcomes.append(.failure(.notParticipant))
-                continue
-            case true?:
-                outcomes.append(.failure(.revoked))
-                continue
-            case false?:
-                break
-            }
-            var results: [RecordResult] = []
-            var saved: [SavedMove] = []
-            for (move, body) in zip(request.moves, request.bodies) {
-                let replica = Key(game: request.gameID, id: move.replicaID)
-                let recordKey = Key(game: request.gameID, id: "\(move.replicaID):\(move.seq)")
-                let head = heads[replica] ?? 0
-                if Int64(move.seq) <= head {
-                    let existing = bodiesNow[recordKey] ?? earlier[recordKey]
-                    results.append(existing == body
-                        ? RecordResult(replicaID: move.replicaID, seq: move.seq, status: .duplicate)
-                        : RecordResult(replicaID: move.replicaID, seq: move.seq, status: .rejected,
-                                       error: ErrorBody(.invalid, "seq \(move.seq) of \(move.replicaID) is already used by a different move")))
-                    continue
-                }
-                guard Int64(move.seq) == head + 1 else {
-                    results.append(RecordResult(replicaID: move.replicaID, seq: move.seq, status: .rejected,
-                                                error: ErrorBody(.invalid, "seq \(move.seq) leaves a gap: the next seq of \(move.replicaID) is \(head + 1)")))
-                    continue
-                }
-                if let completion = game.completion, move.timestamp > completion.at {
-                    results.append(RecordResult(replicaID: move.replicaID, seq: move.seq, status: .rejected,
-                                                error: ErrorBody(.readOnly, "the game was completed before this move was made")))
-                    continue
-                }
-                game.zoneSeq += 1
-                game.moveCount += 1
-                game.touched = true
-                heads[replica] = head + 1
-                changedHeads.insert(replica)
-                bodiesNow[recordKey] = body
-                saved.append(SavedMove(sequence: game.zoneSeq, move: move, body: body))
-                results.append(RecordResult(replicaID: move.replicaID, seq: move.seq, status: .saved, sequence: game.zoneSeq))
-            }
-            games[request.gameID] = game
-            savedNow += saved
-            gameOfSaved += Array(repeating: request.gameID, count: saved.count)
-            outcomes.append(.success(AppendOutcome(results: results, saved: saved, zoneSeq: game.zoneSeq, moveCount: game.moveCount)))
+    /// One batch, against the group's state so far: its outcome, and its moves taken into the state.
+    private mutating func check(_ request: AppendRequest) -> Result<AppendOutcome, StoreRefusal> {
+        guard var game = games[request.gameID] else { return .failure(.gameNotFound) }
+        switch revoked[Key(game: request.gameID, id: request.authorID)] {
+        case nil: return .failure(.notParticipant)
+        case true?: return .failure(.revoked)
+        case false?: break
         }
+        var results: [RecordResult] = []
+        var savedHere: [SavedMove] = []
+        for (move, body) in zip(request.moves, request.bodies) {
+            let replica = Key(game: request.gameID, id: move.replicaID)
+            let recordKey = Key(game: request.gameID, id: "\(move.replicaID):\(move.seq)")
+            let head = heads[replica] ?? 0
+            if Int64(move.seq) <= head {
+                let existing = bodiesNow[recordKey] ?? earlier[recordKey]
+                results.append(existing == body
+                    ? RecordResult(replicaID: move.replicaID, seq: move.seq, status: .duplicate)
+                    : RecordResult(replicaID: move.replicaID, seq: move.seq, status: .rejected,
+                                   error: ErrorBody(.invalid, "seq \(move.seq) of \(move.replicaID) is already used by a different move")))
+                continue
+            }
+            guard Int64(move.seq) == head + 1 else {
+                results.append(RecordResult(replicaID: move.replicaID, seq: move.seq, status: .rejected,
+                                            error: ErrorBody(.invalid, "seq \(move.seq) leaves a gap: the next seq of \(move.replicaID) is \(head + 1)")))
+                continue
+            }
+            if let completion = game.completion, move.timestamp > completion.at {
+                results.append(RecordResult(replicaID: move.replicaID, seq: move.seq, status: .rejected,
+                                            error: ErrorBody(.readOnly, "the game was completed before this move was made")))
+                continue
+            }
+            game.zoneSeq += 1
+            game.moveCount += 1
+            game.touched = true
+            heads[replica] = head + 1
+            changedHeads.insert(replica)
+            bodiesNow[recordKey] = body
+            savedHere.append(SavedMove(sequence: game.zoneSeq, move: move, body: body))
+            results.append(RecordResult(replicaID: move.replicaID, seq: move.seq, status: .saved, sequence: game.zoneSeq))
+        }
+        games[request.gameID] = game
+        saved += savedHere.map { (request.gameID, $0) }
+        return .success(AppendOutcome(results: results, saved: savedHere, zoneSeq: game.zoneSeq, moveCount: game.moveCount))
+    }
 
+    /// The group's writes: its moves, the replica heads they advanced and the games' counters.
+    private func writes() -> [(sql: String, values: [SQLValue])] {
         var writes: [(sql: String, values: [SQLValue])] = []
-        for chunk in chunks(Array(zip(gameOfSaved, savedNow))) {
+        for chunk in Self.chunks(saved) {
             writes.append(("""
-                INSERT INTO records (game_id, zone_seq, record_type, record_key, body) VALUES \(rows(chunk.count, of: 5))
+                INSERT INTO records (game_id, zone_seq, record_type, record_key, body) VALUES \(Self.rows(chunk.count, of: 5))
                 ON CONFLICT (game_id, record_type, record_key) DO UPDATE SET zone_seq = excluded.zone_seq, body = excluded.body
                 """, chunk.flatMap { game, saved in
                     [.text(game), .integer(saved.sequence), .text("move"), .text("\(saved.move.replicaID):\(saved.move.seq)"), .text(saved.body)]
                 }))
         }
-        for chunk in chunks(changedHeads.sorted { ($0.game, $0.id) < ($1.game, $1.id) }) {
+        for chunk in Self.chunks(changedHeads.sorted { ($0.game, $0.id) < ($1.game, $1.id) }) {
             writes.append(("""
-                INSERT INTO replica_heads (game_id, replica_id, last_seq) VALUES \(rows(chunk.count, of: 3))
+                INSERT INTO replica_heads (game_id, replica_id, last_seq) VALUES \(Self.rows(chunk.count, of: 3))
                 ON CONFLICT (game_id, replica_id) DO UPDATE SET last_seq = excluded.last_seq
                 """, chunk.flatMap { key in [.text(key.game), .text(key.id), .integer(heads[key]!)] }))
         }
-        for chunk in chunks(foundIDs.filter { games[$0]!.touched }) {
+        for chunk in Self.chunks(order.filter { games[$0]!.touched }) {
             // VALUES names its columns column1, column2, … in both engines.
             writes.append(("""
                 UPDATE games SET zone_seq = v.column2, move_count = v.column3
-                FROM (VALUES \(rows(chunk.count, of: 3))) AS v WHERE games.game_id = v.column1
+                FROM (VALUES \(Self.rows(chunk.count, of: 3))) AS v WHERE games.game_id = v.column1
                 """, chunk.flatMap { id in [.text(id), .integer(games[id]!.zoneSeq), .integer(games[id]!.moveCount)] }))
         }
-        // Each touches rows no other touches, so they may go as one statement.
-        for start in stride(from: 0, to: writes.count, by: statementsPerTrip) {
-            try await db.executeAll(Array(writes[start..<min(start + statementsPerTrip, writes.count)]))
-        }
-        return outcomes
+        return writes
     }
 
     /// The stored bodies of moves that a batch sends again (seq at or below its replica's head
