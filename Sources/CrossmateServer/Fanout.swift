@@ -76,12 +76,19 @@ final class PostgresFanout: Fanout, Service {
         (doorbell, ring) = AsyncStream.makeStream(bufferingPolicy: .bufferingNewest(1))
     }
 
+    /// Events the outbox holds at most, while PostgreSQL is slow or away; past it the oldest half
+    /// goes (pokes are hints, and a device that reconnects fetches what it missed).
+    static let maximumWaiting = 10_000
+
     func forward(_ event: FanoutEvent) async {
-        let wasEmpty = outbox.withLock { events in
-            events.append(event)
-            return events.count == 1
-        }
-        if wasEmpty { ring.yield() }
+        if outbox.withLock({ Self.enqueue(event, into: &$0) }) { ring.yield() }
+    }
+
+    /// Adds `event` to `events` within `maximumWaiting`; true when the outbox was empty before.
+    static func enqueue(_ event: FanoutEvent, into events: inout [FanoutEvent]) -> Bool {
+        if events.count >= maximumWaiting { events.removeFirst(maximumWaiting / 2) }
+        events.append(event)
+        return events.count == 1
     }
 
     /// Notification payloads for `events`: the sending instance, a space, and a JSON array of

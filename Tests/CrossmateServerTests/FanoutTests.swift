@@ -50,4 +50,20 @@ import Testing
         #expect(game == "game-1" && sequence == 40 && exceptDevice == "dev-a" && inline == nil)
         #expect(Self.json([received[0], received[2]]) == Self.json([Self.poke(2, changes: 1), Self.poke(41, changes: 1)]))
     }
+
+    @Test func theOutboxRingsWhenItFillsFromEmptyAndStaysBounded() {
+        var events: [FanoutEvent] = []
+        #expect(PostgresFanout.enqueue(Self.poke(1, changes: 1), into: &events))
+        #expect(!PostgresFanout.enqueue(Self.poke(2, changes: 1), into: &events))
+        for sequence in 3...Int64(PostgresFanout.maximumWaiting + 10) {
+            #expect(!PostgresFanout.enqueue(.feed(authorID: "acct-1", sequence: sequence), into: &events))
+        }
+        #expect(events.count <= PostgresFanout.maximumWaiting)
+        // The newest are kept.
+        guard case let .feed(_, last) = events.last else {
+            Issue.record("expected the last event to be a feed event")
+            return
+        }
+        #expect(last == Int64(PostgresFanout.maximumWaiting + 10))
+    }
 }
