@@ -22,12 +22,12 @@ public func buildApplication(_ configuration: ServerConfiguration, logger: Logge
     case let .sqlite(path):
         try FileManager.default.createDirectory(atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
         database = try SQLiteDatabase(path: path)
-        store = Store(database: database)
+        store = Store(database: database, onGroupCommit: metrics.recordCommit)
         fanout = LocalFanout(hub: hub)
     case let .postgres(url):
         let postgres = try PostgresSQLDatabase(url: url, logger: logger)
         database = postgres
-        store = Store(database: database)
+        store = Store(database: database, onGroupCommit: metrics.recordCommit)
         let postgresFanout = PostgresFanout(hub: hub, database: postgres, store: store, logger: logger)
         services.append(postgres.client)
         services.append(postgresFanout)

@@ -9,6 +9,9 @@ public final class ServerMetrics: Sendable {
     let movesIngested: CoreMetrics.Counter
     let connectedSockets: CoreMetrics.Gauge
     let pushLatency: CoreMetrics.Timer
+    /// Group commits of moves: each transaction's duration and how many pushes it held.
+    let commitDuration: CoreMetrics.Timer
+    let commitBatches: CoreMetrics.Recorder
 
     init() {
         var factory = PrometheusMetricsFactory(registry: registry)
@@ -18,7 +21,15 @@ public final class ServerMetrics: Sendable {
         requests = CoreMetrics.Counter(label: "crossmate_requests_total", factory: factory)
         movesIngested = CoreMetrics.Counter(label: "crossmate_moves_ingested_total", factory: factory)
         connectedSockets = CoreMetrics.Gauge(label: "crossmate_connected_sockets", factory: factory)
+        factory.defaultValueHistogramBuckets = [1, 2, 4, 8, 16, 32, 64, 128, 256, 512]
         pushLatency = CoreMetrics.Timer(label: "crossmate_push_latency_seconds", factory: factory)
+        commitDuration = CoreMetrics.Timer(label: "crossmate_commit_seconds", factory: factory)
+        commitBatches = CoreMetrics.Recorder(label: "crossmate_commit_batches", factory: factory)
+    }
+
+    func recordCommit(batches: Int, duration: Duration) {
+        commitDuration.record(duration: duration)
+        commitBatches.record(batches)
     }
 
     /// The Prometheus text exposition.

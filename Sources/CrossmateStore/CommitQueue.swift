@@ -13,11 +13,13 @@ actor CommitQueue {
     }
 
     private let database: any SQLDatabase
+    private let onCommit: Store.GroupCommitObserver?
     private var pending: [Job] = []
     private var draining = false
 
-    init(database: any SQLDatabase) {
+    init(database: any SQLDatabase, onCommit: Store.GroupCommitObserver?) {
         self.database = database
+        self.onCommit = onCommit
     }
 
     func submit(_ request: AppendRequest) async throws -> AppendOutcome {
@@ -36,10 +38,12 @@ actor CommitQueue {
             let group = pending.enumerated().sorted { ($0.element.request.gameID, $0.offset) < ($1.element.request.gameID, $1.offset) }.map(\.element)
             pending = []
             let requests = group.map(\.request)
+            let started = ContinuousClock.now
             do {
                 let outcomes = try await database.transaction { connection in
                     try await GroupAppend.run(requests, on: connection, forUpdate: forUpdate)
                 }
+                onCommit?(requests.count, ContinuousClock.now - started)
                 for (job, outcome) in zip(group, outcomes) { job.continuation.resume(with: outcome.mapError { $0 as any Error }) }
             } catch {
                 for job in group { job.continuation.resume(throwing: error) }

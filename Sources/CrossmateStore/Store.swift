@@ -82,9 +82,12 @@ public final class Store: Sendable {
     /// smaller ones competing for the same cores.
     private let commits: CommitQueue
 
-    public init(database: any SQLDatabase) {
+    /// Told of every group commit: how many batches it held and how long its transaction took.
+    public typealias GroupCommitObserver = @Sendable (_ batches: Int, _ duration: Duration) -> Void
+
+    public init(database: any SQLDatabase, onGroupCommit: GroupCommitObserver? = nil) {
         self.database = database
-        commits = CommitQueue(database: database)
+        commits = CommitQueue(database: database, onCommit: onGroupCommit)
     }
 
     /// Brings the schema up to date (or up to `version`, for testing a later migration on data

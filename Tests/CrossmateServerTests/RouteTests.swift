@@ -23,12 +23,19 @@ import Testing
     }
 
     @Test func healthAndMetrics() async throws {
-        try await withServer { client, _ in
+        try await withServer { client, server in
             let health = try await client.send(.get, "/healthz")
             #expect(health.status == .ok && String(buffer: health.body).contains("ok"))
-            let metrics = try await client.send(.get, "/metrics")
-            #expect(String(buffer: metrics.body).contains("crossmate_requests_total"))
-            #expect(String(buffer: metrics.body).contains("crossmate_moves_ingested_total"))
+            let ann = try await client.account("Ann")
+            let game = try await client.newGame(ann)
+            var device = TestDevice(ann, puzzle: greenLight, gameID: game.gameID)
+            _ = try await client.push(ann, game.gameID, try device.replica.perform(.setLetter(at(1, 0), "G"), physicalMillis: server.clock.now))
+            let metrics = String(buffer: try await client.send(.get, "/metrics").body)
+            #expect(metrics.contains("crossmate_requests_total"))
+            #expect(metrics.contains("crossmate_moves_ingested_total 1"))
+            // The push was one group commit of one batch.
+            #expect(metrics.contains("crossmate_commit_seconds_count 1"))
+            #expect(metrics.contains("crossmate_commit_batches_count 1") && metrics.contains("crossmate_commit_batches_sum 1"))
         }
     }
 
