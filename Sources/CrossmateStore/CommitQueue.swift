@@ -35,7 +35,7 @@ actor CommitQueue {
     private func drain() async {
         let forUpdate = database.forUpdate
         while !pending.isEmpty {
-            let group = pending.enumerated().sorted { ($0.element.request.gameID, $0.offset) < ($1.element.request.gameID, $1.offset) }.map(\.element)
+            let group = GroupAppend.commitOrder(pending.map(\.request.gameID)).map { pending[$0] }
             pending = []
             let requests = group.map(\.request)
             let started = ContinuousClock.now

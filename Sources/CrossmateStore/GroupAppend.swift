@@ -26,6 +26,15 @@ struct GroupAppend {
     /// Write statements sent together (see `SQLConnection.executeAll`).
     static let statementsPerTrip = 8
 
+    /// The order a group's batches go in, as indices into `gameIDs` (the batches' games in
+    /// arrival order): by game, then by arrival.
+    static func commitOrder(_ gameIDs: [String]) -> [Int] {
+        gameIDs.indices.sorted { (gameIDs[$0], $0) < (gameIDs[$1], $1) }
+    }
+
+    /// The key a move is stored under among its game's records.
+    static func recordKey(_ move: MoveRecord) -> String { "\(move.replicaID):\(move.seq)" }
+
     private struct GameState {
         var zoneSeq: Int64
         var moveCount: Int64
@@ -101,7 +110,7 @@ struct GroupAppend {
         var savedHere: [SavedMove] = []
         for (move, body) in zip(request.moves, request.bodies) {
             let replica = Key(game: request.gameID, id: move.replicaID)
-            let recordKey = Key(game: request.gameID, id: "\(move.replicaID):\(move.seq)")
+            let recordKey = Key(game: request.gameID, id: Self.recordKey(move))
             let head = heads[replica] ?? 0
             if Int64(move.seq) <= head {
                 let existing = bodiesNow[recordKey] ?? earlier[recordKey]
@@ -143,7 +152,7 @@ struct GroupAppend {
                 INSERT INTO records (game_id, zone_seq, record_type, record_key, body) VALUES \(Self.rows(chunk.count, of: 5))
                 ON CONFLICT (game_id, record_type, record_key) DO UPDATE SET zone_seq = excluded.zone_seq, body = excluded.body
                 """, chunk.flatMap { game, saved in
-                    [.text(game), .integer(saved.sequence), .text("move"), .text("\(saved.move.replicaID):\(saved.move.seq)"), .text(saved.body)]
+                    [.text(game), .integer(saved.sequence), .text("move"), .text(Self.recordKey(saved.move)), .text(saved.body)]
                 }))
         }
         for chunk in Self.chunks(changedHeads.sorted { ($0.game, $0.id) < ($1.game, $1.id) }) {
@@ -169,7 +178,7 @@ struct GroupAppend {
         var wanted: [String: Set<String>] = [:]
         for request in requests {
             for move in request.moves where Int64(move.seq) <= heads[Key(game: request.gameID, id: move.replicaID)] ?? 0 {
-                wanted[request.gameID, default: []].insert("\(move.replicaID):\(move.seq)")
+                wanted[request.gameID, default: []].insert(recordKey(move))
             }
         }
         var bodies: [Key: String] = [:]

@@ -11,13 +11,13 @@ extension StoreTests {
 
     /// Runs `requests` as one group, in the order the commit queue gives them (by game, then arrival).
     func appendGroup(_ store: Store, _ requests: [AppendRequest]) async throws -> [Result<AppendOutcome, StoreRefusal>] {
-        let ordered = requests.enumerated().sorted { ($0.element.gameID, $0.offset) < ($1.element.gameID, $1.offset) }
+        let order = GroupAppend.commitOrder(requests.map(\.gameID))
         let forUpdate = store.database.forUpdate
         let outcomes = try await store.database.transaction { db in
-            try await GroupAppend.run(ordered.map(\.element), on: db, forUpdate: forUpdate)
+            try await GroupAppend.run(order.map { requests[$0] }, on: db, forUpdate: forUpdate)
         }
         var inArrivalOrder = outcomes
-        for (position, (offset, _)) in ordered.enumerated() { inArrivalOrder[offset] = outcomes[position] }
+        for (position, index) in order.enumerated() { inArrivalOrder[index] = outcomes[position] }
         return inArrivalOrder
     }
 
