@@ -47,12 +47,15 @@ public enum IpuzReader {
         var down: [Clue] = []
         if let clueSets = root["clues"] as? [String: Any] {
             let zeroBased = usesZeroBasedCells(clueSets)
+            let numbered = NumberedSquares(cells)
+            var budget = WordBudget(width: width, height: height)
             for (key, list) in clueSets {
                 let name = key.split(separator: ":").first.map { $0.lowercased() } ?? ""
                 guard let direction = Direction(rawValue: name), let list = list as? [Any] else { continue }
                 for item in list {
-                    let clue = try readClue(item, direction: direction, zeroBased: zeroBased,
-                                            cells: cells, width: width, height: height)
+                    try budget.takeClue()
+                    let clue = try readClue(item, direction: direction, zeroBased: zeroBased, cells: cells, numbered: numbered,
+                                            budget: &budget, width: width, height: height)
                     if direction == .across { across.append(clue) } else { down.append(clue) }
                 }
             }
@@ -183,7 +186,8 @@ public enum IpuzReader {
     }
 
     private static func readClue(
-        _ item: Any, direction: Direction, zeroBased: Bool, cells: [Cell], width: Int, height: Int
+        _ item: Any, direction: Direction, zeroBased: Bool, cells: [Cell], numbered: NumberedSquares,
+        budget: inout WordBudget, width: Int, height: Int
     ) throws(PuzzleFileError) -> Clue {
         let number: Int?
         var body: String
@@ -195,6 +199,7 @@ public enum IpuzReader {
             number = integer(object["number"])
             body = text(object["clue"]) ?? ""
             if let list = object["cells"] as? [Any] {
+                try budget.takeWord(of: list.count)
                 var positions: [GridPosition] = []
                 for case let pair as [Any] in list where pair.count == 2 {
                     guard let x = integer(pair[0]), let y = integer(pair[1]) else { continue }
@@ -218,11 +223,12 @@ public enum IpuzReader {
         if let explicit, !explicit.isEmpty {
             return Clue(direction: direction, number: number, text: body, cells: explicit)
         }
-        guard let start = cells.firstIndex(where: { $0.number == number && $0.isLetter }) else {
+        guard let start = numbered.index(of: number) else {
             throw .malformed("clue \(number) \(direction.rawValue) has no numbered square in the grid")
         }
-        return Clue(direction: direction, number: number, text: body,
-                    cells: StandardNumbering.run(from: GridPosition(row: start / width, col: start % width),
-                                                 direction, width: width, height: height, cells: cells))
+        let run = StandardNumbering.run(from: GridPosition(row: start / width, col: start % width),
+                                        direction, width: width, height: height, cells: cells)
+        try budget.takeWord(of: run.count)
+        return Clue(direction: direction, number: number, text: body, cells: run)
     }
 }

@@ -38,7 +38,9 @@ public enum JpzReader {
             }
         }
 
-        let words = try readWords(crossword, width: width, height: height)
+        var budget = WordBudget(width: width, height: height)
+        let words = try readWords(crossword, budget: &budget)
+        let numbered = NumberedSquares(cells)
         var across: [Clue] = []
         var down: [Clue] = []
         for (order, list) in crossword.children("clues").enumerated() {
@@ -51,14 +53,16 @@ public enum JpzReader {
             else if order < 2 { direction = order == 0 ? .across : .down }
             else { continue }
             for element in list.children("clue") {
+                try budget.takeClue()
                 let number = element.attributes["number"].flatMap { Int($0.trimmingSpaces) }
                 let text = ClueMarkup.plainText(element.text)
                 let positions: [GridPosition]
                 if let id = element.attributes["word"], let word = words[id] {
                     positions = word
-                } else if let number, let start = cells.firstIndex(where: { $0.number == number && $0.isLetter }) {
+                } else if let number, let start = numbered.index(of: number) {
                     positions = StandardNumbering.run(from: GridPosition(row: start / width, col: start % width),
                                                       direction, width: width, height: height, cells: cells)
+                    try budget.takeWord(of: positions.count)
                 } else {
                     throw .malformed("the \(direction.rawValue) clue \"\(text)\" names no word in the grid")
                 }
@@ -110,19 +114,30 @@ public enum JpzReader {
         return cell
     }
 
-    /// Words by id: squares from the word's own x/y ranges, then from its <cells> children.
-    private static func readWords(_ crossword: MarkupElement, width: Int, height: Int) throws(PuzzleFileError) -> [String: [GridPosition]] {
+    /// Words by id: squares from the word's own x/y ranges, then from its <cells> children. Each
+    /// word is a straight run, and all of them together stay inside `budget`.
+    private static func readWords(_ crossword: MarkupElement, budget: inout WordBudget) throws(PuzzleFileError) -> [String: [GridPosition]] {
         var words: [String: [GridPosition]] = [:]
         for word in crossword.children("word") {
             guard let id = word.attributes["id"] else { continue }
+            try budget.takeClue()
             var positions: [GridPosition] = []
             for element in [word] + word.children("cells") {
                 guard let xs = element.attributes["x"], let ys = element.attributes["y"] else { continue }
-                let columns = try range(xs, limit: width)
-                let rows = try range(ys, limit: height)
+                let columns = try range(xs, limit: budget.width)
+                let rows = try range(ys, limit: budget.height)
+                // Counted before the squares are listed: a range in both directions is a
+                // rectangle, not a word.
+                guard columns.count == 1 || rows.count == 1 else {
+                    throw .malformed("the .jpz word \"\(id)\" spans \(xs) × \(ys); a word runs along one row or column")
+                }
+                try budget.takeWord(of: columns.count * rows.count)
                 for row in rows {
                     for col in columns { positions.append(GridPosition(row: row - 1, col: col - 1)) }
                 }
+            }
+            guard positions.count <= max(budget.width, budget.height) else {
+                throw .malformed("the .jpz word \"\(id)\" has \(positions.count) squares, more than the grid is wide or high")
             }
             if !positions.isEmpty { words[id] = positions }
         }
