@@ -1,3 +1,4 @@
+import CrossmateSync
 import Foundation
 
 extension ClientSocketMessage {
@@ -48,7 +49,7 @@ private struct PushReader {
     }
 
     mutating func move() -> MoveRecord? {
-        var gameID: String?, replicaID: String?, authorID: String?, seq: Int?, timestamp: UInt64?
+        var gameID: String?, replicaID: String?, authorID: String?, seq: Int?, timestamp: HLCTimestamp?
         var row: Int?, col: Int?, letter: String?, mark: Int?, cellAuthorID: String?, kind: String?, batchID: String?
         // Optional keys: absent and null both mean nil, as `decodeIfPresent` has it.
         var targetSeq: Int?, prevSeqAtCell: Int?
@@ -60,7 +61,7 @@ private struct PushReader {
             case "replicaID": replicaID = reader.string(); return replicaID != nil
             case "authorID": authorID = reader.string(); return authorID != nil
             case "seq": seq = reader.integer(); return seq != nil
-            case "timestamp": timestamp = reader.integer(); return timestamp != nil
+            case "timestamp": timestamp = reader.timestamp(); return timestamp != nil
             case "row": row = reader.integer(); return row != nil
             case "col": col = reader.integer(); return col != nil
             case "letter": letter = reader.string(); return letter != nil
@@ -78,6 +79,21 @@ private struct PushReader {
         return MoveRecord(gameID: gameID, replicaID: replicaID, authorID: authorID, seq: seq, timestamp: timestamp, row: row, col: col,
                           letter: letter, mark: mark, cellAuthorID: cellAuthorID, kind: kind, batchID: batchID,
                           targetSeq: targetSeq, prevSeqAtCell: prevSeqAtCell)
+    }
+
+    /// `{"counter": C, "wallMillis": W}` in range; anything else declines (and JSONDecoder
+    /// says what is wrong).
+    mutating func timestamp() -> HLCTimestamp? {
+        var counter: UInt16?, wall: Int64?
+        let complete = object { reader, key in
+            switch key {
+            case "counter" where counter == nil: counter = reader.integer(); return counter != nil
+            case "wallMillis" where wall == nil: wall = reader.integer(); return wall != nil
+            default: return false
+            }
+        }
+        guard complete, let counter, let wall, (0...HLCTimestamp.maximumWall).contains(wall) else { return nil }
+        return HLCTimestamp(wallMillis: wall, counter: counter)
     }
 
     // MARK: JSON

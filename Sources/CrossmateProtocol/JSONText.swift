@@ -67,7 +67,7 @@ extension MoveRecord {
         JSONText.appendQuoted(replicaID, to: &output)
         output.append(#","row":\#(row),"seq":\#(seq)"#)
         if let targetSeq { output.append(#","targetSeq":\#(targetSeq)"#) }
-        output.append(#","timestamp":\#(timestamp)}"#)
+        output.append(#","timestamp":{"counter":\#(timestamp.counter),"wallMillis":\#(timestamp.wallMillis)}}"#)
     }
 }
 

@@ -2,14 +2,14 @@ import CrossmateCore
 import CrossmateSync
 
 /// A move on the wire. Field names and types are fixed by golden JSON tests: the timestamp is
-/// the packed HLC, the mark its lossless code, the kind its name.
+/// the HLC as `{"counter", "wallMillis"}`, the mark its lossless code, the kind its name.
 public struct MoveRecord: Codable, Hashable, Sendable {
     public var gameID: String
     public var replicaID: String
     /// Stamped by the server from the device's token; whatever a client sends is replaced.
     public var authorID: String
     public var seq: Int
-    public var timestamp: UInt64
+    public var timestamp: HLCTimestamp
     public var row: Int
     public var col: Int
     public var letter: String
@@ -27,7 +27,7 @@ extension MoveRecord {
         replicaID = move.replicaID
         authorID = move.authorID
         seq = move.seq
-        timestamp = move.timestamp.packed
+        timestamp = move.timestamp
         row = move.position.row
         col = move.position.col
         letter = move.letter
@@ -44,7 +44,7 @@ extension MoveRecord {
         guard let kind = MoveKind(rawValue: kind) else { throw ErrorBody(.invalid, "unknown move kind \"\(self.kind)\"") }
         guard let mark = CellMark(code: mark) else { throw ErrorBody(.invalid, "unknown mark code \(self.mark)") }
         return Move(
-            gameID: gameID, replicaID: replicaID, authorID: authorID, seq: seq, timestamp: HLCTimestamp(packed: timestamp),
+            gameID: gameID, replicaID: replicaID, authorID: authorID, seq: seq, timestamp: timestamp,
             position: GridPosition(row: row, col: col), letter: letter, mark: mark, cellAuthorID: cellAuthorID,
             kind: kind, batchID: batchID, targetSeq: targetSeq, prevSeqAtCell: prevSeqAtCell)
     }
@@ -53,17 +53,17 @@ extension MoveRecord {
 /// How a game ended, on the wire.
 public struct CompletionRecord: Codable, Hashable, Sendable {
     public var kind: String
-    public var at: UInt64
+    public var at: HLCTimestamp
     public var by: String
 
     public init(_ completion: Completion) {
         kind = completion.kind.rawValue
-        at = completion.at.packed
+        at = completion.at
         by = completion.by
     }
 
     public var completion: Completion? {
-        Completion.Kind(rawValue: kind).map { Completion(kind: $0, at: HLCTimestamp(packed: at), by: by) }
+        Completion.Kind(rawValue: kind).map { Completion(kind: $0, at: at, by: by) }
     }
 }
 

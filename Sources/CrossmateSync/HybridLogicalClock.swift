@@ -1,5 +1,10 @@
 /// A hybrid logical clock reading: wall-clock milliseconds plus a counter that orders events
 /// within one millisecond. Comparable, and packed into one `UInt64` that sorts the same way.
+///
+/// In JSON it is `{"counter": C, "wallMillis": W}`: two numbers a JavaScript client holds
+/// exactly (the packed form is above 2^53). Decoding refuses a wall time outside 0 ..< 2^48 ms
+/// or a counter outside 0 ... 65535 instead of clamping it, and a plain number (say, Unix
+/// milliseconds sent where a timestamp belongs) is not a timestamp at all.
 public struct HLCTimestamp: Hashable, Comparable, Sendable, Codable, CustomStringConvertible {
     /// Milliseconds since 1970; 48 bits are kept.
     public let wallMillis: Int64
@@ -37,13 +42,22 @@ public struct HLCTimestamp: Hashable, Comparable, Sendable, Codable, CustomStrin
 
     public var description: String { "\(wallMillis).\(counter)" }
 
+    enum CodingKeys: String, CodingKey { case counter, wallMillis }
+
     public init(from decoder: any Decoder) throws {
-        self.init(packed: try decoder.singleValueContainer().decode(UInt64.self))
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        let wall = try container.decode(Int64.self, forKey: .wallMillis)
+        guard (0...Self.maximumWall).contains(wall) else {
+            throw DecodingError.dataCorruptedError(forKey: .wallMillis, in: container,
+                                                   debugDescription: "wallMillis is Unix time in milliseconds, 0 to \(Self.maximumWall)")
+        }
+        self.init(wallMillis: wall, counter: try container.decode(UInt16.self, forKey: .counter))
     }
 
     public func encode(to encoder: any Encoder) throws {
-        var container = encoder.singleValueContainer()
-        try container.encode(packed)
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(counter, forKey: .counter)
+        try container.encode(wallMillis, forKey: .wallMillis)
     }
 }
 

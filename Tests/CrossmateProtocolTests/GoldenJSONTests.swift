@@ -17,7 +17,7 @@ import Testing
     }
 
     @Test func moveRecord() throws {
-        let json = #"{"authorID":"acct-ann","batchID":"dev-1:7","cellAuthorID":"acct-ann","col":3,"gameID":"game-1","kind":"input","letter":"XYZ","mark":1,"prevSeqAtCell":4,"replicaID":"dev-1","row":2,"seq":7,"targetSeq":null,"timestamp":117629911040000001}"#
+        let json = #"{"authorID":"acct-ann","batchID":"dev-1:7","cellAuthorID":"acct-ann","col":3,"gameID":"game-1","kind":"input","letter":"XYZ","mark":1,"prevSeqAtCell":4,"replicaID":"dev-1","row":2,"seq":7,"targetSeq":null,"timestamp":{"counter":1,"wallMillis":1794890000000}}"#
         let jsonWithoutNull = json.replacingOccurrences(of: #""targetSeq":null,"#, with: "")
         let record = try roundTrip(MoveRecord.self, jsonWithoutNull)
         let move = try record.move()
@@ -28,8 +28,33 @@ import Testing
         #expect(MoveRecord(move) == record)
     }
 
+    /// The timestamp is two numbers a JavaScript client holds exactly; a plain number (the old
+    /// packed form, or Unix milliseconds in the wrong place) and out-of-range parts are refused.
+    @Test func timestampsOutOfShapeOrRangeAreRefused() throws {
+        let move = #"{"authorID":"a","batchID":"b","cellAuthorID":"","col":0,"gameID":"g","kind":"input","letter":"A","mark":0,"replicaID":"r","row":0,"seq":1,"timestamp":TS}"#
+        for bad in ["1794890000000", "117629911040000001", #""1794890000000""#, #"{"wallMillis":1794890000000}"#,
+                    #"{"counter":0,"wallMillis":-1}"#, #"{"counter":0,"wallMillis":281474976710656}"#,
+                    #"{"counter":65536,"wallMillis":1794890000000}"#, #"{"counter":0,"wallMillis":1.5}"#] {
+            let json = move.replacingOccurrences(of: "TS", with: bad)
+            #expect(throws: DecodingError.self, "\(bad)") { try JSONDecoder().decode(MoveRecord.self, from: Data(json.utf8)) }
+            let push = #"{"gameID":"g","id":1,"moves":[MOVE],"type":"push"}"#.replacingOccurrences(of: "MOVE", with: json)
+            #expect(throws: DecodingError.self, "\(bad)") { try ClientSocketMessage.decode(push) }
+        }
+        let largest = move.replacingOccurrences(of: "TS", with: #"{"counter":65535,"wallMillis":281474976710655}"#)
+        #expect(try roundTrip(MoveRecord.self, largest).timestamp == HLCTimestamp(wallMillis: HLCTimestamp.maximumWall, counter: .max))
+    }
+
+    /// Every response carries the server's time.
+    @Test func responsesCarryTheServerTime() throws {
+        _ = try roundTrip(MeResponse.self, #"{"account":{"authorID":"acct-ann","displayName":"Ann"},"deviceID":"dev-1","serverTime":5}"#)
+        _ = try roundTrip(LinkCodeResponse.self, #"{"code":"c","expiresAt":600005,"serverTime":5}"#)
+        _ = try roundTrip(InvitationResponse.self, #"{"expiresAt":3600005,"gameID":"game-1","path":"/join/t","serverTime":5,"token":"t"}"#)
+        _ = try roundTrip(CompletionResponse.self, #"{"completion":{"at":{"counter":2,"wallMillis":4},"by":"acct-ann","kind":"resigned"},"serverTime":5}"#)
+        _ = try roundTrip(GameSummary.self, #"{"filled":3,"gameID":"game-1","height":5,"ownerID":"acct-ann","readOnly":false,"role":"owner","serverTime":5,"title":"T","token":"djE6Z2FtZS0xOjQy","total":21,"width":5}"#)
+    }
+
     @Test func moveRecordWithUnknownKindOrMarkIsRefused() throws {
-        var record = try JSONDecoder().decode(MoveRecord.self, from: Data(#"{"authorID":"a","batchID":"b","cellAuthorID":"","col":0,"gameID":"g","kind":"teleport","letter":"","mark":0,"replicaID":"r","row":0,"seq":1,"timestamp":1}"#.utf8))
+        var record = try JSONDecoder().decode(MoveRecord.self, from: Data(#"{"authorID":"a","batchID":"b","cellAuthorID":"","col":0,"gameID":"g","kind":"teleport","letter":"","mark":0,"replicaID":"r","row":0,"seq":1,"timestamp":{"counter":0,"wallMillis":1}}"#.utf8))
         #expect(throws: ErrorBody(.invalid, "unknown move kind \"teleport\"")) { try record.move() }
         record.kind = "input"
         record.mark = 9
@@ -39,7 +64,7 @@ import Testing
     @Test func zoneChanges() throws {
         _ = try roundTrip(ZoneChange.self, #"{"record":{"authorID":"acct-bob","displayName":"Bob","gameID":"game-1","revoked":true,"role":"player"},"sequence":12,"type":"participant"}"#)
         _ = try roundTrip(ZoneChange.self, #"{"record":{"gameID":"game-1","lastSeq":40,"replicaID":"dev-2"},"sequence":13,"type":"seal"}"#)
-        _ = try roundTrip(ZoneChange.self, #"{"record":{"authorID":"a","batchID":"b","cellAuthorID":"","col":0,"gameID":"g","kind":"clear","letter":"","mark":0,"replicaID":"r","row":0,"seq":1,"timestamp":65536},"sequence":3,"type":"move"}"#)
+        _ = try roundTrip(ZoneChange.self, #"{"record":{"authorID":"a","batchID":"b","cellAuthorID":"","col":0,"gameID":"g","kind":"clear","letter":"","mark":0,"replicaID":"r","row":0,"seq":1,"timestamp":{"counter":0,"wallMillis":1}},"sequence":3,"type":"move"}"#)
         #expect(throws: DecodingError.self) {
             try JSONDecoder().decode(ZoneChange.self, from: Data(#"{"record":{},"sequence":1,"type":"sorcery"}"#.utf8))
         }
@@ -54,7 +79,7 @@ import Testing
     }
 
     @Test func pushResponse() throws {
-        _ = try roundTrip(PushMovesResponse.self, #"{"completion":{"at":117629911040000000,"by":"acct-ann","kind":"solved"},"results":[{"replicaID":"dev-1","seq":1,"sequence":41,"status":"saved"},{"error":{"error":"invalid","message":"gap"},"replicaID":"dev-1","seq":3,"status":"rejected"}],"serverTime":1794890000000,"token":"djE6Z2FtZS0xOjQy"}"#)
+        _ = try roundTrip(PushMovesResponse.self, #"{"completion":{"at":{"counter":0,"wallMillis":1794890000000},"by":"acct-ann","kind":"solved"},"results":[{"replicaID":"dev-1","seq":1,"sequence":41,"status":"saved"},{"error":{"error":"invalid","message":"gap"},"replicaID":"dev-1","seq":3,"status":"rejected"}],"serverTime":1794890000000,"token":"djE6Z2FtZS0xOjQy"}"#)
     }
 
     @Test func changeTokensAreOpaqueAndChecked() throws {
@@ -107,11 +132,11 @@ import Testing
         _ = try roundTrip(ClientSocketMessage.self, #"{"games":["game-1","game-2"],"type":"subscribe"}"#)
         _ = try roundTrip(ClientSocketMessage.self, #"{"cursor":{"col":4,"direction":"across","row":2},"gameID":"game-1","type":"cursor"}"#)
         _ = try roundTrip(ClientSocketMessage.self, #"{"type":"ping"}"#)
-        _ = try roundTrip(ClientSocketMessage.self, #"{"gameID":"game-1","id":7,"moves":[{"authorID":"a","batchID":"b","cellAuthorID":"a","col":0,"gameID":"game-1","kind":"input","letter":"Q","mark":0,"replicaID":"r","row":0,"seq":1,"timestamp":65536}],"type":"push"}"#)
+        _ = try roundTrip(ClientSocketMessage.self, #"{"gameID":"game-1","id":7,"moves":[{"authorID":"a","batchID":"b","cellAuthorID":"a","col":0,"gameID":"game-1","kind":"input","letter":"Q","mark":0,"replicaID":"r","row":0,"seq":1,"timestamp":{"counter":0,"wallMillis":1}}],"type":"push"}"#)
         _ = try roundTrip(ServerSocketMessage.self, #"{"gameID":"game-1","id":7,"response":{"results":[{"replicaID":"r","seq":1,"sequence":42,"status":"saved"}],"serverTime":5,"token":"djE6Z2FtZS0xOjQy"},"type":"pushed"}"#)
         _ = try roundTrip(ServerSocketMessage.self, #"{"error":{"error":"rateLimited","message":"slow down"},"gameID":"game-1","id":8,"retryAfterSeconds":2,"type":"pushFailed"}"#)
         _ = try roundTrip(ServerSocketMessage.self, #"{"token":"djE6Z2FtZS0xOjQy","type":"poke","zone":"game-1"}"#)
-        let inline = try roundTrip(ServerSocketMessage.self, #"{"after":"djE6Z2FtZS0xOjQx","changes":[{"record":{"authorID":"a","batchID":"b","cellAuthorID":"a","col":0,"gameID":"game-1","kind":"input","letter":"Q","mark":0,"replicaID":"r","row":0,"seq":1,"timestamp":65536},"sequence":42,"type":"move"}],"token":"djE6Z2FtZS0xOjQy","type":"poke","zone":"game-1"}"#)
+        let inline = try roundTrip(ServerSocketMessage.self, #"{"after":"djE6Z2FtZS0xOjQx","changes":[{"record":{"authorID":"a","batchID":"b","cellAuthorID":"a","col":0,"gameID":"game-1","kind":"input","letter":"Q","mark":0,"replicaID":"r","row":0,"seq":1,"timestamp":{"counter":0,"wallMillis":1}},"sequence":42,"type":"move"}],"token":"djE6Z2FtZS0xOjQy","type":"poke","zone":"game-1"}"#)
         guard case let .poke(_, token, after, changes) = inline else { Issue.record("not a poke"); return }
         #expect(after?.sequence == 41 && token.sequence == 42 && changes?.map(\.sequence) == [42])
         _ = try roundTrip(ServerSocketMessage.self, #"{"authorID":"acct-bob","cursor":{"col":1,"direction":"down","row":0},"deviceID":"dev-9","gameID":"game-1","type":"cursor"}"#)
@@ -124,7 +149,7 @@ import Testing
         grid.apply(Move(gameID: "g", replicaID: "r", authorID: "a", seq: 1, timestamp: HLCTimestamp(wallMillis: 1), position: GridPosition(row: 0, col: 1),
                         letter: "Q", cellAuthorID: "a", kind: .input, batchID: "b"))
         let snapshot = Snapshot(grid: grid, coverage: ["r": 1])
-        let json = #"{"coverage":{"r":1},"grid":{"cells":[{"cellAuthorID":"","letter":"","mark":{"isPencil":false,"verdict":0}},{"cellAuthorID":"a","key":{"authorID":"a","replicaID":"r","seq":1,"timestamp":65536},"letter":"Q","mark":{"isPencil":false,"verdict":0}}],"height":1,"width":2}}"#
+        let json = #"{"coverage":{"r":1},"grid":{"cells":[{"cellAuthorID":"","letter":"","mark":{"isPencil":false,"verdict":0}},{"cellAuthorID":"a","key":{"authorID":"a","replicaID":"r","seq":1,"timestamp":{"counter":0,"wallMillis":1}},"letter":"Q","mark":{"isPencil":false,"verdict":0}}],"height":1,"width":2}}"#
         #expect(try roundTrip(Snapshot.self, json) == snapshot)
     }
 }

@@ -20,7 +20,7 @@ struct AwkwardRecords {
     func randomPush(_ random: inout SeededRandomNumberGenerator) -> ClientSocketMessage {
         let moves = (0..<Int.random(in: 0...4, using: &random)).map { _ in
             MoveRecord(gameID: randomText(&random), replicaID: randomText(&random), authorID: randomText(&random),
-                       seq: randomInteger(&random), timestamp: [0, UInt64.max, UInt64.random(in: 0...UInt64.max, using: &random)].randomElement(using: &random)!,
+                       seq: randomInteger(&random), timestamp: HLCTimestamp(packed: [0, UInt64.max, UInt64.random(in: 0...UInt64.max, using: &random)].randomElement(using: &random)!),
                        row: randomInteger(&random), col: randomInteger(&random), letter: randomText(&random), mark: randomInteger(&random),
                        cellAuthorID: randomText(&random), kind: randomText(&random), batchID: randomText(&random),
                        targetSeq: Bool.random(using: &random) ? nil : randomInteger(&random),
@@ -62,7 +62,7 @@ struct AwkwardRecords {
         guard case let .push(gameID, id, moves) = message else { preconditionFailure("only pushes") }
         let movesJSON = "[" + moves.map { move in
             space() + object([("gameID", string(move.gameID)), ("replicaID", string(move.replicaID)), ("authorID", string(move.authorID)),
-                              ("seq", "\(move.seq)"), ("timestamp", "\(move.timestamp)"), ("row", "\(move.row)"), ("col", "\(move.col)"),
+                              ("seq", "\(move.seq)"), ("timestamp", object([("wallMillis", "\(move.timestamp.wallMillis)"), ("counter", "\(move.timestamp.counter)")])), ("row", "\(move.row)"), ("col", "\(move.col)"),
                               ("letter", string(move.letter)), ("mark", "\(move.mark)"), ("cellAuthorID", string(move.cellAuthorID)),
                               ("kind", string(move.kind)), ("batchID", string(move.batchID)),
                               ("targetSeq", move.targetSeq.map { "\($0)" }), ("prevSeqAtCell", move.prevSeqAtCell.map { "\($0)" })]) + space()
@@ -128,7 +128,7 @@ struct AwkwardRecords {
     }
 
     @Test func leavesWhatItDoesNotExpectToJSONDecoder() throws {
-        let move = #"{"gameID":"g","replicaID":"d","authorID":"a","seq":1,"timestamp":5,"row":0,"col":0,"letter":"A","mark":0,"cellAuthorID":"a","kind":"input","batchID":"d:1"}"#
+        let move = #"{"gameID":"g","replicaID":"d","authorID":"a","seq":1,"timestamp":{"counter":0,"wallMillis":5},"row":0,"col":0,"letter":"A","mark":0,"cellAuthorID":"a","kind":"input","batchID":"d:1"}"#
         let declined = [
             #"{"type":"push","gameID":"g","id":-,"id":5,"moves":[]}"#,  // not JSON, whatever follows
             #"{"type":"push","gameID":"g","id":1,"id":2,"moves":[]}"#,  // a duplicate key

@@ -23,22 +23,29 @@ import Testing
             let text = SocketHub.encode(answer)
             #expect(try JSONDecoder().decode(ServerSocketMessage.self, from: Data(text.utf8)) == answer, "\(text)")
         }
-        let inline = InlineChanges(after: 40, changes: [.init(sequence: 41, type: "move", body: #"{"authorID":"a","batchID":"b","cellAuthorID":"a","col":0,"gameID":"g","kind":"input","letter":"Q","mark":0,"replicaID":"r","row":0,"seq":1,"timestamp":65536}"#)])
+        let inline = InlineChanges(after: 40, changes: [.init(sequence: 41, type: "move", body: #"{"authorID":"a","batchID":"b","cellAuthorID":"a","col":0,"gameID":"g","kind":"input","letter":"Q","mark":0,"replicaID":"r","row":0,"seq":1,"timestamp":{"counter":0,"wallMillis":1}}"#)])
         let poke = try JSONDecoder().decode(ServerSocketMessage.self, from: Data(SocketHub.pokeText(game: "g", sequence: 41, inline: inline).utf8))
         guard case let .poke(zone, pokeToken, after, changes) = poke else { Issue.record("not a poke"); return }
         #expect(zone == "g" && pokeToken.sequence == 41 && after?.sequence == 40 && changes?.map(\.sequence) == [41])
     }
 
-    @Test func rateLimiterForgetsBucketsThatRefilled() async {
-        let limiter = RateLimiter(burst: 2, perSecond: 1, maximumBuckets: 3)
-        for device in ["a", "b", "c"] { #expect(limiter.take(device, now: 0) == nil) }
+    @Test func rateLimiterKeepsTwoGenerationsOfBuckets() async {
+        let limiter = RateLimiter(burst: 2, perSecond: 1, maximumBuckets: 4)
+        #expect(limiter.take("a", now: 0) == nil)
+        #expect(limiter.take("a", now: 0) == nil)
+        #expect(limiter.take("a", now: 0) == 1)
+        #expect(limiter.take("b", now: 0) == nil)
+        // A third key starts a new generation; "a" is still remembered (and still empty).
+        #expect(limiter.take("c", now: 0) == nil)
         #expect(limiter.bucketCount == 3)
-        // Two seconds later a, b and c are full again; the next new device clears them out.
-        #expect(limiter.take("d", now: 2_000) == nil)
-        #expect(limiter.bucketCount == 1)
-        // A device still short of tokens is remembered.
-        #expect(limiter.take("d", now: 2_000) == nil)
-        #expect(limiter.take("d", now: 2_000) == 1)
+        #expect(limiter.take("a", now: 0) == 1)
+        // Two more keys: "b", untouched for a whole generation, is forgotten; the count stays bounded.
+        #expect(limiter.take("d", now: 0) == nil)
+        #expect(limiter.take("e", now: 0) == nil)
+        #expect(limiter.bucketCount <= 4)
+        // A request costing several tokens waits for all of them.
+        #expect(limiter.take("f", cost: 2, now: 0) == nil)
+        #expect(limiter.take("f", cost: 2, now: 500) == 2)
     }
 
     @Test func gameDirectoryForgetsTheLeastRecentlyUsedHalf() async throws {
