@@ -5,7 +5,13 @@ public enum ProtocolLimits {
     public static let maximumRecordsPerBatch = 400
     public static let maximumBatchBytes = 2 * 1024 * 1024
     public static let maximumChangesPerPage = 1_000
+    /// A changes page stops before the record that would take its records past this many bytes.
+    public static let maximumChangesPageBytes = 1 << 20
     public static let maximumDisplayNameLength = 60
+    /// A display name's limit in UTF-8 bytes (what storage and every message carrying it pay).
+    public static let maximumDisplayNameBytes = 120
+    /// How long an invitation link may live, in seconds: one second to a year.
+    public static let invitationLifetimeSeconds = 1...366 * 24 * 60 * 60
 }
 
 public struct AccountInfo: Codable, Hashable, Sendable {
@@ -43,9 +49,64 @@ public struct DeviceSession: Codable, Hashable, Sendable {
 public struct LinkCodeResponse: Codable, Hashable, Sendable {
     public var code: String
     public var expiresAt: Int64
-    public init(code: String, expiresAt: Int64) {
+    public var serverTime: Int64
+    public init(code: String, expiresAt: Int64, serverTime: Int64) {
         self.code = code
         self.expiresAt = expiresAt
+        self.serverTime = serverTime
+    }
+}
+
+/// `GET /v1/me`: the account and device behind the token.
+public struct MeResponse: Codable, Hashable, Sendable {
+    public var account: AccountInfo
+    public var deviceID: String
+    public var serverTime: Int64
+
+    public init(account: AccountInfo, deviceID: String, serverTime: Int64) {
+        self.account = account
+        self.deviceID = deviceID
+        self.serverTime = serverTime
+    }
+}
+
+/// `POST /v1/socket-tickets`: a single-use ticket for opening the WebSocket without putting the
+/// token in a URL (browsers cannot set headers on a WebSocket): `/v1/socket?ticket=TICKET`.
+public struct SocketTicketResponse: Codable, Hashable, Sendable {
+    public var ticket: String
+    public var expiresAt: Int64
+    public var serverTime: Int64
+
+    public init(ticket: String, expiresAt: Int64, serverTime: Int64) {
+        self.ticket = ticket
+        self.expiresAt = expiresAt
+        self.serverTime = serverTime
+    }
+}
+
+/// One of the account's devices, in `GET /v1/devices`.
+public struct DeviceInfo: Codable, Hashable, Sendable {
+    public var deviceID: String
+    public var createdAt: Int64
+    /// Whether this is the device that asked.
+    public var current: Bool
+
+    public init(deviceID: String, createdAt: Int64, current: Bool) {
+        self.deviceID = deviceID
+        self.createdAt = createdAt
+        self.current = current
+    }
+}
+
+/// `GET /v1/devices`: the account's devices; `DELETE /v1/devices/{id}` revokes one (a lost
+/// phone, or this device signing out).
+public struct DeviceListResponse: Codable, Hashable, Sendable {
+    public var devices: [DeviceInfo]
+    public var serverTime: Int64
+
+    public init(devices: [DeviceInfo], serverTime: Int64) {
+        self.devices = devices
+        self.serverTime = serverTime
     }
 }
 
@@ -81,9 +142,11 @@ public struct GameSummary: Codable, Hashable, Sendable {
     public var total: Int
     public var completion: CompletionRecord?
     public var token: ChangeToken
+    /// The server's time when this summary was made (every response carries it).
+    public var serverTime: Int64
 
     public init(gameID: String, title: String, width: Int, height: Int, ownerID: String, role: ParticipantRecord.Role,
-                readOnly: Bool, filled: Int, total: Int, completion: CompletionRecord?, token: ChangeToken) {
+                readOnly: Bool, filled: Int, total: Int, completion: CompletionRecord?, token: ChangeToken, serverTime: Int64) {
         self.gameID = gameID
         self.title = title
         self.width = width
@@ -95,6 +158,19 @@ public struct GameSummary: Codable, Hashable, Sendable {
         self.total = total
         self.completion = completion
         self.token = token
+        self.serverTime = serverTime
+    }
+}
+
+/// `POST /v1/games/{id}/resign`: how the game ended (the completion in force, which may be an
+/// earlier solve or resignation if one got there first).
+public struct CompletionResponse: Codable, Hashable, Sendable {
+    public var completion: CompletionRecord
+    public var serverTime: Int64
+
+    public init(completion: CompletionRecord, serverTime: Int64) {
+        self.completion = completion
+        self.serverTime = serverTime
     }
 }
 
@@ -230,12 +306,14 @@ public struct InvitationResponse: Codable, Hashable, Sendable {
     public var expiresAt: Int64?
     /// The link to share: `/join/TOKEN` on this server.
     public var path: String
+    public var serverTime: Int64
 
-    public init(token: String, gameID: String, expiresAt: Int64?, path: String) {
+    public init(token: String, gameID: String, expiresAt: Int64?, path: String, serverTime: Int64) {
         self.token = token
         self.gameID = gameID
         self.expiresAt = expiresAt
         self.path = path
+        self.serverTime = serverTime
     }
 }
 

@@ -12,14 +12,26 @@ struct AccountController {
         router.post("v1/devices/link-codes", use: createLinkCode)
         router.post("v1/devices", use: linkDevice)
         router.get("v1/me", use: me)
+        router.get("v1/devices", use: listDevices)
+        router.delete("v1/devices/:device", use: revokeDevice)
+        router.post("v1/socket-tickets", use: createSocketTicket)
+    }
+
+    /// How long a socket ticket may wait to be used.
+    static let socketTicketLifetimeMillis: Int64 = 60_000
+
+    /// Account creation and linking, which need no token, are limited per client address.
+    private func limitByAddress(_ context: CrossmateRequestContext) throws {
+        let address = context.channel.remoteAddress?.ipAddress ?? "unknown"
+        if let wait = state.accountLimiter.take(address, now: state.now()) {
+            throw APIError(.rateLimited, "too many new accounts or links from this address; retry after \(wait) s", retryAfterSeconds: wait)
+        }
     }
 
     @Sendable func createAccount(_ request: Request, context: CrossmateRequestContext) async throws -> Response {
+        try limitByAddress(context)
         let body = try await state.decode(CreateAccountRequest.self, from: request, limit: 16 * 1024)
-        let name = body.displayName.trimmingSpaces
-        guard (1...ProtocolLimits.maximumDisplayNameLength).contains(name.count) else {
-            throw APIError(.invalid, "a display name has 1 to \(ProtocolLimits.maximumDisplayNameLength) characters")
-        }
+        let name = try DisplayName.validated(body.displayName)
         let authorID = Secrets.identifier(prefix: "acct")
         let deviceID = Secrets.identifier(prefix: "dev")
         let token = Secrets.token()
@@ -35,14 +47,15 @@ struct AccountController {
         let code = Secrets.token()
         let expiresAt = state.now() + state.configuration.linkCodeLifetimeMillis
         try await state.store.createLinkCode(codeHash: Secrets.hash(code), authorID: device.authorID, expiresAt: expiresAt)
-        return try ServerState.json(LinkCodeResponse(code: code, expiresAt: expiresAt), status: .created)
+        return try ServerState.json(LinkCodeResponse(code: code, expiresAt: expiresAt, serverTime: state.now()), status: .created)
     }
 
     @Sendable func linkDevice(_ request: Request, context: CrossmateRequestContext) async throws -> Response {
+        try limitByAddress(context)
         let body = try await state.decode(LinkDeviceRequest.self, from: request, limit: 16 * 1024)
         let deviceID = Secrets.identifier(prefix: "dev")
         let token = Secrets.token()
-        guard body.code.count <= 200, let device = try await state.store.linkDevice(
+        guard body.code.utf8.count <= 200, let device = try await state.store.linkDevice(
             codeHash: Secrets.hash(body.code), deviceID: deviceID, tokenHash: Secrets.hash(token), now: state.now()) else {
             throw APIError(.gone, "this link code is unknown, already used or expired; make a new one on a signed-in device")
         }
@@ -52,6 +65,37 @@ struct AccountController {
 
     @Sendable func me(_ request: Request, context: CrossmateRequestContext) async throws -> Response {
         let device = try context.requireDevice()
-        return try ServerState.json(AccountInfo(authorID: device.authorID, displayName: device.displayName))
+        return try ServerState.json(MeResponse(account: AccountInfo(authorID: device.authorID, displayName: device.displayName),
+                                               deviceID: device.deviceID, serverTime: state.now()))
+    }
+
+    @Sendable func listDevices(_ request: Request, context: CrossmateRequestContext) async throws -> Response {
+        let device = try context.requireDevice()
+        let devices = try await state.store.devices(of: device.authorID).map {
+            DeviceInfo(deviceID: $0.deviceID, createdAt: $0.createdAt, current: $0.deviceID == device.deviceID)
+        }
+        return try ServerState.json(DeviceListResponse(devices: devices, serverTime: state.now()))
+    }
+
+    /// Revokes one of the account's devices (a lost phone), or this one (signing out): its token
+    /// stops working on every instance and its sockets close.
+    @Sendable func revokeDevice(_ request: Request, context: CrossmateRequestContext) async throws -> Response {
+        let device = try context.requireDevice()
+        let target = try context.parameters.require("device")
+        guard try await state.store.revokeDevice(target, of: device.authorID) else {
+            throw APIError(.notFound, "this account has no device \(target.prefix(100))")
+        }
+        await state.fanout.publish(.deviceRevoked(deviceID: target))
+        state.logger.info("device revoked", metadata: ["author": "\(device.authorID)", "device": "\(target)"])
+        return try ServerState.json(OKResponse(serverTime: state.now()))
+    }
+
+    @Sendable func createSocketTicket(_ request: Request, context: CrossmateRequestContext) async throws -> Response {
+        let device = try context.requireDevice()
+        let ticket = Secrets.token()
+        let now = state.now()
+        let expiresAt = now + Self.socketTicketLifetimeMillis
+        try await state.store.createSocketTicket(ticketHash: Secrets.hash(ticket), deviceID: device.deviceID, now: now, expiresAt: expiresAt)
+        return try ServerState.json(SocketTicketResponse(ticket: ticket, expiresAt: expiresAt, serverTime: now), status: .created)
     }
 }

@@ -20,8 +20,8 @@ public func buildApplication(_ configuration: ServerConfiguration, logger: Logge
     let store: Store
     switch configuration.storage {
     case let .sqlite(path):
-        try FileManager.default.createDirectory(atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
-        database = try SQLiteDatabase(path: path)
+        try SQLiteDatabase.prepareOwnerOnly(path: path)
+        database = try SQLiteDatabase(path: path, logger: logger)
         store = Store(database: database, onGroupCommit: metrics.recordCommit)
         fanout = LocalFanout(hub: hub)
     case let .postgres(url):
@@ -46,7 +46,7 @@ public func buildApplication(_ configuration: ServerConfiguration, logger: Logge
     FeedController(state: state).addRoutes(to: router)
     // WebSocket upgrades get a router of their own, so ordinary requests never try to match it.
     let socketRouter = Router(context: CrossmateRequestContext.self)
-    socketRouter.add(middleware: DeviceAuthenticator(state: state))
+    socketRouter.add(middleware: SocketAuthenticator(state: state))
     SocketController(state: state).addRoutes(to: socketRouter)
 
     var app = Application(

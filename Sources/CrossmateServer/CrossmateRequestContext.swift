@@ -9,6 +9,8 @@ public struct CrossmateRequestContext: RequestContext, WebSocketRequestContext {
     public var coreContext: CoreRequestContextStorage
     public let webSocket: WebSocketHandlerReference<Self>
     public var device: StoredDevice?
+    /// Why a WebSocket upgrade was refused, told on the socket itself (see `SocketAuthenticator`).
+    var socketRefusal: APIError?
     /// The connection, which a WebSocket writes its frames to directly.
     let channel: any Channel
 
@@ -17,6 +19,7 @@ public struct CrossmateRequestContext: RequestContext, WebSocketRequestContext {
         channel = source.channel
         webSocket = .init()
         device = nil
+        socketRefusal = nil
     }
 
     /// Batches may be up to 2 MB; the default limit is smaller.

@@ -13,6 +13,8 @@ enum FanoutEvent: Codable, Sendable {
     case poke(game: String, sequence: Int64, exceptDevice: String? = nil, inline: InlineChanges? = nil)
     case feed(authorID: String, sequence: Int64)
     case cursor(game: String, deviceID: String, authorID: String, cursor: CursorPosition)
+    /// A device was signed out or revoked: its token is forgotten and its sockets close.
+    case deviceRevoked(deviceID: String)
 }
 
 /// Delivers events to this instance's sockets and, with PostgreSQL, to every other instance.
@@ -35,6 +37,7 @@ extension SocketHub {
         case let .poke(game, sequence, exceptDevice, inline): poke(game: game, sequence: sequence, exceptDevice: exceptDevice, inline: inline)
         case let .feed(authorID, sequence): feed(authorID: authorID, sequence: sequence)
         case let .cursor(game, deviceID, authorID, cursor): self.cursor(game: game, deviceID: deviceID, authorID: authorID, cursor: cursor)
+        case let .deviceRevoked(deviceID): closeSockets(deviceID: deviceID)
         }
     }
 }
@@ -76,8 +79,9 @@ final class PostgresFanout: Fanout, Service {
         (doorbell, ring) = AsyncStream.makeStream(bufferingPolicy: .bufferingNewest(1))
     }
 
-    /// Events the outbox holds at most, while PostgreSQL is slow or away; past it the oldest half
-    /// goes (pokes are hints, and a device that reconnects fetches what it missed).
+    /// Events the outbox holds at most, while PostgreSQL is slow or away; past it the cursors go
+    /// first (they are stale by the next one), then the oldest half (pokes are hints, and a
+    /// device that reconnects fetches what it missed). A flood of cursors cannot push pokes out.
     static let maximumWaiting = 10_000
 
     func forward(_ event: FanoutEvent) async {
@@ -86,7 +90,10 @@ final class PostgresFanout: Fanout, Service {
 
     /// Adds `event` to `events` within `maximumWaiting`; true when the outbox was empty before.
     static func enqueue(_ event: FanoutEvent, into events: inout [FanoutEvent]) -> Bool {
-        if events.count >= maximumWaiting { events.removeFirst(maximumWaiting / 2) }
+        if events.count >= maximumWaiting {
+            events.removeAll { if case .cursor = $0 { true } else { false } }
+            if events.count >= maximumWaiting / 2 { events.removeFirst(events.count - maximumWaiting / 2) }
+        }
         events.append(event)
         return events.count == 1
     }

@@ -40,14 +40,24 @@ struct GameController {
         let gameID = Secrets.identifier(prefix: "game")
         let game = GameRecord(gameID: gameID, ownerID: device.authorID, createdAt: state.now(), puzzle: puzzle)
         let owner = ParticipantRecord(gameID: gameID, authorID: device.authorID, displayName: device.displayName, role: .owner)
-        let sequence = try await state.store.createGame(game, title: puzzle.title, owner: owner)
+        let sequence = try await state.store.createGame(game, title: Self.listTitle(puzzle.title), owner: owner)
         await state.fanout.publish(.feed(authorID: device.authorID, sequence: try await state.store.feedSequence(authorID: device.authorID)))
         state.logger.info("game created", metadata: ["game": "\(gameID)", "owner": "\(device.authorID)"])
         let total = puzzle.letterPositions.count
         return try ServerState.json(GameSummary(
-            gameID: gameID, title: puzzle.title, width: puzzle.width, height: puzzle.height, ownerID: device.authorID,
+            gameID: gameID, title: Self.listTitle(puzzle.title), width: puzzle.width, height: puzzle.height, ownerID: device.authorID,
             role: .owner, readOnly: false, filled: 0, total: total, completion: nil,
-            token: ChangeToken(zone: gameID, sequence: sequence)), status: .created)
+            token: ChangeToken(zone: gameID, sequence: sequence), serverTime: state.now()), status: .created)
+    }
+
+    /// The title the games list shows: at most 200 bytes of UTF-8, cut between characters (the
+    /// full title stays in the puzzle).
+    static func listTitle(_ title: String) -> String {
+        var bytes = 0
+        return String(title.prefix { character in
+            bytes += character.utf8.count
+            return bytes <= 200
+        })
     }
 
     @Sendable func list(_ request: Request, context: CrossmateRequestContext) async throws -> Response {
@@ -66,7 +76,8 @@ struct GameController {
         let completion = await projection.completion
         return GameSummary(gameID: game.gameID, title: game.title, width: puzzle.width, height: puzzle.height, ownerID: game.ownerID,
                            role: participant.role, readOnly: participant.revoked, filled: progress.filled, total: progress.total,
-                           completion: completion.map(CompletionRecord.init), token: ChangeToken(zone: game.gameID, sequence: game.zoneSeq))
+                           completion: completion.map(CompletionRecord.init), token: ChangeToken(zone: game.gameID, sequence: game.zoneSeq),
+                           serverTime: state.now())
     }
 
     @Sendable func pushMoves(_ request: Request, context: CrossmateRequestContext) async throws -> Response {
@@ -92,7 +103,6 @@ struct GameController {
             let (game, _) = try await state.access(gameID, for: device, write: true)
             projection = try await state.directory.projection(for: game)
         }
-        let puzzle = projection.puzzle
         let now = state.now()
 
         var results = [RecordResult?](repeating: nil, count: moves.count)
@@ -101,10 +111,12 @@ struct GameController {
             var record = sent
             record.gameID = gameID
             record.authorID = device.authorID  // the server stamps the acting author
-            switch validate(record, device: device, puzzle: puzzle, now: now) {
+            switch validate(record, device: device, game: projection.game, now: now) {
             case let .failure(error) where error.error == .clockSkew:
                 // The whole batch waits: the client corrects its clock by serverTime and resends
-                // (storing the rest would leave a gap at this record anyway).
+                // (storing the rest would leave a gap at this record anyway). Only a writer of
+                // the game hears so: to anyone else the game's existence stays hidden.
+                _ = try await state.access(gameID, for: device, write: true)
                 throw APIError(error)
             case let .failure(error):
                 results[index] = RecordResult(replicaID: record.replicaID, seq: record.seq, status: .rejected, error: error)
@@ -153,7 +165,8 @@ struct GameController {
     }
 
     /// The rules a single record must meet before it may be stored.
-    func validate(_ record: MoveRecord, device: StoredDevice, puzzle: Puzzle, now: Int64) -> Result<Move, ErrorBody> {
+    func validate(_ record: MoveRecord, device: StoredDevice, game: GameRecord, now: Int64) -> Result<Move, ErrorBody> {
+        let puzzle = game.puzzle
         guard record.replicaID == device.deviceID else {
             return .failure(ErrorBody(.forbidden, "a device writes only its own moves: replicaID must be \(device.deviceID)"))
         }
@@ -167,12 +180,19 @@ struct GameController {
             return .failure(ErrorBody(.invalid, "square \(move.position) is not a letter square"))
         }
         guard record.letter.isEmpty || LetterRule.normalize(record.letter) == record.letter else {
-            return .failure(ErrorBody(.invalid, "\"\(record.letter)\" is not a letter a square takes (1 to \(LetterRule.maximumLength) visible characters, upper case)"))
+            return .failure(ErrorBody(.invalid, "\"\(record.letter.prefix(LetterRule.maximumLength))\" is not a letter a square takes (1 to \(LetterRule.maximumLength) upper case letters, digits or rebus symbols, at most \(LetterRule.maximumBytes) bytes)"))
         }
-        guard record.batchID.count <= 200, record.cellAuthorID.count <= 200 else {
-            return .failure(ErrorBody(.invalid, "batchID and cellAuthorID are at most 200 characters"))
+        guard record.batchID.utf8.count <= 200, record.cellAuthorID.utf8.count <= 200 else {
+            return .failure(ErrorBody(.invalid, "batchID and cellAuthorID are at most 200 bytes"))
         }
-        guard move.timestamp.isWithinSkew(of: now, maximumAheadMillis: state.configuration.maximumSkewMillis) else {
+        // No move can be made before its game existed (less the skew a client's clock may have
+        // before it learns the server's time): a timestamp below that is in the wrong unit or
+        // from a broken clock, and stored it would lose every conflict.
+        let skew = state.configuration.maximumSkewMillis
+        guard move.timestamp.wallMillis >= game.createdAt - skew else {
+            return .failure(ErrorBody(.invalid, "move \(record.seq) is stamped \(move.timestamp.wallMillis), before the game was created at \(game.createdAt): timestamp.wallMillis is Unix time in milliseconds, corrected by serverTime"))
+        }
+        guard move.timestamp.isWithinSkew(of: now, maximumAheadMillis: skew) else {
             return .failure(ErrorBody(.clockSkew, "move \(record.seq) is stamped \(move.timestamp.wallMillis - now) ms ahead of the server's clock; correct your clock by serverTime and resend", serverTime: now))
         }
         return .success(move)
@@ -191,13 +211,19 @@ struct GameController {
         }
         let limit = min(ProtocolLimits.maximumChangesPerPage, max(1, request.uri.queryParameters["limit"].flatMap { Int(String($0)) } ?? 500))
         let stored = try await state.store.changes(gameID: gameID, after: after, limit: limit + 1)
-        let page = stored.prefix(limit)
+        // At most `limit` records and about a megabyte: a page ends before the record that would
+        // take it past the byte cap (but always holds one record, however large).
+        var bytes = 0
+        let page = stored.prefix(limit).enumerated().prefix { index, change in
+            bytes += change.body.utf8.count
+            return index == 0 || bytes <= ProtocolLimits.maximumChangesPageBytes
+        }.map(\.element)
         let token = ChangeToken(zone: gameID, sequence: page.last?.sequence ?? after)
         // The stored bodies are already the records' JSON (written by Store.json), so the page is
         // assembled around them instead of decoding and re-encoding every record. The shape is
         // exactly ChangesResponse's; the route and golden tests decode it as one.
         var json = #"{"changes":"# + ChangeJSON.list(page)
-        json += #","moreComing":\#(stored.count > limit),"serverTime":\#(state.now()),"token":"\#(token.encoded)"}"#
+        json += #","moreComing":\#(stored.count > page.count),"serverTime":\#(state.now()),"token":"\#(token.encoded)"}"#
         return Response(status: .ok, headers: [.contentType: "application/json; charset=utf-8"],
                         body: .init(byteBuffer: ByteBuffer(string: json)))
     }
@@ -224,14 +250,15 @@ struct GameController {
             throw APIError(.readOnly, "the game is already complete")
         }
         await state.fanout.publish(.poke(game: gameID, sequence: sequence))
-        return try ServerState.json(completion)
+        return try ServerState.json(CompletionResponse(completion: completion, serverTime: state.now()))
     }
 
     @Sendable func seal(_ request: Request, context: CrossmateRequestContext) async throws -> Response {
         let device = try context.requireDevice()
         let gameID = try context.parameters.require("game")
         let body = try await state.decode(SealRequest.self, from: request, limit: 16 * 1024)
-        _ = try await state.access(gameID, for: device, write: false)
+        // A seal is a write: a removed player's devices may not add one.
+        _ = try await state.access(gameID, for: device, write: true)
         guard body.lastSeq >= 0 else { throw APIError(.invalid, "lastSeq cannot be negative") }
         let seal = Seal(gameID: gameID, replicaID: device.deviceID, lastSeq: body.lastSeq)
         let sequence = try await state.store.putRecord(gameID: gameID, type: "seal", key: device.deviceID, body: Store.json(seal))

@@ -2,8 +2,9 @@ import CrossmateProtocol
 import CrossmateStore
 import Hummingbird
 
-/// Finds the device behind `Authorization: Bearer TOKEN` (or `?token=` for WebSockets, which
-/// browsers cannot give headers), applies its rate limit, and counts the request.
+/// Finds the device behind `Authorization: Bearer TOKEN`, applies its rate limit, and counts
+/// the request. The token is taken from that header only: a token in a URL ends up in logs and
+/// proxies (a browser's WebSocket uses a socket ticket instead, see `SocketAuthenticator`).
 struct DeviceAuthenticator: RouterMiddleware {
     typealias Context = CrossmateRequestContext
     let state: ServerState
@@ -11,23 +12,63 @@ struct DeviceAuthenticator: RouterMiddleware {
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         state.metrics.requests.increment()
         var context = context
-        let header = request.headers[.authorization]
-        let token: String?
-        if let header, header.lowercased().hasPrefix("bearer ") {
-            token = String(header.dropFirst("bearer ".count)).trimmingSpaces
-        } else if header != nil {
-            throw APIError(.unauthorized, "the Authorization header must be \"Bearer TOKEN\"")
-        } else {
-            token = request.uri.queryParameters["token"].map(String.init)
+        if let device = try await state.authenticate(request) {
+            if let wait = state.limiter.take(device.deviceID, now: state.now()) {
+                throw APIError(.rateLimited, "too many requests from this device; retry after \(wait) s", retryAfterSeconds: wait)
+            }
+            context.device = device
         }
-        if let token {
-            guard token.count <= 200, let device = try await state.devices.device(tokenHash: Secrets.hash(token), store: state.store) else {
-                throw APIError(.unauthorized, "the device token is not valid; sign in again or link this device anew")
+        return try await next(request, context)
+    }
+}
+
+extension ServerState {
+    /// The device the request's bearer token names; nil without an Authorization header.
+    func authenticate(_ request: Request) async throws -> StoredDevice? {
+        guard let header = request.headers[.authorization] else { return nil }
+        guard header.lowercased().hasPrefix("bearer ") else {
+            throw APIError(.unauthorized, "the Authorization header must be \"Bearer TOKEN\"")
+        }
+        let token = String(header.dropFirst("bearer ".count)).trimmingSpaces
+        guard token.utf8.count <= 200, let device = try await devices.device(tokenHash: Secrets.hash(token), store: store) else {
+            throw APIError(.unauthorized, "the device token is not valid (or the device was signed out); sign in again or link this device anew")
+        }
+        return device
+    }
+}
+
+/// Authenticates a WebSocket upgrade by its Authorization header (native clients) or a
+/// single-use `?ticket=` (browsers). It never throws: a refused upgrade could only be a bare
+/// 400, so the refusal is kept in the context and the socket, once open, carries the error
+/// (`{"type":"error",…}`) and closes with 4401 (unauthorized) or 4429 (rate limited).
+struct SocketAuthenticator: RouterMiddleware {
+    typealias Context = CrossmateRequestContext
+    let state: ServerState
+
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        state.metrics.requests.increment()
+        var context = context
+        do {
+            var found = try await state.authenticate(request)
+            if found == nil, let ticket = request.uri.queryParameters["ticket"] {
+                guard ticket.utf8.count <= 200, let device = try await state.store.useSocketTicket(
+                    ticketHash: Secrets.hash(String(ticket)), now: state.now()) else {
+                    throw APIError(.unauthorized, "the socket ticket is unknown, used or expired; ask for a new one (POST /v1/socket-tickets)")
+                }
+                found = device
+            }
+            guard let device = found else {
+                throw APIError(.unauthorized, "a socket needs \"Authorization: Bearer TOKEN\" or ?ticket= from POST /v1/socket-tickets")
             }
             if let wait = state.limiter.take(device.deviceID, now: state.now()) {
                 throw APIError(.rateLimited, "too many requests from this device; retry after \(wait) s", retryAfterSeconds: wait)
             }
             context.device = device
+        } catch let error as APIError {
+            context.socketRefusal = error
+        } catch {
+            state.logger.error("socket authentication failed", metadata: ["error": "\(error)"])
+            context.socketRefusal = APIError(.serverError, "the server could not check this socket's credentials; it has been logged")
         }
         return try await next(request, context)
     }

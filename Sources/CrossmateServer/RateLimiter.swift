@@ -1,49 +1,60 @@
 import Synchronization
 
-/// A token bucket per device: `burst` requests at once, refilled at `perSecond`. Time comes in
-/// from the server's clock, so tests can drive it. A lock rather than an actor: every request
-/// and socket push takes a token, and the hop to an actor cost more than the arithmetic.
+/// A token bucket per key (a device, or a client address): `burst` requests at once, refilled
+/// at `perSecond`. Time comes in from the server's clock, so tests can drive it. A lock rather
+/// than an actor: every request and socket message takes a token, and the hop to an actor cost
+/// more than the arithmetic.
+///
+/// Memory is bounded without ever scanning: buckets live in two generations. New and touched
+/// buckets go in the current one; when it holds `maximumBuckets / 2`, it becomes the previous
+/// one and the old previous is dropped. A bucket untouched for a whole generation is forgotten,
+/// which can only give a key back its full burst — and a key must stay quiet while
+/// `maximumBuckets / 2` other keys arrive for that.
 final class RateLimiter: Sendable {
     private struct Bucket {
         var tokens: Double
         var updatedAt: Int64
     }
 
+    private struct Generations {
+        var current: [String: Bucket] = [:]
+        var previous: [String: Bucket] = [:]
+    }
+
     private let burst: Double
     private let perSecond: Double
-    private let buckets = Mutex<[String: Bucket]>([:])
-    private let maximumBuckets: Int
+    private let generations = Mutex(Generations())
+    private let generationSize: Int
 
     init(burst: Double, perSecond: Double, maximumBuckets: Int = 100_000) {
         self.burst = burst
         self.perSecond = perSecond
-        self.maximumBuckets = maximumBuckets
+        generationSize = max(1, maximumBuckets / 2)
     }
 
-    var bucketCount: Int { buckets.withLock { $0.count } }
+    var bucketCount: Int { generations.withLock { $0.current.count + $0.previous.count } }
 
-    /// Takes one token for `key`; returns `nil` when allowed, else the seconds to wait.
-    func take(_ key: String, now: Int64) -> Int? {
-        buckets.withLock { buckets in
-            if buckets.count >= maximumBuckets { forgetIdle(&buckets, now: now) }
-            var bucket = buckets[key] ?? Bucket(tokens: burst, updatedAt: now)
+    /// Takes `cost` tokens for `key`; returns `nil` when allowed, else the seconds to wait.
+    func take(_ key: String, cost: Int = 1, now: Int64) -> Int? {
+        generations.withLock { generations in
+            var bucket = generations.current[key] ?? generations.previous.removeValue(forKey: key) ?? Bucket(tokens: burst, updatedAt: now)
             let elapsed = Double(max(0, now - bucket.updatedAt)) / 1000
             bucket.tokens = min(burst, bucket.tokens + elapsed * perSecond)
             bucket.updatedAt = now
-            defer { buckets[key] = bucket }
-            if bucket.tokens >= 1 {
-                bucket.tokens -= 1
-                return nil
+            let wanted = Double(max(1, cost))
+            let wait: Int?
+            if bucket.tokens >= wanted {
+                bucket.tokens -= wanted
+                wait = nil
+            } else {
+                wait = max(1, Int(((wanted - bucket.tokens) / max(perSecond, 0.001)).rounded(.up)))
             }
-            let wait = (1 - bucket.tokens) / max(perSecond, 0.001)
-            return max(1, Int(wait.rounded(.up)))
-        }
-    }
-
-    /// Drops buckets that have refilled completely: forgetting them changes nothing.
-    private func forgetIdle(_ buckets: inout [String: Bucket], now: Int64) {
-        buckets = buckets.filter { _, bucket in
-            bucket.tokens + Double(max(0, now - bucket.updatedAt)) / 1000 * perSecond < burst
+            if generations.current[key] == nil, generations.current.count >= generationSize {
+                generations.previous = generations.current
+                generations.current = [:]
+            }
+            generations.current[key] = bucket
+            return wait
         }
     }
 }

@@ -21,6 +21,13 @@ public struct ServerConfiguration: Sendable {
     /// Per-device token bucket: burst size and refill per second.
     public var rateLimitBurst = 120.0
     public var rateLimitPerSecond = 60.0
+    /// Per-device token bucket for socket messages other than pushes (cursors, pings,
+    /// subscribes): a player moves their cursor a few times a second.
+    public var socketRateLimitBurst = 60.0
+    public var socketRateLimitPerSecond = 20.0
+    /// Per-address token bucket for creating accounts.
+    public var accountRateLimitBurst = 10.0
+    public var accountRateLimitPerSecond = 0.1
     /// How much may wait to be sent on one WebSocket. A device that stops reading (or reads
     /// slower than its games change) is disconnected at this point rather than buffered for
     /// without bound; it fetches what it missed when it reconnects.

@@ -1,3 +1,4 @@
+import CrossmateCore
 import CrossmateProtocol
 import CrossmateStore
 import Foundation
@@ -13,7 +14,11 @@ final class ServerState: Sendable {
     let hub: SocketHub
     let fanout: any Fanout
     let limiter: RateLimiter
-    /// Devices by token hash. Tokens are never reassigned, so an entry cannot go stale.
+    /// Socket messages other than pushes (cursors, pings, subscribes), per device.
+    let socketLimiter: RateLimiter
+    /// Account creation, per client address.
+    let accountLimiter: RateLimiter
+    /// Devices by token hash. Tokens are never reassigned; a revoked device's entries go.
     let devices = DeviceCache()
     let metrics: ServerMetrics
     let logger: Logger
@@ -25,8 +30,11 @@ final class ServerState: Sendable {
         self.hub = hub
         self.fanout = fanout
         limiter = RateLimiter(burst: configuration.rateLimitBurst, perSecond: configuration.rateLimitPerSecond)
+        socketLimiter = RateLimiter(burst: configuration.socketRateLimitBurst, perSecond: configuration.socketRateLimitPerSecond)
+        accountLimiter = RateLimiter(burst: configuration.accountRateLimitBurst, perSecond: configuration.accountRateLimitPerSecond)
         self.metrics = metrics
         self.logger = logger
+        hub.onRevoked.withLock { [devices] in $0 = { devices.forget(deviceID: $0) } }
     }
 
     func now() -> Int64 { configuration.clock() }
@@ -38,7 +46,8 @@ final class ServerState: Sendable {
     }()
 
     /// Reads and decodes a JSON body of at most `limit` bytes, with errors a client can act on.
-    func decode<T: Decodable>(_ type: T.Type, from request: Request, limit: Int) async throws -> T {
+    /// With `empty`, a request without a body (the body is optional) means that value.
+    func decode<T: Decodable>(_ type: T.Type, from request: Request, limit: Int, empty: T? = nil) async throws -> T {
         var request = request
         let buffer: ByteBuffer
         do {
@@ -46,6 +55,7 @@ final class ServerState: Sendable {
         } catch {
             throw APIError(.limitExceeded, "the request body is larger than \(limit / 1024) KB")
         }
+        if let empty, buffer.readableBytesView.allSatisfy({ [0x20, 0x0A, 0x0D, 0x09].contains($0) }) { return empty }
         do {
             return try JSONDecoder().decode(T.self, from: Data(buffer: buffer))
         } catch let error as DecodingError {
@@ -81,13 +91,20 @@ final class ServerState: Sendable {
         guard let (game, found) = try await store.access(gameID: gameID, authorID: device.authorID) else {
             throw APIError(.notFound, "there is no game \(gameID)")
         }
-        guard let participant = found else {
+        guard let participant = found, !participant.hasLeft else {
             throw APIError(.forbidden, "you are not a player in game \(gameID); ask its owner for an invitation link")
         }
         if write, participant.revoked {
             throw APIError(.readOnly, "you were removed from game \(gameID); it stays readable but takes no more input")
         }
         return (game, participant)
+    }
+
+    /// The puzzle of a game, from its cached projection or (loading it) from the store.
+    func puzzle(of gameID: String) async throws -> Puzzle? {
+        if let cached = directory.cached(gameID) { return cached.puzzle }
+        guard let game = try await store.game(gameID) else { return nil }
+        return try await directory.projection(for: game).puzzle
     }
 
     /// A record that is not a move (a participant, a seal) was stored at `sequence`: the game's
@@ -98,19 +115,36 @@ final class ServerState: Sendable {
     }
 }
 
-/// A bounded memory of token hashes already looked up.
+/// A bounded memory of token hashes already looked up. A revoked device is forgotten on every
+/// instance (the revocation fans out as an event).
 final class DeviceCache: Sendable {
-    private let entries = Mutex<[String: StoredDevice]>([:])
+    private struct Entries {
+        var byTokenHash: [String: StoredDevice] = [:]
+        /// Devices revoked since the cache was last emptied: a lookup that began before the
+        /// revocation must not put one back.
+        var revoked: Set<String> = []
+    }
+
+    private let entries = Mutex(Entries())
     private let capacity = 100_000
 
     func device(tokenHash: String, store: Store) async throws -> StoredDevice? {
-        if let cached = entries.withLock({ $0[tokenHash] }) { return cached }
+        if let cached = entries.withLock({ $0.byTokenHash[tokenHash] }) { return cached }
         guard let device = try await store.device(tokenHash: tokenHash) else { return nil }
-        entries.withLock {
-            if $0.count >= capacity { $0.removeAll(keepingCapacity: true) }
-            $0[tokenHash] = device
+        return entries.withLock {
+            guard !$0.revoked.contains(device.deviceID) else { return nil }
+            if $0.byTokenHash.count >= capacity { $0 = Entries() }
+            $0.byTokenHash[tokenHash] = device
+            return device
         }
-        return device
+    }
+
+    func forget(deviceID: String) {
+        entries.withLock {
+            $0.byTokenHash = $0.byTokenHash.filter { $0.value.deviceID != deviceID }
+            if $0.revoked.count >= capacity { $0.revoked.removeAll() }
+            $0.revoked.insert(deviceID)
+        }
     }
 }
 

@@ -19,24 +19,27 @@ struct ShareController {
     @Sendable func invite(_ request: Request, context: CrossmateRequestContext) async throws -> Response {
         let device = try context.requireDevice()
         let gameID = try context.parameters.require("game")
-        let body = try await state.decode(CreateInvitationRequest.self, from: request, limit: 16 * 1024)
+        // The body is optional: no body is a link that does not expire.
+        let body = try await state.decode(CreateInvitationRequest.self, from: request, limit: 16 * 1024, empty: CreateInvitationRequest())
         let (game, _) = try await state.access(gameID, for: device, write: true)
         guard game.ownerID == device.authorID else { throw APIError(.forbidden, "only the game's owner can invite players") }
-        if let seconds = body.expiresInSeconds, seconds <= 0 {
-            throw APIError(.invalid, "expiresInSeconds must be positive (or left out for a link that does not expire)")
+        let lifetime = ProtocolLimits.invitationLifetimeSeconds
+        if let seconds = body.expiresInSeconds, !lifetime.contains(seconds) {
+            throw APIError(.invalid, "expiresInSeconds must be \(lifetime.lowerBound) to \(lifetime.upperBound) (a year), or left out for a link that does not expire")
         }
         let token = Secrets.token()
         let now = state.now()
+        // In range, so no overflow: a year of milliseconds added to the server's clock.
         let expiresAt = body.expiresInSeconds.map { now + Int64($0) * 1000 }
         try await state.store.createInvitation(tokenHash: Secrets.hash(token), gameID: gameID, createdBy: device.authorID,
                                                now: now, expiresAt: expiresAt)
-        return try ServerState.json(InvitationResponse(token: token, gameID: gameID, expiresAt: expiresAt, path: "/join/\(token)"),
-                                    status: .created)
+        return try ServerState.json(InvitationResponse(token: token, gameID: gameID, expiresAt: expiresAt, path: "/join/\(token)",
+                                                       serverTime: state.now()), status: .created)
     }
 
     private func invitation(_ context: CrossmateRequestContext) async throws -> (String, StoredInvitation) {
         let token = try context.parameters.require("token")
-        guard token.count <= 200, let invitation = try await state.store.invitation(tokenHash: Secrets.hash(token)) else {
+        guard token.utf8.count <= 200, let invitation = try await state.store.invitation(tokenHash: Secrets.hash(token)) else {
             throw APIError(.notFound, "there is no such invitation; check the link")
         }
         return (token, invitation)

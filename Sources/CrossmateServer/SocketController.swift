@@ -1,3 +1,4 @@
+import CrossmateCore
 import CrossmateProtocol
 import CrossmateStore
 import Foundation
@@ -15,13 +16,22 @@ struct SocketController {
     static let maximumMessageBytes = ProtocolLimits.maximumBatchBytes + 64 * 1024
 
     func addRoutes(to router: Router<CrossmateRequestContext>) {
-        router.ws("v1/socket") { _, context in
-            _ = try context.requireDevice()
-            return .upgrade([:])
-        } onUpgrade: { inbound, _, context in
-            guard let device = context.requestContext.device else { return }
+        router.ws("v1/socket") { _, _ in
+            .upgrade([:])
+        } onUpgrade: { inbound, outbound, context in
+            guard let device = context.requestContext.device else {
+                let refusal = context.requestContext.socketRefusal ?? APIError(.unauthorized, "this socket has no credentials")
+                try await outbound.write(.text(SocketHub.encode(.error(refusal.body))))
+                try await outbound.close(.unknown(Self.closeCode(for: refusal.body.error)), reason: refusal.body.error.rawValue)
+                return
+            }
             try await serve(device: device, channel: context.requestContext.channel, inbound: inbound)
         }
+    }
+
+    /// The close code of a refused socket: 4000 plus the HTTP status the same refusal has.
+    static func closeCode(for code: ErrorCode) -> UInt16 {
+        4000 + UInt16(APIError(code, "").status.code)
     }
 
     func serve(device: StoredDevice, channel: any Channel, inbound: WebSocketInboundStream) async throws {
@@ -47,23 +57,45 @@ struct SocketController {
         }
     }
 
+    /// Games one subscribe may name; more is refused rather than read.
+    static let maximumGamesPerSubscribe = 200
+
     private func handle(_ message: ClientSocketMessage, connection: Int, device: StoredDevice) async {
+        // Every message costs a token from the device's socket bucket (a subscribe one per 50
+        // games it names); a push also takes a request token, as over HTTP.
+        let cost: Int = if case let .subscribe(games) = message { 1 + games.count / 50 } else { 1 }
+        if case .push = message {} else if let wait = state.socketLimiter.take(device.deviceID, cost: cost, now: state.now()) {
+            state.hub.reply(connection, .error(ErrorBody(.rateLimited, "too many socket messages from this device; retry after \(wait) s")))
+            return
+        }
         switch message {
         case let .subscribe(games):
-            var allowed: [String] = []
-            for game in games.prefix(500) {
-                if (try? await state.store.participant(gameID: game, authorID: device.authorID)) != nil {
-                    allowed.append(game)
-                } else {
-                    state.hub.reply(connection, .error(ErrorBody(.forbidden, "you are not a player in game \(game)")))
-                }
+            guard games.count <= Self.maximumGamesPerSubscribe else {
+                state.hub.reply(connection, .error(ErrorBody(.limitExceeded, "subscribe to at most \(Self.maximumGamesPerSubscribe) games at once; this names \(games.count)")))
+                return
             }
-            state.hub.subscribe(connection, to: allowed)
+            let readable: Set<String>
+            do {
+                readable = try await state.store.readableGames(of: device.authorID, among: games)
+            } catch {
+                state.logger.error("subscribe failed", metadata: ["error": "\(error)"])
+                state.hub.reply(connection, .error(ErrorBody(.serverError, "the server could not subscribe you; it has been logged")))
+                return
+            }
+            for game in games where !readable.contains(game) {
+                state.hub.reply(connection, .error(ErrorBody(.forbidden, "you are not a player in game \(game.prefix(100))")))
+            }
+            state.hub.subscribe(connection, to: games.filter(readable.contains))
         case let .unsubscribe(games):
             state.hub.unsubscribe(connection, from: games)
         case let .cursor(gameID, cursor):
             guard state.hub.isSubscribed(connection, to: gameID) else {
-                state.hub.reply(connection, .error(ErrorBody(.forbidden, "subscribe to game \(gameID) before sending cursors")))
+                state.hub.reply(connection, .error(ErrorBody(.forbidden, "subscribe to game \(gameID.prefix(100)) before sending cursors")))
+                return
+            }
+            guard let puzzle = try? await state.puzzle(of: gameID) else { return }
+            guard puzzle.isLetter(GridPosition(row: cursor.row, col: cursor.col)), ["across", "down"].contains(cursor.direction) else {
+                state.hub.reply(connection, .error(ErrorBody(.invalid, "a cursor is on a letter square of the \(puzzle.width)×\(puzzle.height) grid, with direction \"across\" or \"down\"")))
                 return
             }
             await state.fanout.publish(.cursor(game: gameID, deviceID: device.deviceID, authorID: device.authorID, cursor: cursor))

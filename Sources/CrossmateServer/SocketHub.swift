@@ -131,6 +131,17 @@ final class SocketHub: Sendable {
         write(Self.encode(message), to: [channel])
     }
 
+    /// Called with each device whose sockets close because it was revoked (the device cache
+    /// forgets its token).
+    let onRevoked = Mutex<(@Sendable (String) -> Void)?>(nil)
+
+    /// Closes a revoked device's sockets.
+    func closeSockets(deviceID: String) {
+        onRevoked.withLock { $0 }?(deviceID)
+        let channels = state.withLock { $0.connections.values.filter { $0.deviceID == deviceID }.map(\.channel) }
+        for channel in channels { channel.close(promise: nil) }
+    }
+
     /// Stops pokes for an account's devices watching a game they lost access to.
     func dropSubscriptions(authorID: String, game: String) {
         state.withLock {

@@ -66,6 +66,16 @@ enum Migrations {
             "INSERT INTO game_puzzles (game_id, puzzle) SELECT game_id, puzzle FROM games",
             "ALTER TABLE games DROP COLUMN puzzle",
         ]),
+        // A removed player who leaves keeps their (revoked) row, so no invitation restores them.
+        // Browsers open their socket with a short-lived single-use ticket instead of their token.
+        (3, [
+            "ALTER TABLE participants ADD COLUMN left_game BIGINT NOT NULL DEFAULT 0",
+            """
+            CREATE TABLE socket_tickets (
+                ticket_hash TEXT PRIMARY KEY, device_id TEXT NOT NULL, expires_at BIGINT NOT NULL)
+            """,
+            "CREATE INDEX devices_by_author ON devices (author_id)",
+        ]),
     ]
 
     /// Applies every migration not yet recorded (up to `version`), each in its own transaction.

@@ -1,4 +1,5 @@
 import Foundation
+import Logging
 import GRDB
 import Synchronization
 
@@ -17,9 +18,29 @@ public final class SQLiteDatabase: SQLDatabase {
     private let writer = WriterThread(name: "crossmate-sqlite-writer")
     public let path: String
 
+    /// Makes the database's directory (owner only, 0700, when it is new) and the database file
+    /// and its log files owner-only (0600) before SQLite opens them: the games and token hashes
+    /// inside are nobody else's business. SQLite gives the -wal and -shm files it creates the
+    /// main file's permissions.
+    public static func prepareOwnerOnly(path: String) throws {
+        let files = FileManager.default
+        let directory = (path as NSString).deletingLastPathComponent
+        if !directory.isEmpty, !files.fileExists(atPath: directory) {
+            try files.createDirectory(atPath: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        }
+        if !files.fileExists(atPath: path) {
+            guard files.createFile(atPath: path, contents: nil, attributes: [.posixPermissions: 0o600]) else {
+                throw CocoaError(.fileWriteNoPermission, userInfo: [NSFilePathErrorKey: path])
+            }
+        }
+        for file in [path, path + "-wal", path + "-shm"] where files.fileExists(atPath: file) {
+            try files.setAttributes([.posixPermissions: 0o600], ofItemAtPath: file)
+        }
+    }
+
     /// `logPages`: how long the write-ahead log may grow before a commit checkpoints it (see
     /// `defaultLogPages`).
-    public init(path: String, logPages: Int = SQLiteDatabase.defaultLogPages) throws {
+    public init(path: String, logPages: Int = SQLiteDatabase.defaultLogPages, logger: Logger = Logger(label: "crossmate.sqlite")) throws {
         var configuration = Configuration()
         configuration.busyMode = .timeout(10)
         // Transactions here span several accesses to the writer connection (see above); the
@@ -43,7 +64,12 @@ public final class SQLiteDatabase: SQLDatabase {
         checkpoints = Task.detached {
             while !Task.isCancelled {
                 try? await Task.sleep(for: Self.checkpointInterval)
-                _ = try? await checkpointer.writeWithoutTransaction { db in try db.checkpoint(.passive) }
+                do {
+                    _ = try await checkpointer.writeWithoutTransaction { db in try db.checkpoint(.passive) }
+                } catch {
+                    // The log then grows until a later checkpoint succeeds; nothing is lost.
+                    logger.warning("SQLite checkpoint failed", metadata: ["error": "\(error)"])
+                }
             }
             try? checkpointer.close()
         }

@@ -9,6 +9,12 @@ public struct StoredDevice: Hashable, Sendable {
     public var displayName: String
 }
 
+/// One of an account's devices, as its owner lists them.
+public struct StoredDeviceInfo: Hashable, Sendable {
+    public var deviceID: String
+    public var createdAt: Int64
+}
+
 public struct StoredGame: Hashable, Sendable {
     public var gameID: String
     public var ownerID: String
@@ -26,6 +32,8 @@ public struct StoredParticipant: Hashable, Sendable {
     public var displayName: String
     public var role: ParticipantRecord.Role
     public var revoked: Bool
+    /// A removed player who then left: the game is gone from their list, and the removal stays.
+    public var hasLeft: Bool
 }
 
 public struct StoredInvitation: Hashable, Sendable {
@@ -147,6 +155,52 @@ public final class Store: Sendable {
         }
     }
 
+    /// The account's devices, oldest first.
+    public func devices(of authorID: String) async throws -> [StoredDeviceInfo] {
+        try await database.read { db in
+            try await db.query("SELECT device_id, created_at FROM devices WHERE author_id = ? ORDER BY created_at, device_id",
+                               .text(authorID)).map { StoredDeviceInfo(deviceID: $0.text(0)!, createdAt: $0.int(1)!) }
+        }
+    }
+
+    /// Revokes one of the account's devices: its token stops working and its socket tickets go.
+    /// False when the account has no such device.
+    public func revokeDevice(_ deviceID: String, of authorID: String) async throws -> Bool {
+        try await database.transaction { db in
+            guard try await db.first("SELECT device_id FROM devices WHERE device_id = ? AND author_id = ?",
+                                     .text(deviceID), .text(authorID)) != nil else { return false }
+            try await db.execute("DELETE FROM socket_tickets WHERE device_id = ?", .text(deviceID))
+            try await db.execute("DELETE FROM devices WHERE device_id = ?", .text(deviceID))
+            return true
+        }
+    }
+
+    /// A single-use socket ticket for a device, good until `expiresAt`. Expired tickets are
+    /// cleared as new ones are made.
+    public func createSocketTicket(ticketHash: String, deviceID: String, now: Int64, expiresAt: Int64) async throws {
+        try await database.transaction { db in
+            try await db.execute("DELETE FROM socket_tickets WHERE expires_at <= ?", .integer(now))
+            try await db.execute("INSERT INTO socket_tickets (ticket_hash, device_id, expires_at) VALUES (?, ?, ?)",
+                                 .text(ticketHash), .text(deviceID), .integer(expiresAt))
+        }
+    }
+
+    /// Uses up a socket ticket: the device it was made for, or nil when it is unknown, used or
+    /// expired.
+    public func useSocketTicket(ticketHash: String, now: Int64) async throws -> StoredDevice? {
+        try await database.transaction { db in
+            guard let row = try await db.first("DELETE FROM socket_tickets WHERE ticket_hash = ? RETURNING device_id, expires_at",
+                                               .text(ticketHash)),
+                  row.int(1)! > now, let deviceID = row.text(0) else { return nil }
+            return try await db.first("""
+                SELECT d.device_id, d.author_id, a.display_name FROM devices d
+                JOIN accounts a ON a.author_id = d.author_id WHERE d.device_id = ?
+                """, .text(deviceID)).map {
+                StoredDevice(deviceID: $0.text(0)!, authorID: $0.text(1)!, displayName: $0.text(2)!)
+            }
+        }
+    }
+
     // MARK: Games
 
     /// Creates a game zone with its Game and owner Participant records, and feeds it to the owner.
@@ -184,7 +238,7 @@ public final class Store: Sendable {
         try await database.read { db in
             try await db.first("""
                 SELECT g.game_id, g.owner_id, g.created_at, g.zone_seq, g.move_count, g.title, gp.puzzle, g.completion,
-                       p.game_id, p.author_id, a.display_name, p.role, p.revoked
+                       p.game_id, p.author_id, a.display_name, p.role, p.revoked, p.left_game
                 FROM games g JOIN game_puzzles gp ON gp.game_id = g.game_id LEFT JOIN participants p ON p.game_id = g.game_id AND p.author_id = ?
                 LEFT JOIN accounts a ON a.author_id = p.author_id WHERE g.game_id = ?
                 """, .text(authorID), .text(gameID)).map { row in
@@ -198,15 +252,31 @@ public final class Store: Sendable {
     public func participant(gameID: String, authorID: String) async throws -> StoredParticipant? {
         try await database.read { db in
             try await db.first("""
-                SELECT p.game_id, p.author_id, a.display_name, p.role, p.revoked FROM participants p
+                SELECT p.game_id, p.author_id, a.display_name, p.role, p.revoked, p.left_game FROM participants p
                 JOIN accounts a ON a.author_id = p.author_id WHERE p.game_id = ? AND p.author_id = ?
                 """, .text(gameID), .text(authorID)).map(Self.storedParticipant)
         }
     }
 
+    /// Which of `gameIDs` the author may read (a participant who has not left), in one query
+    /// per 64 games.
+    public func readableGames(of authorID: String, among gameIDs: [String]) async throws -> Set<String> {
+        try await database.read { db in
+            var readable: Set<String> = []
+            for chunk in GroupAppend.chunks(Array(Set(gameIDs)).sorted()) {
+                for row in try await db.query("""
+                    SELECT game_id FROM participants WHERE author_id = ? AND left_game = 0 AND game_id IN (\(GroupAppend.placeholders(chunk.count)))
+                    """, [.text(authorID)] + chunk.map(SQLValue.text)) {
+                    readable.insert(row.text(0)!)
+                }
+            }
+            return readable
+        }
+    }
+
     static func storedParticipant(_ row: SQLRow) -> StoredParticipant {
         StoredParticipant(gameID: row.text(0)!, authorID: row.text(1)!, displayName: row.text(2)!,
-                          role: ParticipantRecord.Role(rawValue: row.text(3)!) ?? .player, revoked: row.bool(4))
+                          role: ParticipantRecord.Role(rawValue: row.text(3)!) ?? .player, revoked: row.bool(4), hasLeft: row.bool(5))
     }
 
     /// The games an account takes part in (including ones it was removed from, now read-only).
@@ -214,10 +284,10 @@ public final class Store: Sendable {
         try await database.read { db in
             try await db.query("""
                 SELECT g.game_id, g.owner_id, g.created_at, g.zone_seq, g.move_count, g.title, gp.puzzle, g.completion,
-                       p.game_id, p.author_id, a.display_name, p.role, p.revoked
+                       p.game_id, p.author_id, a.display_name, p.role, p.revoked, p.left_game
                 FROM participants p JOIN games g ON g.game_id = p.game_id JOIN game_puzzles gp ON gp.game_id = g.game_id
                 JOIN accounts a ON a.author_id = p.author_id
-                WHERE p.author_id = ? ORDER BY g.created_at DESC, g.game_id
+                WHERE p.author_id = ? AND p.left_game = 0 ORDER BY g.created_at DESC, g.game_id
                 """, .text(authorID)).map { row in
                 (Self.storedGame(SQLRow(Array(row.values[0..<8]))), Self.storedParticipant(SQLRow(Array(row.values[8...]))))
             }
@@ -260,8 +330,9 @@ public final class Store: Sendable {
         }
     }
 
-    /// Removes a participant who left: their row goes, the zone says they are gone, and their feed
-    /// drops the game.
+    /// Removes a participant who left: the zone says they are gone and their feed drops the game.
+    /// A player in good standing loses their row (an invitation can bring them back); a player
+    /// the owner removed keeps it, marked as left, so that no invitation undoes the removal.
     public func removeParticipant(_ participant: ParticipantRecord) async throws -> Int64 {
         let forUpdate = database.forUpdate
         return try await database.transaction { db in
@@ -269,7 +340,9 @@ public final class Store: Sendable {
                 throw StoreRefusal.gameNotFound
             }
             let sequence = row.int(0)! + 1
-            try await db.execute("DELETE FROM participants WHERE game_id = ? AND author_id = ?",
+            try await db.execute("DELETE FROM participants WHERE game_id = ? AND author_id = ? AND revoked = 0",
+                                 .text(participant.gameID), .text(participant.authorID))
+            try await db.execute("UPDATE participants SET left_game = 1 WHERE game_id = ? AND author_id = ?",
                                  .text(participant.gameID), .text(participant.authorID))
             try await db.execute("UPDATE games SET zone_seq = ? WHERE game_id = ?", .integer(sequence), .text(participant.gameID))
             try await Self.putRecord(db, gameID: participant.gameID, sequence: sequence, type: "participant",
@@ -353,7 +426,8 @@ public final class Store: Sendable {
         }
     }
 
-    /// Adds (or restores) a participant and records it in the zone and their feed.
+    /// Adds a participant (or removes one, with `revoked`) and records it in the zone and their
+    /// feed. A removal is for good: nothing written here takes it back.
     public func setParticipant(_ participant: ParticipantRecord, feedState: FeedEntry.State) async throws -> Int64 {
         let forUpdate = database.forUpdate
         return try await database.transaction { db in
@@ -363,7 +437,8 @@ public final class Store: Sendable {
             let sequence = row.int(0)! + 1
             try await db.execute("""
                 INSERT INTO participants (game_id, author_id, role, revoked) VALUES (?, ?, ?, ?)
-                ON CONFLICT (game_id, author_id) DO UPDATE SET role = excluded.role, revoked = excluded.revoked
+                ON CONFLICT (game_id, author_id) DO UPDATE SET role = excluded.role,
+                    revoked = CASE WHEN participants.revoked = 1 THEN 1 ELSE excluded.revoked END
                 """, .text(participant.gameID), .text(participant.authorID), .text(participant.role.rawValue), SQLValue(participant.revoked))
             try await db.execute("UPDATE games SET zone_seq = ? WHERE game_id = ?", .integer(sequence), .text(participant.gameID))
             try await Self.putRecord(db, gameID: participant.gameID, sequence: sequence, type: "participant",
@@ -376,7 +451,7 @@ public final class Store: Sendable {
     public func participants(gameID: String) async throws -> [StoredParticipant] {
         try await database.read { db in
             try await db.query("""
-                SELECT p.game_id, p.author_id, a.display_name, p.role, p.revoked FROM participants p
+                SELECT p.game_id, p.author_id, a.display_name, p.role, p.revoked, p.left_game FROM participants p
                 JOIN accounts a ON a.author_id = p.author_id WHERE p.game_id = ? ORDER BY p.author_id
                 """, .text(gameID)).map(Self.storedParticipant)
         }

@@ -259,7 +259,7 @@ enum DeviceConnection {
             .channelOption(.socketOption(.tcp_nodelay), value: 1)
             .channelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
-                    let request = UpgradeRequest(host: host, port: port, path: "/v1/socket?token=\(setup.session.token)")
+                    let request = UpgradeRequest(host: host, port: port, path: "/v1/socket", token: setup.session.token)
                     let upgrader = NIOWebSocketClientUpgrader(maxFrameSize: 1 << 20) { channel, _ in
                         channel.eventLoop.makeCompletedFuture {
                             channel.pipeline.syncOperations.removeHandler(name: UpgradeRequest.name, promise: nil)
@@ -285,17 +285,20 @@ final class UpgradeRequest: ChannelInboundHandler, RemovableChannelHandler {
     let host: String
     let port: Int
     let path: String
+    let token: String
 
-    init(host: String, port: Int, path: String) {
+    init(host: String, port: Int, path: String, token: String) {
         self.host = host
         self.port = port
         self.path = path
+        self.token = token
     }
 
     func channelActive(context: ChannelHandlerContext) {
         var head = HTTPRequestHead(version: .http1_1, method: .GET, uri: path)
         head.headers.add(name: "Host", value: "\(host):\(port)")
         head.headers.add(name: "Content-Length", value: "0")
+        head.headers.add(name: "Authorization", value: "Bearer \(token)")
         context.write(wrapOutboundOut(.head(head)), promise: nil)
         context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: nil)
         context.fireChannelActive()

@@ -217,7 +217,11 @@ import Testing
     }
 
     @Test func aDeviceThatStopsReadingIsDisconnectedAndTheOthersCarryOn() async throws {
-        let server = try TestServer { $0.socketBufferBytes = 32 * 1024 }
+        // Cursors and pings are what fill the stalled socket here, so their limit is out of the way.
+        let server = try TestServer {
+            $0.socketBufferBytes = 32 * 1024
+            $0.socketRateLimitBurst = 1_000_000
+        }
         defer { server.removeFiles() }
         try await server.application().test(.live) { client in
             let port = try #require(client.port)
@@ -248,7 +252,8 @@ import Testing
             var relayed = 0
             while try await connectedSockets() == 2, relayed < 50_000 {
                 for index in 0..<200 {
-                    probe.send(.cursor(gameID: game.gameID, cursor: CursorPosition(row: index % 5, col: index % 5, direction: "across")))
+                    let square = greenLight.letterPositions[index % greenLight.letterPositions.count]
+                    probe.send(.cursor(gameID: game.gameID, cursor: CursorPosition(row: square.row, col: square.col, direction: "across")))
                 }
                 relayed += 200
                 probe.send(.ping)
@@ -264,16 +269,36 @@ import Testing
         }
     }
 
-    @Test func aSocketNeedsAValidToken() async throws {
+    /// A refused socket says why (a bare 400 is all a refused upgrade can be), then closes.
+    @Test func aSocketNeedsAValidTokenOrTicketAndSaysWhyNot() async throws {
         let server = try TestServer()
         defer { server.removeFiles() }
         try await server.application().test(.live) { client in
-            let probe = SocketProbe(port: try #require(client.port), token: "wrong")
-            var iterator = probe.received.makeAsyncIterator()
-            await #expect(throws: SocketProbe.ProbeClosed.self) {
-                _ = try await probe.next(&iterator) { _ in true }
+            let port = try #require(client.port)
+            for probe in [SocketProbe(port: port, token: "wrong"), SocketProbe(port: port), SocketProbe(port: port, ticket: "made-up")] {
+                var iterator = probe.received.makeAsyncIterator()
+                let refusal = try await probe.next(&iterator) { _ in true }
+                guard case let .error(body) = refusal else { Issue.record("expected an error, got \(refusal)"); continue }
+                #expect(body.error == .unauthorized)
+                await #expect(throws: SocketProbe.ProbeClosed.self) { _ = try await probe.next(&iterator) { _ in true } }
+                await probe.close()
             }
-            await probe.close()
+            // A ticket opens one socket, once; a token in the URL opens none.
+            let ann = try await client.account("Ann")
+            let ticket: SocketTicketResponse = try await client.call(.post, "/v1/socket-tickets", token: ann.token)
+            let browser = SocketProbe(port: port, ticket: ticket.ticket)
+            var iterator = browser.received.makeAsyncIterator()
+            browser.send(.ping)
+            let pong = try await browser.next(&iterator) { _ in true }
+            guard case .pong = pong else { Issue.record("expected a pong, got \(pong)"); return }
+            await browser.close()
+            let again = SocketProbe(port: port, ticket: ticket.ticket)
+            var second = again.received.makeAsyncIterator()
+            let refused = try await again.next(&second) { _ in true }
+            #expect(refused == .error(ErrorBody(.unauthorized, "the socket ticket is unknown, used or expired; ask for a new one (POST /v1/socket-tickets)")))
+            await again.close()
+            let (status, _) = try await client.failure(.get, "/v1/me?token=\(ann.token)")
+            #expect(status == .unauthorized)
         }
     }
 

@@ -55,8 +55,8 @@ import Testing
             let ann = try await client.account("  Ann  ")
             #expect(ann.account.displayName == "Ann")
             #expect(ann.token.count >= 40 && ann.deviceID.hasPrefix("dev-"))
-            let me: AccountInfo = try await client.call(.get, "/v1/me", token: ann.token)
-            #expect(me == ann.account)
+            let me: MeResponse = try await client.call(.get, "/v1/me", token: ann.token)
+            #expect(me.account == ann.account && me.deviceID == ann.deviceID)
             let (status, error) = try await client.failure(.post, "/v1/accounts", json: CreateAccountRequest(displayName: "   "))
             #expect(status == .badRequest && error.error == .invalid)
             let long = try await client.failure(.post, "/v1/accounts", json: CreateAccountRequest(displayName: String(repeating: "x", count: 61)))
@@ -173,8 +173,8 @@ import Testing
             let game = try await client.newGame(ann)
             let now = HLCTimestamp(wallMillis: server.clock.now)
             func record(_ seq: Int, row: Int = 1, col: Int = 0, letter: String = "G", mark: Int = 0, kind: String = "input",
-                        replica: String? = nil) -> MoveRecord {
-                var move = MoveRecord(Move(gameID: game.gameID, replicaID: replica ?? ann.deviceID, authorID: "", seq: seq, timestamp: now,
+                        replica: String? = nil, stamp: HLCTimestamp? = nil) -> MoveRecord {
+                var move = MoveRecord(Move(gameID: game.gameID, replicaID: replica ?? ann.deviceID, authorID: "", seq: seq, timestamp: stamp ?? now,
                                            position: at(row, col), letter: letter, cellAuthorID: "", kind: .input, batchID: "b\(seq)"))
                 move.mark = mark
                 move.kind = kind
@@ -182,11 +182,16 @@ import Testing
             }
             let batch = [record(1), record(2, row: 9), record(2, row: 0, col: 0), record(2, letter: "g"), record(2, letter: "A B"),
                          record(2, mark: 42), record(2, kind: "magic"), record(2, replica: "dev-someone-else"), record(0),
-                         record(5), record(2, col: 1, letter: "R")]
+                         record(5),
+                         // One character carrying a thousand combining marks: one "letter", 2 KB.
+                         record(2, letter: "A" + String(repeating: "\u{301}", count: 1_000)),
+                         // Unix milliseconds read as a wall clock in the wrong unit: 1970.
+                         record(2, stamp: HLCTimestamp(wallMillis: server.clock.now / 1000)),
+                         record(2, col: 1, letter: "R")]
             let response: PushMovesResponse = try await client.call(.post, "/v1/games/\(game.gameID)/moves", token: ann.token,
                                                                     json: PushMovesRequest(moves: batch))
             let statuses = response.results.map(\.status)
-            #expect(statuses == [.saved, .rejected, .rejected, .rejected, .rejected, .rejected, .rejected, .rejected, .rejected, .rejected, .saved])
+            #expect(statuses == [.saved] + Array(repeating: .rejected, count: 11) + [.saved])
             let messages = response.results.compactMap(\.error?.message)
             #expect(messages.contains { $0.contains("outside the 5×5 grid") })
             #expect(messages.contains { $0.contains("not a letter square") })
@@ -195,6 +200,8 @@ import Testing
             #expect(messages.contains { $0.contains("unknown move kind") })
             #expect(messages.contains { $0.contains("writes only its own moves") })
             #expect(messages.contains { $0.contains("leaves a gap: the next seq") })
+            #expect(messages.contains { $0.contains("at most \(LetterRule.maximumBytes) bytes") })
+            #expect(messages.contains { $0.contains("before the game was created") })
         }
     }
 
@@ -295,7 +302,7 @@ import Testing
             let moves = try device.replica.perform(.reveal(.puzzle), physicalMillis: server.clock.now)
             let response = try await client.push(ann, game.gameID, moves)
             let completion = try #require(response.completion)
-            #expect(completion.kind == "solved" && completion.by == ann.account.authorID && completion.at == moves.last!.timestamp.packed)
+            #expect(completion.kind == "solved" && completion.by == ann.account.authorID && completion.at == moves.last!.timestamp)
             var late = TestDevice(ann, puzzle: greenLight, gameID: game.gameID)
             late.replica.receive(device.replica.journal)
             let (status, error) = try await client.failure(.post, "/v1/games/\(game.gameID)/resign", token: ann.token)
@@ -314,7 +321,8 @@ import Testing
             let game = try await client.newGame(ann)
             var device = TestDevice(ann, puzzle: greenLight, gameID: game.gameID)
             _ = try await client.push(ann, game.gameID, try typed(&device, at(1, 0), "G", now: server.clock.now))
-            let resigned: CompletionRecord = try await client.call(.post, "/v1/games/\(game.gameID)/resign", token: ann.token)
+            let resigned: CompletionRecord = try await client.call(.post, "/v1/games/\(game.gameID)/resign", token: ann.token,
+                                                                   as: CompletionResponse.self).completion
             #expect(resigned.kind == "resigned")
             server.clock.advance(byMillis: 1_000)
             let after = try await client.push(ann, game.gameID, try typed(&device, at(1, 1), "R", now: server.clock.now))

@@ -1,6 +1,7 @@
 import CrossmateProtocol
 import Foundation
 import Glibc
+import HTTPTypes
 import HummingbirdWSClient
 import Logging
 
@@ -11,14 +12,19 @@ final class SocketProbe: Sendable {
     private let outgoing: AsyncStream<String>.Continuation
     private let task: Task<Void, any Error>
 
-    init(port: Int, token: String) {
+    /// Opens a socket with the device's token in the Authorization header, or with a socket
+    /// ticket in the URL (as a browser does).
+    init(port: Int, token: String? = nil, ticket: String? = nil) {
         (received, receivedContinuation) = AsyncStream.makeStream(of: ServerSocketMessage.self)
         let (toSend, outgoing) = AsyncStream.makeStream(of: String.self)
         self.outgoing = outgoing
         let sink = receivedContinuation
         task = Task {
             defer { sink.finish() }
-            try await WebSocketClient.connect(url: "ws://127.0.0.1:\(port)/v1/socket?token=\(token)", logger: Logger(label: "probe")) { inbound, outbound, _ in
+            let url = "ws://127.0.0.1:\(port)/v1/socket" + (ticket.map { "?ticket=\($0)" } ?? "")
+            let headers: HTTPFields = token.map { [.authorization: "Bearer \($0)"] } ?? [:]
+            try await WebSocketClient.connect(url: url, configuration: .init(additionalHeaders: headers),
+                                              logger: Logger(label: "probe")) { inbound, outbound, _ in
                 try await withThrowingTaskGroup(of: Void.self) { group in
                     group.addTask {
                         for await text in toSend {
@@ -98,7 +104,7 @@ final class StalledSocket {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
         }
         guard connected == 0 else { throw Failure("connect() failed") }
-        let upgrade = "GET /v1/socket?token=\(token) HTTP/1.1\r\nHost: 127.0.0.1\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+        let upgrade = "GET /v1/socket HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer \(token)\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
             + "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n"
         let subscribe = String(decoding: try JSONEncoder().encode(ClientSocketMessage.subscribe(games: games)), as: UTF8.self)
         try send(Array(upgrade.utf8) + Self.maskedTextFrame(subscribe))

@@ -1,0 +1,208 @@
+import CrossmateCore
+import CrossmateFormats
+import CrossmateProtocol
+import CrossmateServer
+import CrossmateSync
+import Foundation
+import Hummingbird
+import HummingbirdTesting
+import Testing
+
+/// What an attack run against a live server found, each fixed and held here: a crash on a big
+/// number, a removed player winning access back, a game's existence leaking, tokens that could
+/// not be revoked, and pages and files without bounds.
+@Suite struct HardeningTests {
+    func withServer(_ configure: (inout ServerConfiguration) -> Void = { _ in },
+                    _ test: @Sendable (any TestClientProtocol, TestServer) async throws -> Void) async throws {
+        let server = try TestServer(configure: configure)
+        defer { server.removeFiles() }
+        try await server.application().test(.router) { client in try await test(client, server) }
+    }
+
+    static let extremes: [String] = ["9223372036854775807", "-9223372036854775808", "10000000000000000", "-1", "0",
+                                     "18446744073709551616", "1e300", "-0.5"]
+
+    /// Every number a client can send, at the edges of (and beyond) 64 bits: each request is
+    /// answered (success or a JSON error, never a 5xx) and the server is still there afterwards.
+    @Test func extremeNumbersInEveryFieldAreAnsweredNotCrashed() async throws {
+        try await withServer { client, server in
+            let ann = try await client.account("Ann")
+            let bob = try await client.account("Bob")
+            let game = try await client.newGame(ann)
+            try await client.join(bob, game.gameID, invitedBy: ann)
+            let now = server.clock.now
+            func move(_ field: String, _ value: String) -> String {
+                var fields = ["seq": "1", "row": "0", "col": "0", "mark": "0", "wallMillis": "\(now)", "counter": "0",
+                              "targetSeq": "null", "prevSeqAtCell": "null"]
+                fields[field] = value
+                return #"{"moves":[{"gameID":"\#(game.gameID)","replicaID":"\#(ann.deviceID)","authorID":"","seq":\#(fields["seq"]!),"timestamp":{"counter":\#(fields["counter"]!),"wallMillis":\#(fields["wallMillis"]!)},"row":\#(fields["row"]!),"col":\#(fields["col"]!),"letter":"A","mark":\#(fields["mark"]!),"cellAuthorID":"","kind":"input","batchID":"b","targetSeq":\#(fields["targetSeq"]!),"prevSeqAtCell":\#(fields["prevSeqAtCell"]!)}]}"#
+            }
+            var requests: [(HTTPRequest.Method, String, String)] = []
+            for value in Self.extremes {
+                requests.append((.post, "/v1/games/\(game.gameID)/invitations", #"{"expiresInSeconds":\#(value)}"#))
+                requests.append((.post, "/v1/games/\(game.gameID)/seals", #"{"lastSeq":\#(value)}"#))
+                requests.append((.get, "/v1/games/\(game.gameID)/changes?limit=\(value)", ""))
+                requests.append((.get, "/v1/feed?limit=\(value)", ""))
+                for field in ["seq", "row", "col", "mark", "wallMillis", "counter", "targetSeq", "prevSeqAtCell"] {
+                    requests.append((.post, "/v1/games/\(game.gameID)/moves", move(field, value)))
+                }
+            }
+            for (method, uri, body) in requests {
+                let response = try await client.send(method, uri, token: ann.token, raw: body.isEmpty ? nil : body)
+                #expect(response.status.code < 500, "\(method) \(uri) \(body) → \(response.status)")
+                if response.status.code >= 400 {
+                    let error = try JSONDecoder().decode(ErrorBody.self, from: Data(buffer: response.body))
+                    #expect(!error.message.isEmpty)
+                }
+            }
+            let health = try await client.send(.get, "/healthz")
+            #expect(health.status == .ok)
+            // The one that crashed: a lifetime beyond a year is refused with the range.
+            let (status, error) = try await client.failure(.post, "/v1/games/\(game.gameID)/invitations", token: ann.token,
+                                                           raw: #"{"expiresInSeconds":9223372036854775807}"#)
+            #expect(status == .badRequest && error.message.contains("a year"))
+        }
+    }
+
+    @Test func anInvitationNeedsNoBody() async throws {
+        try await withServer { client, _ in
+            let ann = try await client.account("Ann")
+            let game = try await client.newGame(ann)
+            let response = try await client.send(.post, "/v1/games/\(game.gameID)/invitations", token: ann.token)
+            #expect(response.status == .created)
+            let invitation = try JSONDecoder().decode(InvitationResponse.self, from: Data(buffer: response.body))
+            #expect(invitation.expiresAt == nil && invitation.path == "/join/\(invitation.token)")
+        }
+    }
+
+    /// Rex is removed; leaving and accepting the old invitation again must not give him his pen
+    /// back, and his devices may not seal either.
+    @Test func aRemovedPlayerStaysRemovedThroughLeavingAndInvitations() async throws {
+        try await withServer { client, server in
+            let ann = try await client.account("Ann")
+            let rex = try await client.account("Rex")
+            let game = try await client.newGame(ann)
+            let invite: InvitationResponse = try await client.call(.post, "/v1/games/\(game.gameID)/invitations", token: ann.token)
+            let _: GameSummary = try await client.call(.post, "/v1/invitations/\(invite.token)/accept", token: rex.token)
+            let _: OKResponse = try await client.call(.delete, "/v1/games/\(game.gameID)/participants/\(rex.account.authorID)", token: ann.token)
+            var device = TestDevice(rex, puzzle: greenLight, gameID: game.gameID)
+            let moves = try device.replica.perform(.setLetter(at(1, 0), "G"), physicalMillis: server.clock.now)
+            let refused = try await client.failure(.post, "/v1/games/\(game.gameID)/moves", token: rex.token,
+                                                   json: PushMovesRequest(moves: moves.map(MoveRecord.init)))
+            #expect(refused.1.error == .readOnly)
+            let sealed = try await client.failure(.post, "/v1/games/\(game.gameID)/seals", token: rex.token, json: SealRequest(lastSeq: 0))
+            #expect(sealed.1.error == .readOnly)
+
+            let _: OKResponse = try await client.call(.post, "/v1/games/\(game.gameID)/leave", token: rex.token)
+            let list: GameListResponse = try await client.call(.get, "/v1/games", token: rex.token)
+            #expect(list.games.isEmpty)
+            let again = try await client.failure(.post, "/v1/invitations/\(invite.token)/accept", token: rex.token)
+            #expect(again.0 == .forbidden && again.1.message.contains("removed"))
+            let fresh: InvitationResponse = try await client.call(.post, "/v1/games/\(game.gameID)/invitations", token: ann.token)
+            let other = try await client.failure(.post, "/v1/invitations/\(fresh.token)/accept", token: rex.token)
+            #expect(other.0 == .forbidden)
+            let pushed = try await client.failure(.post, "/v1/games/\(game.gameID)/moves", token: rex.token,
+                                                  json: PushMovesRequest(moves: moves.map(MoveRecord.init)))
+            #expect(pushed.0 == .forbidden)
+            let (changes, _) = try await client.allChanges(ann, game.gameID)
+            #expect(!changes.contains { if case .move = $0.record { true } else { false } })
+        }
+    }
+
+    /// A stranger's move stamped far in the future is refused for who they are, not for their
+    /// clock: a clockSkew answer would tell them the game exists.
+    @Test func aStrangersFutureMoveIsForbiddenNotClockSkew() async throws {
+        try await withServer { client, server in
+            let ann = try await client.account("Ann")
+            let eve = try await client.account("Eve")
+            let game = try await client.newGame(ann)
+            // Ann's own push loads the game's projection, as on a busy server.
+            var annDevice = TestDevice(ann, puzzle: greenLight, gameID: game.gameID)
+            _ = try await client.push(ann, game.gameID, try annDevice.replica.perform(.setLetter(at(1, 0), "G"), physicalMillis: server.clock.now))
+            var eveDevice = TestDevice(eve, puzzle: greenLight, gameID: game.gameID)
+            let future = try eveDevice.replica.perform(.setLetter(at(1, 1), "R"), physicalMillis: server.clock.now + 3_600_000)
+            let (status, error) = try await client.failure(.post, "/v1/games/\(game.gameID)/moves", token: eve.token,
+                                                           json: PushMovesRequest(moves: future.map(MoveRecord.init)))
+            #expect(status == .forbidden && error.error == .forbidden && error.serverTime == nil)
+        }
+    }
+
+    /// A lost phone is revoked from another device; signing out revokes the device itself.
+    @Test func devicesAreListedAndRevoked() async throws {
+        try await withServer { client, _ in
+            let ann = try await client.account("Ann")
+            let code: LinkCodeResponse = try await client.call(.post, "/v1/devices/link-codes", token: ann.token)
+            let phone: DeviceSession = try await client.call(.post, "/v1/devices", json: LinkDeviceRequest(code: code.code))
+            let list: DeviceListResponse = try await client.call(.get, "/v1/devices", token: ann.token)
+            #expect(Set(list.devices.map(\.deviceID)) == [ann.deviceID, phone.deviceID])
+            #expect(list.devices.first { $0.current }?.deviceID == ann.deviceID)
+            // Used once, so the phone's token is in the cache when it is revoked.
+            let _: MeResponse = try await client.call(.get, "/v1/me", token: phone.token)
+            let _: OKResponse = try await client.call(.delete, "/v1/devices/\(phone.deviceID)", token: ann.token)
+            #expect(try await client.failure(.get, "/v1/me", token: phone.token).0 == .unauthorized)
+            #expect(try await client.failure(.delete, "/v1/devices/\(phone.deviceID)", token: ann.token).0 == .notFound)
+            let bob = try await client.account("Bob")
+            #expect(try await client.failure(.delete, "/v1/devices/\(ann.deviceID)", token: bob.token).0 == .notFound)
+            let _: OKResponse = try await client.call(.delete, "/v1/devices/\(ann.deviceID)", token: ann.token)
+            #expect(try await client.failure(.get, "/v1/me", token: ann.token).0 == .unauthorized)
+        }
+    }
+
+    @Test func accountCreationIsLimitedPerAddress() async throws {
+        try await withServer({ $0.accountRateLimitBurst = 3 }) { client, _ in
+            for name in ["A", "B", "C"] { _ = try await client.account(name) }
+            let response = try await client.send(.post, "/v1/accounts", json: CreateAccountRequest(displayName: "D"))
+            #expect(response.status == .tooManyRequests && response.headers[.retryAfter] != nil)
+        }
+    }
+
+    @Test func displayNamesAreLimitedInBytes() async throws {
+        try await withServer { client, _ in
+            let marks = "A" + String(repeating: "\u{301}", count: 2_000)
+            let (status, error) = try await client.failure(.post, "/v1/accounts", json: CreateAccountRequest(displayName: marks))
+            #expect(status == .badRequest && error.message.contains("bytes"))
+            #expect(try await client.failure(.post, "/v1/accounts", json: CreateAccountRequest(displayName: "Ann\nBob")).0 == .badRequest)
+        }
+    }
+
+    /// A page of changes stops at about a megabyte, however few records that is.
+    @Test func aChangesPageIsCappedInBytes() async throws {
+        try await withServer { client, _ in
+            let ann = try await client.account("Ann")
+            var cells = [Cell](repeating: .letter("A"), count: 25)
+            cells[6] = .block
+            let long = String(repeating: "a long clue ", count: 10_000)
+            let puzzle = try Puzzle(title: "Wordy", width: 5, height: 5, cells: cells,
+                                    clueTexts: [.across: Dictionary(uniqueKeysWithValues: (1...12).map { ($0, long) }),
+                                                .down: Dictionary(uniqueKeysWithValues: (1...12).map { ($0, long) })])
+            let file = try PuzzleFormat.ipuz.write(puzzle)
+            #expect(file.count > ProtocolLimits.maximumChangesPageBytes)
+            let game: GameSummary = try await client.call(.post, "/v1/games", token: ann.token,
+                                                          json: CreateGameRequest(fileName: "wordy.ipuz", fileBase64: Data(file).base64EncodedString()))
+            let first: ChangesResponse = try await client.call(.get, "/v1/games/\(game.gameID)/changes", token: ann.token)
+            #expect(first.changes.count == 1 && first.moreComing)
+            let rest: ChangesResponse = try await client.call(.get, "/v1/games/\(game.gameID)/changes?since=\(first.token.encoded)", token: ann.token)
+            #expect(rest.changes.count == 1 && !rest.moreComing)
+        }
+    }
+
+    /// The data directory and the database files are the owner's alone.
+    @Test func theDatabaseIsOwnerOnly() async throws {
+        var server = try TestServer()
+        server.configuration.storage = .sqlite(path: server.directory.appendingPathComponent("nested/crossmate.sqlite").path)
+        defer { server.removeFiles() }
+        try await server.application().test(.router) { [server] client in
+            _ = try await client.account("Ann")
+            let base = server.directory.appendingPathComponent("nested")
+            func permissions(_ path: String) throws -> Int {
+                try (FileManager.default.attributesOfItem(atPath: path)[.posixPermissions] as? NSNumber)?.intValue ?? -1
+            }
+            #expect(try permissions(base.path) == 0o700)
+            for name in ["crossmate.sqlite", "crossmate.sqlite-wal", "crossmate.sqlite-shm"] {
+                let path = base.appendingPathComponent(name).path
+                #expect(FileManager.default.fileExists(atPath: path), "\(name)")
+                #expect(try permissions(path) == 0o600, "\(name)")
+            }
+        }
+    }
+}
