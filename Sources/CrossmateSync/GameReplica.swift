@@ -37,6 +37,11 @@ public struct GameReplica: Sendable {
 
     /// Rebuilds a replica from a snapshot and the moves after it, as a server or a joining device
     /// does. With a completion, the snapshot is the final grid and later moves leave it as it is.
+    ///
+    /// `moves` should hold this replica's own moves in full, covered by the snapshot or not (a
+    /// device keeps its journal; the server keeps every move): they rebuild the journal, so the
+    /// next seq, undo and redo are exactly what they were. Only the moves the snapshot does not
+    /// cover are merged into the grid.
     public init(puzzle: Puzzle, gameID: GameID, replicaID: ReplicaID, authorID: AuthorID,
                 snapshot: Snapshot, moves: [Move], completion: Completion? = nil) {
         self.init(puzzle: puzzle, gameID: gameID, replicaID: replicaID, authorID: authorID)
@@ -46,6 +51,11 @@ public struct GameReplica: Sendable {
         }
         for key in grid.cells.compactMap(\.key) { clock.observe(key.timestamp) }
         if let completion { adopt(completion) }
+        let own = moves.filter { $0.gameID == gameID && $0.replicaID == replicaID }.sorted { $0.seq < $1.seq }
+        for move in own where move.seq == journal.count + 1 {
+            clock.observe(move.timestamp)
+            record(move)
+        }
         receive(moves.filter { !snapshot.covers($0) })
     }
 

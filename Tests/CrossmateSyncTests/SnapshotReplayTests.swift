@@ -130,3 +130,47 @@ import Testing
                            PlayerScore(authorID: "bob", lettersAuthored: 1, checksUsed: 1, revealsUsed: 1)])
     }
 }
+
+/// A replica rebuilt from a snapshot keeps its own history: what the server does for a browser's
+/// device and what a native client does after a restart.
+@Suite struct RebuiltReplicaTests {
+    @Test(arguments: 0..<20)
+    func aReplicaRebuiltFromAnySnapshotHasTheSameNextSeqUndoAndRedo(seed: UInt64) throws {
+        var random = SeededRandom(seed: seed)
+        let puzzle = Puzzles.daybreak
+        var ann = GameReplica(puzzle: puzzle, gameID: "g", replicaID: "ann-phone", authorID: "ann")
+        var bob = GameReplica(puzzle: puzzle, gameID: "g", replicaID: "bob-laptop", authorID: "bob")
+        var all: [Move] = []
+        var time: Int64 = 1_000
+        for _ in 0..<60 {
+            time += Int64.random(in: 0...3, using: &random)
+            let square = puzzle.letterPositions.randomElement(using: &random)!
+            let letter = ["A", "E", "S", "T"].randomElement(using: &random)!
+            let annTurn = Bool.random(using: &random)
+            let command: Command = switch Int.random(in: 0..<10, using: &random) {
+            case 0..<6: .setLetter(square, letter)
+            case 6: .delete(square)
+            case 7, 8: .undo
+            default: .redo
+            }
+            let made = (try? (annTurn ? ann.perform(command, physicalMillis: time) : bob.perform(command, physicalMillis: time))) ?? []
+            if annTurn { bob.receive(made) } else { ann.receive(made) }
+            all += made
+        }
+        // Snapshots taken anywhere along the log, covering some of Ann's moves and some of Bob's.
+        for cut in [0, all.count / 3, all.count / 2, all.count] {
+            let snapshot = Snapshot.build(width: puzzle.width, height: puzzle.height, moves: all.prefix(cut))
+            let rebuilt = GameReplica(puzzle: puzzle, gameID: "g", replicaID: "ann-phone", authorID: "ann", snapshot: snapshot, moves: all)
+            #expect(rebuilt.nextSeq == ann.nextSeq)
+            #expect(rebuilt.journal == ann.journal)
+            #expect(rebuilt.grid == ann.grid)
+            #expect(rebuilt.canUndo == ann.canUndo && rebuilt.canRedo == ann.canRedo)
+            var original = ann, copy = rebuilt
+            for command in [Command.undo, .undo, .redo] {
+                let expected = try? original.perform(command, physicalMillis: time + 10)
+                let got = try? copy.perform(command, physicalMillis: time + 10)
+                #expect(got == expected)
+            }
+        }
+    }
+}
