@@ -144,6 +144,7 @@ import Testing
         let original = try Fixture.bytes(path)
         let format = try #require(PuzzleFormat(fileName: path))
         var random = SeededRandom(seed: 0xC0FFEE)
+        var read = 0, refused = 0
         for _ in 0..<1500 {
             var bytes = original
             for _ in 0..<Int.random(in: 1...4, using: &random) where !bytes.isEmpty {
@@ -155,8 +156,53 @@ import Testing
                 default: bytes = Array(bytes.prefix(offset + 1))
                 }
             }
-            // Either outcome is fine; a crash would end the test process.
-            _ = try? format.read(bytes)
+            // Either outcome is fine, if it is a usable puzzle or an error that says something; a
+            // crash would end the test process.
+            do {
+                let puzzle = try format.read(bytes)
+                #expect(puzzle.cells.count == puzzle.width * puzzle.height)
+                read += 1
+            } catch {
+                #expect(!error.description.isEmpty)
+                refused += 1
+            }
+        }
+        #expect(read + refused == 1500 && refused > 0)
+    }
+
+    /// A 3×3 ipuz with a clue of 200,000 characters of markup-like text: reduced in one pass
+    /// (it took seconds per 16,000 `<` when each one scanned the rest of the clue).
+    @Test(.timeLimit(.minutes(1)))
+    func clueMarkupIsReducedInOnePass() throws {
+        for (clue, expected) in [(String(repeating: "<", count: 200_000), String(repeating: "<", count: 200_000)),
+                                 (String(repeating: "<b>", count: 100_000) + "x", "x"),
+                                 (String(repeating: "<b", count: 100_000) + ">y", "y"),
+                                 ("2<sup>3</sup> &amp; <i>H</i><sub>2</sub>O<br/>end", "23 & H2O end")] {
+            let puzzle = try IpuzReader.read(Array(Self.ipuz(width: 3, clues: [[1, clue]]).utf8))
+            #expect(puzzle.across.first?.text == expected)
+        }
+    }
+
+    static func ipuz(width: Int, clues: [Any]) -> String {
+        let row = "[" + (1...width).map { $0 == 1 ? "1" : "0" }.joined(separator: ",") + "]"
+        let rows = "[" + ([row] + Array(repeating: "[" + Array(repeating: "0", count: width).joined(separator: ",") + "]", count: width - 1)).joined(separator: ",") + "]"
+        let list = try! JSONSerialization.data(withJSONObject: clues)
+        return #"{"version":"http://ipuz.org/v2","kind":["http://ipuz.org/crossword#1"],"dimensions":{"width":\#(width),"height":\#(width)},"puzzle":\#(rows),"clues":{"Across":\#(String(decoding: list, as: UTF8.self))}}"#
+    }
+
+    /// A small file must not be able to name millions of squares.
+    @Test func uploadsCannotAmplifyWordsAndClues() throws {
+        let rectangle = #"<crossword-compiler><rectangular-puzzle><crossword><grid width="15" height="15"></grid><word id="1" x="1-15" y="1-15"/><clues><title>Across</title><clue word="1" number="1">Everything</clue></clues></crossword></rectangular-puzzle></crossword-compiler>"#
+        #expect(throws: PuzzleFileError.malformed("the .jpz word \"1\" spans 1-15 × 1-15; a word runs along one row or column")) {
+            try JpzReader.read(Array(rectangle.utf8))
+        }
+        let many = Self.ipuz(width: 3, clues: Array(repeating: [1, "again"], count: 100_000))
+        #expect(throws: PuzzleFileError.malformed("the file's words name more than 36 squares of a 3×3 grid")) {
+            try IpuzReader.read(Array(many.utf8))
+        }
+        let long = Self.ipuz(width: 3, clues: [["number": 1, "clue": "long", "cells": Array(repeating: [1, 1], count: 50)] as [String: Any]])
+        #expect(throws: PuzzleFileError.malformed("a word of 50 squares does not fit a 3×3 grid")) {
+            try IpuzReader.read(Array(long.utf8))
         }
     }
 }
