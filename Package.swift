@@ -3,7 +3,8 @@ import PackageDescription
 
 let package = Package(
     name: "Crossmate",
-    platforms: [.macOS(.v14), .iOS(.v17)],
+    // String(validating:as:) and Synchronization's Mutex need macOS 15 / iOS 18.
+    platforms: [.macOS(.v15), .iOS(.v18)],
     products: [
         .library(name: "CrossmateCore", targets: ["CrossmateCore"]),
         .library(name: "CrossmateFormats", targets: ["CrossmateFormats"]),

@@ -64,7 +64,10 @@ import Testing
                             let count = tally.acknowledged.withLock { $0 += saved; return $0.count }
                             if count >= 60, tally.killed.withLock({ let first = !$0; $0 = true; return first }) { first.kill() }
                         } catch {
-                            return  // the server is gone: nothing after this was acknowledged
+                            // Once the server is killed, nothing after this was acknowledged; any
+                            // failure before that is a real one.
+                            guard tally.killed.withLock({ $0 }) else { throw error }
+                            return
                         }
                     }
                 }

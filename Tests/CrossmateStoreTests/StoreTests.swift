@@ -32,6 +32,14 @@ import Testing
         try await withStore(backend) { store in
             try await store.migrate(now: 2)
             try await store.migrate(now: 3)
+            // Each migration recorded once, when it first ran, and the schema still takes writes.
+            let applied = try await store.database.read { db in
+                try await db.query("SELECT version, applied_at FROM schema_migrations ORDER BY version").map { ($0.int(0)!, $0.int(1)!) }
+            }
+            #expect(applied.map(\.0) == Array(1...Int64(applied.count)) && applied.count >= 3)
+            #expect(applied.allSatisfy { $0.1 < 2 })
+            try await store.createAccount(authorID: "after", displayName: "After", deviceID: "after-1", tokenHash: "after-h", now: 4)
+            #expect(try await store.device(tokenHash: "after-h")?.authorID == "after")
         }
     }
 
