@@ -209,6 +209,9 @@ final class BenchServer: @unchecked Sendable {
         var arguments = ["serve", "--port", "0", "--data", dataDirectory, "--log-level", "error"]
         if let postgres { arguments += ["--postgres", postgres] }
         process.arguments = arguments
+        // Every simulated device is a new account from 127.0.0.1: lift the per-address limit.
+        process.environment = ProcessInfo.processInfo.environment.merging(
+            ["CROSSMATE_ACCOUNT_RATE_LIMIT_BURST": "1000000"]) { _, bench in bench }
         let output = Pipe()
         process.standardOutput = output
         try process.run()

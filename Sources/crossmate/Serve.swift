@@ -13,7 +13,7 @@ struct Serve: AsyncParsableCommand {
             Stores data in an SQLite file under --data (default \(ServerConfiguration.defaultDataDirectory)), or in \
             PostgreSQL with --postgres. Every option can also come from the environment: CROSSMATE_HOST, \
             CROSSMATE_PORT, CROSSMATE_DATA, CROSSMATE_POSTGRES_URL, CROSSMATE_LOG_LEVEL, CROSSMATE_EVENT_LOOPS; and the per-device rate \
-            limit by CROSSMATE_RATE_LIMIT_BURST (default 120 requests) and CROSSMATE_RATE_LIMIT_PER_SECOND (default 60).
+            limit by CROSSMATE_RATE_LIMIT_BURST (default 120 requests) and CROSSMATE_RATE_LIMIT_PER_SECOND (default 60);             new accounts and device links per client address by CROSSMATE_ACCOUNT_RATE_LIMIT_BURST (default 10) and             CROSSMATE_ACCOUNT_RATE_LIMIT_PER_SECOND (default 0.1).
             """
     )
 
@@ -65,6 +65,8 @@ struct Serve: AsyncParsableCommand {
         }
         configuration.rateLimitBurst = try positive("CROSSMATE_RATE_LIMIT_BURST") ?? configuration.rateLimitBurst
         configuration.rateLimitPerSecond = try positive("CROSSMATE_RATE_LIMIT_PER_SECOND") ?? configuration.rateLimitPerSecond
+        configuration.accountRateLimitBurst = try positive("CROSSMATE_ACCOUNT_RATE_LIMIT_BURST") ?? configuration.accountRateLimitBurst
+        configuration.accountRateLimitPerSecond = try positive("CROSSMATE_ACCOUNT_RATE_LIMIT_PER_SECOND") ?? configuration.accountRateLimitPerSecond
         if let level = logLevel ?? environment["CROSSMATE_LOG_LEVEL"] {
             guard let parsed = Logger.Level(rawValue: level) else { throw ValidationError("unknown log level \(level)") }
             configuration.logLevel = parsed
