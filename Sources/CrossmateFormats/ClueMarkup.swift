@@ -15,7 +15,7 @@ enum ClueMarkup {
         while index < characters.count {
             let character = characters[index]
             let next = index + 1
-            let close = nextClose[next < characters.count ? next : characters.count]
+            let close = nextClose[next]
             if character == "<", close < characters.count, next < close,
                characters[next].isLetter || characters[next] == "/" || characters[next] == "!" {
                 if next + 1 < characters.count, characters[next].lowercased() == "b", characters[next + 1].lowercased() == "r" {

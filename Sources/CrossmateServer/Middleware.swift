@@ -13,9 +13,7 @@ struct DeviceAuthenticator: RouterMiddleware {
         state.metrics.requests.increment()
         var context = context
         if let device = try await state.authenticate(request) {
-            if let wait = state.limiter.take(device.deviceID, now: state.now()) {
-                throw APIError(.rateLimited, "too many requests from this device; retry after \(wait) s", retryAfterSeconds: wait)
-            }
+            try state.takeRequestToken(device)
             context.device = device
         }
         return try await next(request, context)
@@ -34,6 +32,14 @@ extension ServerState {
             throw APIError(.unauthorized, "the device token is not valid (or the device was signed out); sign in again or link this device anew")
         }
         return device
+    }
+
+    /// Takes one token from the device's request bucket (HTTP requests, socket upgrades and
+    /// socket pushes share it), or throws `rateLimited` with the seconds to wait.
+    func takeRequestToken(_ device: StoredDevice) throws {
+        if let wait = limiter.take(device.deviceID, now: now()) {
+            throw APIError(.rateLimited, "too many requests from this device; retry after \(wait) s", retryAfterSeconds: wait)
+        }
     }
 }
 
@@ -60,9 +66,7 @@ struct SocketAuthenticator: RouterMiddleware {
             guard let device = found else {
                 throw APIError(.unauthorized, "a socket needs \"Authorization: Bearer TOKEN\" or ?ticket= from POST /v1/socket-tickets")
             }
-            if let wait = state.limiter.take(device.deviceID, now: state.now()) {
-                throw APIError(.rateLimited, "too many requests from this device; retry after \(wait) s", retryAfterSeconds: wait)
-            }
+            try state.takeRequestToken(device)
             context.device = device
         } catch let error as APIError {
             context.socketRefusal = error

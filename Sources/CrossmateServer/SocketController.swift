@@ -109,11 +109,8 @@ struct SocketController {
     /// A push over the socket: the same limits, rules and answers as `POST /v1/games/{id}/moves`.
     private func push(_ moves: [MoveRecord], into gameID: String, id: Int, from device: StoredDevice) async -> ServerSocketMessage {
         state.metrics.requests.increment()
-        if let wait = state.limiter.take(device.deviceID, now: state.now()) {
-            return .pushFailed(id: id, gameID: gameID, error: ErrorBody(.rateLimited, "too many requests from this device; retry after \(wait) s"),
-                               retryAfterSeconds: wait)
-        }
         do {
+            try state.takeRequestToken(device)
             return .pushed(id: id, gameID: gameID, response: try await GameController(state: state).ingest(moves, into: gameID, from: device))
         } catch let error as APIError {
             return .pushFailed(id: id, gameID: gameID, error: error.body, retryAfterSeconds: error.retryAfterSeconds)

@@ -12,13 +12,6 @@ import Testing
 /// number, a removed player winning access back, a game's existence leaking, tokens that could
 /// not be revoked, and pages and files without bounds.
 @Suite struct HardeningTests {
-    func withServer(_ configure: (inout ServerConfiguration) -> Void = { _ in },
-                    _ test: @Sendable (any TestClientProtocol, TestServer) async throws -> Void) async throws {
-        let server = try TestServer(configure: configure)
-        defer { server.removeFiles() }
-        try await server.application().test(.router) { client in try await test(client, server) }
-    }
-
     static let extremes: [String] = ["9223372036854775807", "-9223372036854775808", "10000000000000000", "-1", "0",
                                      "18446744073709551616", "1e300", "-0.5"]
 

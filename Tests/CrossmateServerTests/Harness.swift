@@ -61,6 +61,15 @@ struct TestServer {
     func removeFiles() { try? FileManager.default.removeItem(at: directory) }
 }
 
+/// Runs `test` against the application `crossmate serve` runs, in process, on a fresh
+/// `TestServer` configured by `configure`; its files go afterwards.
+func withServer(_ configure: (inout ServerConfiguration) -> Void = { _ in },
+                _ test: @Sendable (any TestClientProtocol, TestServer) async throws -> Void) async throws {
+    let server = try TestServer(configure: configure)
+    defer { server.removeFiles() }
+    try await server.application().test(.router) { client in try await test(client, server) }
+}
+
 struct HTTPFailure: Error, CustomStringConvertible {
     var status: HTTPResponse.Status
     var body: String

@@ -10,13 +10,6 @@ import Testing
 
 /// Every endpoint and its errors, against the application `crossmate serve` runs (in process).
 @Suite struct RouteTests {
-    func withServer(_ configure: (inout ServerConfiguration) -> Void = { _ in },
-                    _ test: @Sendable (any TestClientProtocol, TestServer) async throws -> Void) async throws {
-        let server = try TestServer(configure: configure)
-        defer { server.removeFiles() }
-        try await server.application().test(.router) { client in try await test(client, server) }
-    }
-
     /// A device's move at `position`, stamped from the test clock.
     func typed(_ device: inout TestDevice, _ position: GridPosition, _ letter: String, now: Int64) throws -> [Move] {
         try device.replica.perform(.setLetter(position, letter), physicalMillis: now)
