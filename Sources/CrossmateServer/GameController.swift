@@ -104,6 +104,9 @@ struct GameController {
             projection = try await state.directory.projection(for: game)
         }
         let now = state.now()
+        // Letters a check, reveal, undo or redo names as someone else's must be a player's.
+        let others = Set(moves.lazy.map(\.cellAuthorID).filter { !$0.isEmpty && $0 != device.authorID })
+        let players = others.isEmpty ? [] : try await projection.players(including: others)
 
         var results = [RecordResult?](repeating: nil, count: moves.count)
         var candidates: [(index: Int, record: MoveRecord)] = []
@@ -111,7 +114,7 @@ struct GameController {
             var record = sent
             record.gameID = gameID
             record.authorID = device.authorID  // the server stamps the acting author
-            switch validate(record, device: device, game: projection.game, now: now) {
+            switch validate(record, device: device, game: projection.game, now: now, isPlayer: players.contains) {
             case let .failure(error) where error.error == .clockSkew:
                 // The whole batch waits: the client corrects its clock by serverTime and resends
                 // (storing the rest would leave a gap at this record anyway). Only a writer of
@@ -165,7 +168,8 @@ struct GameController {
     }
 
     /// The rules a single record must meet before it may be stored.
-    func validate(_ record: MoveRecord, device: StoredDevice, game: GameRecord, now: Int64) -> Result<Move, ErrorBody> {
+    func validate(_ record: MoveRecord, device: StoredDevice, game: GameRecord, now: Int64,
+                  isPlayer: (String) -> Bool) -> Result<Move, ErrorBody> {
         let puzzle = game.puzzle
         guard record.replicaID == device.deviceID else {
             return .failure(ErrorBody(.forbidden, "a device writes only its own moves: replicaID must be \(device.deviceID)"))
@@ -194,6 +198,11 @@ struct GameController {
         }
         guard move.timestamp.isWithinSkew(of: now, maximumAheadMillis: skew) else {
             return .failure(ErrorBody(.clockSkew, "move \(record.seq) is stamped \(move.timestamp.wallMillis - now) ms ahead of the server's clock; correct your clock by serverTime and resend", serverTime: now))
+        }
+        do {
+            try MoveTrust.check(move, puzzle: puzzle, isPlayer: isPlayer)
+        } catch {
+            return .failure(ErrorBody(.invalid, "move \(record.seq): \(error)"))
         }
         return .success(move)
     }

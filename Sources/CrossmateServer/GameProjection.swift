@@ -18,6 +18,9 @@ actor GameProjection {
     private var sinceSnapshot: [Move] = []
     private let store: Store
     private let snapshotInterval: Int
+    /// Accounts known to have taken part: every author of a folded move or a snapshot square,
+    /// and the participants last read. Removed and departed players stay: their letters remain.
+    private var players: Set<String> = []
 
     nonisolated var puzzle: Puzzle { game.puzzle }
     var completion: Completion? { replica.completion }
@@ -36,6 +39,10 @@ actor GameProjection {
         }
         let (moves, last) = try await Self.moves(store: store, gameID: game.gameID, after: from)
         self.snapshot = snapshot
+        for cell in snapshot.grid.cells {
+            if let key = cell.key { players.insert(key.authorID) }
+            if !cell.cellAuthorID.isEmpty { players.insert(cell.cellAuthorID) }
+        }
         zoneSeq = max(from, last)
         replica = GameReplica(puzzle: puzzle, gameID: game.gameID, replicaID: "server", authorID: "server",
                               snapshot: snapshot, moves: [], completion: game.completion?.completion)
@@ -59,6 +66,7 @@ actor GameProjection {
     }
 
     private func fold(_ move: Move) {
+        players.insert(move.authorID)
         let wasComplete = replica.isComplete
         replica.receive([move])
         if !wasComplete { sinceSnapshot.append(move) }
@@ -129,6 +137,15 @@ actor GameProjection {
             waiters[id] = nil
             waiter.continuation.resume()
         }
+    }
+
+    /// The game's players as far as they are known, read again from the store when one of
+    /// `authors` is not among them (someone who joined since, or wrote through another instance).
+    func players(including authors: Set<String>) async throws -> Set<String> {
+        if !authors.isSubset(of: players) {
+            for participant in try await store.participants(gameID: game.gameID) { players.insert(participant.authorID) }
+        }
+        return players
     }
 
     /// Catches up with changes other writers made.

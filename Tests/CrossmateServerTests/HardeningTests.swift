@@ -28,7 +28,7 @@ import Testing
                 var fields = ["seq": "1", "row": "0", "col": "0", "mark": "0", "wallMillis": "\(now)", "counter": "0",
                               "targetSeq": "null", "prevSeqAtCell": "null"]
                 fields[field] = value
-                return #"{"moves":[{"gameID":"\#(game.gameID)","replicaID":"\#(ann.deviceID)","authorID":"","seq":\#(fields["seq"]!),"timestamp":{"counter":\#(fields["counter"]!),"wallMillis":\#(fields["wallMillis"]!)},"row":\#(fields["row"]!),"col":\#(fields["col"]!),"letter":"A","mark":\#(fields["mark"]!),"cellAuthorID":"","kind":"input","batchID":"b","targetSeq":\#(fields["targetSeq"]!),"prevSeqAtCell":\#(fields["prevSeqAtCell"]!)}]}"#
+                return #"{"moves":[{"gameID":"\#(game.gameID)","replicaID":"\#(ann.deviceID)","authorID":"","seq":\#(fields["seq"]!),"timestamp":{"counter":\#(fields["counter"]!),"wallMillis":\#(fields["wallMillis"]!)},"row":\#(fields["row"]!),"col":\#(fields["col"]!),"letter":"A","mark":\#(fields["mark"]!),"cellAuthorID":"\#(ann.account.authorID)","kind":"input","batchID":"b","targetSeq":\#(fields["targetSeq"]!),"prevSeqAtCell":\#(fields["prevSeqAtCell"]!)}]}"#
             }
             var requests: [(HTTPRequest.Method, String, String)] = []
             for value in Self.extremes {
@@ -99,6 +99,45 @@ import Testing
             #expect(pushed.0 == .forbidden)
             let (changes, _) = try await client.allChanges(ann, game.gameID)
             #expect(!changes.contains { if case .move = $0.record { true } else { false } })
+        }
+    }
+
+    /// The server believes only what a move can prove: a letter passed off as a friend's, a wrong
+    /// letter locked in as revealed or marked right, a stranger named as a letter's writer are each
+    /// refused; an honest check of a player who has since left is saved.
+    @Test func forgedMovesAreRefusedAndHonestOnesKept() async throws {
+        try await withServer { client, server in
+            let ann = try await client.account("Ann")
+            let bob = try await client.account("Bob")
+            let game = try await client.newGame(ann)
+            try await client.join(bob, game.gameID, invitedBy: ann)
+            var bobDevice = TestDevice(bob, puzzle: greenLight, gameID: game.gameID)
+            let bobs = try bobDevice.replica.perform(.setLetter(at(1, 1), "X"), physicalMillis: server.clock.now)
+            #expect(try await client.push(bob, game.gameID, bobs).results.map(\.status) == [.saved])
+            let _: OKResponse = try await client.call(.post, "/v1/games/\(game.gameID)/leave", token: bob.token)
+
+            var annDevice = TestDevice(ann, puzzle: greenLight, gameID: game.gameID)
+            annDevice.replica.receive(bobs)
+            let now = HLCTimestamp(wallMillis: server.clock.now)
+            func forged(_ seq: Int, _ kind: MoveKind, _ letter: String, _ verdict: CellMark.Verdict, by author: String) -> Move {
+                Move(gameID: game.gameID, replicaID: ann.deviceID, authorID: ann.account.authorID, seq: seq, timestamp: now,
+                     position: at(1, 0), letter: letter, mark: CellMark(verdict: verdict), cellAuthorID: author, kind: kind, batchID: "f\(seq)")
+            }
+            let forgeries = [forged(1, .input, "Q", .none, by: bob.account.authorID),
+                             forged(1, .reveal, "Q", .revealed, by: ann.account.authorID),
+                             forged(1, .check, "Q", .checkedRight, by: ann.account.authorID),
+                             forged(1, .check, "G", .checkedRight, by: "acct-nobody")]
+            let refused = try await client.push(ann, game.gameID, forgeries)
+            #expect(refused.results.map(\.status) == Array(repeating: .rejected, count: 4))
+            let messages = refused.results.compactMap(\.error?.message)
+            #expect(messages[0].contains("typing writes the typist's own letter"))
+            #expect(messages[1].contains("cannot be marked revealed") && messages[2].contains("cannot be marked checkedRight"))
+            #expect(messages[3].contains("not a player of this game"))
+
+            // Ann checks the word holding Bob's letter: it names Bob, who left, and is believed.
+            let check = try annDevice.replica.perform(.check(.square(at(1, 1))), physicalMillis: server.clock.now)
+            #expect(check.first?.cellAuthorID == bob.account.authorID && check.first?.mark.verdict == .checkedWrong)
+            #expect(try await client.push(ann, game.gameID, check).results.map(\.status) == [.saved])
         }
     }
 

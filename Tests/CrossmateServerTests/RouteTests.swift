@@ -168,7 +168,7 @@ import Testing
             func record(_ seq: Int, row: Int = 1, col: Int = 0, letter: String = "G", mark: Int = 0, kind: String = "input",
                         replica: String? = nil, stamp: HLCTimestamp? = nil) -> MoveRecord {
                 var move = MoveRecord(Move(gameID: game.gameID, replicaID: replica ?? ann.deviceID, authorID: "", seq: seq, timestamp: stamp ?? now,
-                                           position: at(row, col), letter: letter, cellAuthorID: "", kind: .input, batchID: "b\(seq)"))
+                                           position: at(row, col), letter: letter, cellAuthorID: ann.account.authorID, kind: .input, batchID: "b\(seq)"))
                 move.mark = mark
                 move.kind = kind
                 return move
@@ -220,7 +220,7 @@ import Testing
             let game = try await client.newGame(ann)
             let move = MoveRecord(Move(gameID: game.gameID, replicaID: ann.deviceID, authorID: "", seq: 1,
                                        timestamp: HLCTimestamp(wallMillis: server.clock.now), position: at(1, 0), letter: "G",
-                                       cellAuthorID: "", kind: .input, batchID: "b"))
+                                       cellAuthorID: ann.account.authorID, kind: .input, batchID: "b"))
             let tooMany = try await client.failure(.post, "/v1/games/\(game.gameID)/moves", token: ann.token,
                                                    json: PushMovesRequest(moves: Array(repeating: move, count: 401)))
             #expect(tooMany.0 == .contentTooLarge && tooMany.1.error == .limitExceeded && tooMany.1.message.contains("400"))

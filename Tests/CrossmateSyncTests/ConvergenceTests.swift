@@ -71,6 +71,12 @@ import Testing
                 let index = Int.random(in: 0..<replicaCount, using: &random)
                 let command = randomCommand(for: replicas[index], using: &random)
                 guard let moves = try? replicas[index].perform(command, physicalMillis: now + skew[index]), !moves.isEmpty else { continue }
+                // Every move the mutator makes is one a receiver believes.
+                for move in moves {
+                    do { try MoveTrust.check(move, puzzle: puzzle, isPlayer: { $0.hasPrefix("account-") }) } catch {
+                        return "seed \(seed): the mutator made a move MoveTrust refuses (\(error)): \(move)"
+                    }
+                }
                 allMoves += moves
                 for other in 0..<replicaCount where other != index {
                     inFlight.append(Envelope(from: index, to: other, due: step + Int.random(in: 0...8, using: &random), moves: moves))

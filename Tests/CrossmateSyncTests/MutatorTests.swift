@@ -148,3 +148,76 @@ import Testing
         #expect(restored.clock.latest >= friend.timestamp)
     }
 }
+
+/// The checks a receiver makes of a move it did not make (MoveTrust): each rule refuses the
+/// forgery it is there for, and lets the mutator's own moves through.
+@Suite struct MoveTrustTests {
+    // green-light:  # A L S O / G R E E N / L E G A L / U N I T Y / E A T S #
+    let puzzle = Puzzles.greenLight
+    let players: Set<AuthorID> = ["ann", "bob"]
+
+    func forged(_ kind: MoveKind = .input, letter: String = "G", verdict: CellMark.Verdict = .none, pencil: Bool = false,
+                cellAuthor: AuthorID = "ann", seq: Int = 3, target: Int? = nil, prev: Int? = nil) -> Move {
+        Move(gameID: "g", replicaID: "phone", authorID: "ann", seq: seq, timestamp: HLCTimestamp(wallMillis: 1),
+             position: at(1, 0), letter: letter, mark: CellMark(isPencil: pencil, verdict: verdict), cellAuthorID: cellAuthor,
+             kind: kind, batchID: "b", targetSeq: target, prevSeqAtCell: prev)
+    }
+
+    func violation(_ move: Move, in puzzle: Puzzle? = nil) -> MoveTrust.Violation? {
+        do {
+            try MoveTrust.check(move, puzzle: puzzle ?? self.puzzle, isPlayer: players.contains)
+            return nil
+        } catch { return error }
+    }
+
+    @Test func honestMovesPass() throws {
+        var ann = GameReplica(puzzle: puzzle, gameID: "g", replicaID: "phone", authorID: "ann")
+        var bob = GameReplica(puzzle: puzzle, gameID: "g", replicaID: "tablet", authorID: "bob")
+        var moves = try ann.perform(.setLetter(at(1, 0), "X"), physicalMillis: 1)
+        moves += try ann.perform(.setLetter(at(1, 1), "R", pencil: true), physicalMillis: 2)
+        bob.receive(moves)
+        moves += try bob.perform(.check(.word(at(1, 0), .across)), physicalMillis: 3)
+        moves += try bob.perform(.reveal(.square(at(2, 0))), physicalMillis: 4)
+        ann.receive(Array(moves.suffix(from: 2)))
+        moves += try ann.perform(.clear(.square(at(1, 1))), physicalMillis: 5)
+        moves += try ann.perform(.undo, physicalMillis: 6)
+        moves += try ann.perform(.redo, physicalMillis: 7)
+        moves += try ann.perform(.delete(at(1, 0)), physicalMillis: 8)
+        #expect(Set(moves.map(\.kind)) == Set(MoveKind.allCases))
+        for move in moves { #expect(violation(move) == nil, "\(move)") }
+    }
+
+    @Test func forgeriesAreRefused() {
+        // Misattribution: a letter typed as someone else's, or as nobody's.
+        #expect(violation(forged(cellAuthor: "bob")) == .typedForAnotherAuthor("bob"))
+        #expect(violation(forged(cellAuthor: "")) == .letterWithoutAuthor)
+        #expect(violation(forged(letter: "", cellAuthor: "ann")) == .emptySquareWithAuthorOrMark)
+        #expect(violation(forged(letter: "", verdict: .checkedWrong, cellAuthor: "")) == .emptySquareWithAuthorOrMark)
+        // A wrong letter locked in as revealed, or marked right; a right one marked wrong.
+        #expect(violation(forged(.reveal, letter: "X", verdict: .revealed)) == .falseVerdict(.revealed, "X"))
+        #expect(violation(forged(.check, letter: "X", verdict: .checkedRight)) == .falseVerdict(.checkedRight, "X"))
+        #expect(violation(forged(.check, letter: "G", verdict: .checkedWrong)) == .falseVerdict(.checkedWrong, "G"))
+        #expect(violation(forged(.input, letter: "X", verdict: .checkedRight)) == .falseVerdict(.checkedRight, "X"))
+        // Verdicts belong to their kinds.
+        #expect(violation(forged(.input, verdict: .revealed)) == .wrongVerdictForKind(.input, .revealed))
+        #expect(violation(forged(.check, verdict: .none)) == .wrongVerdictForKind(.check, .none))
+        #expect(violation(forged(.reveal, verdict: .revealed, pencil: true)) == .wrongVerdictForKind(.reveal, .revealed))
+        #expect(violation(forged(.clear)) == .clearLeavesLetter)
+        // Someone else's letter names a player of the game.
+        #expect(violation(forged(.check, verdict: .checkedRight, cellAuthor: "mallory")) == .unknownAuthor("mallory"))
+        #expect(violation(forged(.check, verdict: .checkedRight, cellAuthor: "bob")) == nil)
+        // Undo and redo name what they act on, earlier than themselves.
+        #expect(violation(forged(.undo)) == .missingTarget(.undo))
+        #expect(violation(forged(.redo, target: 3)) == .seqOutOfOrder("targetSeq", 3))
+        #expect(violation(forged(.input, prev: 0)) == .seqOutOfOrder("prevSeqAtCell", 0))
+        #expect(violation(forged(.undo, target: 2, prev: 1)) == nil)
+    }
+
+    @Test func aPuzzleWithoutItsSolutionHasNoVerdicts() throws {
+        var cells = puzzle.cells
+        for index in cells.indices { cells[index].solution = nil }
+        let blind = try Puzzle(title: "t", width: puzzle.width, height: puzzle.height, cells: cells, across: puzzle.across, down: puzzle.down)
+        #expect(violation(forged(.check, verdict: .checkedRight), in: blind) == .noSolutionForVerdict)
+        #expect(violation(forged(.input), in: blind) == nil)
+    }
+}
