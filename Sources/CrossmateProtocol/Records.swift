@@ -52,19 +52,18 @@ extension MoveRecord {
 
 /// How a game ended, on the wire.
 public struct CompletionRecord: Codable, Hashable, Sendable {
-    public var kind: String
+    /// "solved" or "resigned"; any other value does not decode.
+    public var kind: Completion.Kind
     public var at: HLCTimestamp
     public var by: String
 
     public init(_ completion: Completion) {
-        kind = completion.kind.rawValue
+        kind = completion.kind
         at = completion.at
         by = completion.by
     }
 
-    public var completion: Completion? {
-        Completion.Kind(rawValue: kind).map { Completion(kind: $0, at: at, by: by) }
-    }
+    public var completion: Completion { Completion(kind: kind, at: at, by: by) }
 }
 
 /// The Game record of a game zone: the puzzle, its owner and how it ended.

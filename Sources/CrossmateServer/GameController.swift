@@ -243,11 +243,10 @@ struct GameController {
         let (game, _) = try await state.access(gameID, for: device, write: false)
         let projection = try await state.directory.projection(for: game)
         var record = projection.game
-        record.completion = game.completionJSON.flatMap { try? JSONDecoder().decode(CompletionRecord.self, from: Data($0.utf8)) }
+        record.completion = game.completion
         let stored = try await state.store.latestSnapshot(gameID: gameID)
-        let snapshot = try stored.map { try JSONDecoder().decode(Snapshot.self, from: Data($0.body.utf8)) }
         return try ServerState.json(SnapshotResponse(
-            game: record, snapshot: snapshot, token: ChangeToken(zone: gameID, sequence: stored?.zoneSeq ?? 0), serverTime: state.now()))
+            game: record, snapshot: stored?.snapshot, token: ChangeToken(zone: gameID, sequence: stored?.zoneSeq ?? 0), serverTime: state.now()))
     }
 
     @Sendable func resign(_ request: Request, context: CrossmateRequestContext) async throws -> Response {

@@ -34,7 +34,7 @@ actor GameProjection {
         var snapshot = Snapshot(width: puzzle.width, height: puzzle.height)
         var from: Int64 = 0
         if let stored = try await store.latestSnapshot(gameID: game.gameID) {
-            snapshot = try JSONDecoder().decode(Snapshot.self, from: Data(stored.body.utf8))
+            snapshot = stored.snapshot
             from = stored.zoneSeq
         }
         let (moves, last) = try await Self.moves(store: store, gameID: game.gameID, after: from)
@@ -46,6 +46,7 @@ actor GameProjection {
         zoneSeq = max(from, last)
         replica = GameReplica(puzzle: puzzle, gameID: game.gameID, replicaID: "server", authorID: "server",
                               snapshot: snapshot, moves: [], completion: game.completion?.completion)
+        // Moves stored after the final snapshot are history: the finished grid stays as stored.
         for move in moves { fold(move) }
     }
 
@@ -56,8 +57,10 @@ actor GameProjection {
         while true {
             let page = try await store.changes(gameID: gameID, after: cursor, limit: 1_000)
             for change in page where change.type == "move" {
-                if let record = try? JSONDecoder().decode(MoveRecord.self, from: Data(change.body.utf8)),
-                   let move = try? record.move() { moves.append(move) }
+                let record = try Store.decode(MoveRecord.self, change.body, what: "move at \(change.sequence)", gameID: gameID)
+                do { moves.append(try record.move()) } catch {
+                    throw CorruptRecord(what: "move at \(change.sequence)", gameID: gameID, reason: error.message)
+                }
             }
             guard let last = page.last else { return (moves, cursor) }
             cursor = last.sequence
@@ -90,7 +93,10 @@ actor GameProjection {
         if start.sequence == zoneSeq + 1, zip(fresh, fresh.dropFirst()).allSatisfy({ $0.sequence + 1 == $1.sequence }) {
             let wasComplete = replica.isComplete
             for entry in fresh {
-                if let move = try? entry.move.move() { fold(move) }
+                // Validated before it was stored, so it converts; a failure here is a bug, told.
+                do { fold(try entry.move.move()) } catch {
+                    throw CorruptRecord(what: "move at \(entry.sequence)", gameID: game.gameID, reason: error.message)
+                }
             }
             zoneSeq = fresh.last!.sequence
             resumeWaiters()
@@ -152,9 +158,12 @@ actor GameProjection {
     @discardableResult
     func refresh() async throws -> (completion: CompletionRecord, sequence: Int64)? {
         let wasComplete = replica.isComplete
-        if let stored = try await store.game(game.gameID), let json = stored.completionJSON,
-           let record = try? JSONDecoder().decode(CompletionRecord.self, from: Data(json.utf8)), let completion = record.completion {
-            replica.adopt(completion)
+        if let stored = try await store.game(game.gameID), let record = stored.completion, replica.completion != record.completion {
+            // Completed elsewhere: the stored record and its final grid are the authority.
+            guard let final = try await store.latestSnapshot(gameID: game.gameID) else {
+                throw CorruptRecord(what: "final snapshot", gameID: game.gameID, reason: "a completed game has no snapshot")
+            }
+            adopt(StoredCompletion(completion: record, sequence: stored.zoneSeq, finalSnapshot: final))
         }
         let (moves, last) = try await Self.moves(store: store, gameID: game.gameID, after: zoneSeq)
         for move in moves { fold(move) }
@@ -171,7 +180,7 @@ actor GameProjection {
         if !replica.isComplete, sinceSnapshot.count >= snapshotInterval {
             snapshot = snapshot.extended(with: sinceSnapshot)
             sinceSnapshot = []
-            try await store.saveSnapshot(gameID: game.gameID, zoneSeq: zoneSeq, body: Store.json(snapshot))
+            try await store.saveSnapshot(gameID: game.gameID, zoneSeq: zoneSeq, snapshot: snapshot)
         }
         return nil
     }
@@ -185,17 +194,22 @@ actor GameProjection {
         return try await record(Completion(kind: .resigned, at: clock.tick(physicalMillis: now), by: authorID))
     }
 
-    /// Stores a completion with the snapshot of the final grid (the first completion stored wins,
-    /// and this projection adopts whichever did).
+    /// Stores a completion with the snapshot of the final grid, taken at the sequence folded so
+    /// far (the first completion stored wins, and this projection adopts whichever did, with its
+    /// final grid).
     private func record(_ completion: Completion) async throws -> (completion: CompletionRecord, sequence: Int64) {
-        let final = snapshot.extended(with: sinceSnapshot)
-        let (recorded, sequence) = try await store.complete(
-            gameID: game.gameID, completion: CompletionRecord(completion), game: game, snapshotBody: Store.json(final))
-        if let adopted = recorded.completion { replica.adopt(adopted) }
-        snapshot = final
+        let final = StoredSnapshot(zoneSeq: zoneSeq, snapshot: snapshot.extended(with: sinceSnapshot))
+        let stored = try await store.complete(gameID: game.gameID, completion: CompletionRecord(completion), game: game, snapshot: final)
+        adopt(stored)
+        return (stored.completion, stored.sequence)
+    }
+
+    private func adopt(_ stored: StoredCompletion) {
+        replica.adopt(stored.completion.completion, finalGrid: stored.finalSnapshot.snapshot.grid)
+        snapshot = stored.finalSnapshot.snapshot
         sinceSnapshot = []
-        zoneSeq = max(zoneSeq, sequence)
-        return (recorded, sequence)
+        zoneSeq = max(zoneSeq, stored.sequence)
+        resumeWaiters()
     }
 
     /// Progress for the games list: filled letter squares of all.
@@ -248,10 +262,9 @@ actor GameDirectory {
         if let task = loading[stored.gameID] { return try await task.value }
         let store = store, interval = snapshotInterval
         let task = Task {
-            let puzzle = try JSONDecoder().decode(Puzzle.self, from: Data(stored.puzzleJSON.utf8))
-            let completion = stored.completionJSON.flatMap { try? JSONDecoder().decode(CompletionRecord.self, from: Data($0.utf8)) }
+            let puzzle = try Store.decode(Puzzle.self, stored.puzzleJSON, what: "puzzle", gameID: stored.gameID)
             let game = GameRecord(gameID: stored.gameID, ownerID: stored.ownerID, createdAt: stored.createdAt,
-                                  puzzle: puzzle, completion: completion)
+                                  puzzle: puzzle, completion: stored.completion)
             return try await GameProjection(game: game, store: store, snapshotInterval: interval)
         }
         loading[stored.gameID] = task

@@ -77,8 +77,9 @@ struct GroupAppend {
                 SELECT game_id, zone_seq, move_count, completion FROM games WHERE game_id IN (\(Self.placeholders(chunk.count)))
                 ORDER BY game_id\(forUpdate)
                 """, chunk.map(SQLValue.text)) {
-                let completion = row.text(3).flatMap { try? JSONDecoder().decode(CompletionRecord.self, from: Data($0.utf8)) }
-                games[row.text(0)!] = GameState(zoneSeq: row.int(1)!, moveCount: row.int(2)!, completion: completion)
+                let gameID = row.text(0)!
+                let completion = try row.text(3).map { try Store.decode(CompletionRecord.self, $0, what: "completion", gameID: gameID) }
+                games[gameID] = GameState(zoneSeq: row.int(1)!, moveCount: row.int(2)!, completion: completion)
                 order.append(row.text(0)!)
             }
         }

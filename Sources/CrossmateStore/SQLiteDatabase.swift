@@ -64,8 +64,11 @@ public final class SQLiteDatabase: SQLDatabase {
         checkpoints = Task.detached {
             while !Task.isCancelled {
                 try? await Task.sleep(for: Self.checkpointInterval)
+                guard !Task.isCancelled else { break }  // closing: no checkpoint to run
                 do {
                     _ = try await checkpointer.writeWithoutTransaction { db in try db.checkpoint(.passive) }
+                } catch is CancellationError {
+                    break
                 } catch {
                     // The log then grows until a later checkpoint succeeds; nothing is lost.
                     logger.warning("SQLite checkpoint failed", metadata: ["error": "\(error)"])

@@ -23,7 +23,48 @@ public struct StoredGame: Hashable, Sendable {
     public var moveCount: Int64
     public var title: String
     public var puzzleJSON: String
-    public var completionJSON: String?
+    /// How the game ended, once it has: the authority every replica adopts.
+    public var completion: CompletionRecord?
+}
+
+/// A completion as stored: the record, the zone sequence its Game record took, and the final
+/// grid beside it (the snapshot a joining device and every replica take as the finished grid).
+public struct StoredCompletion: Sendable {
+    public var completion: CompletionRecord
+    public var sequence: Int64
+    public var finalSnapshot: StoredSnapshot
+
+    public init(completion: CompletionRecord, sequence: Int64, finalSnapshot: StoredSnapshot) {
+        self.completion = completion
+        self.sequence = sequence
+        self.finalSnapshot = finalSnapshot
+    }
+}
+
+/// A snapshot of a game's grid and the zone sequence whose moves it folds in.
+public struct StoredSnapshot: Sendable {
+    public var zoneSeq: Int64
+    public var snapshot: Snapshot
+
+    public init(zoneSeq: Int64, snapshot: Snapshot) {
+        self.zoneSeq = zoneSeq
+        self.snapshot = snapshot
+    }
+}
+
+/// A stored record that no longer decodes: the store says which, instead of skipping it.
+public struct CorruptRecord: Error, CustomStringConvertible {
+    public var what: String
+    public var gameID: String
+    public var reason: String
+
+    public init(what: String, gameID: String, reason: String) {
+        self.what = what
+        self.gameID = gameID
+        self.reason = reason
+    }
+
+    public var description: String { "the stored \(what) of game \(gameID) cannot be read (\(reason)); the database needs repair" }
 }
 
 public struct StoredParticipant: Hashable, Sendable {
@@ -109,6 +150,15 @@ public final class Store: Sendable {
     public static func json<T: Encodable>(_ value: T) -> String {
         guard let data = try? encoder.encode(value) else { preconditionFailure("\(T.self) failed to encode as JSON") }
         return String(decoding: data, as: UTF8.self)
+    }
+
+    /// A stored record read back; one that does not decode is a `CorruptRecord`, never skipped.
+    public static func decode<T: Decodable>(_ type: T.Type, _ json: String, what: String, gameID: String) throws(CorruptRecord) -> T {
+        do {
+            return try JSONDecoder().decode(type, from: Data(json.utf8))
+        } catch {
+            throw CorruptRecord(what: what, gameID: gameID, reason: "\(error)")
+        }
     }
 
     // MARK: Accounts and devices
@@ -224,13 +274,15 @@ public final class Store: Sendable {
             try await db.first("""
                 SELECT g.game_id, g.owner_id, g.created_at, g.zone_seq, g.move_count, g.title, gp.puzzle, g.completion
                 FROM games g JOIN game_puzzles gp ON gp.game_id = g.game_id WHERE g.game_id = ?
-                """, .text(gameID)).map(Self.storedGame)
+                """, .text(gameID)).map { try Self.storedGame($0) }
         }
     }
 
-    static func storedGame(_ row: SQLRow) -> StoredGame {
-        StoredGame(gameID: row.text(0)!, ownerID: row.text(1)!, createdAt: row.int(2)!, zoneSeq: row.int(3)!,
-                   moveCount: row.int(4)!, title: row.text(5)!, puzzleJSON: row.text(6)!, completionJSON: row.text(7))
+    static func storedGame(_ row: SQLRow) throws -> StoredGame {
+        let gameID = row.text(0)!
+        return StoredGame(gameID: gameID, ownerID: row.text(1)!, createdAt: row.int(2)!, zoneSeq: row.int(3)!,
+                          moveCount: row.int(4)!, title: row.text(5)!, puzzleJSON: row.text(6)!,
+                          completion: try row.text(7).map { try decode(CompletionRecord.self, $0, what: "completion", gameID: gameID) })
     }
 
     /// The game and the author's participation in it, in one query.
@@ -242,7 +294,7 @@ public final class Store: Sendable {
                 FROM games g JOIN game_puzzles gp ON gp.game_id = g.game_id LEFT JOIN participants p ON p.game_id = g.game_id AND p.author_id = ?
                 LEFT JOIN accounts a ON a.author_id = p.author_id WHERE g.game_id = ?
                 """, .text(authorID), .text(gameID)).map { row in
-                let game = Self.storedGame(SQLRow(Array(row.values[0..<8])))
+                let game = try Self.storedGame(SQLRow(Array(row.values[0..<8])))
                 let participant = row.text(8) == nil ? nil : Self.storedParticipant(SQLRow(Array(row.values[8...])))
                 return (game, participant)
             }
@@ -289,7 +341,7 @@ public final class Store: Sendable {
                 JOIN accounts a ON a.author_id = p.author_id
                 WHERE p.author_id = ? AND p.left_game = 0 ORDER BY g.created_at DESC, g.game_id
                 """, .text(authorID)).map { row in
-                (Self.storedGame(SQLRow(Array(row.values[0..<8]))), Self.storedParticipant(SQLRow(Array(row.values[8...]))))
+                (try Self.storedGame(SQLRow(Array(row.values[0..<8]))), Self.storedParticipant(SQLRow(Array(row.values[8...]))))
             }
         }
     }
@@ -305,16 +357,23 @@ public final class Store: Sendable {
         try await commits.submit(AppendRequest(gameID: gameID, authorID: authorID, moves: moves, bodies: moves.map(\.sortedJSON)))
     }
 
-    /// Records a completion, with the snapshot of the final grid, unless the game already has
-    /// one. Returns the completion in force and the zone sequence.
-    public func complete(gameID: String, completion: CompletionRecord, game: GameRecord, snapshotBody: String) async throws -> (CompletionRecord, Int64) {
+    /// Records a completion with the final grid, unless the game already has one; returns the
+    /// completion in force, whichever it is, with its final grid. The snapshot is stored at
+    /// `snapshot.zoneSeq`, the sequence whose moves it folds in (not the completion's own, which
+    /// can be later: moves committed meanwhile stay outside it, so a device joining from it
+    /// still fetches them). No newer snapshot outlives it: the finished grid is the latest.
+    public func complete(gameID: String, completion: CompletionRecord, game: GameRecord, snapshot: StoredSnapshot) async throws -> StoredCompletion {
         let forUpdate = database.forUpdate
         return try await database.transaction { db in
             guard let row = try await db.first("SELECT zone_seq, completion FROM games WHERE game_id = ?\(forUpdate)", .text(gameID)) else {
                 throw StoreRefusal.gameNotFound
             }
-            if let existing = row.text(1), let decoded = try? JSONDecoder().decode(CompletionRecord.self, from: Data(existing.utf8)) {
-                return (decoded, row.int(0)!)
+            if let existing = row.text(1) {
+                let recorded = try Self.decode(CompletionRecord.self, existing, what: "completion", gameID: gameID)
+                guard let final = try await Self.latestSnapshot(db, gameID: gameID) else {
+                    throw CorruptRecord(what: "final snapshot", gameID: gameID, reason: "a completed game has no snapshot")
+                }
+                return StoredCompletion(completion: recorded, sequence: row.int(0)!, finalSnapshot: final)
             }
             let sequence = row.int(0)! + 1
             var record = game
@@ -322,11 +381,12 @@ public final class Store: Sendable {
             try await db.execute("UPDATE games SET completion = ?, zone_seq = ? WHERE game_id = ?",
                                  .text(Self.json(completion)), .integer(sequence), .text(gameID))
             try await Self.putRecord(db, gameID: gameID, sequence: sequence, type: "game", key: "game", body: Self.json(record))
+            try await db.execute("DELETE FROM snapshots WHERE game_id = ? AND zone_seq > ?", .text(gameID), .integer(snapshot.zoneSeq))
             try await db.execute("""
                 INSERT INTO snapshots (game_id, zone_seq, body) VALUES (?, ?, ?)
                 ON CONFLICT (game_id, zone_seq) DO UPDATE SET body = excluded.body
-                """, .text(gameID), .integer(sequence), .text(snapshotBody))
-            return (completion, sequence)
+                """, .text(gameID), .integer(snapshot.zoneSeq), .text(Self.json(snapshot.snapshot)))
+            return StoredCompletion(completion: completion, sequence: sequence, finalSnapshot: snapshot)
         }
     }
 
@@ -384,21 +444,27 @@ public final class Store: Sendable {
         }
     }
 
-    public func saveSnapshot(gameID: String, zoneSeq: Int64, body: String) async throws {
+    /// Stores a periodic snapshot, unless the game is complete: then its final grid stays the
+    /// latest snapshot.
+    public func saveSnapshot(gameID: String, zoneSeq: Int64, snapshot: Snapshot) async throws {
         try await database.transaction { db in
             try await db.execute("""
-                INSERT INTO snapshots (game_id, zone_seq, body) VALUES (?, ?, ?)
+                INSERT INTO snapshots (game_id, zone_seq, body) SELECT ?, ?, ? WHERE EXISTS
+                (SELECT 1 FROM games WHERE game_id = ? AND completion IS NULL)
                 ON CONFLICT (game_id, zone_seq) DO UPDATE SET body = excluded.body
-                """, .text(gameID), .integer(zoneSeq), .text(body))
+                """, .text(gameID), .integer(zoneSeq), .text(Self.json(snapshot)), .text(gameID))
         }
     }
 
-    /// The newest snapshot and the zone sequence it was taken at.
-    public func latestSnapshot(gameID: String) async throws -> (zoneSeq: Int64, body: String)? {
-        try await database.read { db in
-            try await db.first("SELECT zone_seq, body FROM snapshots WHERE game_id = ? ORDER BY zone_seq DESC LIMIT 1",
-                               .text(gameID)).map { (zoneSeq: $0.int(0)!, body: $0.text(1)!) }
-        }
+    /// The newest snapshot: for a completed game, its final grid.
+    public func latestSnapshot(gameID: String) async throws -> StoredSnapshot? {
+        try await database.read { db in try await Self.latestSnapshot(db, gameID: gameID) }
+    }
+
+    static func latestSnapshot(_ db: any SQLConnection, gameID: String) async throws -> StoredSnapshot? {
+        guard let row = try await db.first("SELECT zone_seq, body FROM snapshots WHERE game_id = ? ORDER BY zone_seq DESC LIMIT 1",
+                                           .text(gameID)) else { return nil }
+        return StoredSnapshot(zoneSeq: row.int(0)!, snapshot: try decode(Snapshot.self, row.text(1)!, what: "snapshot", gameID: gameID))
     }
 
     // MARK: Sharing

@@ -31,12 +31,19 @@ public struct GameReplica: Sendable {
     public init(puzzle: Puzzle, gameID: GameID, replicaID: ReplicaID, authorID: AuthorID,
                 moves: [Move], completion: Completion? = nil) {
         self.init(puzzle: puzzle, gameID: gameID, replicaID: replicaID, authorID: authorID)
+        if let completion {
+            // Without the authority's final grid at hand, the finished grid is every move stamped
+            // no later than the completion.
+            var final = GameGrid(puzzle: puzzle)
+            final.apply(moves, notAfter: completion.at)
+            adopt(completion, finalGrid: final)
+        }
         receive(moves.sorted { ($0.replicaID, $0.seq) < ($1.replicaID, $1.seq) })
-        if let completion { adopt(completion) }
     }
 
     /// Rebuilds a replica from a snapshot and the moves after it, as a server or a joining device
-    /// does. With a completion, the snapshot is the final grid and later moves leave it as it is.
+    /// does. With a completion, the snapshot must be the one stored with it (the final grid), and
+    /// later moves leave it as it is.
     ///
     /// `moves` should hold this replica's own moves in full, covered by the snapshot or not (a
     /// device keeps its journal; the server keeps every move): they rebuild the journal, so the
@@ -45,12 +52,9 @@ public struct GameReplica: Sendable {
     public init(puzzle: Puzzle, gameID: GameID, replicaID: ReplicaID, authorID: AuthorID,
                 snapshot: Snapshot, moves: [Move], completion: Completion? = nil) {
         self.init(puzzle: puzzle, gameID: gameID, replicaID: replicaID, authorID: authorID)
-        grid = snapshot.grid
-        for position in puzzle.letterPositions where puzzle.isCorrect(grid.letter(at: position), at: position) == true {
-            correctCount += 1
-        }
+        setGrid(snapshot.grid)
         for key in grid.cells.compactMap(\.key) { clock.observe(key.timestamp) }
-        if let completion { adopt(completion) }
+        if let completion { adopt(completion, finalGrid: snapshot.grid) }
         let own = moves.filter { $0.gameID == gameID && $0.replicaID == replicaID }.sorted { $0.seq < $1.seq }
         for move in own where move.seq == journal.count + 1 {
             clock.observe(move.timestamp)
@@ -157,10 +161,15 @@ public struct GameReplica: Sendable {
         return refused
     }
 
-    /// Takes a completion decided elsewhere (the server is the authority).
-    public mutating func adopt(_ ending: Completion) {
+    /// Takes the completion the game's authority decided (the server's stored record) with the
+    /// final grid stored beside it. It replaces whatever this replica had: a solve noticed here is
+    /// a proposal until the authority's record arrives (a resignation may have been stored
+    /// first, or moves this replica has not seen finished the grid elsewhere), and the finished
+    /// grid is the authority's, so every replica ends with the same completion and grid.
+    public mutating func adopt(_ ending: Completion, finalGrid: GameGrid) {
         clock.observe(ending.at)
-        if completion == nil { completion = ending }
+        completion = ending
+        setGrid(finalGrid)
     }
 
     // MARK: Internals
@@ -215,6 +224,11 @@ public struct GameReplica: Sendable {
     private mutating func record(_ move: Move) {
         journal.append(move)
         if puzzle.contains(move.position) { lastSeqAtCell[puzzle.index(of: move.position)] = move.seq }
+    }
+
+    private mutating func setGrid(_ new: GameGrid) {
+        grid = new
+        correctCount = puzzle.letterPositions.count { puzzle.isCorrect(grid.letter(at: $0), at: $0) == true }
     }
 
     /// Applies a move to the grid, keeping count of correct squares to notice the solve.

@@ -295,15 +295,15 @@ import Testing
             let moves = try device.replica.perform(.reveal(.puzzle), physicalMillis: server.clock.now)
             let response = try await client.push(ann, game.gameID, moves)
             let completion = try #require(response.completion)
-            #expect(completion.kind == "solved" && completion.by == ann.account.authorID && completion.at == moves.last!.timestamp)
+            #expect(completion.kind == .solved && completion.by == ann.account.authorID && completion.at == moves.last!.timestamp)
             var late = TestDevice(ann, puzzle: greenLight, gameID: game.gameID)
             late.replica.receive(device.replica.journal)
             let (status, error) = try await client.failure(.post, "/v1/games/\(game.gameID)/resign", token: ann.token)
             #expect(status == .forbidden && error.error == .readOnly)
             let list: GameListResponse = try await client.call(.get, "/v1/games", token: ann.token)
-            #expect(list.games.first?.completion?.kind == "solved")
+            #expect(list.games.first?.completion?.kind == .solved)
             let snapshot: SnapshotResponse = try await client.call(.get, "/v1/games/\(game.gameID)/snapshot", token: ann.token)
-            #expect(snapshot.game.completion?.kind == "solved")
+            #expect(snapshot.game.completion?.kind == .solved)
             #expect(snapshot.snapshot?.grid == device.replica.grid)
         }
     }
@@ -316,7 +316,7 @@ import Testing
             _ = try await client.push(ann, game.gameID, try typed(&device, at(1, 0), "G", now: server.clock.now))
             let resigned: CompletionRecord = try await client.call(.post, "/v1/games/\(game.gameID)/resign", token: ann.token,
                                                                    as: CompletionResponse.self).completion
-            #expect(resigned.kind == "resigned")
+            #expect(resigned.kind == .resigned)
             server.clock.advance(byMillis: 1_000)
             let after = try await client.push(ann, game.gameID, try typed(&device, at(1, 1), "R", now: server.clock.now))
             #expect(after.results.first?.status == .rejected && after.results.first?.error?.error == .readOnly)

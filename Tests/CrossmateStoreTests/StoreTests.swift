@@ -198,14 +198,46 @@ import Testing
             let id = try await game(store, owner: ann.author)
             let record = GameRecord(gameID: id, ownerID: ann.author, createdAt: 20, puzzle: Self.puzzle)
             let solved = CompletionRecord(Completion(kind: .solved, at: HLCTimestamp(wallMillis: 150), by: ann.author))
-            let (first, sequence) = try await store.complete(gameID: id, completion: solved, game: record, snapshotBody: "{}")
-            #expect(first == solved)
+            // Snapshots told apart by their width. One was taken past the sequence the final grid
+            // folds in (another instance got further before hearing of the solve): it goes.
+            func snapshot(_ width: Int) -> Snapshot { Snapshot(width: width, height: 1) }
+            try await store.saveSnapshot(gameID: id, zoneSeq: 1, snapshot: snapshot(1))
+            try await store.saveSnapshot(gameID: id, zoneSeq: 40, snapshot: snapshot(40))
+            let first = try await store.complete(gameID: id, completion: solved, game: record,
+                                                 snapshot: StoredSnapshot(zoneSeq: 2, snapshot: snapshot(2)))
+            #expect(first.completion == solved && first.sequence == 3 && first.finalSnapshot.zoneSeq == 2)
+            // The first completion stored is the authority; a later one gets it, with its final grid.
             let resigned = CompletionRecord(Completion(kind: .resigned, at: HLCTimestamp(wallMillis: 160), by: ann.author))
-            #expect(try await store.complete(gameID: id, completion: resigned, game: record, snapshotBody: "{}").0 == solved)
-            #expect(try await store.latestSnapshot(gameID: id)?.zoneSeq == sequence)
+            let second = try await store.complete(gameID: id, completion: resigned, game: record,
+                                                  snapshot: StoredSnapshot(zoneSeq: 3, snapshot: snapshot(3)))
+            #expect(second.completion == solved && second.finalSnapshot.snapshot == snapshot(2))
+            // No periodic snapshot replaces the final grid.
+            try await store.saveSnapshot(gameID: id, zoneSeq: 50, snapshot: snapshot(50))
+            let latest = try await store.latestSnapshot(gameID: id)
+            #expect(latest?.zoneSeq == 2 && latest?.snapshot == snapshot(2))
+            #expect(try await store.game(id)?.completion == solved)
             let late = try await store.appendMoves(gameID: id, authorID: ann.author, moves: [move(id, ann.device, 1, time: 140), move(id, ann.device, 2, time: 200)])
             #expect(late.results.map(\.status) == [.saved, .rejected])
             #expect(late.results[1].error?.error == .readOnly)
+        }
+    }
+
+    /// A stored record that no longer decodes is told, never skipped: reading the game and
+    /// appending to it both fail with the record named.
+    @Test(arguments: Backend.available)
+    func anUnreadableCompletionIsAnErrorNotAnUnfinishedGame(backend: Backend) async throws {
+        try await withStore(backend) { store in
+            let ann = try await account(store)
+            let id = try await game(store, owner: ann.author)
+            try await store.database.transaction { db in
+                try await db.execute("UPDATE games SET completion = ? WHERE game_id = ?", .text(#"{"kind":"won"}"#), .text(id))
+            }
+            await #expect(throws: CorruptRecord.self) { try await store.game(id) }
+            await #expect(throws: CorruptRecord.self) {
+                try await store.appendMoves(gameID: id, authorID: ann.author, moves: [move(id, ann.device, 1)])
+            }
+            let error = await #expect(throws: CorruptRecord.self) { try await store.access(gameID: id, authorID: ann.author) }
+            #expect(error?.description.contains("completion of game \(id)") == true)
         }
     }
 
@@ -215,10 +247,10 @@ import Testing
             let ann = try await account(store)
             let bob = try await account(store)
             let id = try await game(store, owner: ann.author)
-            try await store.saveSnapshot(gameID: id, zoneSeq: 10, body: "ten")
-            try await store.saveSnapshot(gameID: id, zoneSeq: 30, body: "thirty")
-            try await store.saveSnapshot(gameID: id, zoneSeq: 20, body: "twenty")
-            #expect(try await store.latestSnapshot(gameID: id)?.body == "thirty")
+            for zoneSeq in [10, 30, 20] {
+                try await store.saveSnapshot(gameID: id, zoneSeq: Int64(zoneSeq), snapshot: Snapshot(width: zoneSeq, height: 1))
+            }
+            #expect(try await store.latestSnapshot(gameID: id)?.snapshot.grid.width == 30)
 
             try await store.createInvitation(tokenHash: "inv-\(id)", gameID: id, createdBy: ann.author, now: 1, expiresAt: nil)
             #expect(try await store.invitation(tokenHash: "inv-\(id)")?.gameID == id)
