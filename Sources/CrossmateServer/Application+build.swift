@@ -18,22 +18,26 @@ public func buildApplication(_ configuration: ServerConfiguration, logger: Logge
     let hub = SocketHub(metrics: metrics, logger: logger)
     let fanout: any Fanout
     let store: Store
+    let directory: GameDirectory
     switch configuration.storage {
     case let .sqlite(path):
         try SQLiteDatabase.prepareOwnerOnly(path: path)
         database = try SQLiteDatabase(path: path, logger: logger)
         store = Store(database: database, onGroupCommit: metrics.recordCommit)
+        directory = GameDirectory(store: store, snapshotInterval: configuration.snapshotInterval)
         fanout = LocalFanout(hub: hub)
     case let .postgres(url):
         let postgres = try PostgresSQLDatabase(url: url, logger: logger)
         database = postgres
         store = Store(database: database, onGroupCommit: metrics.recordCommit)
-        let postgresFanout = PostgresFanout(hub: hub, database: postgres, store: store, logger: logger)
+        directory = GameDirectory(store: store, snapshotInterval: configuration.snapshotInterval)
+        let postgresFanout = PostgresFanout(hub: hub, database: postgres, store: store, directory: directory, logger: logger)
         services.append(postgres.client)
         services.append(postgresFanout)
         fanout = postgresFanout
     }
-    let state = ServerState(configuration: configuration, store: store, hub: hub, fanout: fanout, metrics: metrics, logger: logger)
+    let state = ServerState(configuration: configuration, store: store, directory: directory, hub: hub, fanout: fanout,
+                            metrics: metrics, logger: logger)
 
     let router = Router(context: CrossmateRequestContext.self)
     router.add(middleware: JSONErrors(state: state))

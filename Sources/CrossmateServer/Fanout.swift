@@ -65,16 +65,19 @@ final class PostgresFanout: Fanout, Service {
     let hub: SocketHub
     let database: PostgresSQLDatabase
     let store: Store
+    /// This instance's game projections: a write another instance made is folded into them.
+    let directory: GameDirectory
     let instance = UUID().uuidString
     let logger: Logger
     private let outbox = Mutex<[FanoutEvent]>([])
     private let doorbell: AsyncStream<Void>
     private let ring: AsyncStream<Void>.Continuation
 
-    init(hub: SocketHub, database: PostgresSQLDatabase, store: Store, logger: Logger) {
+    init(hub: SocketHub, database: PostgresSQLDatabase, store: Store, directory: GameDirectory, logger: Logger) {
         self.hub = hub
         self.database = database
         self.store = store
+        self.directory = directory
         self.logger = logger
         (doorbell, ring) = AsyncStream.makeStream(bufferingPolicy: .bufferingNewest(1))
     }
@@ -173,7 +176,10 @@ final class PostgresFanout: Fanout, Service {
                     attempt = 0
                     await catchUp()
                     for try await notification in notifications.cancelOnGracefulShutdown() {
-                        for event in Self.events(in: notification.payload, except: instance) ?? [] { hub.deliver(event) }
+                        for event in Self.events(in: notification.payload, except: instance) ?? [] {
+                            hub.deliver(event)
+                            if case let .poke(game, sequence, _, inline) = event { await refresh(game, through: sequence, inline: inline) }
+                        }
                     }
                 }
             } catch {
@@ -185,13 +191,33 @@ final class PostgresFanout: Fanout, Service {
         }
     }
 
-    /// After a (re)connect: poke every watched game whose zone moved on while we were not listening.
+    /// After a (re)connect: poke every watched game whose zone moved on while we were not
+    /// listening, and bring every cached projection up to date.
     private func catchUp() async {
         for game in hub.watchedGames {
-            guard let stored = try? await store.game(game) else { continue }
-            if stored.zoneSeq > hub.lastPoked(game) {
-                hub.poke(game: game, sequence: stored.zoneSeq)
+            do {
+                guard let stored = try await store.game(game) else { continue }
+                if stored.zoneSeq > hub.lastPoked(game) { hub.poke(game: game, sequence: stored.zoneSeq) }
+            } catch {
+                logger.warning("catching up a game failed", metadata: ["game": "\(game)", "error": "\(error)"])
             }
+        }
+        for game in directory.cachedGames { await refresh(game, through: .max, inline: nil) }
+    }
+
+    /// Folds another instance's write into this instance's projection of the game, if it has
+    /// one (a game not cached loads fresh from the store when next needed). A completion noticed
+    /// here is recorded, and announced like any other.
+    private func refresh(_ game: String, through sequence: Int64, inline: InlineChanges?) async {
+        guard let projection = directory.cached(game) else { return }
+        do {
+            if let completed = try await projection.heard(sequence: sequence, inline: inline) {
+                await publish(.poke(game: game, sequence: completed.sequence))
+            }
+        } catch {
+            // The cached grid may now lag; forgetting it makes the next request reload it.
+            directory.forget(game)
+            logger.warning("refreshing a game from another instance's write failed", metadata: ["game": "\(game)", "error": "\(error)"])
         }
     }
 }

@@ -145,6 +145,22 @@ actor GameProjection {
         }
     }
 
+    /// Another instance wrote to this game, up to `sequence` (its poke says so, with the changes
+    /// inline when they fit). Moves that follow on from what this projection has folded are
+    /// folded from the poke; otherwise it catches up from the store. Returns a completion this
+    /// projection detected and recorded, if any.
+    func heard(sequence: Int64, inline: InlineChanges?) async throws -> (completion: CompletionRecord, sequence: Int64)? {
+        guard sequence > zoneSeq else { return nil }
+        if let inline, inline.after == zoneSeq, inline.changes.last?.sequence == sequence, inline.changes.allSatisfy({ $0.type == "move" }) {
+            let saved = try inline.changes.map { change in
+                SavedMove(sequence: change.sequence, move: try Store.decode(MoveRecord.self, change.body, what: "move at \(change.sequence)",
+                                                                            gameID: game.gameID), body: change.body)
+            }
+            return try await fold(saved: saved).completed
+        }
+        return try await refresh()
+    }
+
     /// The game's players as far as they are known, read again from the store when one of
     /// `authors` is not among them (someone who joined since, or wrote through another instance).
     func players(including authors: Set<String>) async throws -> Set<String> {
@@ -248,6 +264,15 @@ actor GameDirectory {
     }
 
     nonisolated var count: Int { cache.withLock { $0.projections.count } }
+    nonisolated var cachedGames: [String] { cache.withLock { Array($0.projections.keys) } }
+
+    /// Drops a game's projection; the next request reloads it from the store.
+    nonisolated func forget(_ gameID: String) {
+        cache.withLock { cache in
+            cache.projections[gameID] = nil
+            cache.lastUse[gameID] = nil
+        }
+    }
 
     nonisolated func cached(_ gameID: String) -> GameProjection? {
         cache.withLock { cache in

@@ -23,10 +23,11 @@ final class ServerState: Sendable {
     let metrics: ServerMetrics
     let logger: Logger
 
-    init(configuration: ServerConfiguration, store: Store, hub: SocketHub, fanout: any Fanout, metrics: ServerMetrics, logger: Logger) {
+    init(configuration: ServerConfiguration, store: Store, directory: GameDirectory, hub: SocketHub, fanout: any Fanout,
+         metrics: ServerMetrics, logger: Logger) {
         self.configuration = configuration
         self.store = store
-        directory = GameDirectory(store: store, snapshotInterval: configuration.snapshotInterval)
+        self.directory = directory
         self.hub = hub
         self.fanout = fanout
         limiter = RateLimiter(burst: configuration.rateLimitBurst, perSecond: configuration.rateLimitPerSecond)

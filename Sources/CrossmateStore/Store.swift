@@ -97,6 +97,12 @@ public struct SavedMove: Sendable {
     public var sequence: Int64
     public var move: MoveRecord
     public var body: String
+
+    public init(sequence: Int64, move: MoveRecord, body: String) {
+        self.sequence = sequence
+        self.move = move
+        self.body = body
+    }
 }
 
 public struct AppendOutcome: Sendable {

@@ -315,6 +315,10 @@ import Testing
                 let bob = try await two.account("Bob")
                 let _: GameSummary = try await two.call(.post, "/v1/invitations/\(invite.token)/accept", token: bob.token)
 
+                // Ann's own move loads the game's projection on instance one.
+                var annFirst = TestDevice(ann, puzzle: greenLight, gameID: game.gameID)
+                _ = try await one.push(ann, game.gameID, try annFirst.replica.perform(.setLetter(at(4, 0), "E"), physicalMillis: first.clock.now))
+
                 // Ann listens on instance one; Bob writes through instance two.
                 let probe = SocketProbe(port: try #require(one.port), token: ann.token)
                 var iterator = probe.received.makeAsyncIterator()
@@ -326,7 +330,18 @@ import Testing
                 var annDevice = TestDevice(ann, puzzle: greenLight, gameID: game.gameID)
                 let (changes, _) = try await one.allChanges(ann, game.gameID)
                 annDevice.receive(changes)
+                bobDevice.receive(changes)
                 #expect(annDevice.replica.grid == bobDevice.replica.grid)
+                // Instance one's projection folds the write instance two made: its game list
+                // shows both letters without any write of its own.
+                let deadline = ContinuousClock.now + .seconds(10)
+                var filled = 0
+                while filled < 2, ContinuousClock.now < deadline {
+                    let list: GameListResponse = try await one.call(.get, "/v1/games", token: ann.token)
+                    filled = list.games.first?.filled ?? 0
+                    if filled < 2 { try await Task.sleep(for: .milliseconds(20)) }
+                }
+                #expect(filled == 2, "instance one's projection did not hear of instance two's move")
 
                 // A cursor crosses instances too.
                 let bobProbe = SocketProbe(port: try #require(two.port), token: bob.token)
