@@ -115,6 +115,9 @@ struct JSONErrors: RouterMiddleware {
             }
             let message = error.status == .notFound ? "there is no \(request.method) \(request.uri.path)" : (error.body ?? error.status.reasonPhrase)
             throw APIError(code, message)
+        } catch let error as CorruptRecord {
+            state.logger.error("stored record unreadable", metadata: ["path": "\(request.uri.path)", "error": "\(error)"])
+            throw APIError(.serverError, "game \(error.gameID.prefix(100)) cannot be read: its stored \(error.what) is damaged (logged for the operator)")
         } catch {
             state.logger.error("request failed", metadata: ["path": "\(request.uri.path)", "error": "\(error)"])
             throw APIError(.serverError, "the server could not complete this request; it has been logged")

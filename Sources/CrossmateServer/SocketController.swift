@@ -93,7 +93,15 @@ struct SocketController {
                 state.hub.reply(connection, .error(ErrorBody(.forbidden, "subscribe to game \(gameID.prefix(100)) before sending cursors")))
                 return
             }
-            guard let puzzle = try? await state.puzzle(of: gameID) else { return }
+            let puzzle: Puzzle
+            do {
+                guard let found = try await state.puzzle(of: gameID) else { return }  // subscribed, so not missing
+                puzzle = found
+            } catch {
+                state.logger.error("cursor: the game could not be loaded", metadata: ["game": "\(gameID)", "error": "\(error)"])
+                state.hub.reply(connection, .error(ErrorBody(.serverError, "the server could not load game \(gameID.prefix(100)); it has been logged")))
+                return
+            }
             guard puzzle.isLetter(GridPosition(row: cursor.row, col: cursor.col)), ["across", "down"].contains(cursor.direction) else {
                 state.hub.reply(connection, .error(ErrorBody(.invalid, "a cursor is on a letter square of the \(puzzle.width)×\(puzzle.height) grid, with direction \"across\" or \"down\"")))
                 return
