@@ -17,14 +17,11 @@ public struct CellState: Hashable, Sendable, Codable {
 
     public static let empty = CellState()
 
-    /// Whether a write with `key` beats the write this state came from.
+    /// Whether a write with `key` beats the write this state came from (any write beats none).
     @inline(__always)
-    func isBeaten(by timestamp: HLCTimestamp, _ authorID: AuthorID, _ replicaID: ReplicaID, _ seq: Int) -> Bool {
-        guard let key else { return true }
-        if timestamp != key.timestamp { return timestamp > key.timestamp }
-        if authorID != key.authorID { return authorID < key.authorID }
-        if replicaID != key.replicaID { return replicaID < key.replicaID }
-        return seq > key.seq
+    func isBeaten(by key: WriteKey) -> Bool {
+        guard let own = self.key else { return true }
+        return key.wins(over: own)
     }
 }
 
@@ -62,7 +59,7 @@ public struct GameGrid: Hashable, Sendable, Codable {
         let row = move.position.row, col = move.position.col
         guard row >= 0, row < height, col >= 0, col < width else { return false }
         let index = row * width + col
-        guard cells[index].isBeaten(by: move.timestamp, move.authorID, move.replicaID, move.seq) else { return false }
+        guard cells[index].isBeaten(by: move.writeKey) else { return false }
         cells[index] = CellState(letter: move.letter, mark: move.mark, cellAuthorID: move.cellAuthorID, key: move.writeKey)
         return true
     }
@@ -87,7 +84,7 @@ public struct GameGrid: Hashable, Sendable, Codable {
         precondition(width == other.width && height == other.height, "merging grids of different sizes")
         for index in cells.indices {
             guard let key = other.cells[index].key else { continue }
-            if cells[index].isBeaten(by: key.timestamp, key.authorID, key.replicaID, key.seq) {
+            if cells[index].isBeaten(by: key) {
                 cells[index] = other.cells[index]
             }
         }

@@ -56,10 +56,12 @@ public enum UndoPlanner {
         var batchOfSeq: [Int: BatchID] = [:]
         for move in journal { batchOfSeq[move.seq] = move.batchID }
         for operation in operations(journal) {
-            switch operation.kind {
-            case .input, .clear:
+            if operation.kind.isUndoable {
                 stacks.undo.append(operation)
                 stacks.redo.removeAll()
+                continue
+            }
+            switch operation.kind {
             case .undo:
                 guard let target = operation.entries.first?.targetSeq.flatMap({ batchOfSeq[$0] }),
                       let index = stacks.undo.lastIndex(where: { $0.batchID == target }) else { continue }
@@ -68,8 +70,8 @@ public enum UndoPlanner {
                 guard let target = operation.entries.first?.targetSeq.flatMap({ batchOfSeq[$0] }),
                       let index = stacks.redo.lastIndex(where: { $0.batchID == target }) else { continue }
                 stacks.undo.append(stacks.redo.remove(at: index))
-            case .check, .reveal:
-                continue
+            case .input, .clear, .check, .reveal:
+                continue  // edits are pushed above; checks and reveals are recorded but never offered
             }
         }
         return stacks
