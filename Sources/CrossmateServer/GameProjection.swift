@@ -235,43 +235,58 @@ actor GameProjection {
     }
 }
 
-/// The projections this instance holds, loaded on first use. A cache: past `capacity` games it
-/// forgets the least recently used half (a forgotten game reloads from the store when needed).
-/// Finding a loaded projection takes a lock, not a hop to this actor (every push does it);
-/// loading goes through the actor so that a game loads once however many ask at the same time.
+/// The projections this instance holds, loaded on first use. A cache bounded twice: past
+/// `capacity` games, or past `byteBudget` bytes (each game counted by the size of its puzzle and
+/// grid), it forgets the least recently used half (a forgotten game reloads from the store when
+/// needed). Finding a loaded projection takes a lock, not a hop to this actor (every push does
+/// it); loading goes through the actor so that a game loads once however many ask at the same time.
 actor GameDirectory {
     private struct Cache {
         var projections: [String: GameProjection] = [:]
         var lastUse: [String: UInt64] = [:]
+        var bytes: [String: Int] = [:]
+        var totalBytes = 0
         var clock: UInt64 = 0
 
         mutating func touch(_ gameID: String) {
             clock += 1
             lastUse[gameID] = clock
         }
+
+        mutating func remove(_ gameID: String) {
+            projections[gameID] = nil
+            lastUse[gameID] = nil
+            totalBytes -= bytes.removeValue(forKey: gameID) ?? 0
+        }
     }
 
     private let cache = Mutex(Cache())
     private let capacity: Int
+    private let byteBudget: Int
     private var loading: [String: Task<GameProjection, any Error>] = [:]
     private let store: Store
     private let snapshotInterval: Int
 
-    init(store: Store, snapshotInterval: Int, capacity: Int = 5_000) {
+    init(store: Store, snapshotInterval: Int, capacity: Int = 5_000, byteBudget: Int = 512 << 20) {
         self.store = store
         self.snapshotInterval = snapshotInterval
         self.capacity = max(2, capacity)
+        self.byteBudget = byteBudget
     }
 
+    /// About what a game's projection holds: its puzzle (a few times its JSON once decoded) and
+    /// one grid state per square (letter, author and write key).
+    static func estimatedBytes(of stored: StoredGame, puzzle: Puzzle) -> Int {
+        stored.puzzleJSON.utf8.count * 3 + puzzle.width * puzzle.height * 160
+    }
+
+    nonisolated var totalBytes: Int { cache.withLock { $0.totalBytes } }
     nonisolated var count: Int { cache.withLock { $0.projections.count } }
     nonisolated var cachedGames: [String] { cache.withLock { Array($0.projections.keys) } }
 
     /// Drops a game's projection; the next request reloads it from the store.
     nonisolated func forget(_ gameID: String) {
-        cache.withLock { cache in
-            cache.projections[gameID] = nil
-            cache.lastUse[gameID] = nil
-        }
+        cache.withLock { $0.remove(gameID) }
     }
 
     nonisolated func cached(_ gameID: String) -> GameProjection? {
@@ -295,15 +310,18 @@ actor GameDirectory {
         loading[stored.gameID] = task
         defer { loading[stored.gameID] = nil }
         let projection = try await task.value
-        let capacity = capacity
+        let (capacity, byteBudget) = (capacity, byteBudget)
+        let size = Self.estimatedBytes(of: stored, puzzle: projection.puzzle)
         cache.withLock { cache in
-            if cache.projections.count >= capacity {
-                for (gameID, _) in cache.lastUse.sorted(by: { $0.value < $1.value }).prefix(capacity / 2) {
-                    cache.projections[gameID] = nil
-                    cache.lastUse[gameID] = nil
+            if cache.projections.count >= capacity || cache.totalBytes + size > byteBudget {
+                for (gameID, _) in cache.lastUse.sorted(by: { $0.value < $1.value }).prefix((cache.projections.count + 1) / 2) {
+                    cache.remove(gameID)
                 }
             }
+            cache.remove(stored.gameID)
             cache.projections[stored.gameID] = projection
+            cache.bytes[stored.gameID] = size
+            cache.totalBytes += size
             cache.touch(stored.gameID)
         }
         return projection

@@ -38,8 +38,19 @@ final class SocketHub: Sendable {
         var connections: [Int: Connection] = [:]
         var byGame: [String: Set<Int>] = [:]
         var nextID = 0
-        /// The newest zone sequence poked per game, so a reconnecting listener can tell what it missed.
+        /// The newest zone sequence poked per watched game, so a reconnecting listener can tell
+        /// what it missed. Only games some socket here watches are kept (as in `byGame`), so
+        /// neither grows with games nobody here is looking at.
         var lastPoked: [String: Int64] = [:]
+
+        mutating func unwatch(_ game: String, by id: Int) {
+            connections[id]?.games.remove(game)
+            byGame[game]?.remove(id)
+            if byGame[game]?.isEmpty == true {
+                byGame[game] = nil
+                lastPoked[game] = nil
+            }
+        }
     }
 
     private let state = Mutex(State())
@@ -63,8 +74,9 @@ final class SocketHub: Sendable {
 
     func unregister(_ id: Int) {
         state.withLock { state in
-            guard let connection = state.connections.removeValue(forKey: id) else { return }
-            for game in connection.games { state.byGame[game]?.remove(id) }
+            guard let connection = state.connections[id] else { return }
+            for game in connection.games { state.unwatch(game, by: id) }
+            state.connections[id] = nil
         }
     }
 
@@ -79,10 +91,7 @@ final class SocketHub: Sendable {
 
     func unsubscribe(_ id: Int, from games: [String]) {
         state.withLock {
-            for game in games {
-                $0.connections[id]?.games.remove(game)
-                $0.byGame[game]?.remove(id)
-            }
+            for game in games { $0.unwatch(game, by: id) }
         }
     }
 
@@ -91,14 +100,17 @@ final class SocketHub: Sendable {
     }
 
     /// Games some local socket watches.
-    var watchedGames: [String] { state.withLock { $0.byGame.filter { !$0.value.isEmpty }.map(\.key) } }
+    var watchedGames: [String] { state.withLock { Array($0.byGame.keys) } }
+
+    /// Games with watchers and games with a remembered poke: both shrink as sockets leave.
+    var tracked: (watched: Int, poked: Int) { state.withLock { ($0.byGame.count, $0.lastPoked.count) } }
 
     func lastPoked(_ game: String) -> Int64 { state.withLock { $0.lastPoked[game] ?? 0 } }
 
     func poke(game: String, sequence: Int64, exceptDevice: String? = nil, inline: InlineChanges? = nil) {
         let text = Self.pokeText(game: game, sequence: sequence, inline: inline)
         state.withLock {
-            if sequence > $0.lastPoked[game, default: 0] { $0.lastPoked[game] = sequence }
+            if $0.byGame[game] != nil, sequence > $0.lastPoked[game, default: 0] { $0.lastPoked[game] = sequence }
         }
         send(text, toGame: game, exceptDevice: exceptDevice)
     }
@@ -146,8 +158,7 @@ final class SocketHub: Sendable {
     func dropSubscriptions(authorID: String, game: String) {
         state.withLock {
             for (id, connection) in $0.connections where connection.authorID == authorID && connection.games.contains(game) {
-                $0.connections[id]?.games.remove(game)
-                $0.byGame[game]?.remove(id)
+                $0.unwatch(game, by: id)
             }
         }
     }

@@ -4,6 +4,8 @@ import CrossmateFormats
 import CrossmateProtocol
 import CrossmateStore
 import Foundation
+import Logging
+import NIOEmbedded
 import Testing
 
 /// The server's in-memory caches stay bounded.
@@ -62,5 +64,45 @@ import Testing
             #expect(cache.cached("game-2") == nil)
             #expect(cache.cached("game-4") != nil)
         }
+    }
+
+    @Test func gameDirectoryIsBoundedInBytesToo() async throws {
+        try await withAnnsGames((0..<6).map { "game-\($0)" }) { store in
+            var games: [StoredGame] = []
+            for index in 0..<6 { games.append(try #require(try await store.game("game-\(index)"))) }
+            let one = GameDirectory.estimatedBytes(of: games[0], puzzle: greenLight)
+            // Room for four games by count many times over, but for only three by bytes.
+            let cache = GameDirectory(store: store, snapshotInterval: 200, capacity: 100, byteBudget: one * 3)
+            for game in games.prefix(3) { _ = try await cache.projection(for: game) }
+            #expect(cache.count == 3 && cache.totalBytes == one * 3)
+            _ = try await cache.projection(for: games[3])
+            #expect(cache.count == 2 && cache.totalBytes == one * 2)
+            #expect(cache.cached("game-3") != nil && cache.cached("game-0") == nil)
+            cache.forget("game-3")
+            #expect(cache.count == 1 && cache.totalBytes == one)
+        }
+    }
+
+    /// Sockets that leave take their games with them: no per-game entry outlives its watchers.
+    @Test func theSocketHubForgetsGamesNobodyWatches() throws {
+        let hub = SocketHub(metrics: ServerMetrics(), logger: Logger(label: "test"))
+        let channel = EmbeddedChannel()
+        let first = hub.register(deviceID: "phone", authorID: "ann", channel: channel)
+        let second = hub.register(deviceID: "tablet", authorID: "ann", channel: channel)
+        hub.subscribe(first, to: ["g1", "g2"])
+        hub.subscribe(second, to: ["g2"])
+        hub.poke(game: "g1", sequence: 5)
+        hub.poke(game: "g2", sequence: 7)
+        hub.poke(game: "unwatched", sequence: 9)
+        #expect(hub.tracked == (watched: 2, poked: 2))
+        #expect(hub.lastPoked("g2") == 7 && hub.lastPoked("unwatched") == 0)
+        hub.unsubscribe(first, from: ["g1"])
+        #expect(hub.tracked == (watched: 1, poked: 1))
+        hub.unregister(first)
+        #expect(hub.tracked == (watched: 1, poked: 1))
+        hub.dropSubscriptions(authorID: "ann", game: "g2")
+        #expect(hub.tracked == (watched: 0, poked: 0) && hub.watchedGames.isEmpty)
+        hub.unregister(second)
+        #expect(hub.count == 0)
     }
 }
