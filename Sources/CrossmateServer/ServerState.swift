@@ -155,6 +155,7 @@ extension StoreRefusal {
         case .gameNotFound: APIError(.notFound, "the game no longer exists")
         case .notParticipant: APIError(.forbidden, "you are not a player in this game")
         case .revoked: APIError(.readOnly, "you were removed from this game; it takes no more input from you")
+        case .busy: APIError(.rateLimited, "the server is busy saving other moves; retry after 1 s", retryAfterSeconds: 1)
         }
     }
 }

@@ -16,14 +16,23 @@ actor CommitQueue {
     private let onCommit: Store.GroupCommitObserver?
     private var pending: [Job] = []
     private var draining = false
+    /// Moves submitted and not yet answered (waiting or in the group committing): bounded, so a
+    /// database slower than the pushes arriving refuses more (`StoreRefusal.busy`, a client
+    /// retries later) instead of holding them all in memory.
+    private(set) var waitingMoves = 0
+    private let maximumWaitingMoves: Int
 
-    init(database: any SQLDatabase, onCommit: Store.GroupCommitObserver?) {
+    init(database: any SQLDatabase, onCommit: Store.GroupCommitObserver?, maximumWaitingMoves: Int) {
         self.database = database
         self.onCommit = onCommit
+        self.maximumWaitingMoves = maximumWaitingMoves
     }
 
     func submit(_ request: AppendRequest) async throws -> AppendOutcome {
-        try await withCheckedThrowingContinuation { continuation in
+        guard waitingMoves + request.moves.count <= maximumWaitingMoves else { throw StoreRefusal.busy }
+        waitingMoves += request.moves.count
+        defer { waitingMoves -= request.moves.count }
+        return try await withCheckedThrowingContinuation { continuation in
             pending.append(Job(request: request, continuation: continuation))
             if !draining {
                 draining = true

@@ -118,6 +118,8 @@ public enum StoreRefusal: Error, Hashable, Sendable {
     case gameNotFound
     case notParticipant
     case revoked
+    /// Too many moves are already waiting to be committed; try again shortly.
+    case busy
 }
 
 /// Crossmate's server persistence, one implementation over any `SQLDatabase` (SQLite or
@@ -140,10 +142,15 @@ public final class Store: Sendable {
     /// Told of every group commit: how many batches it held and how long its transaction took.
     public typealias GroupCommitObserver = @Sendable (_ batches: Int, _ duration: Duration) -> Void
 
-    public init(database: any SQLDatabase, onGroupCommit: GroupCommitObserver? = nil) {
+    /// `maximumWaitingMoves` bounds the moves waiting to be committed (about a kilobyte each);
+    /// past it, appends are refused as `StoreRefusal.busy`.
+    public init(database: any SQLDatabase, onGroupCommit: GroupCommitObserver? = nil, maximumWaitingMoves: Int = 200_000) {
         self.database = database
-        commits = CommitQueue(database: database, onCommit: onGroupCommit)
+        commits = CommitQueue(database: database, onCommit: onGroupCommit, maximumWaitingMoves: maximumWaitingMoves)
     }
+
+    /// Moves submitted and not yet committed or refused.
+    public var waitingMoves: Int { get async { await commits.waitingMoves } }
 
     /// Brings the schema up to date (or up to `version`, for testing a later migration on data
     /// an earlier schema held).

@@ -222,6 +222,45 @@ import Testing
         }
     }
 
+    /// While the database is held up, moves waiting to commit are bounded: past the bound an
+    /// append is refused as busy (nothing of it stored), and once the database moves on the
+    /// waiting ones commit and new ones are taken again.
+    @Test func movesWaitingToCommitAreBounded() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("crossmate-busy-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let store = Store(database: try SQLiteDatabase(path: directory.appendingPathComponent("db.sqlite").path), maximumWaitingMoves: 3)
+        try await store.migrate(now: 1)
+        let ann = try await account(store)
+        let id = try await game(store, owner: ann.author)
+
+        // A transaction that holds the single writer until told to finish.
+        let (entered, enteredNow) = AsyncStream<Void>.makeStream()
+        let (release, releaseNow) = AsyncStream<Void>.makeStream()
+        let holder = Task {
+            try await store.database.transaction { _ in
+                enteredNow.yield()
+                for await _ in release { break }
+            }
+        }
+        for await _ in entered { break }
+        let first = Task { try await store.appendMoves(gameID: id, authorID: ann.author, moves: [move(id, ann.device, 1)]) }
+        let second = Task { try await store.appendMoves(gameID: id, authorID: ann.author, moves: [move(id, "\(ann.device)-tablet", 1)]) }
+        let deadline = ContinuousClock.now + .seconds(10)
+        while await store.waitingMoves < 2, ContinuousClock.now < deadline { await Task.yield() }
+        #expect(await store.waitingMoves == 2)
+        await #expect(throws: StoreRefusal.busy) {
+            try await store.appendMoves(gameID: id, authorID: ann.author, moves: [move(id, ann.device, 2), move(id, ann.device, 3)])
+        }
+        releaseNow.yield()
+        try await holder.value
+        let saved = [try await first.value, try await second.value].flatMap(\.results).map(\.status)
+        #expect(saved == [.saved, .saved])
+        #expect(await store.waitingMoves == 0)
+        let later = try await store.appendMoves(gameID: id, authorID: ann.author, moves: [move(id, ann.device, 2), move(id, ann.device, 3)])
+        #expect(later.results.map(\.status) == [.saved, .saved])
+    }
+
     /// A stored record that no longer decodes is told, never skipped: reading the game and
     /// appending to it both fail with the record named.
     @Test(arguments: Backend.available)
