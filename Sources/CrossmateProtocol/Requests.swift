@@ -5,6 +5,8 @@ public enum ProtocolLimits {
     public static let maximumRecordsPerBatch = 400
     public static let maximumBatchBytes = 2 * 1024 * 1024
     public static let maximumChangesPerPage = 1_000
+    /// Games one page of `GET /v1/games` lists at most (and by default).
+    public static let maximumGamesPerPage = 100
     /// A changes page stops before the record that would take its records past this many bytes.
     public static let maximumChangesPageBytes = 1 << 20
     public static let maximumDisplayNameLength = 60
@@ -175,11 +177,49 @@ public struct CompletionResponse: Codable, Hashable, Sendable {
 }
 
 public struct GameListResponse: Codable, Hashable, Sendable {
+    /// Newest first.
     public var games: [GameSummary]
+    /// Where the next page starts (`GET /v1/games?after=NEXT`), or nil on the last page.
+    public var next: GameListCursor?
     public var serverTime: Int64
-    public init(games: [GameSummary], serverTime: Int64) {
+    public init(games: [GameSummary], next: GameListCursor? = nil, serverTime: Int64) {
         self.games = games
+        self.next = next
         self.serverTime = serverTime
+    }
+}
+
+/// A position in an account's game list (newest first): the last game of a page, as an opaque
+/// base64url string.
+public struct GameListCursor: Codable, Hashable, Sendable {
+    public var createdAt: Int64
+    public var gameID: String
+
+    public init(createdAt: Int64, gameID: String) {
+        self.createdAt = createdAt
+        self.gameID = gameID
+    }
+
+    public init?(encoded: String) {
+        guard encoded.utf8.count <= 400, let bytes = Base64URL.decode(encoded),
+              let text = String(validating: bytes, as: UTF8.self), let colon = text.firstIndex(of: ":"),
+              let createdAt = Int64(text[..<colon]) else { return nil }
+        self.init(createdAt: createdAt, gameID: String(text[text.index(after: colon)...]))
+    }
+
+    public var encoded: String { Base64URL.encode(Array("\(createdAt):\(gameID)".utf8)) }
+
+    public init(from decoder: any Decoder) throws {
+        let text = try decoder.singleValueContainer().decode(String.self)
+        guard let cursor = GameListCursor(encoded: text) else {
+            throw DecodingError.dataCorrupted(.init(codingPath: decoder.codingPath, debugDescription: "not a game list cursor"))
+        }
+        self = cursor
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        try container.encode(encoded)
     }
 }
 

@@ -60,13 +60,27 @@ struct GameController {
         })
     }
 
+    /// One page of the account's games, newest first (`?limit=`, at most 100; `?after=` the
+    /// previous page's `next`): each game's projection is loaded for its progress, so a page
+    /// is bounded whatever the number of games.
     @Sendable func list(_ request: Request, context: CrossmateRequestContext) async throws -> Response {
         let device = try context.requireDevice()
+        let query = request.uri.queryParameters
+        let limit = min(ProtocolLimits.maximumGamesPerPage, max(1, query["limit"].flatMap { Int(String($0)) } ?? ProtocolLimits.maximumGamesPerPage))
+        var after: GameListCursor?
+        if let raw = query["after"] {
+            guard let cursor = GameListCursor(encoded: String(raw)) else {
+                throw APIError(.invalid, "after is not a cursor from a game list's next")
+            }
+            after = cursor
+        }
+        let page = try await state.store.games(of: device.authorID, after: after.map { ($0.createdAt, $0.gameID) }, limit: limit + 1)
         var summaries: [GameSummary] = []
-        for (game, participant) in try await state.store.games(of: device.authorID) {
+        for (game, participant) in page.prefix(limit) {
             summaries.append(try await summary(game, participant))
         }
-        return try ServerState.json(GameListResponse(games: summaries, serverTime: state.now()))
+        let next = page.count > limit ? page.prefix(limit).last.map { GameListCursor(createdAt: $0.0.createdAt, gameID: $0.0.gameID) } : nil
+        return try ServerState.json(GameListResponse(games: summaries, next: next, serverTime: state.now()))
     }
 
     func summary(_ game: StoredGame, _ participant: StoredParticipant) async throws -> GameSummary {

@@ -344,16 +344,20 @@ public final class Store: Sendable {
                           role: ParticipantRecord.Role(rawValue: row.text(3)!) ?? .player, revoked: row.bool(4), hasLeft: row.bool(5))
     }
 
-    /// The games an account takes part in (including ones it was removed from, now read-only).
-    public func games(of authorID: String) async throws -> [(StoredGame, StoredParticipant)] {
-        try await database.read { db in
+    /// The games an account takes part in (including ones it was removed from, now read-only),
+    /// newest first: at most `limit`, after the game `after` (created at, game ID) when given.
+    public func games(of authorID: String, after: (createdAt: Int64, gameID: String)? = nil,
+                      limit: Int = 100) async throws -> [(StoredGame, StoredParticipant)] {
+        let createdAt = after?.createdAt ?? .max, gameID = after?.gameID ?? ""
+        return try await database.read { db in
             try await db.query("""
                 SELECT g.game_id, g.owner_id, g.created_at, g.zone_seq, g.move_count, g.title, gp.puzzle, g.completion,
                        p.game_id, p.author_id, a.display_name, p.role, p.revoked, p.left_game
                 FROM participants p JOIN games g ON g.game_id = p.game_id JOIN game_puzzles gp ON gp.game_id = g.game_id
                 JOIN accounts a ON a.author_id = p.author_id
-                WHERE p.author_id = ? AND p.left_game = 0 ORDER BY g.created_at DESC, g.game_id
-                """, .text(authorID)).map { row in
+                WHERE p.author_id = ? AND p.left_game = 0 AND (g.created_at < ? OR (g.created_at = ? AND g.game_id > ?))
+                ORDER BY g.created_at DESC, g.game_id LIMIT ?
+                """, .text(authorID), .integer(createdAt), .integer(createdAt), .text(gameID), .integer(Int64(limit))).map { row in
                 (try Self.storedGame(SQLRow(Array(row.values[0..<8]))), Self.storedParticipant(SQLRow(Array(row.values[8...]))))
             }
         }

@@ -51,6 +51,10 @@ import Testing
         _ = try roundTrip(InvitationResponse.self, #"{"expiresAt":3600005,"gameID":"game-1","path":"/join/t","serverTime":5,"token":"t"}"#)
         _ = try roundTrip(CompletionResponse.self, #"{"completion":{"at":{"counter":2,"wallMillis":4},"by":"acct-ann","kind":"resigned"},"serverTime":5}"#)
         _ = try roundTrip(GameSummary.self, #"{"filled":3,"gameID":"game-1","height":5,"ownerID":"acct-ann","readOnly":false,"role":"owner","serverTime":5,"title":"T","token":"djE6Z2FtZS0xOjQy","total":21,"width":5}"#)
+        // A page of games and the cursor to the next: "createdAt:gameID", base64url.
+        let page = try roundTrip(GameListResponse.self, #"{"games":[],"next":"MTc5NDg5MDAwMDAwMDpnYW1lLTE","serverTime":5}"#)
+        #expect(page.next == GameListCursor(createdAt: 1_794_890_000_000, gameID: "game-1"))
+        #expect(throws: DecodingError.self) { try JSONDecoder().decode(GameListResponse.self, from: Data(#"{"games":[],"next":"!!","serverTime":5}"#.utf8)) }
     }
 
     @Test func moveRecordWithUnknownKindOrMarkIsRefused() throws {

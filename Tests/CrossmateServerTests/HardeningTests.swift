@@ -102,6 +102,34 @@ import Testing
         }
     }
 
+    /// The game list comes in pages: every game once, newest first, whatever the page size,
+    /// games created in the same millisecond included.
+    @Test func theGameListIsPaged() async throws {
+        try await withServer { client, server in
+            let ann = try await client.account("Ann")
+            var created: [String] = []
+            for index in 0..<5 {
+                created.append(try await client.newGame(ann).gameID)
+                if index == 2 { server.clock.advance(byMillis: 1) }
+            }
+            var seen: [String] = []
+            var after: String?
+            for _ in 0..<10 {
+                let page: GameListResponse = try await client.call(.get, "/v1/games?limit=2" + (after.map { "&after=\($0)" } ?? ""), token: ann.token)
+                #expect(page.games.count <= 2)
+                seen += page.games.map(\.gameID)
+                guard let next = page.next else { break }
+                after = next.encoded
+            }
+            #expect(seen.count == 5 && Set(seen) == Set(created))
+            #expect(Set(seen.prefix(2)) == Set(created.suffix(2)))  // the two created last come first
+            let whole: GameListResponse = try await client.call(.get, "/v1/games", token: ann.token)
+            #expect(whole.games.map(\.gameID) == seen && whole.next == nil)
+            let (status, error) = try await client.failure(.get, "/v1/games?after=not-a-cursor", token: ann.token)
+            #expect(status == .badRequest && error.message.contains("cursor"))
+        }
+    }
+
     /// The server believes only what a move can prove: a letter passed off as a friend's, a wrong
     /// letter locked in as revealed or marked right, a stranger named as a letter's writer are each
     /// refused; an honest check of a player who has since left is saved.
