@@ -30,7 +30,7 @@ struct GameController {
                 puzzle = try BundledPuzzles.puzzle(bundled)
             } else if let encoded = body.fileBase64 {
                 guard let data = Data(base64Encoded: encoded) else { throw APIError(.invalid, "fileBase64 is not base64") }
-                puzzle = try PuzzleFile.read(Array(data), fileName: body.fileName ?? "upload")
+                puzzle = try await state.uploads.parse(Array(data), fileName: body.fileName ?? "upload")
             } else {
                 throw APIError(.invalid, "say which puzzle: \"bundled\" (\(BundledPuzzles.identifiers.joined(separator: ", "))) or \"fileBase64\" with \"fileName\"")
             }

@@ -32,6 +32,8 @@ public struct ServerConfiguration: Sendable {
     /// slower than its games change) is disconnected at this point rather than buffered for
     /// without bound; it fetches what it missed when it reconnects.
     public var socketBufferBytes = 1 << 20
+    /// Uploaded puzzle files parsed or waiting to be parsed at once; more are refused as busy.
+    public var maximumConcurrentUploads = 8
     public var linkCodeLifetimeMillis: Int64 = 10 * 60 * 1000
     public var logLevel: Logger.Level = .info
     /// The server's clock in Unix milliseconds; tests inject their own.

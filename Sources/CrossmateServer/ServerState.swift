@@ -22,6 +22,8 @@ final class ServerState: Sendable {
     let devices = DeviceCache()
     let metrics: ServerMetrics
     let logger: Logger
+    /// Uploaded files are parsed here, off the task pool, a few at a time.
+    let uploads: UploadParser
 
     init(configuration: ServerConfiguration, store: Store, directory: GameDirectory, hub: SocketHub, fanout: any Fanout,
          metrics: ServerMetrics, logger: Logger) {
@@ -35,6 +37,7 @@ final class ServerState: Sendable {
         accountLimiter = RateLimiter(burst: configuration.accountRateLimitBurst, perSecond: configuration.accountRateLimitPerSecond)
         self.metrics = metrics
         self.logger = logger
+        uploads = UploadParser(maximumAdmitted: configuration.maximumConcurrentUploads)
         hub.onRevoked.withLock { [devices] in $0 = { devices.forget(deviceID: $0) } }
     }
 

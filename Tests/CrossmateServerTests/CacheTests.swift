@@ -105,4 +105,33 @@ import Testing
         hub.unregister(second)
         #expect(hub.count == 0)
     }
+
+    /// Uploads are parsed on blocking-work threads, a bounded number at once: one more than
+    /// the bound is refused as busy (with a time to retry), and room comes back as parses end.
+    @Test func uploadParsesAreBoundedAndRunOffTheTaskPool() async throws {
+        let parser = UploadParser(maximumAdmitted: 1)
+        let (started, startedNow) = AsyncStream<Void>.makeStream()
+        let release = DispatchSemaphore(value: 0)
+        let slow = Task {
+            try await parser.run { () -> String in
+                startedNow.yield()
+                release.wait()  // a parse that takes a while, on its own thread
+                return Thread.current.name ?? ""
+            }
+        }
+        for await _ in started { break }
+        #expect(parser.inProgress == 1)
+        do {
+            _ = try await parser.parse(Array("x".utf8), fileName: "x.ipuz")
+            Issue.record("a second parse was admitted past the bound")
+        } catch let error as APIError {
+            #expect(error.body.error == .rateLimited && error.retryAfterSeconds == 2)
+        }
+        release.signal()
+        #expect(try await slow.value.contains("TP-#"))  // a thread of NIO's blocking-work pool
+        #expect(parser.inProgress == 0)
+        let xd = "Title: Tiny\n\n\nAB\nCD\n\n\nA1. Top ~ AB\nA3. Bottom ~ CD\n\nD1. Left ~ AC\nD2. Right ~ BD\n"
+        let puzzle = try await parser.parse(Array(xd.utf8), fileName: "tiny.xd")
+        #expect(puzzle.width == 2 && puzzle.title == "Tiny")
+    }
 }
