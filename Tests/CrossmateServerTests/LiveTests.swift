@@ -302,6 +302,57 @@ import Testing
         }
     }
 
+    /// Every number a socket message carries, at the edges of (and beyond) 64 bits: a push's
+    /// id, a cursor's row and column, every field of a pushed move. Each is answered (an error
+    /// or a refused push), never a crash or a silent drop of the socket, and the socket still
+    /// answers a ping afterwards.
+    @Test func extremeNumbersOverTheSocketAreAnsweredNotCrashed() async throws {
+        let server = try TestServer { $0.socketRateLimitBurst = 10_000; $0.rateLimitBurst = 10_000 }
+        defer { server.removeFiles() }
+        try await server.application().test(.live) { client in
+            let ann = try await client.account("Ann")
+            let game = try await client.newGame(ann)
+            let probe = SocketProbe(port: try #require(client.port), token: ann.token)
+            var iterator = probe.received.makeAsyncIterator()
+            try await probe.subscribe([game.gameID], iterator: &iterator)
+            let extremes = ["9223372036854775807", "-9223372036854775808", "10000000000000000", "-1", "0",
+                            "18446744073709551616", "1e300", "-0.5"]
+            let now = server.clock.now
+            var messages: [String] = []
+            for value in extremes {
+                messages.append(#"{"type":"cursor","gameID":"\#(game.gameID)","cursor":{"row":\#(value),"col":1,"direction":"across"}}"#)
+                messages.append(#"{"type":"cursor","gameID":"\#(game.gameID)","cursor":{"row":1,"col":\#(value),"direction":"down"}}"#)
+                messages.append(#"{"type":"push","id":\#(value),"gameID":"\#(game.gameID)","moves":[]}"#)
+                for field in ["seq", "row", "col", "mark", "wallMillis", "counter", "targetSeq", "prevSeqAtCell"] {
+                    var fields = ["seq": "1", "row": "1", "col": "0", "mark": "0", "wallMillis": "\(now)", "counter": "0",
+                                  "targetSeq": "null", "prevSeqAtCell": "null"]
+                    fields[field] = value
+                    messages.append(#"{"type":"push","id":7,"gameID":"\#(game.gameID)","moves":[{"gameID":"\#(game.gameID)","replicaID":"\#(ann.deviceID)","authorID":"","seq":\#(fields["seq"]!),"timestamp":{"counter":\#(fields["counter"]!),"wallMillis":\#(fields["wallMillis"]!)},"row":\#(fields["row"]!),"col":\#(fields["col"]!),"letter":"G","mark":\#(fields["mark"]!),"cellAuthorID":"\#(ann.account.authorID)","kind":"input","batchID":"b","targetSeq":\#(fields["targetSeq"]!),"prevSeqAtCell":\#(fields["prevSeqAtCell"]!)}]}"#)
+                }
+            }
+            for message in messages {
+                probe.send(raw: message)
+                probe.send(.ping)
+                // The answer to the message (if it has one) comes before the pong: the socket is
+                // read in order, and a dropped socket would end the stream instead.
+                var answered = false
+                while true {
+                    let next = try await probe.next(&iterator) { _ in true }
+                    if case .pong = next { break }
+                    if case let .error(error) = next { #expect(error.error != .serverError, "\(message) → \(error)") }
+                    if case let .pushFailed(_, _, error, _) = next { #expect(error.error != .serverError, "\(message) → \(error)") }
+                    answered = true
+                }
+                // A cursor on a letter square is relayed silently; every other message here is answered.
+                let valid = message.contains(#""row":0,"col":1"#) || message.contains(#""row":1,"col":0,"direction""#)
+                #expect(answered || valid, "no answer to \(message)")
+            }
+            await probe.close()
+            let health = try await client.send(.get, "/healthz")
+            #expect(health.status == .ok)
+        }
+    }
+
     @Test(.enabled(if: ProcessInfo.processInfo.environment["CROSSMATE_TEST_POSTGRES_URL"] != nil, "needs CROSSMATE_TEST_POSTGRES_URL"))
     func twoInstancesOnOnePostgresPushToEachOthersDevices() async throws {
         let first = try TestServer(postgres: true)
