@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Builds libFuzzer targets for the .puz and .ipuz readers and the socket push reader with swiftc
-# and runs each briefly, seeded with the fixtures (the push target with a few pushes).
+# Builds libFuzzer targets for the .puz, .ipuz and .jpz readers (the .jpz one through its ZIP
+# container and DEFLATE inflater too) and the socket push reader with swiftc, and runs each
+# briefly, seeded with the fixtures (the push target with a few pushes).
 # Usage: scripts/fuzz.sh [SECONDS_PER_TARGET]  (default 30)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -30,7 +31,7 @@ swiftc "${flags[@]}" -enable-testing -module-name CrossmateProtocol -I "$build" 
     -emit-module-path "$build/CrossmateProtocol.swiftmodule" -c "${protocol_sources[@]}" -o "$build/CrossmateProtocol.o"
 
 status=0
-for target in puz ipuz push; do
+for target in puz ipuz jpz push; do
     name="Fuzz${target^}"
     echo "fuzz: building $target target"
     # The gold linker warns once per sanitizer helper symbol; keep that noise in a log.
@@ -43,11 +44,19 @@ for target in puz ipuz push; do
     mkdir -p "$corpus" "$build/artifacts-$target"
     if [ "$target" = push ]; then
         cp Fuzz/push-seeds/*.json "$corpus"/
+    elif [ "$target" = jpz ]; then
+        # Plain XML, a zipped file (DEFLATE) and a stored one.
+        cp Tests/CrossmateFormatsTests/Fixtures/kotwords/jpz/*.jpz Tests/CrossmateFormatsTests/Fixtures/crossmate/test-*.jpz "$corpus"/
     else
         cp Tests/CrossmateFormatsTests/Fixtures/kotwords/"$target"/*."$target" "$corpus"/
     fi
     echo "fuzz: running $target for ${seconds}s"
-    if ! "$build/fuzz-$target" -max_total_time="$seconds" -max_len=8192 -timeout=10 -rss_limit_mb=2048 \
+    leaks=1
+    # Foundation's XMLParser leaks the strings of its error (in _CFErrorCreateFromXMLInterface)
+    # for every malformed document: a toolchain defect, not ours, which would end the run at the
+    # first bad XML and again at exit. Leak checking stays on for the other targets.
+    if [ "$target" = jpz ]; then leaks=0; fi
+    if ! ASAN_OPTIONS="detect_leaks=$leaks" "$build/fuzz-$target" -detect_leaks="$leaks" -max_total_time="$seconds" -max_len=8192 -timeout=10 -rss_limit_mb=2048 \
         -artifact_prefix="$build/artifacts-$target/" -print_final_stats=1 "$corpus" 2> "$build/fuzz-$target.log"; then
         echo "fuzz: $target FAILED; see $build/fuzz-$target.log and the crashing input in $build/artifacts-$target/"
         tail -n 40 "$build/fuzz-$target.log"

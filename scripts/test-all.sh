@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The whole test suite, from a fresh clone: the Swift tests (with a throwaway PostgreSQL for the
 # store suite and the two-instance tests), the puzpy oracle for .puz files and a short fuzzing
-# run of the .puz and .ipuz readers and the socket push reader. Installs what it needs.
+# run of the .puz, .ipuz and .jpz readers and the socket push reader. Installs what it needs.
 # Usage: scripts/test-all.sh   (FUZZ_SECONDS=N to fuzz each target longer; default 30)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -24,8 +24,8 @@ if "$work/venv/bin/python" Tests/oracle/puzpy_oracle.py "$(swift build --show-bi
 oracle=$(tail -1 "$work/oracle.log" | grep -o '^[0-9]*' || echo 0)
 passed=$((passed + oracle))
 
-echo "== fuzzing the .puz and .ipuz readers and the socket push reader"
-if scripts/fuzz.sh "${FUZZ_SECONDS:-30}"; then passed=$((passed + 3)); else failed=$((failed + 1)); fi
+echo "== fuzzing the .puz, .ipuz and .jpz readers and the socket push reader"
+if scripts/fuzz.sh "${FUZZ_SECONDS:-30}"; then passed=$((passed + 4)); else failed=$((failed + 1)); fi
 
 echo "== summary: swift tests, puzpy oracle checks and fuzz targets"
 echo "$passed passed, $failed failed"

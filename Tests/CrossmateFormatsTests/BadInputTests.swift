@@ -208,6 +208,24 @@ import Testing
 }
 
 @Suite struct XMLEncodingTests {
+    /// FoundationXML crashes on a processing instruction without data (`<?name?>`): found by
+    /// the .jpz fuzz target, from a two-byte change to a real file. Each is read or refused.
+    @Test func processingInstructionsWithoutDataAreNotACrash() throws {
+        let plain = String(decoding: try Fixture.bytes("kotwords/jpz/test.jpz"), as: UTF8.self)
+        for variant in [plain.replacingOccurrences(of: "<crossword-compiler", with: "<?pi?><crossword-compiler"),
+                        "<?xml?>\n" + plain, plain + "<?x?>", "<?xml version=\"1.0\"?><a><??></a>", "<a><?target?>", "<?a?"] {
+            do {
+                let puzzle = try JpzReader.read(Array(variant.utf8))
+                #expect(puzzle.width > 0)
+            } catch {
+                #expect(!error.description.isEmpty)
+            }
+        }
+        // The instruction is kept (with empty data), so a document that has one still reads.
+        let kept = plain.replacingOccurrences(of: "<crossword-compiler", with: "<?pi?><crossword-compiler")
+        #expect(try JpzReader.read(Array(kept.utf8)).title == JpzReader.read(Array(plain.utf8)).title)
+    }
+
     @Test func invalidUTF8InAnAttributeNameIsAnErrorNotACrash() throws {
         var bytes = Array(#"<crossword-compiler><rectangular-puzzle><crossword><grid width="1" height="1"><cell x="1" y="1" soluti"#.utf8)
         bytes += [0xFF] + Array(#"n="A"/></grid></crossword></rectangular-puzzle></crossword-compiler>"#.utf8)

@@ -53,7 +53,7 @@ final class MarkupElement {
 
     static func parse(_ data: [UInt8]) throws(PuzzleFileError) -> MarkupElement {
         let builder = Builder()
-        let parser = XMLParser(data: Data(try utf8Document(data)))
+        let parser = XMLParser(data: Data(withProcessingInstructionData(try utf8Document(data))))
         parser.shouldProcessNamespaces = false
         parser.shouldResolveExternalEntities = false
         parser.delegate = builder
@@ -62,6 +62,39 @@ final class MarkupElement {
             throw .notACrossword("the XML is not well formed (near line \(line))")
         }
         return root
+    }
+
+    /// The document with a space before the `?>` of every processing instruction that has no
+    /// data (`<?name?>` becomes `<?name ?>`). FoundationXML on Linux passes such an instruction's
+    /// missing data to `strlen` and crashes the process (found by the .jpz fuzz target); with the
+    /// space its data is empty instead. A raw `<?` cannot occur in XML text or attribute values,
+    /// so only instructions (and the inside of comments and CDATA, where a space is harmless)
+    /// are touched.
+    static func withProcessingInstructionData(_ document: [UInt8]) -> [UInt8] {
+        var output: [UInt8] = []
+        output.reserveCapacity(document.count)
+        var index = 0
+        while index < document.count {
+            output.append(document[index])
+            if document[index] == UInt8(ascii: "<"), index + 1 < document.count, document[index + 1] == UInt8(ascii: "?") {
+                // Copy `?` and the target name; a `?>` straight after the name gets its space.
+                var end = index + 2
+                while end < document.count, !Self.endsTarget(document[end]) { end += 1 }
+                output.append(contentsOf: document[(index + 1)..<end])
+                if end + 1 < document.count, document[end] == UInt8(ascii: "?"), document[end + 1] == UInt8(ascii: ">") {
+                    output.append(UInt8(ascii: " "))
+                }
+                index = end
+                continue
+            }
+            index += 1
+        }
+        return output
+    }
+
+    private static func endsTarget(_ byte: UInt8) -> Bool {
+        byte == UInt8(ascii: "?") || byte == UInt8(ascii: ">") || byte == UInt8(ascii: "<") || byte == 0x20 || byte == 0x09
+            || byte == 0x0A || byte == 0x0D
     }
 
     /// The document as valid UTF-8. FoundationXML on Linux traps on element or attribute names
