@@ -1,4 +1,4 @@
-// swift-tools-version: 6.1
+// swift-tools-version: 6.2
 import PackageDescription
 
 let package = Package(
@@ -105,3 +105,9 @@ let package = Package(
     ],
     swiftLanguageModes: [.v6]
 )
+
+// The project's own targets build without warnings: any warning fails the build. Dependencies
+// are left as they are.
+for target in package.targets {
+    target.swiftSettings = (target.swiftSettings ?? []) + [.treatAllWarnings(as: .error)]
+}

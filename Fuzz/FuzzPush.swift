@@ -2,6 +2,7 @@
 // Differential: whatever the hand-written reader accepts, JSONDecoder must read the same way.
 // A decline is always fine (JSONDecoder then answers); a disagreement or a crash is a bug.
 import Foundation
+
 @testable import CrossmateProtocol
 
 @_cdecl("LLVMFuzzerTestOneInput")

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# The whole test suite, from a fresh clone: the Swift tests (with a throwaway PostgreSQL for the
-# store suite and the two-instance tests), the puzpy oracle for .puz files and a short fuzzing
-# run of the .puz, .ipuz and .jpz readers and the socket push reader. Installs what it needs.
+# The whole test suite, from a fresh clone: the format lint, the Swift tests (warnings are
+# errors; a throwaway PostgreSQL for the store suite and the two-instance tests), the puzpy
+# oracle for .puz files and a short fuzzing run of the .puz, .ipuz and .jpz readers and the
+# socket push reader. Installs what it needs.
 # Usage: scripts/test-all.sh   (FUZZ_SECONDS=N to fuzz each target longer; default 30)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -9,6 +10,9 @@ work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
 failed=0
 passed=0
+
+echo "== swift format lint --strict (the layout .swift-format describes)"
+if swift format lint --strict -r Sources Tests Fuzz Package.swift; then passed=$((passed + 1)); else failed=$((failed + 1)); fi
 
 echo "== swift test (the store suite and two-instance tests also on a throwaway PostgreSQL)"
 swift build --build-tests
@@ -27,6 +31,6 @@ passed=$((passed + oracle))
 echo "== fuzzing the .puz, .ipuz and .jpz readers and the socket push reader"
 if scripts/fuzz.sh "${FUZZ_SECONDS:-30}"; then passed=$((passed + 4)); else failed=$((failed + 1)); fi
 
-echo "== summary: swift tests, puzpy oracle checks and fuzz targets"
+echo "== summary: format lint, swift tests, puzpy oracle checks and fuzz targets"
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

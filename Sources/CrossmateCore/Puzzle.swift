@@ -89,8 +89,9 @@ public struct Puzzle: Hashable, Sendable, Codable {
         }
         func clues(_ direction: Direction) -> [Clue] {
             numbering.entries(direction).map { entry in
-                Clue(direction: direction, number: entry.number,
-                     text: clueTexts[direction]?[entry.number] ?? "", cells: entry.cells)
+                Clue(
+                    direction: direction, number: entry.number,
+                    text: clueTexts[direction]?[entry.number] ?? "", cells: entry.cells)
             }
         }
         try self.init(

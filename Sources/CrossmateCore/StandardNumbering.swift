@@ -18,13 +18,17 @@ public struct StandardNumbering: Sendable {
         func startsEntry(_ direction: Direction, _ row: Int, _ col: Int) -> Bool {
             let here = GridPosition(row: row, col: col)
             let previous = here.moved(direction, by: -1)
-            let continuesFromPrevious = isOpen(previous.row, previous.col)
+            let continuesFromPrevious =
+                isOpen(previous.row, previous.col)
                 && Self.continues(direction, from: previous, width: width, height: height, cells: cells)
             return !continuesFromPrevious && Self.continues(direction, from: here, width: width, height: height, cells: cells)
         }
         func entry(_ direction: Direction, number: Int, _ row: Int, _ col: Int) -> Entry {
-            Entry(number: number, cells: Self.run(from: GridPosition(row: row, col: col), direction,
-                                                  width: width, height: height, cells: cells))
+            Entry(
+                number: number,
+                cells: Self.run(
+                    from: GridPosition(row: row, col: col), direction,
+                    width: width, height: height, cells: cells))
         }
 
         var numbers = [Int?](repeating: nil, count: width * height)
@@ -56,7 +60,8 @@ public struct StandardNumbering: Sendable {
     public static func continues(_ direction: Direction, from position: GridPosition, width: Int, height: Int, cells: [Cell]) -> Bool {
         let next = position.moved(direction)
         guard (0..<height).contains(next.row), (0..<width).contains(next.col),
-              cells[next.row * width + next.col].isLetter else { return false }
+            cells[next.row * width + next.col].isLetter
+        else { return false }
         let here = cells[position.row * width + position.col].bars
         let there = cells[next.row * width + next.col].bars
         switch direction {

@@ -9,8 +9,9 @@ public enum BundledPuzzles {
     /// Reads the bundled puzzle with `identifier` (one of `identifiers`).
     public static func puzzle(_ identifier: String) throws(PuzzleFileError) -> Puzzle {
         guard identifiers.contains(identifier),
-              let url = Bundle.module.url(forResource: identifier, withExtension: "xd", subdirectory: "Bundled"),
-              let data = try? Data(contentsOf: url) else {
+            let url = Bundle.module.url(forResource: identifier, withExtension: "xd", subdirectory: "Bundled"),
+            let data = try? Data(contentsOf: url)
+        else {
             throw .notACrossword("there is no bundled puzzle named \"\(identifier)\" (try \(identifiers.joined(separator: ", ")))")
         }
         return try XdReader.read(Array(data))

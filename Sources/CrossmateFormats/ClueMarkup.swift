@@ -17,13 +17,15 @@ enum ClueMarkup {
             let next = index + 1
             let close = nextClose[next]
             if character == "<", close < characters.count, next < close,
-               characters[next].isLetter || characters[next] == "/" || characters[next] == "!" {
+                characters[next].isLetter || characters[next] == "/" || characters[next] == "!"
+            {
                 if next + 1 < characters.count, characters[next].lowercased() == "b", characters[next + 1].lowercased() == "r" {
                     out.append(" ")
                 }
                 index = close + 1
             } else if character == "&", let semicolon = characters[index..<min(index + 10, characters.count)].firstIndex(of: ";"),
-                      let decoded = entity(String(characters[next..<semicolon])) {
+                let decoded = entity(String(characters[next..<semicolon]))
+            {
                 out.append(decoded)
                 index = semicolon + 1
             } else {
@@ -45,7 +47,8 @@ enum ClueMarkup {
         default:
             guard name.hasPrefix("#") else { return nil }
             let digits = name.dropFirst()
-            let value = digits.lowercased().hasPrefix("x")
+            let value =
+                digits.lowercased().hasPrefix("x")
                 ? UInt32(digits.dropFirst(), radix: 16)
                 : UInt32(digits)
             return value.flatMap(Unicode.Scalar.init).map { String(Character($0)) }

@@ -20,11 +20,12 @@ public struct ChangeToken: Hashable, Sendable, Codable, CustomStringConvertible 
         guard encoded.utf8.count <= 200, let bytes = Base64URL.decode(encoded) else { return nil }
         let colon = UInt8(ascii: ":")
         guard bytes.count > 3, bytes[0] == UInt8(ascii: "v"), bytes[1] == UInt8(ascii: "1"), bytes[2] == colon,
-              let second = bytes[3...].firstIndex(of: colon), second > 3,
-              !bytes[(second + 1)...].contains(colon),
-              let zone = String(validating: bytes[3..<second], as: UTF8.self),
-              let digits = String(validating: bytes[(second + 1)...], as: UTF8.self),
-              let sequence = Int64(digits), sequence >= 0 else { return nil }
+            let second = bytes[3...].firstIndex(of: colon), second > 3,
+            !bytes[(second + 1)...].contains(colon),
+            let zone = String(validating: bytes[3..<second], as: UTF8.self),
+            let digits = String(validating: bytes[(second + 1)...], as: UTF8.self),
+            let sequence = Int64(digits), sequence >= 0
+        else { return nil }
         self.zone = zone
         self.sequence = sequence
     }

@@ -33,13 +33,24 @@ private struct PushReader {
     }
 
     mutating func message() -> ClientSocketMessage? {
-        var type: String?, gameID: String?, id: Int?, moves: [MoveRecord]?
+        var type: String?
+        var gameID: String?
+        var id: Int?
+        var moves: [MoveRecord]?
         let complete = object { reader, key in
             switch key {
-            case "type" where type == nil: type = reader.string(); return type != nil
-            case "gameID" where gameID == nil: gameID = reader.string(); return gameID != nil
-            case "id" where id == nil: id = reader.integer(); return id != nil
-            case "moves" where moves == nil: moves = reader.array { $0.move() }; return moves != nil
+            case "type" where type == nil:
+                type = reader.string()
+                return type != nil
+            case "gameID" where gameID == nil:
+                gameID = reader.string()
+                return gameID != nil
+            case "id" where id == nil:
+                id = reader.integer()
+                return id != nil
+            case "moves" where moves == nil:
+                moves = reader.array { $0.move() }
+                return moves != nil
             default: return false
             }
         }
@@ -49,46 +60,88 @@ private struct PushReader {
     }
 
     mutating func move() -> MoveRecord? {
-        var gameID: String?, replicaID: String?, authorID: String?, seq: Int?, timestamp: HLCTimestamp?
-        var row: Int?, col: Int?, letter: String?, mark: Int?, cellAuthorID: String?, kind: String?, batchID: String?
+        var gameID: String?
+        var replicaID: String?
+        var authorID: String?
+        var seq: Int?
+        var timestamp: HLCTimestamp?
+        var row: Int?
+        var col: Int?
+        var letter: String?
+        var mark: Int?
+        var cellAuthorID: String?
+        var kind: String?
+        var batchID: String?
         // Optional keys: absent and null both mean nil, as `decodeIfPresent` has it.
-        var targetSeq: Int?, prevSeqAtCell: Int?
+        var targetSeq: Int?
+        var prevSeqAtCell: Int?
         var seen: Set<String> = []
         let complete = object { reader, key in
             guard seen.insert(key).inserted else { return false }
             switch key {
-            case "gameID": gameID = reader.string(); return gameID != nil
-            case "replicaID": replicaID = reader.string(); return replicaID != nil
-            case "authorID": authorID = reader.string(); return authorID != nil
-            case "seq": seq = reader.integer(); return seq != nil
-            case "timestamp": timestamp = reader.timestamp(); return timestamp != nil
-            case "row": row = reader.integer(); return row != nil
-            case "col": col = reader.integer(); return col != nil
-            case "letter": letter = reader.string(); return letter != nil
-            case "mark": mark = reader.integer(); return mark != nil
-            case "cellAuthorID": cellAuthorID = reader.string(); return cellAuthorID != nil
-            case "kind": kind = reader.string(); return kind != nil
-            case "batchID": batchID = reader.string(); return batchID != nil
+            case "gameID":
+                gameID = reader.string()
+                return gameID != nil
+            case "replicaID":
+                replicaID = reader.string()
+                return replicaID != nil
+            case "authorID":
+                authorID = reader.string()
+                return authorID != nil
+            case "seq":
+                seq = reader.integer()
+                return seq != nil
+            case "timestamp":
+                timestamp = reader.timestamp()
+                return timestamp != nil
+            case "row":
+                row = reader.integer()
+                return row != nil
+            case "col":
+                col = reader.integer()
+                return col != nil
+            case "letter":
+                letter = reader.string()
+                return letter != nil
+            case "mark":
+                mark = reader.integer()
+                return mark != nil
+            case "cellAuthorID":
+                cellAuthorID = reader.string()
+                return cellAuthorID != nil
+            case "kind":
+                kind = reader.string()
+                return kind != nil
+            case "batchID":
+                batchID = reader.string()
+                return batchID != nil
             case "targetSeq": return reader.optionalInteger(&targetSeq)
             case "prevSeqAtCell": return reader.optionalInteger(&prevSeqAtCell)
             default: return false
             }
         }
         guard complete, let gameID, let replicaID, let authorID, let seq, let timestamp, let row, let col, let letter, let mark,
-              let cellAuthorID, let kind, let batchID else { return nil }
-        return MoveRecord(gameID: gameID, replicaID: replicaID, authorID: authorID, seq: seq, timestamp: timestamp, row: row, col: col,
-                          letter: letter, mark: mark, cellAuthorID: cellAuthorID, kind: kind, batchID: batchID,
-                          targetSeq: targetSeq, prevSeqAtCell: prevSeqAtCell)
+            let cellAuthorID, let kind, let batchID
+        else { return nil }
+        return MoveRecord(
+            gameID: gameID, replicaID: replicaID, authorID: authorID, seq: seq, timestamp: timestamp, row: row, col: col,
+            letter: letter, mark: mark, cellAuthorID: cellAuthorID, kind: kind, batchID: batchID,
+            targetSeq: targetSeq, prevSeqAtCell: prevSeqAtCell)
     }
 
     /// `{"counter": C, "wallMillis": W}` in range; anything else declines (and JSONDecoder
     /// says what is wrong).
     mutating func timestamp() -> HLCTimestamp? {
-        var counter: UInt16?, wall: Int64?
+        var counter: UInt16?
+        var wall: Int64?
         let complete = object { reader, key in
             switch key {
-            case "counter" where counter == nil: counter = reader.integer(); return counter != nil
-            case "wallMillis" where wall == nil: wall = reader.integer(); return wall != nil
+            case "counter" where counter == nil:
+                counter = reader.integer()
+                return counter != nil
+            case "wallMillis" where wall == nil:
+                wall = reader.integer()
+                return wall != nil
             default: return false
             }
         }

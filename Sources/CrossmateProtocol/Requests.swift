@@ -147,8 +147,10 @@ public struct GameSummary: Codable, Hashable, Sendable {
     /// The server's time when this summary was made (every response carries it).
     public var serverTime: Int64
 
-    public init(gameID: String, title: String, width: Int, height: Int, ownerID: String, role: ParticipantRecord.Role,
-                readOnly: Bool, filled: Int, total: Int, completion: CompletionRecord?, token: ChangeToken, serverTime: Int64) {
+    public init(
+        gameID: String, title: String, width: Int, height: Int, ownerID: String, role: ParticipantRecord.Role,
+        readOnly: Bool, filled: Int, total: Int, completion: CompletionRecord?, token: ChangeToken, serverTime: Int64
+    ) {
         self.gameID = gameID
         self.title = title
         self.width = width
@@ -202,8 +204,9 @@ public struct GameListCursor: Codable, Hashable, Sendable {
 
     public init?(encoded: String) {
         guard encoded.utf8.count <= 400, let bytes = Base64URL.decode(encoded),
-              let text = String(validating: bytes, as: UTF8.self), let colon = text.firstIndex(of: ":"),
-              let createdAt = Int64(text[..<colon]) else { return nil }
+            let text = String(validating: bytes, as: UTF8.self), let colon = text.firstIndex(of: ":"),
+            let createdAt = Int64(text[..<colon])
+        else { return nil }
         self.init(createdAt: createdAt, gameID: String(text[text.index(after: colon)...]))
     }
 

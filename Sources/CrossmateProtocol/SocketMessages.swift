@@ -30,11 +30,15 @@ public enum ClientSocketMessage: Codable, Hashable, Sendable {
         switch try container.decode(String.self, forKey: .type) {
         case "subscribe": self = .subscribe(games: try container.decode([String].self, forKey: .games))
         case "unsubscribe": self = .unsubscribe(games: try container.decode([String].self, forKey: .games))
-        case "cursor": self = .cursor(gameID: try container.decode(String.self, forKey: .gameID),
-                                      cursor: try container.decode(CursorPosition.self, forKey: .cursor))
-        case "push": self = .push(gameID: try container.decode(String.self, forKey: .gameID),
-                                  id: try container.decode(Int.self, forKey: .id),
-                                  moves: try container.decode([MoveRecord].self, forKey: .moves))
+        case "cursor":
+            self = .cursor(
+                gameID: try container.decode(String.self, forKey: .gameID),
+                cursor: try container.decode(CursorPosition.self, forKey: .cursor))
+        case "push":
+            self = .push(
+                gameID: try container.decode(String.self, forKey: .gameID),
+                id: try container.decode(Int.self, forKey: .id),
+                moves: try container.decode([MoveRecord].self, forKey: .moves))
         case "ping": self = .ping
         case let other:
             throw DecodingError.dataCorruptedError(forKey: .type, in: container, debugDescription: "unknown message type \(other)")
@@ -91,23 +95,31 @@ public enum ServerSocketMessage: Codable, Hashable, Sendable {
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         switch try container.decode(String.self, forKey: .type) {
-        case "poke": self = .poke(zone: try container.decode(String.self, forKey: .zone),
-                                  token: try container.decode(ChangeToken.self, forKey: .token),
-                                  after: try container.decodeIfPresent(ChangeToken.self, forKey: .after),
-                                  changes: try container.decodeIfPresent([ZoneChange].self, forKey: .changes))
-        case "cursor": self = .cursor(gameID: try container.decode(String.self, forKey: .gameID),
-                                      deviceID: try container.decode(String.self, forKey: .deviceID),
-                                      authorID: try container.decode(String.self, forKey: .authorID),
-                                      cursor: try container.decode(CursorPosition.self, forKey: .cursor))
+        case "poke":
+            self = .poke(
+                zone: try container.decode(String.self, forKey: .zone),
+                token: try container.decode(ChangeToken.self, forKey: .token),
+                after: try container.decodeIfPresent(ChangeToken.self, forKey: .after),
+                changes: try container.decodeIfPresent([ZoneChange].self, forKey: .changes))
+        case "cursor":
+            self = .cursor(
+                gameID: try container.decode(String.self, forKey: .gameID),
+                deviceID: try container.decode(String.self, forKey: .deviceID),
+                authorID: try container.decode(String.self, forKey: .authorID),
+                cursor: try container.decode(CursorPosition.self, forKey: .cursor))
         case "feed": self = .feed(token: try container.decode(ChangeToken.self, forKey: .token))
         case "pong": self = .pong(serverTime: try container.decode(Int64.self, forKey: .serverTime))
-        case "pushed": self = .pushed(id: try container.decode(Int.self, forKey: .id),
-                                      gameID: try container.decode(String.self, forKey: .gameID),
-                                      response: try container.decode(PushMovesResponse.self, forKey: .response))
-        case "pushFailed": self = .pushFailed(id: try container.decode(Int.self, forKey: .id),
-                                              gameID: try container.decode(String.self, forKey: .gameID),
-                                              error: try container.decode(ErrorBody.self, forKey: .error),
-                                              retryAfterSeconds: try container.decodeIfPresent(Int.self, forKey: .retryAfterSeconds))
+        case "pushed":
+            self = .pushed(
+                id: try container.decode(Int.self, forKey: .id),
+                gameID: try container.decode(String.self, forKey: .gameID),
+                response: try container.decode(PushMovesResponse.self, forKey: .response))
+        case "pushFailed":
+            self = .pushFailed(
+                id: try container.decode(Int.self, forKey: .id),
+                gameID: try container.decode(String.self, forKey: .gameID),
+                error: try container.decode(ErrorBody.self, forKey: .error),
+                retryAfterSeconds: try container.decodeIfPresent(Int.self, forKey: .retryAfterSeconds))
         case "error": self = .error(try container.decode(ErrorBody.self, forKey: .error))
         case let other:
             throw DecodingError.dataCorruptedError(forKey: .type, in: container, debugDescription: "unknown message type \(other)")

@@ -35,11 +35,14 @@ struct AccountController {
         let authorID = Secrets.identifier(prefix: "acct")
         let deviceID = Secrets.identifier(prefix: "dev")
         let token = Secrets.token()
-        try await state.store.createAccount(authorID: authorID, displayName: name, deviceID: deviceID,
-                                            tokenHash: Secrets.hash(token), now: state.now())
+        try await state.store.createAccount(
+            authorID: authorID, displayName: name, deviceID: deviceID,
+            tokenHash: Secrets.hash(token), now: state.now())
         state.logger.info("account created", metadata: ["author": "\(authorID)", "device": "\(deviceID)"])
-        return try ServerState.json(DeviceSession(account: AccountInfo(authorID: authorID, displayName: name),
-                                                  deviceID: deviceID, token: token, serverTime: state.now()), status: .created)
+        return try ServerState.json(
+            DeviceSession(
+                account: AccountInfo(authorID: authorID, displayName: name),
+                deviceID: deviceID, token: token, serverTime: state.now()), status: .created)
     }
 
     @Sendable func createLinkCode(_ request: Request, context: CrossmateRequestContext) async throws -> Response {
@@ -55,18 +58,24 @@ struct AccountController {
         let body = try await state.decode(LinkDeviceRequest.self, from: request, limit: 16 * 1024)
         let deviceID = Secrets.identifier(prefix: "dev")
         let token = Secrets.token()
-        guard body.code.utf8.count <= 200, let device = try await state.store.linkDevice(
-            codeHash: Secrets.hash(body.code), deviceID: deviceID, tokenHash: Secrets.hash(token), now: state.now()) else {
+        guard body.code.utf8.count <= 200,
+            let device = try await state.store.linkDevice(
+                codeHash: Secrets.hash(body.code), deviceID: deviceID, tokenHash: Secrets.hash(token), now: state.now())
+        else {
             throw APIError(.gone, "this link code is unknown, already used or expired; make a new one on a signed-in device")
         }
-        return try ServerState.json(DeviceSession(account: AccountInfo(authorID: device.authorID, displayName: device.displayName),
-                                                  deviceID: deviceID, token: token, serverTime: state.now()), status: .created)
+        return try ServerState.json(
+            DeviceSession(
+                account: AccountInfo(authorID: device.authorID, displayName: device.displayName),
+                deviceID: deviceID, token: token, serverTime: state.now()), status: .created)
     }
 
     @Sendable func me(_ request: Request, context: CrossmateRequestContext) async throws -> Response {
         let device = try context.requireDevice()
-        return try ServerState.json(MeResponse(account: AccountInfo(authorID: device.authorID, displayName: device.displayName),
-                                               deviceID: device.deviceID, serverTime: state.now()))
+        return try ServerState.json(
+            MeResponse(
+                account: AccountInfo(authorID: device.authorID, displayName: device.displayName),
+                deviceID: device.deviceID, serverTime: state.now()))
     }
 
     @Sendable func listDevices(_ request: Request, context: CrossmateRequestContext) async throws -> Response {

@@ -36,8 +36,9 @@ public func buildApplication(_ configuration: ServerConfiguration, logger: Logge
         services.append(postgresFanout)
         fanout = postgresFanout
     }
-    let state = ServerState(configuration: configuration, store: store, directory: directory, hub: hub, fanout: fanout,
-                            metrics: metrics, logger: logger)
+    let state = ServerState(
+        configuration: configuration, store: store, directory: directory, hub: hub, fanout: fanout,
+        metrics: metrics, logger: logger)
 
     let router = Router(context: CrossmateRequestContext.self)
     router.add(middleware: JSONErrors(state: state))
@@ -80,16 +81,19 @@ struct OperationsController {
     func addRoutes(to router: Router<CrossmateRequestContext>) {
         // What this server is, for someone who opens its address (the web app comes later).
         router.get("/") { _, _ -> Response in
-            try ServerState.json(["service": "crossmate", "api": "/v1", "health": "/healthz", "metrics": "/metrics",
-                                  "bundledPuzzles": BundledPuzzles.identifiers.joined(separator: ", ")])
+            try ServerState.json([
+                "service": "crossmate", "api": "/v1", "health": "/healthz", "metrics": "/metrics",
+                "bundledPuzzles": BundledPuzzles.identifiers.joined(separator: ", "),
+            ])
         }
         router.get("healthz") { _, _ -> Response in
             _ = try await state.store.feedSequence(authorID: "")
             return try ServerState.json(["status": "ok"])
         }
         router.get("metrics") { _, _ -> Response in
-            Response(status: .ok, headers: [.contentType: "text/plain; version=0.0.4"],
-                     body: .init(byteBuffer: ByteBuffer(string: state.metrics.render())))
+            Response(
+                status: .ok, headers: [.contentType: "text/plain; version=0.0.4"],
+                body: .init(byteBuffer: ByteBuffer(string: state.metrics.render())))
         }
     }
 }

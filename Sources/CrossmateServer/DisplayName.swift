@@ -4,7 +4,8 @@ import CrossmateProtocol
 /// UTF-8 (one character can carry any number of combining marks), no control characters.
 enum DisplayName {
     static func validated(_ raw: String) throws -> String {
-        let characters = ProtocolLimits.maximumDisplayNameLength, bytes = ProtocolLimits.maximumDisplayNameBytes
+        let characters = ProtocolLimits.maximumDisplayNameLength
+        let bytes = ProtocolLimits.maximumDisplayNameBytes
         guard raw.utf8.count <= bytes * 4 else { throw APIError(.invalid, "a display name is at most \(bytes) bytes") }
         let name = raw.trimmingSpaces
         guard !name.isEmpty, name.utf8.count <= bytes, name.count <= characters else {

@@ -229,8 +229,9 @@ extension PostgresClient.Configuration {
         if let path = unixSocketPath {
             configuration = .init(unixSocketPath: path, username: username, password: password, database: database)
         } else {
-            configuration = .init(host: host ?? "localhost", port: port ?? 5432, username: username, password: password,
-                                  database: database, tls: .disable)
+            configuration = .init(
+                host: host ?? "localhost", port: port ?? 5432, username: username, password: password,
+                database: database, tls: .disable)
         }
         return configuration
     }

@@ -21,7 +21,9 @@ struct FeedController {
         let limit = min(ProtocolLimits.maximumChangesPerPage, max(1, request.uri.queryParameters["limit"].flatMap { Int(String($0)) } ?? 500))
         let entries = try await state.store.feed(authorID: device.authorID, after: after, limit: limit + 1)
         let page = Array(entries.prefix(limit))
-        return try ServerState.json(FeedResponse(entries: page, token: ChangeToken(zone: "feed", sequence: page.last?.sequence ?? after),
-                                                 moreComing: entries.count > limit, serverTime: state.now()))
+        return try ServerState.json(
+            FeedResponse(
+                entries: page, token: ChangeToken(zone: "feed", sequence: page.last?.sequence ?? after),
+                moreComing: entries.count > limit, serverTime: state.now()))
     }
 }

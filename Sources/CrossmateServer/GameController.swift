@@ -32,7 +32,9 @@ struct GameController {
                 guard let data = Data(base64Encoded: encoded) else { throw APIError(.invalid, "fileBase64 is not base64") }
                 puzzle = try await state.uploads.parse(Array(data), fileName: body.fileName ?? "upload")
             } else {
-                throw APIError(.invalid, "say which puzzle: \"bundled\" (\(BundledPuzzles.identifiers.joined(separator: ", "))) or \"fileBase64\" with \"fileName\"")
+                throw APIError(
+                    .invalid,
+                    "say which puzzle: \"bundled\" (\(BundledPuzzles.identifiers.joined(separator: ", "))) or \"fileBase64\" with \"fileName\"")
             }
         } catch let error as PuzzleFileError {
             throw APIError(.invalid, "\(body.fileName ?? body.bundled ?? "the file"): \(error)")
@@ -44,20 +46,22 @@ struct GameController {
         await state.fanout.publish(.feed(authorID: device.authorID, sequence: try await state.store.feedSequence(authorID: device.authorID)))
         state.logger.info("game created", metadata: ["game": "\(gameID)", "owner": "\(device.authorID)"])
         let total = puzzle.letterPositions.count
-        return try ServerState.json(GameSummary(
-            gameID: gameID, title: Self.listTitle(puzzle.title), width: puzzle.width, height: puzzle.height, ownerID: device.authorID,
-            role: .owner, readOnly: false, filled: 0, total: total, completion: nil,
-            token: ChangeToken(zone: gameID, sequence: sequence), serverTime: state.now()), status: .created)
+        return try ServerState.json(
+            GameSummary(
+                gameID: gameID, title: Self.listTitle(puzzle.title), width: puzzle.width, height: puzzle.height, ownerID: device.authorID,
+                role: .owner, readOnly: false, filled: 0, total: total, completion: nil,
+                token: ChangeToken(zone: gameID, sequence: sequence), serverTime: state.now()), status: .created)
     }
 
     /// The title the games list shows: at most 200 bytes of UTF-8, cut between characters (the
     /// full title stays in the puzzle).
     static func listTitle(_ title: String) -> String {
         var bytes = 0
-        return String(title.prefix { character in
-            bytes += character.utf8.count
-            return bytes <= 200
-        })
+        return String(
+            title.prefix { character in
+                bytes += character.utf8.count
+                return bytes <= 200
+            })
     }
 
     /// One page of the account's games, newest first (`?limit=`, at most 100; `?after=` the
@@ -88,10 +92,11 @@ struct GameController {
         let puzzle = projection.puzzle
         let progress = await projection.progress
         let completion = await projection.completion
-        return GameSummary(gameID: game.gameID, title: game.title, width: puzzle.width, height: puzzle.height, ownerID: game.ownerID,
-                           role: participant.role, readOnly: participant.revoked, filled: progress.filled, total: progress.total,
-                           completion: completion.map(CompletionRecord.init), token: ChangeToken(zone: game.gameID, sequence: game.zoneSeq),
-                           serverTime: state.now())
+        return GameSummary(
+            gameID: game.gameID, title: game.title, width: puzzle.width, height: puzzle.height, ownerID: game.ownerID,
+            role: participant.role, readOnly: participant.revoked, filled: progress.filled, total: progress.total,
+            completion: completion.map(CompletionRecord.init), token: ChangeToken(zone: game.gameID, sequence: game.zoneSeq),
+            serverTime: state.now())
     }
 
     @Sendable func pushMoves(_ request: Request, context: CrossmateRequestContext) async throws -> Response {
@@ -157,9 +162,11 @@ struct GameController {
             // them consecutively), so the poke can carry them and up-to-date peers need not fetch.
             var inline: InlineChanges?
             if outcome.saved.count <= InlineChanges.maximumCount, last.sequence == sequence {
-                inline = InlineChanges(after: first.sequence - 1, changes: outcome.saved.map {
-                    InlineChanges.Change(sequence: $0.sequence, type: "move", body: $0.body)
-                })
+                inline = InlineChanges(
+                    after: first.sequence - 1,
+                    changes: outcome.saved.map {
+                        InlineChanges.Change(sequence: $0.sequence, type: "move", body: $0.body)
+                    })
             }
             let poke = FanoutEvent.poke(game: gameID, sequence: sequence, exceptDevice: device.deviceID, inline: inline)
             // This instance's sockets hear of the moves from inside the fold, so in zone order.
@@ -182,8 +189,10 @@ struct GameController {
     }
 
     /// The rules a single record must meet before it may be stored.
-    func validate(_ record: MoveRecord, device: StoredDevice, game: GameRecord, now: Int64,
-                  isPlayer: (String) -> Bool) -> Result<Move, ErrorBody> {
+    func validate(
+        _ record: MoveRecord, device: StoredDevice, game: GameRecord, now: Int64,
+        isPlayer: (String) -> Bool
+    ) -> Result<Move, ErrorBody> {
         let puzzle = game.puzzle
         guard record.replicaID == device.deviceID else {
             return .failure(ErrorBody(.forbidden, "a device writes only its own moves: replicaID must be \(device.deviceID)"))
@@ -198,7 +207,11 @@ struct GameController {
             return .failure(ErrorBody(.invalid, "square \(move.position) is not a letter square"))
         }
         guard record.letter.isEmpty || LetterRule.normalize(record.letter) == record.letter else {
-            return .failure(ErrorBody(.invalid, "\"\(record.letter.prefix(LetterRule.maximumLength))\" is not a letter a square takes (1 to \(LetterRule.maximumLength) upper case letters, digits or rebus symbols, at most \(LetterRule.maximumBytes) bytes)"))
+            return .failure(
+                ErrorBody(
+                    .invalid,
+                    "\"\(record.letter.prefix(LetterRule.maximumLength))\" is not a letter a square takes (1 to \(LetterRule.maximumLength) upper case letters, digits or rebus symbols, at most \(LetterRule.maximumBytes) bytes)"
+                ))
         }
         guard record.batchID.utf8.count <= 200, record.cellAuthorID.utf8.count <= 200 else {
             return .failure(ErrorBody(.invalid, "batchID and cellAuthorID are at most 200 bytes"))
@@ -208,10 +221,18 @@ struct GameController {
         // from a broken clock, and stored it would lose every conflict.
         let skew = state.configuration.maximumSkewMillis
         guard move.timestamp.wallMillis >= game.createdAt - skew else {
-            return .failure(ErrorBody(.invalid, "move \(record.seq) is stamped \(move.timestamp.wallMillis), before the game was created at \(game.createdAt): timestamp.wallMillis is Unix time in milliseconds, corrected by serverTime"))
+            return .failure(
+                ErrorBody(
+                    .invalid,
+                    "move \(record.seq) is stamped \(move.timestamp.wallMillis), before the game was created at \(game.createdAt): timestamp.wallMillis is Unix time in milliseconds, corrected by serverTime"
+                ))
         }
         guard move.timestamp.isWithinSkew(of: now, maximumAheadMillis: skew) else {
-            return .failure(ErrorBody(.clockSkew, "move \(record.seq) is stamped \(move.timestamp.wallMillis - now) ms ahead of the server's clock; correct your clock by serverTime and resend", serverTime: now))
+            return .failure(
+                ErrorBody(
+                    .clockSkew,
+                    "move \(record.seq) is stamped \(move.timestamp.wallMillis - now) ms ahead of the server's clock; correct your clock by serverTime and resend",
+                    serverTime: now))
         }
         do {
             try MoveTrust.check(move, puzzle: puzzle, isPlayer: isPlayer)
@@ -247,8 +268,9 @@ struct GameController {
         // exactly ChangesResponse's; the route and golden tests decode it as one.
         var json = #"{"changes":"# + ChangeJSON.list(page)
         json += #","moreComing":\#(stored.count > page.count),"serverTime":\#(state.now()),"token":"\#(token.encoded)"}"#
-        return Response(status: .ok, headers: [.contentType: "application/json; charset=utf-8"],
-                        body: .init(byteBuffer: ByteBuffer(string: json)))
+        return Response(
+            status: .ok, headers: [.contentType: "application/json; charset=utf-8"],
+            body: .init(byteBuffer: ByteBuffer(string: json)))
     }
 
     @Sendable func snapshot(_ request: Request, context: CrossmateRequestContext) async throws -> Response {
@@ -259,8 +281,9 @@ struct GameController {
         var record = projection.game
         record.completion = game.completion
         let stored = try await state.store.latestSnapshot(gameID: gameID)
-        return try ServerState.json(SnapshotResponse(
-            game: record, snapshot: stored?.snapshot, token: ChangeToken(zone: gameID, sequence: stored?.zoneSeq ?? 0), serverTime: state.now()))
+        return try ServerState.json(
+            SnapshotResponse(
+                game: record, snapshot: stored?.snapshot, token: ChangeToken(zone: gameID, sequence: stored?.zoneSeq ?? 0), serverTime: state.now()))
     }
 
     @Sendable func resign(_ request: Request, context: CrossmateRequestContext) async throws -> Response {

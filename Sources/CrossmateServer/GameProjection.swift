@@ -44,8 +44,9 @@ actor GameProjection {
             if !cell.cellAuthorID.isEmpty { players.insert(cell.cellAuthorID) }
         }
         zoneSeq = max(from, last)
-        replica = GameReplica(puzzle: puzzle, gameID: game.gameID, replicaID: "server", authorID: "server",
-                              snapshot: snapshot, moves: [], completion: game.completion?.completion)
+        replica = GameReplica(
+            puzzle: puzzle, gameID: game.gameID, replicaID: "server", authorID: "server",
+            snapshot: snapshot, moves: [], completion: game.completion?.completion)
         // Moves stored after the final snapshot are history: the finished grid stays as stored.
         for move in moves { fold(move) }
     }
@@ -82,8 +83,11 @@ actor GameProjection {
     /// called, in zone order, once moves that followed on are folded, unless they completed the
     /// game; it reports whether it was called. Returns a completion this projection detected and
     /// recorded, if any.
-    func fold(saved: [SavedMove], announce: @Sendable () -> Void = {}) async throws
-        -> (announced: Bool, completed: (completion: CompletionRecord, sequence: Int64)?) {
+    func fold(
+        saved: [SavedMove], announce: @Sendable () -> Void = {}
+    ) async throws
+        -> (announced: Bool, completed: (completion: CompletionRecord, sequence: Int64)?)
+    {
         guard let first = saved.first else { return (false, nil) }
         if first.sequence > zoneSeq + 1 {
             await waitUntilFolded(through: first.sequence - 1)
@@ -153,8 +157,11 @@ actor GameProjection {
         guard sequence > zoneSeq else { return nil }
         if let inline, inline.after == zoneSeq, inline.changes.last?.sequence == sequence, inline.changes.allSatisfy({ $0.type == "move" }) {
             let saved = try inline.changes.map { change in
-                SavedMove(sequence: change.sequence, move: try Store.decode(MoveRecord.self, change.body, what: "move at \(change.sequence)",
-                                                                            gameID: game.gameID), body: change.body)
+                SavedMove(
+                    sequence: change.sequence,
+                    move: try Store.decode(
+                        MoveRecord.self, change.body, what: "move at \(change.sequence)",
+                        gameID: game.gameID), body: change.body)
             }
             return try await fold(saved: saved).completed
         }
@@ -300,11 +307,13 @@ actor GameDirectory {
     func projection(for stored: StoredGame) async throws -> GameProjection {
         if let projection = cached(stored.gameID) { return projection }
         if let task = loading[stored.gameID] { return try await task.value }
-        let store = store, interval = snapshotInterval
+        let store = store
+        let interval = snapshotInterval
         let task = Task {
             let puzzle = try Store.decode(Puzzle.self, stored.puzzleJSON, what: "puzzle", gameID: stored.gameID)
-            let game = GameRecord(gameID: stored.gameID, ownerID: stored.ownerID, createdAt: stored.createdAt,
-                                  puzzle: puzzle, completion: stored.completion)
+            let game = GameRecord(
+                gameID: stored.gameID, ownerID: stored.ownerID, createdAt: stored.createdAt,
+                puzzle: puzzle, completion: stored.completion)
             return try await GameProjection(game: game, store: store, snapshotInterval: interval)
         }
         loading[stored.gameID] = task

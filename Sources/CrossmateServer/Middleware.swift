@@ -57,8 +57,10 @@ struct SocketAuthenticator: RouterMiddleware {
         do {
             var found = try await state.authenticate(request)
             if found == nil, let ticket = request.uri.queryParameters["ticket"] {
-                guard ticket.utf8.count <= 200, let device = try await state.store.useSocketTicket(
-                    ticketHash: Secrets.hash(String(ticket)), now: state.now()) else {
+                guard ticket.utf8.count <= 200,
+                    let device = try await state.store.useSocketTicket(
+                        ticketHash: Secrets.hash(String(ticket)), now: state.now())
+                else {
                     throw APIError(.unauthorized, "the socket ticket is unknown, used or expired; ask for a new one (POST /v1/socket-tickets)")
                 }
                 found = device
@@ -84,7 +86,8 @@ extension StringProtocol {
     var trimmingSpaces: String {
         let scalars = unicodeScalars
         guard let first = scalars.firstIndex(where: { !$0.properties.isWhitespace }),
-              let last = scalars.lastIndex(where: { !$0.properties.isWhitespace }) else { return "" }
+            let last = scalars.lastIndex(where: { !$0.properties.isWhitespace })
+        else { return "" }
         var trimmed = String.UnicodeScalarView()
         trimmed.append(contentsOf: scalars[first...last])
         return String(trimmed)
@@ -104,20 +107,22 @@ struct JSONErrors: RouterMiddleware {
         } catch let error as APIError {
             throw error
         } catch let error as HTTPError {
-            let code: ErrorCode = switch error.status.code {
-            case 401: .unauthorized
-            case 403: .forbidden
-            case 404: .notFound
-            case 413: .limitExceeded
-            case 429: .rateLimited
-            case 500...: .serverError
-            default: .invalid
-            }
+            let code: ErrorCode =
+                switch error.status.code {
+                case 401: .unauthorized
+                case 403: .forbidden
+                case 404: .notFound
+                case 413: .limitExceeded
+                case 429: .rateLimited
+                case 500...: .serverError
+                default: .invalid
+                }
             let message = error.status == .notFound ? "there is no \(request.method) \(request.uri.path)" : (error.body ?? error.status.reasonPhrase)
             throw APIError(code, message)
         } catch let error as CorruptRecord {
             state.logger.error("stored record unreadable", metadata: ["path": "\(request.uri.path)", "error": "\(error)"])
-            throw APIError(.serverError, "game \(error.gameID.prefix(100)) cannot be read: its stored \(error.what) is damaged (logged for the operator)")
+            throw APIError(
+                .serverError, "game \(error.gameID.prefix(100)) cannot be read: its stored \(error.what) is damaged (logged for the operator)")
         } catch {
             state.logger.error("request failed", metadata: ["path": "\(request.uri.path)", "error": "\(error)"])
             throw APIError(.serverError, "the server could not complete this request; it has been logged")

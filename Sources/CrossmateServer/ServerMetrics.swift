@@ -15,9 +15,11 @@ public final class ServerMetrics: Sendable {
 
     init() {
         var factory = PrometheusMetricsFactory(registry: registry)
-        factory.defaultDurationHistogramBuckets = [.microseconds(250), .milliseconds(1), .milliseconds(2), .milliseconds(5),
-                                                   .milliseconds(10), .milliseconds(20), .milliseconds(50), .milliseconds(100),
-                                                   .milliseconds(500), .seconds(1)]
+        factory.defaultDurationHistogramBuckets = [
+            .microseconds(250), .milliseconds(1), .milliseconds(2), .milliseconds(5),
+            .milliseconds(10), .milliseconds(20), .milliseconds(50), .milliseconds(100),
+            .milliseconds(500), .seconds(1),
+        ]
         requests = CoreMetrics.Counter(label: "crossmate_requests_total", factory: factory)
         movesIngested = CoreMetrics.Counter(label: "crossmate_moves_ingested_total", factory: factory)
         connectedSockets = CoreMetrics.Gauge(label: "crossmate_connected_sockets", factory: factory)

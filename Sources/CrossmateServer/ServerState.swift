@@ -25,8 +25,10 @@ final class ServerState: Sendable {
     /// Uploaded files are parsed here, off the task pool, a few at a time.
     let uploads: UploadParser
 
-    init(configuration: ServerConfiguration, store: Store, directory: GameDirectory, hub: SocketHub, fanout: any Fanout,
-         metrics: ServerMetrics, logger: Logger) {
+    init(
+        configuration: ServerConfiguration, store: Store, directory: GameDirectory, hub: SocketHub, fanout: any Fanout,
+        metrics: ServerMetrics, logger: Logger
+    ) {
         self.configuration = configuration
         self.store = store
         self.directory = directory
@@ -86,8 +88,9 @@ final class ServerState: Sendable {
     /// A JSON response.
     static func json<T: Encodable>(_ value: T, status: HTTPResponse.Status = .ok) throws -> Response {
         let data = try encoder.encode(value)
-        return Response(status: status, headers: [.contentType: "application/json; charset=utf-8"],
-                        body: .init(byteBuffer: ByteBuffer(bytes: data)))
+        return Response(
+            status: status, headers: [.contentType: "application/json; charset=utf-8"],
+            body: .init(byteBuffer: ByteBuffer(bytes: data)))
     }
 
     /// The game and the caller's participation, or the error that ends the request.

@@ -25,16 +25,21 @@ struct ShareController {
         guard game.ownerID == device.authorID else { throw APIError(.forbidden, "only the game's owner can invite players") }
         let lifetime = ProtocolLimits.invitationLifetimeSeconds
         if let seconds = body.expiresInSeconds, !lifetime.contains(seconds) {
-            throw APIError(.invalid, "expiresInSeconds must be \(lifetime.lowerBound) to \(lifetime.upperBound) (a year), or left out for a link that does not expire")
+            throw APIError(
+                .invalid,
+                "expiresInSeconds must be \(lifetime.lowerBound) to \(lifetime.upperBound) (a year), or left out for a link that does not expire")
         }
         let token = Secrets.token()
         let now = state.now()
         // In range, so no overflow: a year of milliseconds added to the server's clock.
         let expiresAt = body.expiresInSeconds.map { now + Int64($0) * 1000 }
-        try await state.store.createInvitation(tokenHash: Secrets.hash(token), gameID: gameID, createdBy: device.authorID,
-                                               now: now, expiresAt: expiresAt)
-        return try ServerState.json(InvitationResponse(token: token, gameID: gameID, expiresAt: expiresAt, path: "/join/\(token)",
-                                                       serverTime: state.now()), status: .created)
+        try await state.store.createInvitation(
+            tokenHash: Secrets.hash(token), gameID: gameID, createdBy: device.authorID,
+            now: now, expiresAt: expiresAt)
+        return try ServerState.json(
+            InvitationResponse(
+                token: token, gameID: gameID, expiresAt: expiresAt, path: "/join/\(token)",
+                serverTime: state.now()), status: .created)
     }
 
     private func invitation(_ context: CrossmateRequestContext) async throws -> (String, StoredInvitation) {
@@ -74,7 +79,8 @@ struct ShareController {
         await state.recordStored(game: game.gameID, sequence: sequence)
         await state.fanout.publish(.feed(authorID: device.authorID, sequence: try await state.store.feedSequence(authorID: device.authorID)))
         guard let joined = try await state.store.participant(gameID: game.gameID, authorID: device.authorID),
-              let refreshed = try await state.store.game(game.gameID) else { throw APIError(.serverError, "joining failed") }
+            let refreshed = try await state.store.game(game.gameID)
+        else { throw APIError(.serverError, "joining failed") }
         return try ServerState.json(try await games.summary(refreshed, joined))
     }
 
@@ -85,8 +91,9 @@ struct ShareController {
         guard game.ownerID != device.authorID else {
             throw APIError(.forbidden, "the owner cannot leave their own game")
         }
-        let record = ParticipantRecord(gameID: gameID, authorID: device.authorID, displayName: participant.displayName,
-                                       role: participant.role, revoked: true)
+        let record = ParticipantRecord(
+            gameID: gameID, authorID: device.authorID, displayName: participant.displayName,
+            role: participant.role, revoked: true)
         let sequence = try await state.store.removeParticipant(record)
         state.hub.dropSubscriptions(authorID: device.authorID, game: gameID)
         await state.recordStored(game: gameID, sequence: sequence)

@@ -64,14 +64,18 @@ struct SocketController {
         // Every message costs a token from the device's socket bucket (a subscribe one per 50
         // games it names); a push also takes a request token, as over HTTP.
         let cost: Int = if case let .subscribe(games) = message { 1 + games.count / 50 } else { 1 }
-        if case .push = message {} else if let wait = state.socketLimiter.take(device.deviceID, cost: cost, now: state.now()) {
+        if case .push = message {
+        } else if let wait = state.socketLimiter.take(device.deviceID, cost: cost, now: state.now()) {
             state.hub.reply(connection, .error(ErrorBody(.rateLimited, "too many socket messages from this device; retry after \(wait) s")))
             return
         }
         switch message {
         case let .subscribe(games):
             guard games.count <= Self.maximumGamesPerSubscribe else {
-                state.hub.reply(connection, .error(ErrorBody(.limitExceeded, "subscribe to at most \(Self.maximumGamesPerSubscribe) games at once; this names \(games.count)")))
+                state.hub.reply(
+                    connection,
+                    .error(
+                        ErrorBody(.limitExceeded, "subscribe to at most \(Self.maximumGamesPerSubscribe) games at once; this names \(games.count)")))
                 return
             }
             let readable: Set<String>
@@ -99,11 +103,17 @@ struct SocketController {
                 puzzle = found
             } catch {
                 state.logger.error("cursor: the game could not be loaded", metadata: ["game": "\(gameID)", "error": "\(error)"])
-                state.hub.reply(connection, .error(ErrorBody(.serverError, "the server could not load game \(gameID.prefix(100)); it has been logged")))
+                state.hub.reply(
+                    connection, .error(ErrorBody(.serverError, "the server could not load game \(gameID.prefix(100)); it has been logged")))
                 return
             }
             guard puzzle.isLetter(GridPosition(row: cursor.row, col: cursor.col)), ["across", "down"].contains(cursor.direction) else {
-                state.hub.reply(connection, .error(ErrorBody(.invalid, "a cursor is on a letter square of the \(puzzle.width)×\(puzzle.height) grid, with direction \"across\" or \"down\"")))
+                state.hub.reply(
+                    connection,
+                    .error(
+                        ErrorBody(
+                            .invalid,
+                            "a cursor is on a letter square of the \(puzzle.width)×\(puzzle.height) grid, with direction \"across\" or \"down\"")))
                 return
             }
             await state.fanout.publish(.cursor(game: gameID, deviceID: device.deviceID, authorID: device.authorID, cursor: cursor))
@@ -124,8 +134,9 @@ struct SocketController {
             return .pushFailed(id: id, gameID: gameID, error: error.body, retryAfterSeconds: error.retryAfterSeconds)
         } catch {
             state.logger.error("socket push failed", metadata: ["game": "\(gameID)", "error": "\(error)"])
-            return .pushFailed(id: id, gameID: gameID, error: ErrorBody(.serverError, "the server could not complete this push; it has been logged"),
-                               retryAfterSeconds: nil)
+            return .pushFailed(
+                id: id, gameID: gameID, error: ErrorBody(.serverError, "the server could not complete this push; it has been logged"),
+                retryAfterSeconds: nil)
         }
     }
 
@@ -141,6 +152,8 @@ struct SocketController {
         if let envelope = try? JSONDecoder().decode(Envelope.self, from: data), envelope.type == "push", let id = envelope.id {
             return .pushFailed(id: id, gameID: envelope.gameID ?? "", error: ErrorBody(.invalid, "malformed push: \(detail)"), retryAfterSeconds: nil)
         }
-        return .error(ErrorBody(.invalid, "unreadable socket message (\(detail)); expected JSON with a \"type\" of subscribe, unsubscribe, cursor, push or ping"))
+        return .error(
+            ErrorBody(
+                .invalid, "unreadable socket message (\(detail)); expected JSON with a \"type\" of subscribe, unsubscribe, cursor, push or ping"))
     }
 }

@@ -190,7 +190,9 @@ final class SocketHub: Sendable {
                 for channel in onLoop where channel.isActive {
                     channel.writeAndFlush(frame, promise: nil)
                     if !channel.isWritable {
-                        logger.notice("closing a WebSocket that is not reading what it is sent", metadata: ["peer": "\(channel.remoteAddress?.description ?? "?")"])
+                        logger.notice(
+                            "closing a WebSocket that is not reading what it is sent",
+                            metadata: ["peer": "\(channel.remoteAddress?.description ?? "?")"])
                         channel.close(promise: nil)
                     }
                 }
@@ -204,7 +206,8 @@ final class SocketHub: Sendable {
     /// anything else goes through the JSON encoder.
     static func encode(_ message: ServerSocketMessage) -> String {
         if case let .pushed(id, gameID, response) = message, response.completion == nil,
-           response.results.allSatisfy({ $0.error == nil }) {
+            response.results.allSatisfy({ $0.error == nil })
+        {
             var text = #"{"gameID":"# + JSONText.quoted(gameID) + #","id":\#(id),"response":{"results":["#
             for (index, result) in response.results.enumerated() {
                 if index > 0 { text += "," }

@@ -73,10 +73,12 @@ struct GroupAppend {
     /// Locks the games, then reads who may write to them and how far each replica has got.
     private mutating func read(_ requests: [AppendRequest], on db: any SQLConnection, forUpdate: String) async throws {
         for chunk in Self.chunks(Array(Set(requests.map(\.gameID))).sorted()) {
-            for row in try await db.query("""
+            for row in try await db.query(
+                """
                 SELECT game_id, zone_seq, move_count, completion FROM games WHERE game_id IN (\(Self.placeholders(chunk.count)))
                 ORDER BY game_id\(forUpdate)
-                """, chunk.map(SQLValue.text)) {
+                """, chunk.map(SQLValue.text))
+            {
                 let gameID = row.text(0)!
                 let completion = try row.text(3).map { try Store.decode(CompletionRecord.self, $0, what: "completion", gameID: gameID) }
                 games[gameID] = GameState(zoneSeq: row.int(1)!, moveCount: row.int(2)!, completion: completion)
@@ -88,10 +90,12 @@ struct GroupAppend {
             // READ COMMITTED each statement sees what was committed when it began, so only a
             // later statement sees what a writer that held a lock committed before letting go.
             let list = Self.placeholders(chunk.count)
-            for row in try await db.query("""
+            for row in try await db.query(
+                """
                 SELECT 'p', game_id, author_id, revoked FROM participants WHERE game_id IN (\(list))
                 UNION ALL SELECT 'h', game_id, replica_id, last_seq FROM replica_heads WHERE game_id IN (\(list))
-                """, (chunk + chunk).map(SQLValue.text)) {
+                """, (chunk + chunk).map(SQLValue.text))
+            {
                 let key = Key(game: row.text(1)!, id: row.text(2)!)
                 if row.text(0) == "p" { revoked[key] = row.bool(3) } else { heads[key] = row.int(3)! }
             }
@@ -115,20 +119,26 @@ struct GroupAppend {
             let head = heads[replica] ?? 0
             if Int64(move.seq) <= head {
                 let existing = bodiesNow[recordKey] ?? earlier[recordKey]
-                results.append(existing == body
-                    ? RecordResult(replicaID: move.replicaID, seq: move.seq, status: .duplicate)
-                    : RecordResult(replicaID: move.replicaID, seq: move.seq, status: .rejected,
-                                   error: ErrorBody(.invalid, "seq \(move.seq) of \(move.replicaID) is already used by a different move")))
+                results.append(
+                    existing == body
+                        ? RecordResult(replicaID: move.replicaID, seq: move.seq, status: .duplicate)
+                        : RecordResult(
+                            replicaID: move.replicaID, seq: move.seq, status: .rejected,
+                            error: ErrorBody(.invalid, "seq \(move.seq) of \(move.replicaID) is already used by a different move")))
                 continue
             }
             guard Int64(move.seq) == head + 1 else {
-                results.append(RecordResult(replicaID: move.replicaID, seq: move.seq, status: .rejected,
-                                            error: ErrorBody(.invalid, "seq \(move.seq) leaves a gap: the next seq of \(move.replicaID) is \(head + 1)")))
+                results.append(
+                    RecordResult(
+                        replicaID: move.replicaID, seq: move.seq, status: .rejected,
+                        error: ErrorBody(.invalid, "seq \(move.seq) leaves a gap: the next seq of \(move.replicaID) is \(head + 1)")))
                 continue
             }
             if let completion = game.completion, move.timestamp > completion.at {
-                results.append(RecordResult(replicaID: move.replicaID, seq: move.seq, status: .rejected,
-                                            error: ErrorBody(.readOnly, "the game was completed before this move was made")))
+                results.append(
+                    RecordResult(
+                        replicaID: move.replicaID, seq: move.seq, status: .rejected,
+                        error: ErrorBody(.readOnly, "the game was completed before this move was made")))
                 continue
             }
             game.zoneSeq += 1
@@ -149,33 +159,45 @@ struct GroupAppend {
     private func writes() -> [(sql: String, values: [SQLValue])] {
         var writes: [(sql: String, values: [SQLValue])] = []
         for chunk in Self.chunks(saved) {
-            writes.append(("""
-                INSERT INTO records (game_id, zone_seq, record_type, record_key, body) VALUES \(Self.rows(chunk.count, of: 5))
-                ON CONFLICT (game_id, record_type, record_key) DO UPDATE SET zone_seq = excluded.zone_seq, body = excluded.body
-                """, chunk.flatMap { game, saved in
-                    [.text(game), .integer(saved.sequence), .text("move"), .text(Self.recordKey(saved.move)), .text(saved.body)]
-                }))
+            writes.append(
+                (
+                    """
+                    INSERT INTO records (game_id, zone_seq, record_type, record_key, body) VALUES \(Self.rows(chunk.count, of: 5))
+                    ON CONFLICT (game_id, record_type, record_key) DO UPDATE SET zone_seq = excluded.zone_seq, body = excluded.body
+                    """,
+                    chunk.flatMap { game, saved in
+                        [.text(game), .integer(saved.sequence), .text("move"), .text(Self.recordKey(saved.move)), .text(saved.body)]
+                    }
+                ))
         }
         for chunk in Self.chunks(changedHeads.sorted { ($0.game, $0.id) < ($1.game, $1.id) }) {
-            writes.append(("""
-                INSERT INTO replica_heads (game_id, replica_id, last_seq) VALUES \(Self.rows(chunk.count, of: 3))
-                ON CONFLICT (game_id, replica_id) DO UPDATE SET last_seq = excluded.last_seq
-                """, chunk.flatMap { key in [.text(key.game), .text(key.id), .integer(heads[key]!)] }))
+            writes.append(
+                (
+                    """
+                    INSERT INTO replica_heads (game_id, replica_id, last_seq) VALUES \(Self.rows(chunk.count, of: 3))
+                    ON CONFLICT (game_id, replica_id) DO UPDATE SET last_seq = excluded.last_seq
+                    """, chunk.flatMap { key in [.text(key.game), .text(key.id), .integer(heads[key]!)] }
+                ))
         }
         for chunk in Self.chunks(order.filter { games[$0]!.touched }) {
             // VALUES names its columns column1, column2, … in both engines.
-            writes.append(("""
-                UPDATE games SET zone_seq = v.column2, move_count = v.column3
-                FROM (VALUES \(Self.rows(chunk.count, of: 3))) AS v WHERE games.game_id = v.column1
-                """, chunk.flatMap { id in [.text(id), .integer(games[id]!.zoneSeq), .integer(games[id]!.moveCount)] }))
+            writes.append(
+                (
+                    """
+                    UPDATE games SET zone_seq = v.column2, move_count = v.column3
+                    FROM (VALUES \(Self.rows(chunk.count, of: 3))) AS v WHERE games.game_id = v.column1
+                    """, chunk.flatMap { id in [.text(id), .integer(games[id]!.zoneSeq), .integer(games[id]!.moveCount)] }
+                ))
         }
         return writes
     }
 
     /// The stored bodies of moves that a batch sends again (seq at or below its replica's head
     /// when the group began), to tell a resend from a different move reusing a seq.
-    private static func storedBodies(of requests: [AppendRequest], below heads: [Key: Int64],
-                                     on db: any SQLConnection) async throws -> [Key: String] {
+    private static func storedBodies(
+        of requests: [AppendRequest], below heads: [Key: Int64],
+        on db: any SQLConnection
+    ) async throws -> [Key: String] {
         var wanted: [String: Set<String>] = [:]
         for request in requests {
             for move in request.moves where Int64(move.seq) <= heads[Key(game: request.gameID, id: move.replicaID)] ?? 0 {
@@ -185,9 +207,11 @@ struct GroupAppend {
         var bodies: [Key: String] = [:]
         for (game, keys) in wanted.sorted(by: { $0.key < $1.key }) {
             for chunk in chunks(keys.sorted()) {
-                for row in try await db.query("""
+                for row in try await db.query(
+                    """
                     SELECT record_key, body FROM records WHERE game_id = ? AND record_type = 'move' AND record_key IN (\(placeholders(chunk.count)))
-                    """, [.text(game)] + chunk.map(SQLValue.text)) {
+                    """, [.text(game)] + chunk.map(SQLValue.text))
+                {
                     bodies[Key(game: game, id: row.text(0)!)] = row.text(1)!
                 }
             }

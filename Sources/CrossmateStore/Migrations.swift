@@ -2,80 +2,89 @@
 /// changes go in a new one. Column types are BIGINT and TEXT only, which both engines share.
 enum Migrations {
     static let all: [(version: Int64, statements: [String])] = [
-        (1, [
-            """
-            CREATE TABLE accounts (
-                author_id TEXT PRIMARY KEY, display_name TEXT NOT NULL,
-                created_at BIGINT NOT NULL, feed_seq BIGINT NOT NULL DEFAULT 0)
-            """,
-            """
-            CREATE TABLE devices (
-                device_id TEXT PRIMARY KEY, author_id TEXT NOT NULL REFERENCES accounts (author_id),
-                token_hash TEXT NOT NULL UNIQUE, created_at BIGINT NOT NULL)
-            """,
-            """
-            CREATE TABLE link_codes (
-                code_hash TEXT PRIMARY KEY, author_id TEXT NOT NULL REFERENCES accounts (author_id),
-                expires_at BIGINT NOT NULL, used BIGINT NOT NULL DEFAULT 0)
-            """,
-            """
-            CREATE TABLE games (
-                game_id TEXT PRIMARY KEY, owner_id TEXT NOT NULL REFERENCES accounts (author_id),
-                created_at BIGINT NOT NULL, zone_seq BIGINT NOT NULL, move_count BIGINT NOT NULL DEFAULT 0,
-                title TEXT NOT NULL, puzzle TEXT NOT NULL, completion TEXT)
-            """,
-            """
-            CREATE TABLE records (
-                game_id TEXT NOT NULL REFERENCES games (game_id), zone_seq BIGINT NOT NULL,
-                record_type TEXT NOT NULL, record_key TEXT NOT NULL, body TEXT NOT NULL,
-                PRIMARY KEY (game_id, record_type, record_key))
-            """,
-            "CREATE INDEX records_by_sequence ON records (game_id, zone_seq)",
-            """
-            CREATE TABLE replica_heads (
-                game_id TEXT NOT NULL REFERENCES games (game_id), replica_id TEXT NOT NULL,
-                last_seq BIGINT NOT NULL, PRIMARY KEY (game_id, replica_id))
-            """,
-            """
-            CREATE TABLE participants (
-                game_id TEXT NOT NULL REFERENCES games (game_id), author_id TEXT NOT NULL REFERENCES accounts (author_id),
-                role TEXT NOT NULL, revoked BIGINT NOT NULL DEFAULT 0, PRIMARY KEY (game_id, author_id))
-            """,
-            "CREATE INDEX participants_by_author ON participants (author_id)",
-            """
-            CREATE TABLE snapshots (
-                game_id TEXT NOT NULL REFERENCES games (game_id), zone_seq BIGINT NOT NULL,
-                body TEXT NOT NULL, PRIMARY KEY (game_id, zone_seq))
-            """,
-            """
-            CREATE TABLE invitations (
-                token_hash TEXT PRIMARY KEY, game_id TEXT NOT NULL REFERENCES games (game_id),
-                created_by TEXT NOT NULL, created_at BIGINT NOT NULL, expires_at BIGINT, revoked BIGINT NOT NULL DEFAULT 0)
-            """,
-            """
-            CREATE TABLE feed (
-                author_id TEXT NOT NULL REFERENCES accounts (author_id), seq BIGINT NOT NULL,
-                game_id TEXT NOT NULL, state TEXT NOT NULL, PRIMARY KEY (author_id, seq))
-            """,
-        ]),
+        (
+            1,
+            [
+                """
+                CREATE TABLE accounts (
+                    author_id TEXT PRIMARY KEY, display_name TEXT NOT NULL,
+                    created_at BIGINT NOT NULL, feed_seq BIGINT NOT NULL DEFAULT 0)
+                """,
+                """
+                CREATE TABLE devices (
+                    device_id TEXT PRIMARY KEY, author_id TEXT NOT NULL REFERENCES accounts (author_id),
+                    token_hash TEXT NOT NULL UNIQUE, created_at BIGINT NOT NULL)
+                """,
+                """
+                CREATE TABLE link_codes (
+                    code_hash TEXT PRIMARY KEY, author_id TEXT NOT NULL REFERENCES accounts (author_id),
+                    expires_at BIGINT NOT NULL, used BIGINT NOT NULL DEFAULT 0)
+                """,
+                """
+                CREATE TABLE games (
+                    game_id TEXT PRIMARY KEY, owner_id TEXT NOT NULL REFERENCES accounts (author_id),
+                    created_at BIGINT NOT NULL, zone_seq BIGINT NOT NULL, move_count BIGINT NOT NULL DEFAULT 0,
+                    title TEXT NOT NULL, puzzle TEXT NOT NULL, completion TEXT)
+                """,
+                """
+                CREATE TABLE records (
+                    game_id TEXT NOT NULL REFERENCES games (game_id), zone_seq BIGINT NOT NULL,
+                    record_type TEXT NOT NULL, record_key TEXT NOT NULL, body TEXT NOT NULL,
+                    PRIMARY KEY (game_id, record_type, record_key))
+                """,
+                "CREATE INDEX records_by_sequence ON records (game_id, zone_seq)",
+                """
+                CREATE TABLE replica_heads (
+                    game_id TEXT NOT NULL REFERENCES games (game_id), replica_id TEXT NOT NULL,
+                    last_seq BIGINT NOT NULL, PRIMARY KEY (game_id, replica_id))
+                """,
+                """
+                CREATE TABLE participants (
+                    game_id TEXT NOT NULL REFERENCES games (game_id), author_id TEXT NOT NULL REFERENCES accounts (author_id),
+                    role TEXT NOT NULL, revoked BIGINT NOT NULL DEFAULT 0, PRIMARY KEY (game_id, author_id))
+                """,
+                "CREATE INDEX participants_by_author ON participants (author_id)",
+                """
+                CREATE TABLE snapshots (
+                    game_id TEXT NOT NULL REFERENCES games (game_id), zone_seq BIGINT NOT NULL,
+                    body TEXT NOT NULL, PRIMARY KEY (game_id, zone_seq))
+                """,
+                """
+                CREATE TABLE invitations (
+                    token_hash TEXT PRIMARY KEY, game_id TEXT NOT NULL REFERENCES games (game_id),
+                    created_by TEXT NOT NULL, created_at BIGINT NOT NULL, expires_at BIGINT, revoked BIGINT NOT NULL DEFAULT 0)
+                """,
+                """
+                CREATE TABLE feed (
+                    author_id TEXT NOT NULL REFERENCES accounts (author_id), seq BIGINT NOT NULL,
+                    game_id TEXT NOT NULL, state TEXT NOT NULL, PRIMARY KEY (author_id, seq))
+                """,
+            ]
+        ),
         // The puzzle (kilobytes of JSON) moves out of the games row: every write to a game
         // updates that row's sequence numbers, and SQLite rewrote the puzzle's overflow pages
         // with each update, several pages of log per move.
-        (2, [
-            "CREATE TABLE game_puzzles (game_id TEXT PRIMARY KEY REFERENCES games (game_id), puzzle TEXT NOT NULL)",
-            "INSERT INTO game_puzzles (game_id, puzzle) SELECT game_id, puzzle FROM games",
-            "ALTER TABLE games DROP COLUMN puzzle",
-        ]),
+        (
+            2,
+            [
+                "CREATE TABLE game_puzzles (game_id TEXT PRIMARY KEY REFERENCES games (game_id), puzzle TEXT NOT NULL)",
+                "INSERT INTO game_puzzles (game_id, puzzle) SELECT game_id, puzzle FROM games",
+                "ALTER TABLE games DROP COLUMN puzzle",
+            ]
+        ),
         // A removed player who leaves keeps their (revoked) row, so no invitation restores them.
         // Browsers open their socket with a short-lived single-use ticket instead of their token.
-        (3, [
-            "ALTER TABLE participants ADD COLUMN left_game BIGINT NOT NULL DEFAULT 0",
-            """
-            CREATE TABLE socket_tickets (
-                ticket_hash TEXT PRIMARY KEY, device_id TEXT NOT NULL, expires_at BIGINT NOT NULL)
-            """,
-            "CREATE INDEX devices_by_author ON devices (author_id)",
-        ]),
+        (
+            3,
+            [
+                "ALTER TABLE participants ADD COLUMN left_game BIGINT NOT NULL DEFAULT 0",
+                """
+                CREATE TABLE socket_tickets (
+                    ticket_hash TEXT PRIMARY KEY, device_id TEXT NOT NULL, expires_at BIGINT NOT NULL)
+                """,
+                "CREATE INDEX devices_by_author ON devices (author_id)",
+            ]
+        ),
     ]
 
     /// Applies every migration not yet recorded (up to `version`), each in its own transaction.
@@ -93,8 +102,9 @@ enum Migrations {
                     "SELECT version FROM schema_migrations WHERE version = ?\(database.forUpdate)", .integer(migration.version))
                 guard applied == nil else { return }
                 for statement in migration.statements { try await connection.execute(statement) }
-                try await connection.execute("INSERT INTO schema_migrations (version, applied_at) VALUES (?, ?)",
-                                             .integer(migration.version), .integer(now))
+                try await connection.execute(
+                    "INSERT INTO schema_migrations (version, applied_at) VALUES (?, ?)",
+                    .integer(migration.version), .integer(now))
             }
         }
     }

@@ -26,11 +26,13 @@ public final class PostgresSQLDatabase: SQLDatabase {
         var configuration: PostgresClient.Configuration
         if let socketDirectory = components.query["host"], socketDirectory.hasPrefix("/") {
             let port = components.port ?? 5432
-            configuration = .init(unixSocketPath: "\(socketDirectory)/.s.PGSQL.\(port)", username: user,
-                                  password: components.password, database: components.database)
+            configuration = .init(
+                unixSocketPath: "\(socketDirectory)/.s.PGSQL.\(port)", username: user,
+                password: components.password, database: components.database)
         } else {
-            configuration = .init(host: components.host ?? "localhost", port: components.port ?? 5432, username: user,
-                                  password: components.password, database: components.database, tls: .disable)
+            configuration = .init(
+                host: components.host ?? "localhost", port: components.port ?? 5432, username: user,
+                password: components.password, database: components.database, tls: .disable)
         }
         configuration.options.maximumConnections = 16
         return configuration
@@ -192,7 +194,8 @@ extension String {
         while index < utf8.endIndex {
             let byte = utf8[index]
             if byte == UInt8(ascii: "%"), let end = utf8.index(index, offsetBy: 3, limitedBy: utf8.endIndex),
-               let value = UInt8(String(decoding: utf8[utf8.index(after: index)..<end], as: UTF8.self), radix: 16) {
+                let value = UInt8(String(decoding: utf8[utf8.index(after: index)..<end], as: UTF8.self), radix: 16)
+            {
                 bytes.append(value)
                 index = end
             } else {

@@ -1,6 +1,6 @@
 import Foundation
-import Logging
 import GRDB
+import Logging
 import Synchronization
 
 /// The embedded default: one SQLite file in WAL mode, with `synchronous = FULL` so that a
@@ -143,31 +143,33 @@ public final class SQLiteDatabase: SQLDatabase {
     }
 
     fileprivate static func arguments(_ values: [SQLValue]) -> StatementArguments {
-        StatementArguments(values.map { value -> (any DatabaseValueConvertible)? in
-            switch value {
-            case let .integer(number): number
-            case let .text(text): text
-            case .null: nil
-            }
-        })
+        StatementArguments(
+            values.map { value -> (any DatabaseValueConvertible)? in
+                switch value {
+                case let .integer(number): number
+                case let .text(text): text
+                case .null: nil
+                }
+            })
     }
 
     fileprivate static func rows(_ rows: [Row]) -> [SQLRow] {
         rows.map { row in
-            SQLRow((0..<row.count).map { index in
-                switch row[index] as DatabaseValue? {
-                case let value? where value.isNull: .null
-                case let value?:
-                    switch value.storage {
-                    case let .int64(number): .integer(number)
-                    case let .string(text): .text(text)
-                    case let .double(number): .integer(Int64(number))
-                    case let .blob(data): .text(String(decoding: data, as: UTF8.self))
-                    case .null: .null
+            SQLRow(
+                (0..<row.count).map { index in
+                    switch row[index] as DatabaseValue? {
+                    case let value? where value.isNull: .null
+                    case let value?:
+                        switch value.storage {
+                        case let .int64(number): .integer(number)
+                        case let .string(text): .text(text)
+                        case let .double(number): .integer(Int64(number))
+                        case let .blob(data): .text(String(decoding: data, as: UTF8.self))
+                        case .null: .null
+                        }
+                    case nil: .null
                     }
-                case nil: .null
-                }
-            })
+                })
         }
     }
 
@@ -186,7 +188,10 @@ public final class SQLiteDatabase: SQLDatabase {
         }
 
         func query(_ sql: String, _ values: [SQLValue]) async throws -> [SQLRow] {
-            let held = pending.withLock { held in defer { held.removeAll() }; return held }
+            let held = pending.withLock { held in
+                defer { held.removeAll() }
+                return held
+            }
             return try SQLiteDatabase.blockingWrite(pool) { db in
                 for (statement, arguments) in held {
                     try db.cachedStatement(sql: statement).execute(arguments: SQLiteDatabase.arguments(arguments))

@@ -178,19 +178,23 @@ public final class Store: Sendable {
 
     public func createAccount(authorID: String, displayName: String, deviceID: String, tokenHash: String, now: Int64) async throws {
         try await database.transaction { db in
-            try await db.execute("INSERT INTO accounts (author_id, display_name, created_at) VALUES (?, ?, ?)",
-                                 .text(authorID), .text(displayName), .integer(now))
-            try await db.execute("INSERT INTO devices (device_id, author_id, token_hash, created_at) VALUES (?, ?, ?, ?)",
-                                 .text(deviceID), .text(authorID), .text(tokenHash), .integer(now))
+            try await db.execute(
+                "INSERT INTO accounts (author_id, display_name, created_at) VALUES (?, ?, ?)",
+                .text(authorID), .text(displayName), .integer(now))
+            try await db.execute(
+                "INSERT INTO devices (device_id, author_id, token_hash, created_at) VALUES (?, ?, ?, ?)",
+                .text(deviceID), .text(authorID), .text(tokenHash), .integer(now))
         }
     }
 
     public func device(tokenHash: String) async throws -> StoredDevice? {
         try await database.read { db in
-            try await db.first("""
+            try await db.first(
+                """
                 SELECT d.device_id, d.author_id, a.display_name FROM devices d
                 JOIN accounts a ON a.author_id = d.author_id WHERE d.token_hash = ?
-                """, .text(tokenHash)).map {
+                """, .text(tokenHash)
+            ).map {
                 StoredDevice(deviceID: $0.text(0)!, authorID: $0.text(1)!, displayName: $0.text(2)!)
             }
         }
@@ -198,8 +202,9 @@ public final class Store: Sendable {
 
     public func createLinkCode(codeHash: String, authorID: String, expiresAt: Int64) async throws {
         try await database.transaction { db in
-            try await db.execute("INSERT INTO link_codes (code_hash, author_id, expires_at) VALUES (?, ?, ?)",
-                                 .text(codeHash), .text(authorID), .integer(expiresAt))
+            try await db.execute(
+                "INSERT INTO link_codes (code_hash, author_id, expires_at) VALUES (?, ?, ?)",
+                .text(codeHash), .text(authorID), .integer(expiresAt))
         }
     }
 
@@ -207,12 +212,15 @@ public final class Store: Sendable {
     public func linkDevice(codeHash: String, deviceID: String, tokenHash: String, now: Int64) async throws -> StoredDevice? {
         let forUpdate = database.forUpdate
         return try await database.transaction { db -> StoredDevice? in
-            guard let code = try await db.first(
-                "SELECT author_id, expires_at, used FROM link_codes WHERE code_hash = ?\(forUpdate)", .text(codeHash)),
-                  !code.bool(2), (code.int(1) ?? 0) > now, let authorID = code.text(0) else { return nil }
+            guard
+                let code = try await db.first(
+                    "SELECT author_id, expires_at, used FROM link_codes WHERE code_hash = ?\(forUpdate)", .text(codeHash)),
+                !code.bool(2), (code.int(1) ?? 0) > now, let authorID = code.text(0)
+            else { return nil }
             try await db.execute("UPDATE link_codes SET used = 1 WHERE code_hash = ?", .text(codeHash))
-            try await db.execute("INSERT INTO devices (device_id, author_id, token_hash, created_at) VALUES (?, ?, ?, ?)",
-                                 .text(deviceID), .text(authorID), .text(tokenHash), .integer(now))
+            try await db.execute(
+                "INSERT INTO devices (device_id, author_id, token_hash, created_at) VALUES (?, ?, ?, ?)",
+                .text(deviceID), .text(authorID), .text(tokenHash), .integer(now))
             let name = try await db.first("SELECT display_name FROM accounts WHERE author_id = ?", .text(authorID))?.text(0) ?? ""
             return StoredDevice(deviceID: deviceID, authorID: authorID, displayName: name)
         }
@@ -221,8 +229,10 @@ public final class Store: Sendable {
     /// The account's devices, oldest first.
     public func devices(of authorID: String) async throws -> [StoredDeviceInfo] {
         try await database.read { db in
-            try await db.query("SELECT device_id, created_at FROM devices WHERE author_id = ? ORDER BY created_at, device_id",
-                               .text(authorID)).map { StoredDeviceInfo(deviceID: $0.text(0)!, createdAt: $0.int(1)!) }
+            try await db.query(
+                "SELECT device_id, created_at FROM devices WHERE author_id = ? ORDER BY created_at, device_id",
+                .text(authorID)
+            ).map { StoredDeviceInfo(deviceID: $0.text(0)!, createdAt: $0.int(1)!) }
         }
     }
 
@@ -230,8 +240,11 @@ public final class Store: Sendable {
     /// False when the account has no such device.
     public func revokeDevice(_ deviceID: String, of authorID: String) async throws -> Bool {
         try await database.transaction { db in
-            guard try await db.first("SELECT device_id FROM devices WHERE device_id = ? AND author_id = ?",
-                                     .text(deviceID), .text(authorID)) != nil else { return false }
+            guard
+                try await db.first(
+                    "SELECT device_id FROM devices WHERE device_id = ? AND author_id = ?",
+                    .text(deviceID), .text(authorID)) != nil
+            else { return false }
             try await db.execute("DELETE FROM socket_tickets WHERE device_id = ?", .text(deviceID))
             try await db.execute("DELETE FROM devices WHERE device_id = ?", .text(deviceID))
             return true
@@ -243,8 +256,9 @@ public final class Store: Sendable {
     public func createSocketTicket(ticketHash: String, deviceID: String, now: Int64, expiresAt: Int64) async throws {
         try await database.transaction { db in
             try await db.execute("DELETE FROM socket_tickets WHERE expires_at <= ?", .integer(now))
-            try await db.execute("INSERT INTO socket_tickets (ticket_hash, device_id, expires_at) VALUES (?, ?, ?)",
-                                 .text(ticketHash), .text(deviceID), .integer(expiresAt))
+            try await db.execute(
+                "INSERT INTO socket_tickets (ticket_hash, device_id, expires_at) VALUES (?, ?, ?)",
+                .text(ticketHash), .text(deviceID), .integer(expiresAt))
         }
     }
 
@@ -252,13 +266,18 @@ public final class Store: Sendable {
     /// expired.
     public func useSocketTicket(ticketHash: String, now: Int64) async throws -> StoredDevice? {
         try await database.transaction { db in
-            guard let row = try await db.first("DELETE FROM socket_tickets WHERE ticket_hash = ? RETURNING device_id, expires_at",
-                                               .text(ticketHash)),
-                  row.int(1)! > now, let deviceID = row.text(0) else { return nil }
-            return try await db.first("""
+            guard
+                let row = try await db.first(
+                    "DELETE FROM socket_tickets WHERE ticket_hash = ? RETURNING device_id, expires_at",
+                    .text(ticketHash)),
+                row.int(1)! > now, let deviceID = row.text(0)
+            else { return nil }
+            return try await db.first(
+                """
                 SELECT d.device_id, d.author_id, a.display_name FROM devices d
                 JOIN accounts a ON a.author_id = d.author_id WHERE d.device_id = ?
-                """, .text(deviceID)).map {
+                """, .text(deviceID)
+            ).map {
                 StoredDevice(deviceID: $0.text(0)!, authorID: $0.text(1)!, displayName: $0.text(2)!)
             }
         }
@@ -269,14 +288,16 @@ public final class Store: Sendable {
     /// Creates a game zone with its Game and owner Participant records, and feeds it to the owner.
     public func createGame(_ game: GameRecord, title: String, owner: ParticipantRecord) async throws -> Int64 {
         try await database.transaction { db in
-            try await db.execute("""
+            try await db.execute(
+                """
                 INSERT INTO games (game_id, owner_id, created_at, zone_seq, title) VALUES (?, ?, ?, 2, ?)
                 """, .text(game.gameID), .text(game.ownerID), .integer(game.createdAt), .text(title))
             try await db.execute("INSERT INTO game_puzzles (game_id, puzzle) VALUES (?, ?)", .text(game.gameID), .text(Self.json(game.puzzle)))
             try await Self.putRecord(db, gameID: game.gameID, sequence: 1, type: "game", key: "game", body: Self.json(game))
             try await Self.putRecord(db, gameID: game.gameID, sequence: 2, type: "participant", key: owner.authorID, body: Self.json(owner))
-            try await db.execute("INSERT INTO participants (game_id, author_id, role) VALUES (?, ?, ?)",
-                                 .text(game.gameID), .text(owner.authorID), .text(owner.role.rawValue))
+            try await db.execute(
+                "INSERT INTO participants (game_id, author_id, role) VALUES (?, ?, ?)",
+                .text(game.gameID), .text(owner.authorID), .text(owner.role.rawValue))
             try await Self.appendFeed(db, authorID: owner.authorID, gameID: game.gameID, state: .active)
             return 2
         }
@@ -284,29 +305,34 @@ public final class Store: Sendable {
 
     public func game(_ gameID: String) async throws -> StoredGame? {
         try await database.read { db in
-            try await db.first("""
+            try await db.first(
+                """
                 SELECT g.game_id, g.owner_id, g.created_at, g.zone_seq, g.move_count, g.title, gp.puzzle, g.completion
                 FROM games g JOIN game_puzzles gp ON gp.game_id = g.game_id WHERE g.game_id = ?
-                """, .text(gameID)).map { try Self.storedGame($0) }
+                """, .text(gameID)
+            ).map { try Self.storedGame($0) }
         }
     }
 
     static func storedGame(_ row: SQLRow) throws -> StoredGame {
         let gameID = row.text(0)!
-        return StoredGame(gameID: gameID, ownerID: row.text(1)!, createdAt: row.int(2)!, zoneSeq: row.int(3)!,
-                          moveCount: row.int(4)!, title: row.text(5)!, puzzleJSON: row.text(6)!,
-                          completion: try row.text(7).map { try decode(CompletionRecord.self, $0, what: "completion", gameID: gameID) })
+        return StoredGame(
+            gameID: gameID, ownerID: row.text(1)!, createdAt: row.int(2)!, zoneSeq: row.int(3)!,
+            moveCount: row.int(4)!, title: row.text(5)!, puzzleJSON: row.text(6)!,
+            completion: try row.text(7).map { try decode(CompletionRecord.self, $0, what: "completion", gameID: gameID) })
     }
 
     /// The game and the author's participation in it, in one query.
     public func access(gameID: String, authorID: String) async throws -> (StoredGame, StoredParticipant?)? {
         try await database.read { db in
-            try await db.first("""
+            try await db.first(
+                """
                 SELECT g.game_id, g.owner_id, g.created_at, g.zone_seq, g.move_count, g.title, gp.puzzle, g.completion,
                        p.game_id, p.author_id, a.display_name, p.role, p.revoked, p.left_game
                 FROM games g JOIN game_puzzles gp ON gp.game_id = g.game_id LEFT JOIN participants p ON p.game_id = g.game_id AND p.author_id = ?
                 LEFT JOIN accounts a ON a.author_id = p.author_id WHERE g.game_id = ?
-                """, .text(authorID), .text(gameID)).map { row in
+                """, .text(authorID), .text(gameID)
+            ).map { row in
                 let game = try Self.storedGame(SQLRow(Array(row.values[0..<8])))
                 let participant = row.text(8) == nil ? nil : Self.storedParticipant(SQLRow(Array(row.values[8...])))
                 return (game, participant)
@@ -316,10 +342,12 @@ public final class Store: Sendable {
 
     public func participant(gameID: String, authorID: String) async throws -> StoredParticipant? {
         try await database.read { db in
-            try await db.first("""
+            try await db.first(
+                """
                 SELECT p.game_id, p.author_id, a.display_name, p.role, p.revoked, p.left_game FROM participants p
                 JOIN accounts a ON a.author_id = p.author_id WHERE p.game_id = ? AND p.author_id = ?
-                """, .text(gameID), .text(authorID)).map(Self.storedParticipant)
+                """, .text(gameID), .text(authorID)
+            ).map(Self.storedParticipant)
         }
     }
 
@@ -329,9 +357,11 @@ public final class Store: Sendable {
         try await database.read { db in
             var readable: Set<String> = []
             for chunk in GroupAppend.chunks(Array(Set(gameIDs)).sorted()) {
-                for row in try await db.query("""
+                for row in try await db.query(
+                    """
                     SELECT game_id FROM participants WHERE author_id = ? AND left_game = 0 AND game_id IN (\(GroupAppend.placeholders(chunk.count)))
-                    """, [.text(authorID)] + chunk.map(SQLValue.text)) {
+                    """, [.text(authorID)] + chunk.map(SQLValue.text))
+                {
                     readable.insert(row.text(0)!)
                 }
             }
@@ -340,24 +370,30 @@ public final class Store: Sendable {
     }
 
     static func storedParticipant(_ row: SQLRow) -> StoredParticipant {
-        StoredParticipant(gameID: row.text(0)!, authorID: row.text(1)!, displayName: row.text(2)!,
-                          role: ParticipantRecord.Role(rawValue: row.text(3)!) ?? .player, revoked: row.bool(4), hasLeft: row.bool(5))
+        StoredParticipant(
+            gameID: row.text(0)!, authorID: row.text(1)!, displayName: row.text(2)!,
+            role: ParticipantRecord.Role(rawValue: row.text(3)!) ?? .player, revoked: row.bool(4), hasLeft: row.bool(5))
     }
 
     /// The games an account takes part in (including ones it was removed from, now read-only),
     /// newest first: at most `limit`, after the game `after` (created at, game ID) when given.
-    public func games(of authorID: String, after: (createdAt: Int64, gameID: String)? = nil,
-                      limit: Int = 100) async throws -> [(StoredGame, StoredParticipant)] {
-        let createdAt = after?.createdAt ?? .max, gameID = after?.gameID ?? ""
+    public func games(
+        of authorID: String, after: (createdAt: Int64, gameID: String)? = nil,
+        limit: Int = 100
+    ) async throws -> [(StoredGame, StoredParticipant)] {
+        let createdAt = after?.createdAt ?? .max
+        let gameID = after?.gameID ?? ""
         return try await database.read { db in
-            try await db.query("""
+            try await db.query(
+                """
                 SELECT g.game_id, g.owner_id, g.created_at, g.zone_seq, g.move_count, g.title, gp.puzzle, g.completion,
                        p.game_id, p.author_id, a.display_name, p.role, p.revoked, p.left_game
                 FROM participants p JOIN games g ON g.game_id = p.game_id JOIN game_puzzles gp ON gp.game_id = g.game_id
                 JOIN accounts a ON a.author_id = p.author_id
                 WHERE p.author_id = ? AND p.left_game = 0 AND (g.created_at < ? OR (g.created_at = ? AND g.game_id > ?))
                 ORDER BY g.created_at DESC, g.game_id LIMIT ?
-                """, .text(authorID), .integer(createdAt), .integer(createdAt), .text(gameID), .integer(Int64(limit))).map { row in
+                """, .text(authorID), .integer(createdAt), .integer(createdAt), .text(gameID), .integer(Int64(limit))
+            ).map { row in
                 (try Self.storedGame(SQLRow(Array(row.values[0..<8]))), Self.storedParticipant(SQLRow(Array(row.values[8...]))))
             }
         }
@@ -395,11 +431,13 @@ public final class Store: Sendable {
             let sequence = row.int(0)! + 1
             var record = game
             record.completion = completion
-            try await db.execute("UPDATE games SET completion = ?, zone_seq = ? WHERE game_id = ?",
-                                 .text(Self.json(completion)), .integer(sequence), .text(gameID))
+            try await db.execute(
+                "UPDATE games SET completion = ?, zone_seq = ? WHERE game_id = ?",
+                .text(Self.json(completion)), .integer(sequence), .text(gameID))
             try await Self.putRecord(db, gameID: gameID, sequence: sequence, type: "game", key: "game", body: Self.json(record))
             try await db.execute("DELETE FROM snapshots WHERE game_id = ? AND zone_seq > ?", .text(gameID), .integer(snapshot.zoneSeq))
-            try await db.execute("""
+            try await db.execute(
+                """
                 INSERT INTO snapshots (game_id, zone_seq, body) VALUES (?, ?, ?)
                 ON CONFLICT (game_id, zone_seq) DO UPDATE SET body = excluded.body
                 """, .text(gameID), .integer(snapshot.zoneSeq), .text(Self.json(snapshot.snapshot)))
@@ -417,13 +455,16 @@ public final class Store: Sendable {
                 throw StoreRefusal.gameNotFound
             }
             let sequence = row.int(0)! + 1
-            try await db.execute("DELETE FROM participants WHERE game_id = ? AND author_id = ? AND revoked = 0",
-                                 .text(participant.gameID), .text(participant.authorID))
-            try await db.execute("UPDATE participants SET left_game = 1 WHERE game_id = ? AND author_id = ?",
-                                 .text(participant.gameID), .text(participant.authorID))
+            try await db.execute(
+                "DELETE FROM participants WHERE game_id = ? AND author_id = ? AND revoked = 0",
+                .text(participant.gameID), .text(participant.authorID))
+            try await db.execute(
+                "UPDATE participants SET left_game = 1 WHERE game_id = ? AND author_id = ?",
+                .text(participant.gameID), .text(participant.authorID))
             try await db.execute("UPDATE games SET zone_seq = ? WHERE game_id = ?", .integer(sequence), .text(participant.gameID))
-            try await Self.putRecord(db, gameID: participant.gameID, sequence: sequence, type: "participant",
-                                     key: participant.authorID, body: Self.json(participant))
+            try await Self.putRecord(
+                db, gameID: participant.gameID, sequence: sequence, type: "participant",
+                key: participant.authorID, body: Self.json(participant))
             try await Self.appendFeed(db, authorID: participant.authorID, gameID: participant.gameID, state: .removed)
             return sequence
         }
@@ -444,7 +485,8 @@ public final class Store: Sendable {
     }
 
     static func putRecord(_ db: any SQLConnection, gameID: String, sequence: Int64, type: String, key: String, body: String) async throws {
-        try await db.execute("""
+        try await db.execute(
+            """
             INSERT INTO records (game_id, zone_seq, record_type, record_key, body) VALUES (?, ?, ?, ?, ?)
             ON CONFLICT (game_id, record_type, record_key) DO UPDATE SET zone_seq = excluded.zone_seq, body = excluded.body
             """, .text(gameID), .integer(sequence), .text(type), .text(key), .text(body))
@@ -453,9 +495,11 @@ public final class Store: Sendable {
     /// Changes after `sequence`, oldest first, at most `limit`.
     public func changes(gameID: String, after sequence: Int64, limit: Int) async throws -> [StoredChange] {
         try await database.read { db in
-            try await db.query("""
+            try await db.query(
+                """
                 SELECT zone_seq, record_type, body FROM records WHERE game_id = ? AND zone_seq > ? ORDER BY zone_seq LIMIT ?
-                """, .text(gameID), .integer(sequence), .integer(Int64(limit))).map {
+                """, .text(gameID), .integer(sequence), .integer(Int64(limit))
+            ).map {
                 StoredChange(sequence: $0.int(0)!, type: $0.text(1)!, body: $0.text(2)!)
             }
         }
@@ -465,7 +509,8 @@ public final class Store: Sendable {
     /// latest snapshot.
     public func saveSnapshot(gameID: String, zoneSeq: Int64, snapshot: Snapshot) async throws {
         try await database.transaction { db in
-            try await db.execute("""
+            try await db.execute(
+                """
                 INSERT INTO snapshots (game_id, zone_seq, body) SELECT ?, ?, ? WHERE EXISTS
                 (SELECT 1 FROM games WHERE game_id = ? AND completion IS NULL)
                 ON CONFLICT (game_id, zone_seq) DO UPDATE SET body = excluded.body
@@ -479,8 +524,11 @@ public final class Store: Sendable {
     }
 
     static func latestSnapshot(_ db: any SQLConnection, gameID: String) async throws -> StoredSnapshot? {
-        guard let row = try await db.first("SELECT zone_seq, body FROM snapshots WHERE game_id = ? ORDER BY zone_seq DESC LIMIT 1",
-                                           .text(gameID)) else { return nil }
+        guard
+            let row = try await db.first(
+                "SELECT zone_seq, body FROM snapshots WHERE game_id = ? ORDER BY zone_seq DESC LIMIT 1",
+                .text(gameID))
+        else { return nil }
         return StoredSnapshot(zoneSeq: row.int(0)!, snapshot: try decode(Snapshot.self, row.text(1)!, what: "snapshot", gameID: gameID))
     }
 
@@ -488,7 +536,8 @@ public final class Store: Sendable {
 
     public func createInvitation(tokenHash: String, gameID: String, createdBy: String, now: Int64, expiresAt: Int64?) async throws {
         try await database.transaction { db in
-            try await db.execute("""
+            try await db.execute(
+                """
                 INSERT INTO invitations (token_hash, game_id, created_by, created_at, expires_at) VALUES (?, ?, ?, ?, ?)
                 """, .text(tokenHash), .text(gameID), .text(createdBy), .integer(now), expiresAt.map(SQLValue.integer) ?? .null)
         }
@@ -496,8 +545,10 @@ public final class Store: Sendable {
 
     public func invitation(tokenHash: String) async throws -> StoredInvitation? {
         try await database.read { db in
-            try await db.first("SELECT game_id, created_by, expires_at, revoked FROM invitations WHERE token_hash = ?",
-                               .text(tokenHash)).map {
+            try await db.first(
+                "SELECT game_id, created_by, expires_at, revoked FROM invitations WHERE token_hash = ?",
+                .text(tokenHash)
+            ).map {
                 StoredInvitation(gameID: $0.text(0)!, createdBy: $0.text(1)!, expiresAt: $0.int(2), revoked: $0.bool(3))
             }
         }
@@ -518,14 +569,16 @@ public final class Store: Sendable {
                 throw StoreRefusal.gameNotFound
             }
             let sequence = row.int(0)! + 1
-            try await db.execute("""
+            try await db.execute(
+                """
                 INSERT INTO participants (game_id, author_id, role, revoked) VALUES (?, ?, ?, ?)
                 ON CONFLICT (game_id, author_id) DO UPDATE SET role = excluded.role,
                     revoked = CASE WHEN participants.revoked = 1 THEN 1 ELSE excluded.revoked END
                 """, .text(participant.gameID), .text(participant.authorID), .text(participant.role.rawValue), SQLValue(participant.revoked))
             try await db.execute("UPDATE games SET zone_seq = ? WHERE game_id = ?", .integer(sequence), .text(participant.gameID))
-            try await Self.putRecord(db, gameID: participant.gameID, sequence: sequence, type: "participant",
-                                     key: participant.authorID, body: Self.json(participant))
+            try await Self.putRecord(
+                db, gameID: participant.gameID, sequence: sequence, type: "participant",
+                key: participant.authorID, body: Self.json(participant))
             try await Self.appendFeed(db, authorID: participant.authorID, gameID: participant.gameID, state: feedState)
             return sequence
         }
@@ -533,26 +586,34 @@ public final class Store: Sendable {
 
     public func participants(gameID: String) async throws -> [StoredParticipant] {
         try await database.read { db in
-            try await db.query("""
+            try await db.query(
+                """
                 SELECT p.game_id, p.author_id, a.display_name, p.role, p.revoked, p.left_game FROM participants p
                 JOIN accounts a ON a.author_id = p.author_id WHERE p.game_id = ? ORDER BY p.author_id
-                """, .text(gameID)).map(Self.storedParticipant)
+                """, .text(gameID)
+            ).map(Self.storedParticipant)
         }
     }
 
     // MARK: Database feed
 
     static func appendFeed(_ db: any SQLConnection, authorID: String, gameID: String, state: FeedEntry.State) async throws {
-        guard let row = try await db.first("UPDATE accounts SET feed_seq = feed_seq + 1 WHERE author_id = ? RETURNING feed_seq",
-                                           .text(authorID)), let sequence = row.int(0) else { return }
-        try await db.execute("INSERT INTO feed (author_id, seq, game_id, state) VALUES (?, ?, ?, ?)",
-                             .text(authorID), .integer(sequence), .text(gameID), .text(state.rawValue))
+        guard
+            let row = try await db.first(
+                "UPDATE accounts SET feed_seq = feed_seq + 1 WHERE author_id = ? RETURNING feed_seq",
+                .text(authorID)), let sequence = row.int(0)
+        else { return }
+        try await db.execute(
+            "INSERT INTO feed (author_id, seq, game_id, state) VALUES (?, ?, ?, ?)",
+            .text(authorID), .integer(sequence), .text(gameID), .text(state.rawValue))
     }
 
     public func feed(authorID: String, after sequence: Int64, limit: Int) async throws -> [FeedEntry] {
         try await database.read { db in
-            try await db.query("SELECT game_id, state, seq FROM feed WHERE author_id = ? AND seq > ? ORDER BY seq LIMIT ?",
-                               .text(authorID), .integer(sequence), .integer(Int64(limit))).map {
+            try await db.query(
+                "SELECT game_id, state, seq FROM feed WHERE author_id = ? AND seq > ? ORDER BY seq LIMIT ?",
+                .text(authorID), .integer(sequence), .integer(Int64(limit))
+            ).map {
                 FeedEntry(gameID: $0.text(0)!, state: FeedEntry.State(rawValue: $0.text(1)!) ?? .active, sequence: $0.int(2)!)
             }
         }

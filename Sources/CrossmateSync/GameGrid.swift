@@ -56,7 +56,8 @@ public struct GameGrid: Hashable, Sendable, Codable {
     /// Moves outside the grid are ignored (the server refuses them before they get here).
     @discardableResult
     public mutating func apply(_ move: Move) -> Bool {
-        let row = move.position.row, col = move.position.col
+        let row = move.position.row
+        let col = move.position.col
         guard row >= 0, row < height, col >= 0, col < width else { return false }
         let index = row * width + col
         guard cells[index].isBeaten(by: move.writeKey) else { return false }

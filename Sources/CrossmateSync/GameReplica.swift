@@ -28,8 +28,10 @@ public struct GameReplica: Sendable {
     }
 
     /// Rebuilds a replica from stored moves (its own and others'), as after a restart.
-    public init(puzzle: Puzzle, gameID: GameID, replicaID: ReplicaID, authorID: AuthorID,
-                moves: [Move], completion: Completion? = nil) {
+    public init(
+        puzzle: Puzzle, gameID: GameID, replicaID: ReplicaID, authorID: AuthorID,
+        moves: [Move], completion: Completion? = nil
+    ) {
         self.init(puzzle: puzzle, gameID: gameID, replicaID: replicaID, authorID: authorID)
         if let completion {
             // Without the authority's final grid at hand, the finished grid is every move stamped
@@ -49,8 +51,10 @@ public struct GameReplica: Sendable {
     /// device keeps its journal; the server keeps every move): they rebuild the journal, so the
     /// next seq, undo and redo are exactly what they were. Only the moves the snapshot does not
     /// cover are merged into the grid.
-    public init(puzzle: Puzzle, gameID: GameID, replicaID: ReplicaID, authorID: AuthorID,
-                snapshot: Snapshot, moves: [Move], completion: Completion? = nil) {
+    public init(
+        puzzle: Puzzle, gameID: GameID, replicaID: ReplicaID, authorID: AuthorID,
+        snapshot: Snapshot, moves: [Move], completion: Completion? = nil
+    ) {
         self.init(puzzle: puzzle, gameID: gameID, replicaID: replicaID, authorID: authorID)
         setGrid(snapshot.grid)
         for key in grid.cells.compactMap(\.key) { clock.observe(key.timestamp) }
@@ -85,8 +89,11 @@ public struct GameReplica: Sendable {
             guard current.letter != letter || current.mark.isPencil != pencil else { return [] }
             // A new letter clears any check verdict; re-inking the same letter keeps it.
             let verdict = current.letter == letter ? current.mark.verdict : .none
-            changes = [Change(position: position, letter: letter, mark: CellMark(isPencil: pencil, verdict: verdict),
-                              cellAuthorID: authorID)]
+            changes = [
+                Change(
+                    position: position, letter: letter, mark: CellMark(isPencil: pencil, verdict: verdict),
+                    cellAuthorID: authorID)
+            ]
             kind = .input
         case let .delete(position):
             try requireLetterSquare(position)
@@ -102,8 +109,9 @@ public struct GameReplica: Sendable {
                 guard !current.letter.isEmpty, !current.mark.isLocked else { return nil }
                 let verdict: CellMark.Verdict = puzzle.isCorrect(current.letter, at: position) == true ? .checkedRight : .checkedWrong
                 guard verdict != current.mark.verdict else { return nil }
-                return Change(position: position, letter: current.letter,
-                              mark: CellMark(isPencil: current.mark.isPencil, verdict: verdict), cellAuthorID: current.cellAuthorID)
+                return Change(
+                    position: position, letter: current.letter,
+                    mark: CellMark(isPencil: current.mark.isPencil, verdict: verdict), cellAuthorID: current.cellAuthorID)
             }
             kind = .check
         case let .reveal(scope):
@@ -111,7 +119,8 @@ public struct GameReplica: Sendable {
             changes = try squares(in: scope).compactMap { position in
                 let current = grid.state(at: position)
                 guard !current.mark.isLocked, puzzle.isCorrect(current.letter, at: position) != true,
-                      let answer = puzzle.cell(at: position).solution else { return nil }
+                    let answer = puzzle.cell(at: position).solution
+                else { return nil }
                 return Change(position: position, letter: answer, mark: CellMark(verdict: .revealed), cellAuthorID: authorID)
             }
             kind = .reveal

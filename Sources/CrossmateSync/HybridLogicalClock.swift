@@ -48,8 +48,9 @@ public struct HLCTimestamp: Hashable, Comparable, Sendable, Codable, CustomStrin
         let container = try decoder.container(keyedBy: CodingKeys.self)
         let wall = try container.decode(Int64.self, forKey: .wallMillis)
         guard (0...Self.maximumWall).contains(wall) else {
-            throw DecodingError.dataCorruptedError(forKey: .wallMillis, in: container,
-                                                   debugDescription: "wallMillis is Unix time in milliseconds, 0 to \(Self.maximumWall)")
+            throw DecodingError.dataCorruptedError(
+                forKey: .wallMillis, in: container,
+                debugDescription: "wallMillis is Unix time in milliseconds, 0 to \(Self.maximumWall)")
         }
         self.init(wallMillis: wall, counter: try container.decode(UInt16.self, forKey: .counter))
     }

@@ -34,7 +34,8 @@ public enum MoveTrust {
             case let .typedForAnotherAuthor(author): "typing writes the typist's own letter; cellAuthorID \"\(author.prefix(64))\" is someone else"
             case .clearLeavesLetter: "a clear leaves the square empty"
             case let .wrongVerdictForKind(kind, verdict): "a move of kind \(kind.rawValue) cannot leave the verdict \(verdict)"
-            case let .falseVerdict(verdict, letter): "\"\(letter.prefix(LetterRule.maximumLength))\" is not \(verdict == .checkedWrong ? "wrong" : "the answer") at that square, so it cannot be marked \(verdict)"
+            case let .falseVerdict(verdict, letter):
+                "\"\(letter.prefix(LetterRule.maximumLength))\" is not \(verdict == .checkedWrong ? "wrong" : "the answer") at that square, so it cannot be marked \(verdict)"
             case .noSolutionForVerdict: "this puzzle has no solution to check or reveal against, so a move carries no verdict"
             case let .unknownAuthor(author): "cellAuthorID \"\(author.prefix(64))\" is not a player of this game"
             case let .missingTarget(kind): "an \(kind.rawValue) names the earlier move it acts on in targetSeq"

@@ -64,11 +64,13 @@ public enum UndoPlanner {
             switch operation.kind {
             case .undo:
                 guard let target = operation.entries.first?.targetSeq.flatMap({ batchOfSeq[$0] }),
-                      let index = stacks.undo.lastIndex(where: { $0.batchID == target }) else { continue }
+                    let index = stacks.undo.lastIndex(where: { $0.batchID == target })
+                else { continue }
                 stacks.redo.append(stacks.undo.remove(at: index))
             case .redo:
                 guard let target = operation.entries.first?.targetSeq.flatMap({ batchOfSeq[$0] }),
-                      let index = stacks.redo.lastIndex(where: { $0.batchID == target }) else { continue }
+                    let index = stacks.redo.lastIndex(where: { $0.batchID == target })
+                else { continue }
                 stacks.undo.append(stacks.redo.remove(at: index))
             case .input, .clear, .check, .reveal:
                 continue  // edits are pushed above; checks and reveals are recorded but never offered
@@ -84,8 +86,9 @@ public enum UndoPlanner {
             let steps = operation.entries.reversed().compactMap { entry -> Step? in
                 guard grid.letter(at: entry.position) == entry.letter else { return nil }
                 let before = entry.prevSeqAtCell.flatMap { bySeq[$0] }
-                return Step(position: entry.position, letter: before?.letter ?? "", mark: before?.mark ?? .none,
-                            cellAuthorID: before?.cellAuthorID ?? "", targetSeq: entry.seq)
+                return Step(
+                    position: entry.position, letter: before?.letter ?? "", mark: before?.mark ?? .none,
+                    cellAuthorID: before?.cellAuthorID ?? "", targetSeq: entry.seq)
             }
             if !steps.isEmpty { return Plan(kind: .undo, operation: operation, steps: steps) }
         }
@@ -102,8 +105,9 @@ public enum UndoPlanner {
         for operation in stacks(journal).redo.reversed() {
             let steps = operation.entries.compactMap { entry -> Step? in
                 guard let undo = lastUndoOf[entry.seq], grid.letter(at: entry.position) == undo.letter else { return nil }
-                return Step(position: entry.position, letter: entry.letter, mark: entry.mark,
-                            cellAuthorID: entry.cellAuthorID, targetSeq: entry.seq)
+                return Step(
+                    position: entry.position, letter: entry.letter, mark: entry.mark,
+                    cellAuthorID: entry.cellAuthorID, targetSeq: entry.seq)
             }
             if !steps.isEmpty { return Plan(kind: .redo, operation: operation, steps: steps) }
         }

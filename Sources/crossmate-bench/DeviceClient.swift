@@ -52,8 +52,9 @@ final class DeviceHandler: ChannelInboundHandler {
 
     init(_ setup: Setup) {
         self.setup = setup
-        replica = GameReplica(puzzle: setup.puzzle, gameID: setup.gameID, replicaID: setup.session.deviceID,
-                              authorID: setup.session.account.authorID)
+        replica = GameReplica(
+            puzzle: setup.puzzle, gameID: setup.gameID, replicaID: setup.session.deviceID,
+            authorID: setup.session.account.authorID)
         random = SeededRandomNumberGenerator(seed: setup.seed)
         squares = setup.puzzle.letterPositions
     }
@@ -197,8 +198,9 @@ final class DeviceHandler: ChannelInboundHandler {
                 setup.fleet.ready()
             }
         case .ping:
-            context.writeAndFlush(wrapOutboundOut(WebSocketFrame(fin: true, opcode: .pong, maskKey: .random(), data: frame.unmaskedData)),
-                                  promise: nil)
+            context.writeAndFlush(
+                wrapOutboundOut(WebSocketFrame(fin: true, opcode: .pong, maskKey: .random(), data: frame.unmaskedData)),
+                promise: nil)
         case .connectionClose:
             context.close(promise: nil)
         default:

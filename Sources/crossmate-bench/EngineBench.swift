@@ -98,7 +98,8 @@ struct EngineBench: ParsableCommand {
             let letter = letters.randomElement(using: &random)!
             return Move(
                 gameID: "bench", replicaID: "device-\(device)", authorID: "player-\(device % 4)", seq: seqs[device],
-                timestamp: HLCTimestamp(wallMillis: wall - Int64.random(in: 0...2, using: &random), counter: UInt16.random(in: 0...1, using: &random)),
+                timestamp: HLCTimestamp(
+                    wallMillis: wall - Int64.random(in: 0...2, using: &random), counter: UInt16.random(in: 0...1, using: &random)),
                 position: GridPosition(row: Int.random(in: 0..<side, using: &random), col: Int.random(in: 0..<side, using: &random)),
                 letter: letter, cellAuthorID: letter.isEmpty ? "" : "player-\(device % 4)", kind: .input,
                 batchID: "device-\(device):\(seqs[device])")

@@ -26,7 +26,9 @@ struct JSONScan {
     func integers(_ key: String) -> [Int64] {
         ranges(of: Array("\"\(key)\":".utf8)).compactMap { start in
             var end = start
-            while end < bytes.count, bytes[end] == UInt8(ascii: "-") || (bytes[end] >= UInt8(ascii: "0") && bytes[end] <= UInt8(ascii: "9")) { end += 1 }
+            while end < bytes.count, bytes[end] == UInt8(ascii: "-") || (bytes[end] >= UInt8(ascii: "0") && bytes[end] <= UInt8(ascii: "9")) {
+                end += 1
+            }
             return Int64(String(decoding: bytes[start..<end], as: UTF8.self))
         }
     }

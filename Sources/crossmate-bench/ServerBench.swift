@@ -56,7 +56,8 @@ struct ServerBench: AsyncParsableCommand {
         for start in stride(from: 0, to: devices, by: 4) {
             let owner: DeviceSession = try await api.call(.POST, "/v1/accounts", json: CreateAccountRequest(displayName: "Player \(start)"))
             let game: GameSummary = try await api.call(.POST, "/v1/games", token: owner.token, json: CreateGameRequest(bundled: "daybreak"))
-            let invite: InvitationResponse = try await api.call(.POST, "/v1/games/\(game.gameID)/invitations", token: owner.token, json: CreateInvitationRequest())
+            let invite: InvitationResponse = try await api.call(
+                .POST, "/v1/games/\(game.gameID)/invitations", token: owner.token, json: CreateInvitationRequest())
             sessions.append(owner)
             gameOf.append(game.gameID)
             for index in (start + 1)..<min(start + 4, devices) {
@@ -73,8 +74,9 @@ struct ServerBench: AsyncParsableCommand {
         let deviceLoops = MultiThreadedEventLoopGroup(numberOfThreads: max(1, clientThreads))
         var channels: [any Channel] = []
         for (index, session) in sessions.enumerated() {
-            let setup = DeviceHandler.Setup(session: session, gameID: gameOf[index], puzzle: puzzle, seed: UInt64(index) &+ 7,
-                                            keysPerSecond: keysPerSecond, api: api, stats: stats, fleet: fleet)
+            let setup = DeviceHandler.Setup(
+                session: session, gameID: gameOf[index], puzzle: puzzle, seed: UInt64(index) &+ 7,
+                keysPerSecond: keysPerSecond, api: api, stats: stats, fleet: fleet)
             channels.append(try await DeviceConnection.open(host: "127.0.0.1", port: server.port, group: deviceLoops, setup: setup))
         }
         await fleet.waitUntilReady(sessions.count)
@@ -98,7 +100,10 @@ struct ServerBench: AsyncParsableCommand {
 
         let totals = stats.snapshot
         let latencies = totals.latencies.sorted()
-        var report = Report(title: "crossmate-bench server: \(devices) devices in games of 4, \(keysPerSecond) keys/s each, \(seconds) s, \(postgres == nil ? "SQLite" : "PostgreSQL")")
+        var report = Report(
+            title:
+                "crossmate-bench server: \(devices) devices in games of 4, \(keysPerSecond) keys/s each, \(seconds) s, \(postgres == nil ? "SQLite" : "PostgreSQL")"
+        )
         report.add("acksPerSecond", "acknowledged moves per second", Double(totals.acknowledged) / measured, "moves/s")
         report.add("latencyP50Millis", "keystroke to peer, p50", percentile(latencies, 0.50), "ms")
         report.add("latencyP99Millis", "keystroke to peer, p99", percentile(latencies, 0.99), "ms")
@@ -108,13 +113,18 @@ struct ServerBench: AsyncParsableCommand {
         report.add("pushRoundTripP99Millis", "push round trip, p99", percentile(pushes, 0.99), "ms")
         let pokes = Double(max(1, totals.inlinePokes + totals.fetches))
         report.add("inlineShare", "pokes taken inline (no fetch)", Double(totals.inlinePokes) / pokes, "")
-        report.add("memoryPerConnectionKB", "server memory per connected device", Double(max(0, rssAfter - rssBefore)) / Double(max(1, devices)), "KB")
+        report.add(
+            "memoryPerConnectionKB", "server memory per connected device", Double(max(0, rssAfter - rssBefore)) / Double(max(1, devices)), "KB")
         report.add("serverCoresBusy", "server CPU use while typing (cores of 2)", serverCores, "cores")
         report.add("loadGeneratorCoresBusy", "load generator CPU use (same 2 cores)", benchCores, "cores")
         report.add("failedPushes", "failed pushes", Double(totals.failed), "")
-        report.print(json: json, extra: ["devices": devices, "storage": postgres == nil ? "sqlite" : "postgres", "clientThreads": clientThreads,
-                                         "latencySamples": latencies.count, "keysPerSecond": keysPerSecond, "seconds": seconds,
-                                         "fetches": totals.fetches, "inlinePokes": totals.inlinePokes])
+        report.print(
+            json: json,
+            extra: [
+                "devices": devices, "storage": postgres == nil ? "sqlite" : "postgres", "clientThreads": clientThreads,
+                "latencySamples": latencies.count, "keysPerSecond": keysPerSecond, "seconds": seconds,
+                "fetches": totals.fetches, "inlinePokes": totals.inlinePokes,
+            ])
     }
 }
 
@@ -123,7 +133,9 @@ struct API: Sendable {
     let http: HTTPClient
     let base: String
 
-    func call<T: Decodable>(_ method: HTTPMethod, _ path: String, token: String? = nil, json: (some Encodable)? = Optional<String>.none) async throws -> T {
+    func call<T: Decodable>(
+        _ method: HTTPMethod, _ path: String, token: String? = nil, json: (some Encodable)? = Optional<String>.none
+    ) async throws -> T {
         var request = HTTPClientRequest(url: base + path)
         request.method = method
         request.headers.add(name: "Content-Type", value: "application/json")
@@ -232,7 +244,8 @@ final class BenchServer: @unchecked Sendable {
 
     static func cpuSeconds(pid: Int32) -> Double {
         guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
-              let close = stat.lastIndex(of: ")") else { return 0 }
+            let close = stat.lastIndex(of: ")")
+        else { return 0 }
         let fields = stat[stat.index(after: close)...].split(separator: " ")
         // After the command name: state is field 3, utime 14 and stime 15 (1-based in proc(5)).
         guard fields.count > 13, let user = Double(fields[11]), let system = Double(fields[12]) else { return 0 }
@@ -242,7 +255,8 @@ final class BenchServer: @unchecked Sendable {
     /// Resident memory of the server process, from /proc.
     func residentKilobytes() -> Int {
         guard let status = try? String(contentsOfFile: "/proc/\(process.processIdentifier)/status", encoding: .utf8),
-              let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmRSS:") }) else { return 0 }
+            let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmRSS:") })
+        else { return 0 }
         return Int(line.split(separator: " ").dropFirst().first ?? "0") ?? 0
     }
 

@@ -81,7 +81,10 @@ struct Serve: AsyncParsableCommand {
             let app = try buildApplication(configuration)
             try await app.runService()
         } catch let error as IOError where error.errnoCode == EADDRINUSE {
-            FileHandle.standardError.write(Data("crossmate: cannot listen on \(configuration.host):\(configuration.port): the address is already in use; stop the other server or pick another --port\n".utf8))
+            FileHandle.standardError.write(
+                Data(
+                    "crossmate: cannot listen on \(configuration.host):\(configuration.port): the address is already in use; stop the other server or pick another --port\n"
+                        .utf8))
             throw ExitCode(1)
         }
     }

@@ -7,7 +7,8 @@ import Foundation
 struct Show: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Print a puzzle's grid and clues.",
-        discussion: "FILE is a .puz, .ipuz, .jpz or .xd file, or bundled:NAME for a shipped puzzle (\(BundledPuzzles.identifiers.joined(separator: ", ")))."
+        discussion:
+            "FILE is a .puz, .ipuz, .jpz or .xd file, or bundled:NAME for a shipped puzzle (\(BundledPuzzles.identifiers.joined(separator: ", ")))."
     )
 
     @Argument(help: "The puzzle file.")
@@ -75,8 +76,9 @@ struct PuzzleJSON: Encodable {
             (0..<puzzle.width).map { col in
                 let cell = puzzle.cell(at: GridPosition(row: row, col: col))
                 guard cell.isLetter else { return nil }
-                return CellJSON(solution: cell.solution?.uppercased(), number: cell.number,
-                                circled: cell.isCircled, shaded: cell.isShaded)
+                return CellJSON(
+                    solution: cell.solution?.uppercased(), number: cell.number,
+                    circled: cell.isCircled, shaded: cell.isShaded)
             }
         }
         clues = [
@@ -118,8 +120,7 @@ enum PuzzleText {
         if !byline.isEmpty { out += byline + "\n" }
         var facts = ["\(puzzle.width)×\(puzzle.height)"]
         if puzzle.isDiagramless { facts.append("diagramless") }
-        if puzzle.lock != nil { facts.append("solution locked (use --key NNNN)") }
-        else if !puzzle.hasSolution { facts.append("no solution") }
+        if puzzle.lock != nil { facts.append("solution locked (use --key NNNN)") } else if !puzzle.hasSolution { facts.append("no solution") }
         out += facts.joined(separator: ", ") + "\n\n"
 
         var rebuses: [String] = []

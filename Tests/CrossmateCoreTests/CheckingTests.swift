@@ -3,8 +3,9 @@ import Testing
 
 @Suite struct CheckingTests {
     func rebusPuzzle(acceptsFirstLetter: Bool) throws -> Puzzle {
-        try Puzzle(width: 2, height: 1, cells: [.letter("XYZ"), .letter("A")], clueTexts: [:],
-                   acceptsRebusFirstLetter: acceptsFirstLetter)
+        try Puzzle(
+            width: 2, height: 1, cells: [.letter("XYZ"), .letter("A")], clueTexts: [:],
+            acceptsRebusFirstLetter: acceptsFirstLetter)
     }
 
     @Test func rebusSquareAcceptsItsFullAnswerInAnyCase() throws {

@@ -23,8 +23,8 @@ import Testing
 
     @Test func barsEndEntriesLikeBlocks() throws {
         var cells = (0..<9).map { _ in Cell.letter("A") }
-        cells[1].bars = [.left]       // splits row 0 after its first square
-        cells[4].bars = [.top]        // splits column 1 between rows 0 and 1
+        cells[1].bars = [.left]  // splits row 0 after its first square
+        cells[4].bars = [.top]  // splits column 1 between rows 0 and 1
         let puzzle = try Puzzle(width: 3, height: 3, cells: cells, clueTexts: [:])
         #expect(puzzle.across.first?.cells == [GridPosition(row: 0, col: 1), GridPosition(row: 0, col: 2)])
         let columnOne = puzzle.down.filter { $0.cells.contains(GridPosition(row: 1, col: 1)) }

@@ -9,7 +9,10 @@ import Testing
     var stringsEnd: Int { 0x18E }
 
     func error(_ read: () throws(PuzzleFileError) -> Puzzle) -> PuzzleFileError? {
-        do { _ = try read(); return nil } catch { return error }
+        do {
+            _ = try read()
+            return nil
+        } catch { return error }
     }
 
     @Test func everyTruncationOfAPuzIsAnErrorNotACrash() {
@@ -20,11 +23,14 @@ import Testing
             let failure = error { () throws(PuzzleFileError) in try PuzReader.read(Array(puz.prefix(length))) }
             #expect(failure != nil, "a \(length)-byte prefix was accepted")
         }
-        #expect(error { () throws(PuzzleFileError) in try PuzReader.read(Array(puz.prefix(40))) }
+        #expect(
+            error { () throws(PuzzleFileError) in try PuzReader.read(Array(puz.prefix(40))) }
                 == .truncated("the header needs 52 bytes but the file has 40"))
-        #expect(error { () throws(PuzzleFileError) in try PuzReader.read(Array(puz.prefix(0x1C4))) }
+        #expect(
+            error { () throws(PuzzleFileError) in try PuzReader.read(Array(puz.prefix(0x1C4))) }
                 == .truncated("the file ends inside an extension section header"))
-        #expect(error { () throws(PuzzleFileError) in try PuzReader.read(Array(puz.prefix(0x1CC))) }
+        #expect(
+            error { () throws(PuzzleFileError) in try PuzReader.read(Array(puz.prefix(0x1CC))) }
                 == .truncated("the GEXT section announces 25 bytes but the file ends first"))
     }
 
@@ -82,27 +88,35 @@ import Testing
         #expect(error { () throws(PuzzleFileError) in try PuzReader.read(zeroWidth) } == .invalidPuzzle(.invalidDimensions(width: 0, height: 5)))
 
         let hugeIpuz = #"{"kind":["http://ipuz.org/crossword#1"],"dimensions":{"width":100000,"height":100000},"puzzle":[]}"#
-        #expect(error { () throws(PuzzleFileError) in try IpuzReader.read(Array(hugeIpuz.utf8)) }
+        #expect(
+            error { () throws(PuzzleFileError) in try IpuzReader.read(Array(hugeIpuz.utf8)) }
                 == .invalidPuzzle(.invalidDimensions(width: 100000, height: 100000)))
 
-        let jpz = #"<crossword-compiler><rectangular-puzzle><crossword><grid width="0" height="5"/></crossword></rectangular-puzzle></crossword-compiler>"#
-        #expect(error { () throws(PuzzleFileError) in try JpzReader.read(Array(jpz.utf8)) }
+        let jpz =
+            #"<crossword-compiler><rectangular-puzzle><crossword><grid width="0" height="5"/></crossword></rectangular-puzzle></crossword-compiler>"#
+        #expect(
+            error { () throws(PuzzleFileError) in try JpzReader.read(Array(jpz.utf8)) }
                 == .invalidPuzzle(.invalidDimensions(width: 0, height: 5)))
 
         let wideXd = "Title: wide\n\n\n" + String(repeating: "A", count: 300) + "\n"
-        #expect(error { () throws(PuzzleFileError) in try XdReader.read(Array(wideXd.utf8)) }
+        #expect(
+            error { () throws(PuzzleFileError) in try XdReader.read(Array(wideXd.utf8)) }
                 == .invalidPuzzle(.invalidDimensions(width: 300, height: 1)))
     }
 
     @Test func gridsThatDisagreeWithTheirDimensions() {
         let shortRows = #"{"kind":["http://ipuz.org/crossword#1"],"dimensions":{"width":3,"height":1},"puzzle":[["0","0"]]}"#
-        #expect(error { () throws(PuzzleFileError) in try IpuzReader.read(Array(shortRows.utf8)) }
+        #expect(
+            error { () throws(PuzzleFileError) in try IpuzReader.read(Array(shortRows.utf8)) }
                 == .malformed("row 1 of the ipuz \"puzzle\" grid does not have 3 squares"))
-        let outside = #"<crossword-compiler><rectangular-puzzle><crossword><grid width="2" height="2"><cell x="3" y="1"/></grid></crossword></rectangular-puzzle></crossword-compiler>"#
-        #expect(error { () throws(PuzzleFileError) in try JpzReader.read(Array(outside.utf8)) }
+        let outside =
+            #"<crossword-compiler><rectangular-puzzle><crossword><grid width="2" height="2"><cell x="3" y="1"/></grid></crossword></rectangular-puzzle></crossword-compiler>"#
+        #expect(
+            error { () throws(PuzzleFileError) in try JpzReader.read(Array(outside.utf8)) }
                 == .malformed("a .jpz <cell> has no position inside the 2×2 grid"))
         let ragged = "Title: t\n\n\nABC\nAB\n"
-        #expect(error { () throws(PuzzleFileError) in try XdReader.read(Array(ragged.utf8)) }
+        #expect(
+            error { () throws(PuzzleFileError) in try XdReader.read(Array(ragged.utf8)) }
                 == .malformed("the .xd grid rows are not all 3 squares wide"))
     }
 
@@ -138,13 +152,16 @@ import Testing
         #expect(ipuz.title == puzzle.title.split(separator: " ").joined(separator: " "))
     }
 
-    @Test(arguments: ["kotwords/puz/test-solved.puz", "kotwords/ipuz/test.ipuz", "kotwords/jpz/test.jpz",
-                      "kotwords/xd/test.xd", "crossmate/test-zipped.jpz"])
+    @Test(arguments: [
+        "kotwords/puz/test-solved.puz", "kotwords/ipuz/test.ipuz", "kotwords/jpz/test.jpz",
+        "kotwords/xd/test.xd", "crossmate/test-zipped.jpz",
+    ])
     func seededMutationsNeverCrashAReader(path: String) throws {
         let original = try Fixture.bytes(path)
         let format = try #require(PuzzleFormat(fileName: path))
         var random = SeededRandom(seed: 0xC0FFEE)
-        var read = 0, refused = 0
+        var read = 0
+        var refused = 0
         for _ in 0..<1500 {
             var bytes = original
             for _ in 0..<Int.random(in: 1...4, using: &random) where !bytes.isEmpty {
@@ -174,10 +191,12 @@ import Testing
     /// (it took seconds per 16,000 `<` when each one scanned the rest of the clue).
     @Test(.timeLimit(.minutes(1)))
     func clueMarkupIsReducedInOnePass() throws {
-        for (clue, expected) in [(String(repeating: "<", count: 200_000), String(repeating: "<", count: 200_000)),
-                                 (String(repeating: "<b>", count: 100_000) + "x", "x"),
-                                 (String(repeating: "<b", count: 100_000) + ">y", "y"),
-                                 ("2<sup>3</sup> &amp; <i>H</i><sub>2</sub>O<br/>end", "23 & H2O end")] {
+        for (clue, expected) in [
+            (String(repeating: "<", count: 200_000), String(repeating: "<", count: 200_000)),
+            (String(repeating: "<b>", count: 100_000) + "x", "x"),
+            (String(repeating: "<b", count: 100_000) + ">y", "y"),
+            ("2<sup>3</sup> &amp; <i>H</i><sub>2</sub>O<br/>end", "23 & H2O end"),
+        ] {
             let puzzle = try IpuzReader.read(Array(Self.ipuz(width: 3, clues: [[1, clue]]).utf8))
             #expect(puzzle.across.first?.text == expected)
         }
@@ -185,14 +204,19 @@ import Testing
 
     static func ipuz(width: Int, clues: [Any]) -> String {
         let row = "[" + (1...width).map { $0 == 1 ? "1" : "0" }.joined(separator: ",") + "]"
-        let rows = "[" + ([row] + Array(repeating: "[" + Array(repeating: "0", count: width).joined(separator: ",") + "]", count: width - 1)).joined(separator: ",") + "]"
+        let rows =
+            "["
+            + ([row] + Array(repeating: "[" + Array(repeating: "0", count: width).joined(separator: ",") + "]", count: width - 1)).joined(
+                separator: ",") + "]"
         let list = try! JSONSerialization.data(withJSONObject: clues)
-        return #"{"version":"http://ipuz.org/v2","kind":["http://ipuz.org/crossword#1"],"dimensions":{"width":\#(width),"height":\#(width)},"puzzle":\#(rows),"clues":{"Across":\#(String(decoding: list, as: UTF8.self))}}"#
+        return
+            #"{"version":"http://ipuz.org/v2","kind":["http://ipuz.org/crossword#1"],"dimensions":{"width":\#(width),"height":\#(width)},"puzzle":\#(rows),"clues":{"Across":\#(String(decoding: list, as: UTF8.self))}}"#
     }
 
     /// A small file must not be able to name millions of squares.
     @Test func uploadsCannotAmplifyWordsAndClues() throws {
-        let rectangle = #"<crossword-compiler><rectangular-puzzle><crossword><grid width="15" height="15"></grid><word id="1" x="1-15" y="1-15"/><clues><title>Across</title><clue word="1" number="1">Everything</clue></clues></crossword></rectangular-puzzle></crossword-compiler>"#
+        let rectangle =
+            #"<crossword-compiler><rectangular-puzzle><crossword><grid width="15" height="15"></grid><word id="1" x="1-15" y="1-15"/><clues><title>Across</title><clue word="1" number="1">Everything</clue></clues></crossword></rectangular-puzzle></crossword-compiler>"#
         #expect(throws: PuzzleFileError.malformed("the .jpz word \"1\" spans 1-15 × 1-15; a word runs along one row or column")) {
             try JpzReader.read(Array(rectangle.utf8))
         }
@@ -212,8 +236,10 @@ import Testing
     /// the .jpz fuzz target, from a two-byte change to a real file. Each is read or refused.
     @Test func processingInstructionsWithoutDataAreNotACrash() throws {
         let plain = String(decoding: try Fixture.bytes("kotwords/jpz/test.jpz"), as: UTF8.self)
-        for variant in [plain.replacingOccurrences(of: "<crossword-compiler", with: "<?pi?><crossword-compiler"),
-                        "<?xml?>\n" + plain, plain + "<?x?>", "<?xml version=\"1.0\"?><a><??></a>", "<a><?target?>", "<?a?"] {
+        for variant in [
+            plain.replacingOccurrences(of: "<crossword-compiler", with: "<?pi?><crossword-compiler"),
+            "<?xml?>\n" + plain, plain + "<?x?>", "<?xml version=\"1.0\"?><a><??></a>", "<a><?target?>", "<?a?",
+        ] {
             do {
                 let puzzle = try JpzReader.read(Array(variant.utf8))
                 #expect(puzzle.width > 0)
@@ -235,7 +261,9 @@ import Testing
     @Test func latin1DeclaredDocumentsAreConverted() throws {
         let text = #"<?xml version="1.0" encoding="ISO-8859-1"?><crossword-compiler><rectangular-puzzle><metadata><title>Caf"#
         var bytes = Array(text.utf8) + [0xE9]
-        bytes += Array(#"</title></metadata><crossword><grid width="2" height="1"><cell x="1" y="1" solution="A" number="1"/><cell x="2" y="1" solution="B"/></grid><clues><title>Across</title><clue number="1">Pair</clue></clues></crossword></rectangular-puzzle></crossword-compiler>"#.utf8)
+        bytes += Array(
+            #"</title></metadata><crossword><grid width="2" height="1"><cell x="1" y="1" solution="A" number="1"/><cell x="2" y="1" solution="B"/></grid><clues><title>Across</title><clue number="1">Pair</clue></clues></crossword></rectangular-puzzle></crossword-compiler>"#
+                .utf8)
         let puzzle = try JpzReader.read(bytes)
         #expect(puzzle.title == "Café")
         #expect(puzzle.across.first?.cells.count == 2)

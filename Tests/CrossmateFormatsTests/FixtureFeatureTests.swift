@@ -109,8 +109,11 @@ import Testing
         let formatting = try Fixture.puzzle("kotwords/xd/test-formatting.xd")
         #expect(formatting.across[0].text == "First across clue with bold, italic, and bold italic text")
         let plain = try Fixture.puzzle("kotwords/xd/test.xd")
-        #expect(plain.across.map(\.text) == ["First across clue with special characters αβγδε", "Second across clue",
-                                             "Third across clue", "Fourth across clue", "Fifth across clue"])
+        #expect(
+            plain.across.map(\.text) == [
+                "First across clue with special characters αβγδε", "Second across clue",
+                "Third across clue", "Fourth across clue", "Fifth across clue",
+            ])
     }
 
     @Test func jpzCellRangesAndNamespacesVariants() throws {

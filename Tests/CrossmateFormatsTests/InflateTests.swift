@@ -1,6 +1,7 @@
-@testable import CrossmateFormats
 import Foundation
 import Testing
+
+@testable import CrossmateFormats
 
 /// The hand-written inflater against zlib, the reference implementation, through Python's zlib
 /// module (Tests/oracle/deflate_cases.py): zlib's own streams of every level and strategy must
@@ -37,13 +38,17 @@ import Testing
     func agreesWithZlib(seed: Int) throws {
         let cases = try Self.cases(seed: seed, count: 1_000)
         #expect(cases.count == 1_000)
-        var inflated = 0, refused = 0
+        var inflated = 0
+        var refused = 0
         for (index, check) in cases.enumerated() {
             let input = [UInt8](Data(base64Encoded: check.input)!)
             let ours: [UInt8]?
             do { ours = try Inflate.decompress(input, limit: 1 << 20) } catch { ours = nil }
             let zlib = check.output.map { [UInt8](Data(base64Encoded: $0)!) }
-            #expect(ours == zlib, "case \(index) of seed \(seed): zlib \(zlib.map { "gives \($0.count) bytes" } ?? "refuses"), ours \(ours.map { "gives \($0.count) bytes" } ?? "refuses")")
+            #expect(
+                ours == zlib,
+                "case \(index) of seed \(seed): zlib \(zlib.map { "gives \($0.count) bytes" } ?? "refuses"), ours \(ours.map { "gives \($0.count) bytes" } ?? "refuses")"
+            )
             if zlib == nil { refused += 1 } else { inflated += 1 }
         }
         // Both sides of the comparison were exercised.

@@ -3,9 +3,11 @@ import CrossmateFormats
 import Testing
 
 @Suite struct SamePuzzleTests {
-    @Test(arguments: ["kotwords/ipuz/test.ipuz", "kotwords/jpz/test.jpz", "kotwords/xd/test.xd",
-                      "crossmate/test-zipped.jpz", "crossmate/test-stored.jpz", "crossmate/test-jsonp.ipuz",
-                      "kotwords/jpz/test-inline-cells.jpz", "kotwords/ipuz/test-zero-indexed.ipuz"])
+    @Test(arguments: [
+        "kotwords/ipuz/test.ipuz", "kotwords/jpz/test.jpz", "kotwords/xd/test.xd",
+        "crossmate/test-zipped.jpz", "crossmate/test-stored.jpz", "crossmate/test-jsonp.ipuz",
+        "kotwords/jpz/test-inline-cells.jpz", "kotwords/ipuz/test-zero-indexed.ipuz",
+    ])
     func everyFormatReadsToTheSamePuzzleAsThePuz(path: String) throws {
         let reference = PuzzleEssence(try Fixture.puzzle("kotwords/puz/test.puz"))
         #expect(PuzzleEssence(try Fixture.puzzle(path)) == reference)
@@ -27,8 +29,10 @@ import Testing
     }
 
     @Test func sniffingFindsTheFormatWithoutAnExtension() throws {
-        for path in ["kotwords/puz/test.puz", "kotwords/ipuz/test.ipuz", "kotwords/jpz/test.jpz",
-                     "kotwords/xd/test.xd", "crossmate/test-zipped.jpz"] {
+        for path in [
+            "kotwords/puz/test.puz", "kotwords/ipuz/test.ipuz", "kotwords/jpz/test.jpz",
+            "kotwords/xd/test.xd", "crossmate/test-zipped.jpz",
+        ] {
             let puzzle = try PuzzleFile.read(try Fixture.bytes(path), fileName: "download")
             #expect(puzzle.title == "Example Puzzle for Kotwords", "\(path)")
         }

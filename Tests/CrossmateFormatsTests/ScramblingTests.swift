@@ -44,7 +44,10 @@ import Testing
             do {
                 _ = try locked.unlocked(withKey: key)
             } catch let error {
-                guard case .wrongUnlockKey = error else { Issue.record("unexpected \(error)"); continue }
+                guard case .wrongUnlockKey = error else {
+                    Issue.record("unexpected \(error)")
+                    continue
+                }
                 refused += 1
             }
         }

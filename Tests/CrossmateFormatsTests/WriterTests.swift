@@ -3,9 +3,11 @@ import CrossmateFormats
 import Testing
 
 @Suite struct WriterTests {
-    static let puzSources = ["kotwords/puz/test.puz", "kotwords/puz/test-solved.puz", "kotwords/puz/test-iso-8859-1.puz",
-                             "kotwords/puz/test-diagramless.puz", "kotwords/puz/test-no-solution.puz", "kotwords/puz/gaps.puz",
-                             "kotwords/ipuz/test.ipuz", "kotwords/jpz/test.jpz", "kotwords/xd/test.xd"]
+    static let puzSources = [
+        "kotwords/puz/test.puz", "kotwords/puz/test-solved.puz", "kotwords/puz/test-iso-8859-1.puz",
+        "kotwords/puz/test-diagramless.puz", "kotwords/puz/test-no-solution.puz", "kotwords/puz/gaps.puz",
+        "kotwords/ipuz/test.ipuz", "kotwords/jpz/test.jpz", "kotwords/xd/test.xd",
+    ]
 
     @Test(arguments: puzSources)
     func puzRoundTripKeepsThePuzzle(path: String) throws {
@@ -31,9 +33,11 @@ import Testing
         #expect(Array(greek[0x18..<0x1B]) == Array("2.0".utf8))
     }
 
-    @Test(arguments: ["kotwords/ipuz/test.ipuz", "kotwords/ipuz/test-solved.ipuz", "kotwords/jpz/test-void.jpz",
-                      "kotwords/jpz/test-barred.jpz", "kotwords/jpz/test-prefilled.jpz", "kotwords/jpz/test-shaded.jpz",
-                      "kotwords/ipuz/gaps.ipuz", "kotwords/ipuz/test-diagramless.ipuz", "kotwords/puz/test.puz"])
+    @Test(arguments: [
+        "kotwords/ipuz/test.ipuz", "kotwords/ipuz/test-solved.ipuz", "kotwords/jpz/test-void.jpz",
+        "kotwords/jpz/test-barred.jpz", "kotwords/jpz/test-prefilled.jpz", "kotwords/jpz/test-shaded.jpz",
+        "kotwords/ipuz/gaps.ipuz", "kotwords/ipuz/test-diagramless.ipuz", "kotwords/puz/test.puz",
+    ])
     func ipuzRoundTripKeepsThePuzzle(path: String) throws {
         let original = try Fixture.puzzle(path)
         let reread = try IpuzReader.read(try IpuzWriter.write(original))

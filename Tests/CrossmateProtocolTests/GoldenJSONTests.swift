@@ -17,7 +17,8 @@ import Testing
     }
 
     @Test func moveRecord() throws {
-        let json = #"{"authorID":"acct-ann","batchID":"dev-1:7","cellAuthorID":"acct-ann","col":3,"gameID":"game-1","kind":"input","letter":"XYZ","mark":1,"prevSeqAtCell":4,"replicaID":"dev-1","row":2,"seq":7,"targetSeq":null,"timestamp":{"counter":1,"wallMillis":1794890000000}}"#
+        let json =
+            #"{"authorID":"acct-ann","batchID":"dev-1:7","cellAuthorID":"acct-ann","col":3,"gameID":"game-1","kind":"input","letter":"XYZ","mark":1,"prevSeqAtCell":4,"replicaID":"dev-1","row":2,"seq":7,"targetSeq":null,"timestamp":{"counter":1,"wallMillis":1794890000000}}"#
         let jsonWithoutNull = json.replacingOccurrences(of: #""targetSeq":null,"#, with: "")
         let record = try roundTrip(MoveRecord.self, jsonWithoutNull)
         let move = try record.move()
@@ -31,10 +32,13 @@ import Testing
     /// The timestamp is two numbers a JavaScript client holds exactly; a plain number (the old
     /// packed form, or Unix milliseconds in the wrong place) and out-of-range parts are refused.
     @Test func timestampsOutOfShapeOrRangeAreRefused() throws {
-        let move = #"{"authorID":"a","batchID":"b","cellAuthorID":"","col":0,"gameID":"g","kind":"input","letter":"A","mark":0,"replicaID":"r","row":0,"seq":1,"timestamp":TS}"#
-        for bad in ["1794890000000", "117629911040000001", #""1794890000000""#, #"{"wallMillis":1794890000000}"#,
-                    #"{"counter":0,"wallMillis":-1}"#, #"{"counter":0,"wallMillis":281474976710656}"#,
-                    #"{"counter":65536,"wallMillis":1794890000000}"#, #"{"counter":0,"wallMillis":1.5}"#] {
+        let move =
+            #"{"authorID":"a","batchID":"b","cellAuthorID":"","col":0,"gameID":"g","kind":"input","letter":"A","mark":0,"replicaID":"r","row":0,"seq":1,"timestamp":TS}"#
+        for bad in [
+            "1794890000000", "117629911040000001", #""1794890000000""#, #"{"wallMillis":1794890000000}"#,
+            #"{"counter":0,"wallMillis":-1}"#, #"{"counter":0,"wallMillis":281474976710656}"#,
+            #"{"counter":65536,"wallMillis":1794890000000}"#, #"{"counter":0,"wallMillis":1.5}"#,
+        ] {
             let json = move.replacingOccurrences(of: "TS", with: bad)
             #expect(throws: DecodingError.self, "\(bad)") { try JSONDecoder().decode(MoveRecord.self, from: Data(json.utf8)) }
             let push = #"{"gameID":"g","id":1,"moves":[MOVE],"type":"push"}"#.replacingOccurrences(of: "MOVE", with: json)
@@ -49,16 +53,26 @@ import Testing
         _ = try roundTrip(MeResponse.self, #"{"account":{"authorID":"acct-ann","displayName":"Ann"},"deviceID":"dev-1","serverTime":5}"#)
         _ = try roundTrip(LinkCodeResponse.self, #"{"code":"c","expiresAt":600005,"serverTime":5}"#)
         _ = try roundTrip(InvitationResponse.self, #"{"expiresAt":3600005,"gameID":"game-1","path":"/join/t","serverTime":5,"token":"t"}"#)
-        _ = try roundTrip(CompletionResponse.self, #"{"completion":{"at":{"counter":2,"wallMillis":4},"by":"acct-ann","kind":"resigned"},"serverTime":5}"#)
-        _ = try roundTrip(GameSummary.self, #"{"filled":3,"gameID":"game-1","height":5,"ownerID":"acct-ann","readOnly":false,"role":"owner","serverTime":5,"title":"T","token":"djE6Z2FtZS0xOjQy","total":21,"width":5}"#)
+        _ = try roundTrip(
+            CompletionResponse.self, #"{"completion":{"at":{"counter":2,"wallMillis":4},"by":"acct-ann","kind":"resigned"},"serverTime":5}"#)
+        _ = try roundTrip(
+            GameSummary.self,
+            #"{"filled":3,"gameID":"game-1","height":5,"ownerID":"acct-ann","readOnly":false,"role":"owner","serverTime":5,"title":"T","token":"djE6Z2FtZS0xOjQy","total":21,"width":5}"#
+        )
         // A page of games and the cursor to the next: "createdAt:gameID", base64url.
         let page = try roundTrip(GameListResponse.self, #"{"games":[],"next":"MTc5NDg5MDAwMDAwMDpnYW1lLTE","serverTime":5}"#)
         #expect(page.next == GameListCursor(createdAt: 1_794_890_000_000, gameID: "game-1"))
-        #expect(throws: DecodingError.self) { try JSONDecoder().decode(GameListResponse.self, from: Data(#"{"games":[],"next":"!!","serverTime":5}"#.utf8)) }
+        #expect(throws: DecodingError.self) {
+            try JSONDecoder().decode(GameListResponse.self, from: Data(#"{"games":[],"next":"!!","serverTime":5}"#.utf8))
+        }
     }
 
     @Test func moveRecordWithUnknownKindOrMarkIsRefused() throws {
-        var record = try JSONDecoder().decode(MoveRecord.self, from: Data(#"{"authorID":"a","batchID":"b","cellAuthorID":"","col":0,"gameID":"g","kind":"teleport","letter":"","mark":0,"replicaID":"r","row":0,"seq":1,"timestamp":{"counter":0,"wallMillis":1}}"#.utf8))
+        var record = try JSONDecoder().decode(
+            MoveRecord.self,
+            from: Data(
+                #"{"authorID":"a","batchID":"b","cellAuthorID":"","col":0,"gameID":"g","kind":"teleport","letter":"","mark":0,"replicaID":"r","row":0,"seq":1,"timestamp":{"counter":0,"wallMillis":1}}"#
+                    .utf8))
         #expect(throws: ErrorBody(.invalid, "unknown move kind \"teleport\"")) { try record.move() }
         record.kind = "input"
         record.mark = 9
@@ -66,9 +80,15 @@ import Testing
     }
 
     @Test func zoneChanges() throws {
-        _ = try roundTrip(ZoneChange.self, #"{"record":{"authorID":"acct-bob","displayName":"Bob","gameID":"game-1","revoked":true,"role":"player"},"sequence":12,"type":"participant"}"#)
+        _ = try roundTrip(
+            ZoneChange.self,
+            #"{"record":{"authorID":"acct-bob","displayName":"Bob","gameID":"game-1","revoked":true,"role":"player"},"sequence":12,"type":"participant"}"#
+        )
         _ = try roundTrip(ZoneChange.self, #"{"record":{"gameID":"game-1","lastSeq":40,"replicaID":"dev-2"},"sequence":13,"type":"seal"}"#)
-        _ = try roundTrip(ZoneChange.self, #"{"record":{"authorID":"a","batchID":"b","cellAuthorID":"","col":0,"gameID":"g","kind":"clear","letter":"","mark":0,"replicaID":"r","row":0,"seq":1,"timestamp":{"counter":0,"wallMillis":1}},"sequence":3,"type":"move"}"#)
+        _ = try roundTrip(
+            ZoneChange.self,
+            #"{"record":{"authorID":"a","batchID":"b","cellAuthorID":"","col":0,"gameID":"g","kind":"clear","letter":"","mark":0,"replicaID":"r","row":0,"seq":1,"timestamp":{"counter":0,"wallMillis":1}},"sequence":3,"type":"move"}"#
+        )
         #expect(throws: DecodingError.self) {
             try JSONDecoder().decode(ZoneChange.self, from: Data(#"{"record":{},"sequence":1,"type":"sorcery"}"#.utf8))
         }
@@ -78,19 +98,26 @@ import Testing
         _ = try roundTrip(ErrorBody.self, #"{"error":"clockSkew","message":"too far ahead","serverTime":1794890000000}"#)
         let plain = try roundTrip(ErrorBody.self, #"{"error":"rateLimited","message":"slow down"}"#)
         #expect(plain.error == .rateLimited)
-        #expect(Set(ErrorCode.allCases.map(\.rawValue)) == ["unauthorized", "forbidden", "notFound", "readOnly", "limitExceeded",
-                                                            "rateLimited", "clockSkew", "invalid", "gone", "serverError"])
+        #expect(
+            Set(ErrorCode.allCases.map(\.rawValue)) == [
+                "unauthorized", "forbidden", "notFound", "readOnly", "limitExceeded",
+                "rateLimited", "clockSkew", "invalid", "gone", "serverError",
+            ])
     }
 
     @Test func pushResponse() throws {
-        _ = try roundTrip(PushMovesResponse.self, #"{"completion":{"at":{"counter":0,"wallMillis":1794890000000},"by":"acct-ann","kind":"solved"},"results":[{"replicaID":"dev-1","seq":1,"sequence":41,"status":"saved"},{"error":{"error":"invalid","message":"gap"},"replicaID":"dev-1","seq":3,"status":"rejected"}],"serverTime":1794890000000,"token":"djE6Z2FtZS0xOjQy"}"#)
+        _ = try roundTrip(
+            PushMovesResponse.self,
+            #"{"completion":{"at":{"counter":0,"wallMillis":1794890000000},"by":"acct-ann","kind":"solved"},"results":[{"replicaID":"dev-1","seq":1,"sequence":41,"status":"saved"},{"error":{"error":"invalid","message":"gap"},"replicaID":"dev-1","seq":3,"status":"rejected"}],"serverTime":1794890000000,"token":"djE6Z2FtZS0xOjQy"}"#
+        )
     }
 
     @Test func changeTokensAreOpaqueAndChecked() throws {
         let token = ChangeToken(zone: "game-1", sequence: 42)
         #expect(token.encoded == "djE6Z2FtZS0xOjQy")
         #expect(ChangeToken(encoded: token.encoded) == token)
-        for junk in ["", "!!!", "djE6Z2FtZS0xOi0x", String(repeating: "A", count: 300), "bm90IGEgdG9rZW4", "djE6Z2FtZS0xOjQy==", "djE6Z2FtZS0xOjQz/"] {
+        for junk in ["", "!!!", "djE6Z2FtZS0xOi0x", String(repeating: "A", count: 300), "bm90IGEgdG9rZW4", "djE6Z2FtZS0xOjQy==", "djE6Z2FtZS0xOjQz/"]
+        {
             #expect(ChangeToken(encoded: junk) == nil, "\(junk)")
         }
     }
@@ -105,12 +132,16 @@ import Testing
             return ChangeToken(zone: String(parts[1]), sequence: sequence)
         }
         var random = SeededRandomNumberGenerator(seed: 65)
-        let pieces: [[UInt8]] = ["v1", "v2", ":", "game-1", "é", "42", "+7", "-0", "-3", "", "9223372036854775808", " 1"].map { Array($0.utf8) } + [[0xFF], [0xC3]]
+        let pieces: [[UInt8]] =
+            ["v1", "v2", ":", "game-1", "é", "42", "+7", "-0", "-3", "", "9223372036854775808", " 1"].map { Array($0.utf8) } + [[0xFF], [0xC3]]
         var accepted = 0
         for _ in 0..<5_000 {
-            func some(_ count: ClosedRange<Int>) -> [UInt8] { (0..<Int.random(in: count, using: &random)).flatMap { _ in pieces.randomElement(using: &random)! } }
+            func some(_ count: ClosedRange<Int>) -> [UInt8] {
+                (0..<Int.random(in: count, using: &random)).flatMap { _ in pieces.randomElement(using: &random)! }
+            }
             // Mostly token-shaped (prefix, colon, zone, colon, number), with stray pieces anywhere.
-            let bytes = (Bool.random(using: &random) ? Array("v1".utf8) : some(0...2)) + Array(":".utf8) + some(0...2)
+            let bytes =
+                (Bool.random(using: &random) ? Array("v1".utf8) : some(0...2)) + Array(":".utf8) + some(0...2)
                 + Array(":".utf8) + some(1...2)
             let decoded = ChangeToken(encoded: Base64URL.encode(bytes))
             #expect(decoded == byDefinition(bytes), "\(String(decoding: bytes, as: UTF8.self))")
@@ -136,24 +167,43 @@ import Testing
         _ = try roundTrip(ClientSocketMessage.self, #"{"games":["game-1","game-2"],"type":"subscribe"}"#)
         _ = try roundTrip(ClientSocketMessage.self, #"{"cursor":{"col":4,"direction":"across","row":2},"gameID":"game-1","type":"cursor"}"#)
         _ = try roundTrip(ClientSocketMessage.self, #"{"type":"ping"}"#)
-        _ = try roundTrip(ClientSocketMessage.self, #"{"gameID":"game-1","id":7,"moves":[{"authorID":"a","batchID":"b","cellAuthorID":"a","col":0,"gameID":"game-1","kind":"input","letter":"Q","mark":0,"replicaID":"r","row":0,"seq":1,"timestamp":{"counter":0,"wallMillis":1}}],"type":"push"}"#)
-        _ = try roundTrip(ServerSocketMessage.self, #"{"gameID":"game-1","id":7,"response":{"results":[{"replicaID":"r","seq":1,"sequence":42,"status":"saved"}],"serverTime":5,"token":"djE6Z2FtZS0xOjQy"},"type":"pushed"}"#)
-        _ = try roundTrip(ServerSocketMessage.self, #"{"error":{"error":"rateLimited","message":"slow down"},"gameID":"game-1","id":8,"retryAfterSeconds":2,"type":"pushFailed"}"#)
+        _ = try roundTrip(
+            ClientSocketMessage.self,
+            #"{"gameID":"game-1","id":7,"moves":[{"authorID":"a","batchID":"b","cellAuthorID":"a","col":0,"gameID":"game-1","kind":"input","letter":"Q","mark":0,"replicaID":"r","row":0,"seq":1,"timestamp":{"counter":0,"wallMillis":1}}],"type":"push"}"#
+        )
+        _ = try roundTrip(
+            ServerSocketMessage.self,
+            #"{"gameID":"game-1","id":7,"response":{"results":[{"replicaID":"r","seq":1,"sequence":42,"status":"saved"}],"serverTime":5,"token":"djE6Z2FtZS0xOjQy"},"type":"pushed"}"#
+        )
+        _ = try roundTrip(
+            ServerSocketMessage.self,
+            #"{"error":{"error":"rateLimited","message":"slow down"},"gameID":"game-1","id":8,"retryAfterSeconds":2,"type":"pushFailed"}"#)
         _ = try roundTrip(ServerSocketMessage.self, #"{"token":"djE6Z2FtZS0xOjQy","type":"poke","zone":"game-1"}"#)
-        let inline = try roundTrip(ServerSocketMessage.self, #"{"after":"djE6Z2FtZS0xOjQx","changes":[{"record":{"authorID":"a","batchID":"b","cellAuthorID":"a","col":0,"gameID":"game-1","kind":"input","letter":"Q","mark":0,"replicaID":"r","row":0,"seq":1,"timestamp":{"counter":0,"wallMillis":1}},"sequence":42,"type":"move"}],"token":"djE6Z2FtZS0xOjQy","type":"poke","zone":"game-1"}"#)
-        guard case let .poke(_, token, after, changes) = inline else { Issue.record("not a poke"); return }
+        let inline = try roundTrip(
+            ServerSocketMessage.self,
+            #"{"after":"djE6Z2FtZS0xOjQx","changes":[{"record":{"authorID":"a","batchID":"b","cellAuthorID":"a","col":0,"gameID":"game-1","kind":"input","letter":"Q","mark":0,"replicaID":"r","row":0,"seq":1,"timestamp":{"counter":0,"wallMillis":1}},"sequence":42,"type":"move"}],"token":"djE6Z2FtZS0xOjQy","type":"poke","zone":"game-1"}"#
+        )
+        guard case let .poke(_, token, after, changes) = inline else {
+            Issue.record("not a poke")
+            return
+        }
         #expect(after?.sequence == 41 && token.sequence == 42 && changes?.map(\.sequence) == [42])
-        _ = try roundTrip(ServerSocketMessage.self, #"{"authorID":"acct-bob","cursor":{"col":1,"direction":"down","row":0},"deviceID":"dev-9","gameID":"game-1","type":"cursor"}"#)
+        _ = try roundTrip(
+            ServerSocketMessage.self,
+            #"{"authorID":"acct-bob","cursor":{"col":1,"direction":"down","row":0},"deviceID":"dev-9","gameID":"game-1","type":"cursor"}"#)
         _ = try roundTrip(ServerSocketMessage.self, #"{"serverTime":5,"type":"pong"}"#)
         _ = try roundTrip(ServerSocketMessage.self, #"{"error":{"error":"forbidden","message":"no"},"type":"error"}"#)
     }
 
     @Test func snapshotShape() throws {
         var grid = GameGrid(width: 2, height: 1)
-        grid.apply(Move(gameID: "g", replicaID: "r", authorID: "a", seq: 1, timestamp: HLCTimestamp(wallMillis: 1), position: GridPosition(row: 0, col: 1),
-                        letter: "Q", cellAuthorID: "a", kind: .input, batchID: "b"))
+        grid.apply(
+            Move(
+                gameID: "g", replicaID: "r", authorID: "a", seq: 1, timestamp: HLCTimestamp(wallMillis: 1), position: GridPosition(row: 0, col: 1),
+                letter: "Q", cellAuthorID: "a", kind: .input, batchID: "b"))
         let snapshot = Snapshot(grid: grid, coverage: ["r": 1])
-        let json = #"{"coverage":{"r":1},"grid":{"cells":[{"cellAuthorID":"","letter":"","mark":{"isPencil":false,"verdict":0}},{"cellAuthorID":"a","key":{"authorID":"a","replicaID":"r","seq":1,"timestamp":{"counter":0,"wallMillis":1}},"letter":"Q","mark":{"isPencil":false,"verdict":0}}],"height":1,"width":2}}"#
+        let json =
+            #"{"coverage":{"r":1},"grid":{"cells":[{"cellAuthorID":"","letter":"","mark":{"isPencil":false,"verdict":0}},{"cellAuthorID":"a","key":{"authorID":"a","replicaID":"r","seq":1,"timestamp":{"counter":0,"wallMillis":1}},"letter":"Q","mark":{"isPencil":false,"verdict":0}}],"height":1,"width":2}}"#
         #expect(try roundTrip(Snapshot.self, json) == snapshot)
     }
 }

@@ -7,7 +7,10 @@ import Testing
 /// Random records with awkward text (quotes, backslashes, control characters, every UTF-8
 /// length) and extreme numbers, for comparing hand-written JSON with Foundation's.
 struct AwkwardRecords {
-    static let pieces = ["A", "z", "QU", "é", "漢字", "🧩", "\"", "\\", "/", "\n", "\t", "\u{01}", "\u{08}", "\u{0C}", "\r", "\u{1F}", "\u{7F}", "\u{2028}", " ", "-", ":", "{", "}"]
+    static let pieces = [
+        "A", "z", "QU", "é", "漢字", "🧩", "\"", "\\", "/", "\n", "\t", "\u{01}", "\u{08}", "\u{0C}", "\r", "\u{1F}", "\u{7F}", "\u{2028}", " ", "-",
+        ":", "{", "}",
+    ]
 
     func randomText(_ random: inout SeededRandomNumberGenerator) -> String {
         (0..<Int.random(in: 0...6, using: &random)).map { _ in Self.pieces.randomElement(using: &random)! }.joined()
@@ -19,12 +22,14 @@ struct AwkwardRecords {
 
     func randomPush(_ random: inout SeededRandomNumberGenerator) -> ClientSocketMessage {
         let moves = (0..<Int.random(in: 0...4, using: &random)).map { _ in
-            MoveRecord(gameID: randomText(&random), replicaID: randomText(&random), authorID: randomText(&random),
-                       seq: randomInteger(&random), timestamp: HLCTimestamp(packed: [0, UInt64.max, UInt64.random(in: 0...UInt64.max, using: &random)].randomElement(using: &random)!),
-                       row: randomInteger(&random), col: randomInteger(&random), letter: randomText(&random), mark: randomInteger(&random),
-                       cellAuthorID: randomText(&random), kind: randomText(&random), batchID: randomText(&random),
-                       targetSeq: Bool.random(using: &random) ? nil : randomInteger(&random),
-                       prevSeqAtCell: Bool.random(using: &random) ? nil : randomInteger(&random))
+            MoveRecord(
+                gameID: randomText(&random), replicaID: randomText(&random), authorID: randomText(&random),
+                seq: randomInteger(&random),
+                timestamp: HLCTimestamp(packed: [0, UInt64.max, UInt64.random(in: 0...UInt64.max, using: &random)].randomElement(using: &random)!),
+                row: randomInteger(&random), col: randomInteger(&random), letter: randomText(&random), mark: randomInteger(&random),
+                cellAuthorID: randomText(&random), kind: randomText(&random), batchID: randomText(&random),
+                targetSeq: Bool.random(using: &random) ? nil : randomInteger(&random),
+                prevSeqAtCell: Bool.random(using: &random) ? nil : randomInteger(&random))
         }
         return .push(gameID: randomText(&random), id: randomInteger(&random), moves: moves)
     }
@@ -60,13 +65,20 @@ struct AwkwardRecords {
             return "{" + written.joined(separator: ",") + space() + "}"
         }
         guard case let .push(gameID, id, moves) = message else { preconditionFailure("only pushes") }
-        let movesJSON = "[" + moves.map { move in
-            space() + object([("gameID", string(move.gameID)), ("replicaID", string(move.replicaID)), ("authorID", string(move.authorID)),
-                              ("seq", "\(move.seq)"), ("timestamp", object([("wallMillis", "\(move.timestamp.wallMillis)"), ("counter", "\(move.timestamp.counter)")])), ("row", "\(move.row)"), ("col", "\(move.col)"),
-                              ("letter", string(move.letter)), ("mark", "\(move.mark)"), ("cellAuthorID", string(move.cellAuthorID)),
-                              ("kind", string(move.kind)), ("batchID", string(move.batchID)),
-                              ("targetSeq", move.targetSeq.map { "\($0)" }), ("prevSeqAtCell", move.prevSeqAtCell.map { "\($0)" })]) + space()
-        }.joined(separator: ",") + "]"
+        let movesJSON =
+            "["
+            + moves.map { move in
+                space()
+                    + object([
+                        ("gameID", string(move.gameID)), ("replicaID", string(move.replicaID)), ("authorID", string(move.authorID)),
+                        ("seq", "\(move.seq)"),
+                        ("timestamp", object([("wallMillis", "\(move.timestamp.wallMillis)"), ("counter", "\(move.timestamp.counter)")])),
+                        ("row", "\(move.row)"), ("col", "\(move.col)"),
+                        ("letter", string(move.letter)), ("mark", "\(move.mark)"), ("cellAuthorID", string(move.cellAuthorID)),
+                        ("kind", string(move.kind)), ("batchID", string(move.batchID)),
+                        ("targetSeq", move.targetSeq.map { "\($0)" }), ("prevSeqAtCell", move.prevSeqAtCell.map { "\($0)" }),
+                    ]) + space()
+            }.joined(separator: ",") + "]"
         return space() + object([("type", string("push")), ("gameID", string(gameID)), ("id", "\(id)"), ("moves", movesJSON)]) + space()
     }
 
@@ -128,7 +140,8 @@ struct AwkwardRecords {
     }
 
     @Test func leavesWhatItDoesNotExpectToJSONDecoder() throws {
-        let move = #"{"gameID":"g","replicaID":"d","authorID":"a","seq":1,"timestamp":{"counter":0,"wallMillis":5},"row":0,"col":0,"letter":"A","mark":0,"cellAuthorID":"a","kind":"input","batchID":"d:1"}"#
+        let move =
+            #"{"gameID":"g","replicaID":"d","authorID":"a","seq":1,"timestamp":{"counter":0,"wallMillis":5},"row":0,"col":0,"letter":"A","mark":0,"cellAuthorID":"a","kind":"input","batchID":"d:1"}"#
         let declined = [
             #"{"type":"push","gameID":"g","id":-,"id":5,"moves":[]}"#,  // not JSON, whatever follows
             #"{"type":"push","gameID":"g","id":1,"id":2,"moves":[]}"#,  // a duplicate key
@@ -142,10 +155,12 @@ struct AwkwardRecords {
         for text in declined { #expect(ClientSocketMessage.readPush(text) == nil, "\(text)") }
 
         // Through `decode`, the ones JSONDecoder reads still arrive; the rest get its errors.
-        #expect(try ClientSocketMessage.decode(#"{"type":"push","gameID":"g","id":1,"moves":[\#(move)],"extra":true}"#)
-            == ClientSocketMessage.decode(#"{"type":"push","gameID":"g","id":1,"moves":[\#(move)]}"#))
-        #expect(try ClientSocketMessage.decode(#"{"type":"push","gameID":"g\ud83e\udde9","id":1,"moves":[]}"#)
-            == .push(gameID: "g🧩", id: 1, moves: []))
+        #expect(
+            try ClientSocketMessage.decode(#"{"type":"push","gameID":"g","id":1,"moves":[\#(move)],"extra":true}"#)
+                == ClientSocketMessage.decode(#"{"type":"push","gameID":"g","id":1,"moves":[\#(move)]}"#))
+        #expect(
+            try ClientSocketMessage.decode(#"{"type":"push","gameID":"g\ud83e\udde9","id":1,"moves":[]}"#)
+                == .push(gameID: "g🧩", id: 1, moves: []))
         #expect(try ClientSocketMessage.decode(#"{"type":"ping"}"#) == .ping)
         #expect(throws: DecodingError.self) { try ClientSocketMessage.decode(#"{"type":"push","gameID":"g","id":1.5,"moves":[]}"#) }
         #expect(throws: DecodingError.self) { try ClientSocketMessage.decode(#"{"type":"push","gameID":"g","id":-,"id":5,"moves":[]}"#) }

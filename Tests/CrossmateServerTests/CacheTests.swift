@@ -1,4 +1,3 @@
-@testable import CrossmateServer
 import CrossmateCore
 import CrossmateFormats
 import CrossmateProtocol
@@ -8,26 +7,45 @@ import Logging
 import NIOEmbedded
 import Testing
 
+@testable import CrossmateServer
+
 /// The server's in-memory caches stay bounded.
 @Suite struct CacheTests {
     @Test func handSpelledSocketAnswersDecodeToWhatTheyStandFor() throws {
         let token = ChangeToken(zone: "game-\"1", sequence: 42)
         let answers: [ServerSocketMessage] = [
-            .pushed(id: 7, gameID: "game-\"1", response: PushMovesResponse(
-                results: [RecordResult(replicaID: "dev-1", seq: 3, status: .saved, sequence: 41),
-                          RecordResult(replicaID: "dev-1", seq: 4, status: .duplicate)],
-                token: token, completion: nil, serverTime: 1_794_890_000_000)),
-            .pushed(id: 8, gameID: "game-1", response: PushMovesResponse(
-                results: [RecordResult(replicaID: "dev-1", seq: 5, status: .rejected, error: ErrorBody(.invalid, "gap"))],
-                token: token, completion: nil, serverTime: 5)),
+            .pushed(
+                id: 7, gameID: "game-\"1",
+                response: PushMovesResponse(
+                    results: [
+                        RecordResult(replicaID: "dev-1", seq: 3, status: .saved, sequence: 41),
+                        RecordResult(replicaID: "dev-1", seq: 4, status: .duplicate),
+                    ],
+                    token: token, completion: nil, serverTime: 1_794_890_000_000)),
+            .pushed(
+                id: 8, gameID: "game-1",
+                response: PushMovesResponse(
+                    results: [RecordResult(replicaID: "dev-1", seq: 5, status: .rejected, error: ErrorBody(.invalid, "gap"))],
+                    token: token, completion: nil, serverTime: 5)),
         ]
         for answer in answers {
             let text = SocketHub.encode(answer)
             #expect(try JSONDecoder().decode(ServerSocketMessage.self, from: Data(text.utf8)) == answer, "\(text)")
         }
-        let inline = InlineChanges(after: 40, changes: [.init(sequence: 41, type: "move", body: #"{"authorID":"a","batchID":"b","cellAuthorID":"a","col":0,"gameID":"g","kind":"input","letter":"Q","mark":0,"replicaID":"r","row":0,"seq":1,"timestamp":{"counter":0,"wallMillis":1}}"#)])
+        let inline = InlineChanges(
+            after: 40,
+            changes: [
+                .init(
+                    sequence: 41, type: "move",
+                    body:
+                        #"{"authorID":"a","batchID":"b","cellAuthorID":"a","col":0,"gameID":"g","kind":"input","letter":"Q","mark":0,"replicaID":"r","row":0,"seq":1,"timestamp":{"counter":0,"wallMillis":1}}"#
+                )
+            ])
         let poke = try JSONDecoder().decode(ServerSocketMessage.self, from: Data(SocketHub.pokeText(game: "g", sequence: 41, inline: inline).utf8))
-        guard case let .poke(zone, pokeToken, after, changes) = poke else { Issue.record("not a poke"); return }
+        guard case let .poke(zone, pokeToken, after, changes) = poke else {
+            Issue.record("not a poke")
+            return
+        }
         #expect(zone == "g" && pokeToken.sequence == 41 && after?.sequence == 40 && changes?.map(\.sequence) == [41])
     }
 

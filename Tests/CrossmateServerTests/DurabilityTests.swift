@@ -15,7 +15,9 @@ import Testing
         let http: HTTPClient
         let base: String
 
-        func call<T: Decodable>(_ method: HTTPMethod, _ path: String, token: String? = nil, json: (some Encodable)? = Optional<String>.none) async throws -> T {
+        func call<T: Decodable>(
+            _ method: HTTPMethod, _ path: String, token: String? = nil, json: (some Encodable)? = Optional<String>.none
+        ) async throws -> T {
             var request = HTTPClientRequest(url: base + path)
             request.method = method
             request.headers.add(name: "Content-Type", value: "application/json")
@@ -41,8 +43,9 @@ import Testing
         let ann: DeviceSession = try await client.call(.POST, "/v1/accounts", json: CreateAccountRequest(displayName: "Ann"))
         let bob: DeviceSession = try await client.call(.POST, "/v1/accounts", json: CreateAccountRequest(displayName: "Bob"))
         let game: GameSummary = try await client.call(.POST, "/v1/games", token: ann.token, json: CreateGameRequest(bundled: "daybreak"))
-        let invite: InvitationResponse = try await client.call(.POST, "/v1/games/\(game.gameID)/invitations", token: ann.token,
-                                                               json: CreateInvitationRequest())
+        let invite: InvitationResponse = try await client.call(
+            .POST, "/v1/games/\(game.gameID)/invitations", token: ann.token,
+            json: CreateInvitationRequest())
         let _: GameSummary = try await client.call(.POST, "/v1/invitations/\(invite.token)/accept", token: bob.token)
 
         // Two devices push one move per request, concurrently; after 60 acknowledgements in all
@@ -55,14 +58,27 @@ import Testing
                     var replica = GameReplica(puzzle: daybreak, gameID: game.gameID, replicaID: session.deviceID, authorID: session.account.authorID)
                     let squares = daybreak.letterPositions
                     for step in 0..<2_000 {
-                        let moves = try replica.perform(.setLetter(squares[step % squares.count], step % 2 == 0 ? "A" : "B"),
-                                                        physicalMillis: Int64(Date().timeIntervalSince1970 * 1000))
+                        let moves = try replica.perform(
+                            .setLetter(squares[step % squares.count], step % 2 == 0 ? "A" : "B"),
+                            physicalMillis: Int64(Date().timeIntervalSince1970 * 1000))
                         do {
-                            let response: PushMovesResponse = try await writer.call(.POST, "/v1/games/\(game.gameID)/moves", token: session.token,
-                                                                                    json: PushMovesRequest(moves: moves.map(MoveRecord.init)))
+                            let response: PushMovesResponse = try await writer.call(
+                                .POST, "/v1/games/\(game.gameID)/moves", token: session.token,
+                                json: PushMovesRequest(moves: moves.map(MoveRecord.init)))
                             let saved = zip(moves, response.results).filter { $0.1.status == .saved }.map { $0.0.id }
-                            let count = tally.acknowledged.withLock { $0 += saved; return $0.count }
-                            if count >= 60, tally.killed.withLock({ let first = !$0; $0 = true; return first }) { first.kill() }
+                            let count = tally.acknowledged.withLock {
+                                $0 += saved
+                                return $0.count
+                            }
+                            if count >= 60,
+                                tally.killed.withLock({
+                                    let first = !$0
+                                    $0 = true
+                                    return first
+                                })
+                            {
+                                first.kill()
+                            }
                         } catch {
                             // Once the server is killed, nothing after this was acknowledged; any
                             // failure before that is a real one.
@@ -83,7 +99,9 @@ import Testing
         var since = ""
         while true {
             let page: ChangesResponse = try await client.call(.GET, "/v1/games/\(game.gameID)/changes\(since)", token: ann.token)
-            for change in page.changes { if case let .move(record) = change.record { stored.insert(MoveID(replicaID: record.replicaID, seq: record.seq)) } }
+            for change in page.changes {
+                if case let .move(record) = change.record { stored.insert(MoveID(replicaID: record.replicaID, seq: record.seq)) }
+            }
             since = "?since=\(page.token.encoded)"
             if !page.moreComing { break }
         }

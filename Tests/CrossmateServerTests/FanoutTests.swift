@@ -1,7 +1,8 @@
-@testable import CrossmateServer
 import CrossmateProtocol
 import Foundation
 import Testing
+
+@testable import CrossmateServer
 
 /// How events between instances are packed into NOTIFY payloads (the live two-instance test in
 /// LiveTests sends them through a real PostgreSQL).
@@ -13,16 +14,22 @@ import Testing
     }
 
     static func poke(_ sequence: Int64, changes: Int, bodyBytes: Int = 120) -> FanoutEvent {
-        .poke(game: "game-1", sequence: sequence, exceptDevice: "dev-a", inline: InlineChanges(
-            after: sequence - Int64(changes),
-            changes: (0..<changes).map { .init(sequence: sequence - Int64(changes) + 1 + Int64($0), type: "move",
-                                               body: #"{"letter":"A","pad":"\#(String(repeating: "x", count: bodyBytes))"}"#) }))
+        .poke(
+            game: "game-1", sequence: sequence, exceptDevice: "dev-a",
+            inline: InlineChanges(
+                after: sequence - Int64(changes),
+                changes: (0..<changes).map {
+                    .init(
+                        sequence: sequence - Int64(changes) + 1 + Int64($0), type: "move",
+                        body: #"{"letter":"A","pad":"\#(String(repeating: "x", count: bodyBytes))"}"#)
+                }))
     }
 
     @Test func manyEventsArriveInOrderInPayloadsPostgreSQLAccepts() throws {
         var events: [FanoutEvent] = (1...400).map { Self.poke(Int64($0) * 2, changes: 2) }
         events.insert(.feed(authorID: "acct-1", sequence: 9), at: 17)
-        events.insert(.cursor(game: "game-1", deviceID: "dev-b", authorID: "acct-2", cursor: CursorPosition(row: 1, col: 2, direction: "down")), at: 300)
+        events.insert(
+            .cursor(game: "game-1", deviceID: "dev-b", authorID: "acct-2", cursor: CursorPosition(row: 1, col: 2, direction: "down")), at: 300)
         let payloads = PostgresFanout.payloads(for: events, instance: "instance-a")
         #expect(payloads.count > 10)
         #expect(payloads.allSatisfy { $0.utf8.count <= PostgresFanout.maximumPayload })

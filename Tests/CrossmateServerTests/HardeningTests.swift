@@ -12,8 +12,10 @@ import Testing
 /// number, a removed player winning access back, a game's existence leaking, tokens that could
 /// not be revoked, and pages and files without bounds.
 @Suite struct HardeningTests {
-    static let extremes: [String] = ["9223372036854775807", "-9223372036854775808", "10000000000000000", "-1", "0",
-                                     "18446744073709551616", "1e300", "-0.5"]
+    static let extremes: [String] = [
+        "9223372036854775807", "-9223372036854775808", "10000000000000000", "-1", "0",
+        "18446744073709551616", "1e300", "-0.5",
+    ]
 
     /// Every number a client can send, at the edges of (and beyond) 64 bits: each request is
     /// answered (success or a JSON error, never a 5xx) and the server is still there afterwards.
@@ -25,10 +27,13 @@ import Testing
             try await client.join(bob, game.gameID, invitedBy: ann)
             let now = server.clock.now
             func move(_ field: String, _ value: String) -> String {
-                var fields = ["seq": "1", "row": "0", "col": "0", "mark": "0", "wallMillis": "\(now)", "counter": "0",
-                              "targetSeq": "null", "prevSeqAtCell": "null"]
+                var fields = [
+                    "seq": "1", "row": "0", "col": "0", "mark": "0", "wallMillis": "\(now)", "counter": "0",
+                    "targetSeq": "null", "prevSeqAtCell": "null",
+                ]
                 fields[field] = value
-                return #"{"moves":[{"gameID":"\#(game.gameID)","replicaID":"\#(ann.deviceID)","authorID":"","seq":\#(fields["seq"]!),"timestamp":{"counter":\#(fields["counter"]!),"wallMillis":\#(fields["wallMillis"]!)},"row":\#(fields["row"]!),"col":\#(fields["col"]!),"letter":"A","mark":\#(fields["mark"]!),"cellAuthorID":"\#(ann.account.authorID)","kind":"input","batchID":"b","targetSeq":\#(fields["targetSeq"]!),"prevSeqAtCell":\#(fields["prevSeqAtCell"]!)}]}"#
+                return
+                    #"{"moves":[{"gameID":"\#(game.gameID)","replicaID":"\#(ann.deviceID)","authorID":"","seq":\#(fields["seq"]!),"timestamp":{"counter":\#(fields["counter"]!),"wallMillis":\#(fields["wallMillis"]!)},"row":\#(fields["row"]!),"col":\#(fields["col"]!),"letter":"A","mark":\#(fields["mark"]!),"cellAuthorID":"\#(ann.account.authorID)","kind":"input","batchID":"b","targetSeq":\#(fields["targetSeq"]!),"prevSeqAtCell":\#(fields["prevSeqAtCell"]!)}]}"#
             }
             var requests: [(HTTPRequest.Method, String, String)] = []
             for value in Self.extremes {
@@ -51,8 +56,9 @@ import Testing
             let health = try await client.send(.get, "/healthz")
             #expect(health.status == .ok)
             // The one that crashed: a lifetime beyond a year is refused with the range.
-            let (status, error) = try await client.failure(.post, "/v1/games/\(game.gameID)/invitations", token: ann.token,
-                                                           raw: #"{"expiresInSeconds":9223372036854775807}"#)
+            let (status, error) = try await client.failure(
+                .post, "/v1/games/\(game.gameID)/invitations", token: ann.token,
+                raw: #"{"expiresInSeconds":9223372036854775807}"#)
             #expect(status == .badRequest && error.message.contains("a year"))
         }
     }
@@ -80,8 +86,9 @@ import Testing
             let _: OKResponse = try await client.call(.delete, "/v1/games/\(game.gameID)/participants/\(rex.account.authorID)", token: ann.token)
             var device = TestDevice(rex, puzzle: greenLight, gameID: game.gameID)
             let moves = try device.replica.perform(.setLetter(at(1, 0), "G"), physicalMillis: server.clock.now)
-            let refused = try await client.failure(.post, "/v1/games/\(game.gameID)/moves", token: rex.token,
-                                                   json: PushMovesRequest(moves: moves.map(MoveRecord.init)))
+            let refused = try await client.failure(
+                .post, "/v1/games/\(game.gameID)/moves", token: rex.token,
+                json: PushMovesRequest(moves: moves.map(MoveRecord.init)))
             #expect(refused.1.error == .readOnly)
             let sealed = try await client.failure(.post, "/v1/games/\(game.gameID)/seals", token: rex.token, json: SealRequest(lastSeq: 0))
             #expect(sealed.1.error == .readOnly)
@@ -94,8 +101,9 @@ import Testing
             let fresh: InvitationResponse = try await client.call(.post, "/v1/games/\(game.gameID)/invitations", token: ann.token)
             let other = try await client.failure(.post, "/v1/invitations/\(fresh.token)/accept", token: rex.token)
             #expect(other.0 == .forbidden)
-            let pushed = try await client.failure(.post, "/v1/games/\(game.gameID)/moves", token: rex.token,
-                                                  json: PushMovesRequest(moves: moves.map(MoveRecord.init)))
+            let pushed = try await client.failure(
+                .post, "/v1/games/\(game.gameID)/moves", token: rex.token,
+                json: PushMovesRequest(moves: moves.map(MoveRecord.init)))
             #expect(pushed.0 == .forbidden)
             let (changes, _) = try await client.allChanges(ann, game.gameID)
             #expect(!changes.contains { if case .move = $0.record { true } else { false } })
@@ -148,13 +156,16 @@ import Testing
             annDevice.replica.receive(bobs)
             let now = HLCTimestamp(wallMillis: server.clock.now)
             func forged(_ seq: Int, _ kind: MoveKind, _ letter: String, _ verdict: CellMark.Verdict, by author: String) -> Move {
-                Move(gameID: game.gameID, replicaID: ann.deviceID, authorID: ann.account.authorID, seq: seq, timestamp: now,
-                     position: at(1, 0), letter: letter, mark: CellMark(verdict: verdict), cellAuthorID: author, kind: kind, batchID: "f\(seq)")
+                Move(
+                    gameID: game.gameID, replicaID: ann.deviceID, authorID: ann.account.authorID, seq: seq, timestamp: now,
+                    position: at(1, 0), letter: letter, mark: CellMark(verdict: verdict), cellAuthorID: author, kind: kind, batchID: "f\(seq)")
             }
-            let forgeries = [forged(1, .input, "Q", .none, by: bob.account.authorID),
-                             forged(1, .reveal, "Q", .revealed, by: ann.account.authorID),
-                             forged(1, .check, "Q", .checkedRight, by: ann.account.authorID),
-                             forged(1, .check, "G", .checkedRight, by: "acct-nobody")]
+            let forgeries = [
+                forged(1, .input, "Q", .none, by: bob.account.authorID),
+                forged(1, .reveal, "Q", .revealed, by: ann.account.authorID),
+                forged(1, .check, "Q", .checkedRight, by: ann.account.authorID),
+                forged(1, .check, "G", .checkedRight, by: "acct-nobody"),
+            ]
             let refused = try await client.push(ann, game.gameID, forgeries)
             #expect(refused.results.map(\.status) == Array(repeating: .rejected, count: 4))
             let messages = refused.results.compactMap(\.error?.message)
@@ -181,8 +192,9 @@ import Testing
             _ = try await client.push(ann, game.gameID, try annDevice.replica.perform(.setLetter(at(1, 0), "G"), physicalMillis: server.clock.now))
             var eveDevice = TestDevice(eve, puzzle: greenLight, gameID: game.gameID)
             let future = try eveDevice.replica.perform(.setLetter(at(1, 1), "R"), physicalMillis: server.clock.now + 3_600_000)
-            let (status, error) = try await client.failure(.post, "/v1/games/\(game.gameID)/moves", token: eve.token,
-                                                           json: PushMovesRequest(moves: future.map(MoveRecord.init)))
+            let (status, error) = try await client.failure(
+                .post, "/v1/games/\(game.gameID)/moves", token: eve.token,
+                json: PushMovesRequest(moves: future.map(MoveRecord.init)))
             #expect(status == .forbidden && error.error == .forbidden && error.serverTime == nil)
         }
     }
@@ -209,7 +221,8 @@ import Testing
     }
 
     @Test func accountCreationIsLimitedPerAddress() async throws {
-        try await withServer({ $0.accountRateLimitBurst = 3 }) { client, _ in
+        let threeAccounts: (inout ServerConfiguration) -> Void = { $0.accountRateLimitBurst = 3 }
+        try await withServer(threeAccounts) { client, _ in
             for name in ["A", "B", "C"] { _ = try await client.account(name) }
             let response = try await client.send(.post, "/v1/accounts", json: CreateAccountRequest(displayName: "D"))
             #expect(response.status == .tooManyRequests && response.headers[.retryAfter] != nil)
@@ -232,13 +245,17 @@ import Testing
             var cells = [Cell](repeating: .letter("A"), count: 25)
             cells[6] = .block
             let long = String(repeating: "a long clue ", count: 10_000)
-            let puzzle = try Puzzle(title: "Wordy", width: 5, height: 5, cells: cells,
-                                    clueTexts: [.across: Dictionary(uniqueKeysWithValues: (1...12).map { ($0, long) }),
-                                                .down: Dictionary(uniqueKeysWithValues: (1...12).map { ($0, long) })])
+            let puzzle = try Puzzle(
+                title: "Wordy", width: 5, height: 5, cells: cells,
+                clueTexts: [
+                    .across: Dictionary(uniqueKeysWithValues: (1...12).map { ($0, long) }),
+                    .down: Dictionary(uniqueKeysWithValues: (1...12).map { ($0, long) }),
+                ])
             let file = try PuzzleFormat.ipuz.write(puzzle)
             #expect(file.count > ProtocolLimits.maximumChangesPageBytes)
-            let game: GameSummary = try await client.call(.post, "/v1/games", token: ann.token,
-                                                          json: CreateGameRequest(fileName: "wordy.ipuz", fileBase64: Data(file).base64EncodedString()))
+            let game: GameSummary = try await client.call(
+                .post, "/v1/games", token: ann.token,
+                json: CreateGameRequest(fileName: "wordy.ipuz", fileBase64: Data(file).base64EncodedString()))
             let first: ChangesResponse = try await client.call(.get, "/v1/games/\(game.gameID)/changes", token: ann.token)
             #expect(first.changes.count == 1 && first.moreComing)
             let rest: ChangesResponse = try await client.call(.get, "/v1/games/\(game.gameID)/changes?since=\(first.token.encoded)", token: ann.token)

@@ -20,8 +20,9 @@ func withAnnsGames<T>(_ gameIDs: [String], _ body: (Store) async throws -> T) as
     try await store.migrate(now: 1)
     try await store.createAccount(authorID: "ann", displayName: "Ann", deviceID: "phone", tokenHash: "h", now: 1)
     for id in gameIDs {
-        _ = try await store.createGame(GameRecord(gameID: id, ownerID: "ann", createdAt: 1, puzzle: greenLight), title: "T",
-                                       owner: ParticipantRecord(gameID: id, authorID: "ann", displayName: "Ann", role: .owner))
+        _ = try await store.createGame(
+            GameRecord(gameID: id, ownerID: "ann", createdAt: 1, puzzle: greenLight), title: "T",
+            owner: ParticipantRecord(gameID: id, authorID: "ann", displayName: "Ann", role: .owner))
     }
     return try await body(store)
 }
@@ -43,7 +44,8 @@ struct TestServer {
     init(postgres: Bool = false, configure: (inout ServerConfiguration) -> Void = { _ in }) throws {
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("crossmate-server-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        let storage: ServerConfiguration.Storage = postgres
+        let storage: ServerConfiguration.Storage =
+            postgres
             ? .postgres(url: ProcessInfo.processInfo.environment["CROSSMATE_TEST_POSTGRES_URL"]!)
             : .sqlite(path: directory.appendingPathComponent("crossmate.sqlite").path)
         configuration = ServerConfiguration(storage: storage)
@@ -63,8 +65,10 @@ struct TestServer {
 
 /// Runs `test` against the application `crossmate serve` runs, in process, on a fresh
 /// `TestServer` configured by `configure`; its files go afterwards.
-func withServer(_ configure: (inout ServerConfiguration) -> Void = { _ in },
-                _ test: @Sendable (any TestClientProtocol, TestServer) async throws -> Void) async throws {
+func withServer(
+    _ configure: (inout ServerConfiguration) -> Void = { _ in },
+    _ test: @Sendable (any TestClientProtocol, TestServer) async throws -> Void
+) async throws {
     let server = try TestServer(configure: configure)
     defer { server.removeFiles() }
     try await server.application().test(.router) { client in try await test(client, server) }
@@ -78,8 +82,10 @@ struct HTTPFailure: Error, CustomStringConvertible {
 
 extension TestClientProtocol {
     /// Sends JSON (or nothing) and returns the raw response.
-    func send(_ method: HTTPRequest.Method, _ uri: String, token: String? = nil, json: (some Encodable)? = Optional<String>.none,
-              raw: String? = nil) async throws -> TestResponse {
+    func send(
+        _ method: HTTPRequest.Method, _ uri: String, token: String? = nil, json: (some Encodable)? = Optional<String>.none,
+        raw: String? = nil
+    ) async throws -> TestResponse {
         var headers: HTTPFields = [.contentType: "application/json"]
         if let token { headers[.authorization] = "Bearer \(token)" }
         var body: ByteBuffer?
@@ -89,8 +95,10 @@ extension TestClientProtocol {
     }
 
     /// Sends and decodes a successful response.
-    func call<T: Decodable>(_ method: HTTPRequest.Method, _ uri: String, token: String? = nil, json: (some Encodable)? = Optional<String>.none,
-                            as type: T.Type = T.self) async throws -> T {
+    func call<T: Decodable>(
+        _ method: HTTPRequest.Method, _ uri: String, token: String? = nil, json: (some Encodable)? = Optional<String>.none,
+        as type: T.Type = T.self
+    ) async throws -> T {
         let response = try await send(method, uri, token: token, json: json)
         guard (200..<300).contains(response.status.code) else {
             throw HTTPFailure(status: response.status, body: String(buffer: response.body))
@@ -99,8 +107,10 @@ extension TestClientProtocol {
     }
 
     /// Sends and returns the error body of a failed response (or records an issue if it succeeded).
-    func failure(_ method: HTTPRequest.Method, _ uri: String, token: String? = nil, json: (some Encodable)? = Optional<String>.none,
-                 raw: String? = nil) async throws -> (HTTPResponse.Status, ErrorBody) {
+    func failure(
+        _ method: HTTPRequest.Method, _ uri: String, token: String? = nil, json: (some Encodable)? = Optional<String>.none,
+        raw: String? = nil
+    ) async throws -> (HTTPResponse.Status, ErrorBody) {
         let response = try await send(method, uri, token: token, json: json, raw: raw)
         let body = try JSONDecoder().decode(ErrorBody.self, from: Data(buffer: response.body))
         return (response.status, body)

@@ -11,7 +11,9 @@ import Testing
 @Suite struct LiveTests {
     /// Waits for a poke of `game` at or beyond `sequence`.
     @discardableResult
-    func awaitPoke(_ probe: SocketProbe, _ iterator: inout AsyncStream<ServerSocketMessage>.Iterator, game: String, atLeast sequence: Int64) async throws -> ServerSocketMessage {
+    func awaitPoke(
+        _ probe: SocketProbe, _ iterator: inout AsyncStream<ServerSocketMessage>.Iterator, game: String, atLeast sequence: Int64
+    ) async throws -> ServerSocketMessage {
         try await probe.next(&iterator) { message in
             if case let .poke(zone, token, _, _) = message { return zone == game && token.sequence >= sequence }
             return false
@@ -130,7 +132,9 @@ import Testing
             var (annIterator, bobIterator) = (annProbe.received.makeAsyncIterator(), bobProbe.received.makeAsyncIterator())
             try await annProbe.subscribe([game.gameID], iterator: &annIterator)
             try await bobProbe.subscribe([game.gameID], iterator: &bobIterator)
-            func answer(_ probe: SocketProbe, _ iterator: inout AsyncStream<ServerSocketMessage>.Iterator, id: Int) async throws -> ServerSocketMessage {
+            func answer(
+                _ probe: SocketProbe, _ iterator: inout AsyncStream<ServerSocketMessage>.Iterator, id: Int
+            ) async throws -> ServerSocketMessage {
                 try await probe.next(&iterator) { message in
                     switch message {
                     case let .pushed(answered, _, _), let .pushFailed(answered, _, _, _): answered == id
@@ -142,35 +146,54 @@ import Testing
             // Saved, answered with the zone sequences, and poked to Bob with the moves inline.
             var annDevice = TestDevice(ann, puzzle: greenLight, gameID: game.gameID)
             let squares = greenLight.letterPositions
-            let moves = try annDevice.replica.perform(.setLetter(squares[0], "G"), physicalMillis: server.clock.now)
+            let moves =
+                try annDevice.replica.perform(.setLetter(squares[0], "G"), physicalMillis: server.clock.now)
                 + annDevice.replica.perform(.setLetter(squares[1], "R"), physicalMillis: server.clock.now)
             annProbe.send(.push(gameID: game.gameID, id: 1, moves: moves.map(MoveRecord.init)))
-            guard case let .pushed(_, _, response) = try await answer(annProbe, &annIterator, id: 1) else { Issue.record("not pushed"); return }
+            guard case let .pushed(_, _, response) = try await answer(annProbe, &annIterator, id: 1) else {
+                Issue.record("not pushed")
+                return
+            }
             #expect(response.results.map(\.status) == [.saved, .saved])
             let sequences = response.results.compactMap(\.sequence)
             #expect(sequences.count == 2 && sequences[1] == sequences[0] + 1 && response.token.sequence == sequences[1])
             let poke = try await awaitPoke(bobProbe, &bobIterator, game: game.gameID, atLeast: sequences[1])
-            guard case let .poke(_, _, after?, inline?) = poke else { Issue.record("the poke carries no moves"); return }
+            guard case let .poke(_, _, after?, inline?) = poke else {
+                Issue.record("the poke carries no moves")
+                return
+            }
             #expect(after.sequence == sequences[0] - 1)
             #expect(inline.map(\.record) == moves.map { .move(MoveRecord($0)) })
 
             // A resend is a duplicate; HTTP sees the same zone.
             annProbe.send(.push(gameID: game.gameID, id: 2, moves: moves.map(MoveRecord.init)))
-            guard case let .pushed(_, _, resent) = try await answer(annProbe, &annIterator, id: 2) else { Issue.record("not pushed"); return }
+            guard case let .pushed(_, _, resent) = try await answer(annProbe, &annIterator, id: 2) else {
+                Issue.record("not pushed")
+                return
+            }
             #expect(resent.results.map(\.status) == [.duplicate, .duplicate])
             let (changes, _) = try await client.allChanges(bob, game.gameID, after: nil)
             #expect(changes.filter { if case .move = $0.record { true } else { false } }.count == 2)
 
             // Refusals name the push they answer.
             annProbe.send(raw: #"{"type":"push","id":3,"gameID":"\#(game.gameID)","moves":[{"row":"x"}]}"#)
-            guard case let .pushFailed(_, _, malformed, _) = try await answer(annProbe, &annIterator, id: 3) else { Issue.record("not refused"); return }
+            guard case let .pushFailed(_, _, malformed, _) = try await answer(annProbe, &annIterator, id: 3) else {
+                Issue.record("not refused")
+                return
+            }
             #expect(malformed.error == .invalid && malformed.message.hasPrefix("malformed push"))
             let tooMany = Array(repeating: MoveRecord(moves[0]), count: ProtocolLimits.maximumRecordsPerBatch + 1)
             annProbe.send(.push(gameID: game.gameID, id: 4, moves: tooMany))
-            guard case let .pushFailed(_, _, oversized, _) = try await answer(annProbe, &annIterator, id: 4) else { Issue.record("not refused"); return }
+            guard case let .pushFailed(_, _, oversized, _) = try await answer(annProbe, &annIterator, id: 4) else {
+                Issue.record("not refused")
+                return
+            }
             #expect(oversized.error == .limitExceeded)
             annProbe.send(.push(gameID: "game-nonesuch", id: 5, moves: moves.map(MoveRecord.init)))
-            guard case let .pushFailed(_, _, missing, _) = try await answer(annProbe, &annIterator, id: 5) else { Issue.record("not refused"); return }
+            guard case let .pushFailed(_, _, missing, _) = try await answer(annProbe, &annIterator, id: 5) else {
+                Issue.record("not refused")
+                return
+            }
             #expect(missing.error == .notFound)
 
             // A removed player's pushes are refused as read-only.
@@ -178,7 +201,10 @@ import Testing
             var bobDevice = TestDevice(bob, puzzle: greenLight, gameID: game.gameID)
             let late = try bobDevice.replica.perform(.setLetter(squares[2], "E"), physicalMillis: server.clock.now)
             bobProbe.send(.push(gameID: game.gameID, id: 1, moves: late.map(MoveRecord.init)))
-            guard case let .pushFailed(_, _, removed, _) = try await answer(bobProbe, &bobIterator, id: 1) else { Issue.record("not refused"); return }
+            guard case let .pushFailed(_, _, removed, _) = try await answer(bobProbe, &bobIterator, id: 1) else {
+                Issue.record("not refused")
+                return
+            }
             #expect(removed.error == .readOnly)
 
             // The device's token bucket covers socket pushes too (the test clock stands still).
@@ -278,7 +304,10 @@ import Testing
             for probe in [SocketProbe(port: port, token: "wrong"), SocketProbe(port: port), SocketProbe(port: port, ticket: "made-up")] {
                 var iterator = probe.received.makeAsyncIterator()
                 let refusal = try await probe.next(&iterator) { _ in true }
-                guard case let .error(body) = refusal else { Issue.record("expected an error, got \(refusal)"); continue }
+                guard case let .error(body) = refusal else {
+                    Issue.record("expected an error, got \(refusal)")
+                    continue
+                }
                 #expect(body.error == .unauthorized)
                 await #expect(throws: SocketProbe.ProbeClosed.self) { _ = try await probe.next(&iterator) { _ in true } }
                 await probe.close()
@@ -290,12 +319,17 @@ import Testing
             var iterator = browser.received.makeAsyncIterator()
             browser.send(.ping)
             let pong = try await browser.next(&iterator) { _ in true }
-            guard case .pong = pong else { Issue.record("expected a pong, got \(pong)"); return }
+            guard case .pong = pong else {
+                Issue.record("expected a pong, got \(pong)")
+                return
+            }
             await browser.close()
             let again = SocketProbe(port: port, ticket: ticket.ticket)
             var second = again.received.makeAsyncIterator()
             let refused = try await again.next(&second) { _ in true }
-            #expect(refused == .error(ErrorBody(.unauthorized, "the socket ticket is unknown, used or expired; ask for a new one (POST /v1/socket-tickets)")))
+            #expect(
+                refused
+                    == .error(ErrorBody(.unauthorized, "the socket ticket is unknown, used or expired; ask for a new one (POST /v1/socket-tickets)")))
             await again.close()
             let (status, _) = try await client.failure(.get, "/v1/me?token=\(ann.token)")
             #expect(status == .unauthorized)
@@ -307,7 +341,10 @@ import Testing
     /// or a refused push), never a crash or a silent drop of the socket, and the socket still
     /// answers a ping afterwards.
     @Test func extremeNumbersOverTheSocketAreAnsweredNotCrashed() async throws {
-        let server = try TestServer { $0.socketRateLimitBurst = 10_000; $0.rateLimitBurst = 10_000 }
+        let server = try TestServer {
+            $0.socketRateLimitBurst = 10_000
+            $0.rateLimitBurst = 10_000
+        }
         defer { server.removeFiles() }
         try await server.application().test(.live) { client in
             let ann = try await client.account("Ann")
@@ -315,8 +352,10 @@ import Testing
             let probe = SocketProbe(port: try #require(client.port), token: ann.token)
             var iterator = probe.received.makeAsyncIterator()
             try await probe.subscribe([game.gameID], iterator: &iterator)
-            let extremes = ["9223372036854775807", "-9223372036854775808", "10000000000000000", "-1", "0",
-                            "18446744073709551616", "1e300", "-0.5"]
+            let extremes = [
+                "9223372036854775807", "-9223372036854775808", "10000000000000000", "-1", "0",
+                "18446744073709551616", "1e300", "-0.5",
+            ]
             let now = server.clock.now
             var messages: [String] = []
             for value in extremes {
@@ -324,10 +363,14 @@ import Testing
                 messages.append(#"{"type":"cursor","gameID":"\#(game.gameID)","cursor":{"row":1,"col":\#(value),"direction":"down"}}"#)
                 messages.append(#"{"type":"push","id":\#(value),"gameID":"\#(game.gameID)","moves":[]}"#)
                 for field in ["seq", "row", "col", "mark", "wallMillis", "counter", "targetSeq", "prevSeqAtCell"] {
-                    var fields = ["seq": "1", "row": "1", "col": "0", "mark": "0", "wallMillis": "\(now)", "counter": "0",
-                                  "targetSeq": "null", "prevSeqAtCell": "null"]
+                    var fields = [
+                        "seq": "1", "row": "1", "col": "0", "mark": "0", "wallMillis": "\(now)", "counter": "0",
+                        "targetSeq": "null", "prevSeqAtCell": "null",
+                    ]
                     fields[field] = value
-                    messages.append(#"{"type":"push","id":7,"gameID":"\#(game.gameID)","moves":[{"gameID":"\#(game.gameID)","replicaID":"\#(ann.deviceID)","authorID":"","seq":\#(fields["seq"]!),"timestamp":{"counter":\#(fields["counter"]!),"wallMillis":\#(fields["wallMillis"]!)},"row":\#(fields["row"]!),"col":\#(fields["col"]!),"letter":"G","mark":\#(fields["mark"]!),"cellAuthorID":"\#(ann.account.authorID)","kind":"input","batchID":"b","targetSeq":\#(fields["targetSeq"]!),"prevSeqAtCell":\#(fields["prevSeqAtCell"]!)}]}"#)
+                    messages.append(
+                        #"{"type":"push","id":7,"gameID":"\#(game.gameID)","moves":[{"gameID":"\#(game.gameID)","replicaID":"\#(ann.deviceID)","authorID":"","seq":\#(fields["seq"]!),"timestamp":{"counter":\#(fields["counter"]!),"wallMillis":\#(fields["wallMillis"]!)},"row":\#(fields["row"]!),"col":\#(fields["col"]!),"letter":"G","mark":\#(fields["mark"]!),"cellAuthorID":"\#(ann.account.authorID)","kind":"input","batchID":"b","targetSeq":\#(fields["targetSeq"]!),"prevSeqAtCell":\#(fields["prevSeqAtCell"]!)}]}"#
+                    )
                 }
             }
             for message in messages {
@@ -361,8 +404,9 @@ import Testing
             try await second.application().test(.live) { two in
                 let ann = try await one.account("Ann")
                 let game = try await one.newGame(ann)
-                let invite: InvitationResponse = try await one.call(.post, "/v1/games/\(game.gameID)/invitations", token: ann.token,
-                                                                    json: CreateInvitationRequest())
+                let invite: InvitationResponse = try await one.call(
+                    .post, "/v1/games/\(game.gameID)/invitations", token: ann.token,
+                    json: CreateInvitationRequest())
                 let bob = try await two.account("Bob")
                 let _: GameSummary = try await two.call(.post, "/v1/invitations/\(invite.token)/accept", token: bob.token)
 
@@ -400,8 +444,11 @@ import Testing
                 try await bobProbe.subscribe([game.gameID], iterator: &bobIterator)
                 bobProbe.send(.cursor(gameID: game.gameID, cursor: CursorPosition(row: 1, col: 0, direction: "down")))
                 let cursor = try await probe.next(&iterator) { if case .cursor = $0 { true } else { false } }
-                #expect(cursor == .cursor(gameID: game.gameID, deviceID: bob.deviceID, authorID: bob.account.authorID,
-                                          cursor: CursorPosition(row: 1, col: 0, direction: "down")))
+                #expect(
+                    cursor
+                        == .cursor(
+                            gameID: game.gameID, deviceID: bob.deviceID, authorID: bob.account.authorID,
+                            cursor: CursorPosition(row: 1, col: 0, direction: "down")))
                 // The LISTEN connection drops (here: killed by the database); the instance
                 // reconnects and catches up, so Ann still hears of Bob's next move.
                 try await terminateListeners()
@@ -419,8 +466,10 @@ import Testing
         let url = ProcessInfo.processInfo.environment["CROSSMATE_TEST_POSTGRES_URL"]!
         let psql = Process()
         psql.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        psql.arguments = ["psql", url, "-qAt", "-c",
-                          "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity WHERE query LIKE 'LISTEN%' AND pid <> pg_backend_pid()"]
+        psql.arguments = [
+            "psql", url, "-qAt", "-c",
+            "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity WHERE query LIKE 'LISTEN%' AND pid <> pg_backend_pid()",
+        ]
         let output = Pipe()
         psql.standardOutput = output
         try psql.run()

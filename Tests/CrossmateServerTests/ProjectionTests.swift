@@ -1,4 +1,3 @@
-@testable import CrossmateServer
 import CrossmateCore
 import CrossmateProtocol
 import CrossmateStore
@@ -7,21 +6,26 @@ import Foundation
 import Synchronization
 import Testing
 
+@testable import CrossmateServer
+
 /// The server's projection of a game folds writes in zone order, whatever order their requests
 /// finish in.
 @Suite struct ProjectionTests {
     @Test func aWriteThatArrivesFirstWaitsForTheOneCommittedBeforeIt() async throws {
         try await withAnnsGames(["game-1"]) { store in
             // A wait far longer than the test needs, so the order below is certain.
-            let projection = try await GameProjection(game: GameRecord(gameID: "game-1", ownerID: "ann", createdAt: 1, puzzle: greenLight),
-                                                      store: store, snapshotInterval: 200, orderingWait: .seconds(30))
+            let projection = try await GameProjection(
+                game: GameRecord(gameID: "game-1", ownerID: "ann", createdAt: 1, puzzle: greenLight),
+                store: store, snapshotInterval: 200, orderingWait: .seconds(30))
 
             var phone = GameReplica(puzzle: greenLight, gameID: "game-1", replicaID: "phone", authorID: "ann")
             let squares = greenLight.letterPositions
-            let first = try await store.appendMoves(gameID: "game-1", authorID: "ann",
-                                                    moves: try phone.perform(.setLetter(squares[0], "G"), physicalMillis: 10).map(MoveRecord.init))
-            let second = try await store.appendMoves(gameID: "game-1", authorID: "ann",
-                                                     moves: try phone.perform(.setLetter(squares[1], "R"), physicalMillis: 11).map(MoveRecord.init))
+            let first = try await store.appendMoves(
+                gameID: "game-1", authorID: "ann",
+                moves: try phone.perform(.setLetter(squares[0], "G"), physicalMillis: 10).map(MoveRecord.init))
+            let second = try await store.appendMoves(
+                gameID: "game-1", authorID: "ann",
+                moves: try phone.perform(.setLetter(squares[1], "R"), physicalMillis: 11).map(MoveRecord.init))
 
             // The later write reaches the projection first.
             let announced = Mutex<[String]>([])
@@ -34,11 +38,13 @@ import Testing
             #expect(await projection.zoneSeq == second.zoneSeq)
 
             // A seal takes the next sequence; told of it, the projection does not wait for it.
-            let sealed = try await store.putRecord(gameID: "game-1", type: "seal", key: "phone",
-                                                   body: Store.json(Seal(gameID: "game-1", replicaID: "phone", lastSeq: 2)))
+            let sealed = try await store.putRecord(
+                gameID: "game-1", type: "seal", key: "phone",
+                body: Store.json(Seal(gameID: "game-1", replicaID: "phone", lastSeq: 2)))
             await projection.skip(past: sealed)
-            let third = try await store.appendMoves(gameID: "game-1", authorID: "ann",
-                                                    moves: try phone.perform(.setLetter(squares[2], "E"), physicalMillis: 12).map(MoveRecord.init))
+            let third = try await store.appendMoves(
+                gameID: "game-1", authorID: "ann",
+                moves: try phone.perform(.setLetter(squares[2], "E"), physicalMillis: 12).map(MoveRecord.init))
             // (Had it waited, the 30 s would run out and it would catch up instead, unannounced.)
             #expect(try await projection.fold(saved: third.saved).announced)
             #expect(await projection.replica.grid == phone.grid)
@@ -50,8 +56,9 @@ import Testing
     /// later move (and the Game record saying how the game ended).
     @Test func theFinalSnapshotLeavesNoMoveUnfetched() async throws {
         try await withAnnsGames(["game-1"]) { store in
-            let projection = try await GameProjection(game: GameRecord(gameID: "game-1", ownerID: "ann", createdAt: 1, puzzle: greenLight),
-                                                      store: store, snapshotInterval: 200)
+            let projection = try await GameProjection(
+                game: GameRecord(gameID: "game-1", ownerID: "ann", createdAt: 1, puzzle: greenLight),
+                store: store, snapshotInterval: 200)
             var phone = GameReplica(puzzle: greenLight, gameID: "game-1", replicaID: "phone", authorID: "ann")
             var tablet = GameReplica(puzzle: greenLight, gameID: "game-1", replicaID: "tablet", authorID: "ann")
             let squares = greenLight.letterPositions
@@ -61,10 +68,16 @@ import Testing
             }
             let opening = try await store.appendMoves(gameID: "game-1", authorID: "ann", moves: moves.map(MoveRecord.init))
             _ = try await projection.fold(saved: opening.saved)
-            let solving = try await store.appendMoves(gameID: "game-1", authorID: "ann", moves: try phone.perform(
-                .setLetter(squares.last!, greenLight.cell(at: squares.last!).solution!), physicalMillis: 100).map(MoveRecord.init))
-            let meanwhile = try await store.appendMoves(gameID: "game-1", authorID: "ann", moves: try tablet.perform(
-                .setLetter(squares[0], "Q"), physicalMillis: 90).map(MoveRecord.init))
+            let solving = try await store.appendMoves(
+                gameID: "game-1", authorID: "ann",
+                moves: try phone.perform(
+                    .setLetter(squares.last!, greenLight.cell(at: squares.last!).solution!), physicalMillis: 100
+                ).map(MoveRecord.init))
+            let meanwhile = try await store.appendMoves(
+                gameID: "game-1", authorID: "ann",
+                moves: try tablet.perform(
+                    .setLetter(squares[0], "Q"), physicalMillis: 90
+                ).map(MoveRecord.init))
 
             let completed = try #require(try await projection.fold(saved: solving.saved).completed)
             #expect(completed.completion.kind == .solved && completed.sequence == meanwhile.zoneSeq + 1)
@@ -73,8 +86,9 @@ import Testing
             let after = try await store.changes(gameID: "game-1", after: final.zoneSeq, limit: 100)
             #expect(after.map(\.type) == ["move", "game"])
             let tail = try after.filter { $0.type == "move" }.map { try JSONDecoder().decode(MoveRecord.self, from: Data($0.body.utf8)).move() }
-            let joining = GameReplica(puzzle: greenLight, gameID: "game-1", replicaID: "laptop", authorID: "ann",
-                                      snapshot: final.snapshot, moves: tail, completion: completed.completion.completion)
+            let joining = GameReplica(
+                puzzle: greenLight, gameID: "game-1", replicaID: "laptop", authorID: "ann",
+                snapshot: final.snapshot, moves: tail, completion: completed.completion.completion)
             let projected = await projection.replica.grid
             #expect(joining.grid == projected)
             #expect(greenLight.isSolved(letterAt: joining.grid.letter(at:)))
@@ -96,8 +110,9 @@ import Testing
             let saved = try await store.appendMoves(gameID: "game-1", authorID: "ann", moves: moves.map(MoveRecord.init))
             let resigned = Completion(kind: .resigned, at: HLCTimestamp(wallMillis: 5), by: "ann")
             let empty = Snapshot(width: greenLight.width, height: greenLight.height)
-            _ = try await store.complete(gameID: "game-1", completion: CompletionRecord(resigned), game: game,
-                                         snapshot: StoredSnapshot(zoneSeq: 2, snapshot: empty))
+            _ = try await store.complete(
+                gameID: "game-1", completion: CompletionRecord(resigned), game: game,
+                snapshot: StoredSnapshot(zoneSeq: 2, snapshot: empty))
 
             let outcome = try await projection.fold(saved: saved.saved)
             #expect(outcome.completed?.completion.completion == resigned)

@@ -105,17 +105,20 @@ import Testing
             let bundled = try await client.newGame(ann, bundled: "daybreak")
             #expect(bundled.width == 9 && bundled.total == 63 && bundled.role == .owner)
             let puz = try PuzWriter.write(BundledPuzzles.puzzle("best-foot-forward"))
-            let uploaded: GameSummary = try await client.call(.post, "/v1/games", token: ann.token,
+            let uploaded: GameSummary = try await client.call(
+                .post, "/v1/games", token: ann.token,
                 json: CreateGameRequest(fileName: "mini.puz", fileBase64: Data(puz).base64EncodedString()))
             #expect(uploaded.title == "Best Foot Forward")
             var corrupt = puz
             corrupt[0x40] ^= 0xFF
-            let broken = try await client.failure(.post, "/v1/games", token: ann.token,
+            let broken = try await client.failure(
+                .post, "/v1/games", token: ann.token,
                 json: CreateGameRequest(fileName: "mini.puz", fileBase64: Data(corrupt).base64EncodedString()))
             #expect(broken.0 == .badRequest && broken.1.message.contains("checksum mismatch"))
             let unknown = try await client.failure(.post, "/v1/games", token: ann.token, json: CreateGameRequest(bundled: "nope"))
             #expect(unknown.1.message.contains("no bundled puzzle"))
-            let notBase64 = try await client.failure(.post, "/v1/games", token: ann.token, json: CreateGameRequest(fileName: "x.puz", fileBase64: "@@@"))
+            let notBase64 = try await client.failure(
+                .post, "/v1/games", token: ann.token, json: CreateGameRequest(fileName: "x.puz", fileBase64: "@@@"))
             #expect(notBase64.1.message.contains("base64"))
             let nothing = try await client.failure(.post, "/v1/games", token: ann.token, json: CreateGameRequest())
             #expect(nothing.0 == .badRequest)
@@ -147,15 +150,21 @@ import Testing
         try await withServer { client, server in
             let ann = try await client.account("Ann")
             let game = try await client.newGame(ann)
-            var record = MoveRecord(Move(gameID: "other", replicaID: ann.deviceID, authorID: "someone-else", seq: 1,
-                                         timestamp: HLCTimestamp(wallMillis: server.clock.now), position: at(1, 0), letter: "G",
-                                         cellAuthorID: ann.account.authorID, kind: .input, batchID: "b"))
+            var record = MoveRecord(
+                Move(
+                    gameID: "other", replicaID: ann.deviceID, authorID: "someone-else", seq: 1,
+                    timestamp: HLCTimestamp(wallMillis: server.clock.now), position: at(1, 0), letter: "G",
+                    cellAuthorID: ann.account.authorID, kind: .input, batchID: "b"))
             record.authorID = "impostor"
-            let response: PushMovesResponse = try await client.call(.post, "/v1/games/\(game.gameID)/moves", token: ann.token,
-                                                                    json: PushMovesRequest(moves: [record]))
+            let response: PushMovesResponse = try await client.call(
+                .post, "/v1/games/\(game.gameID)/moves", token: ann.token,
+                json: PushMovesRequest(moves: [record]))
             #expect(response.results.first?.status == .saved)
             let (changes, _) = try await client.allChanges(ann, game.gameID)
-            guard case let .move(stored) = changes.last?.record else { Issue.record("no move stored"); return }
+            guard case let .move(stored) = changes.last?.record else {
+                Issue.record("no move stored")
+                return
+            }
             #expect(stored.authorID == ann.account.authorID && stored.gameID == game.gameID)
         }
     }
@@ -165,24 +174,31 @@ import Testing
             let ann = try await client.account("Ann")
             let game = try await client.newGame(ann)
             let now = HLCTimestamp(wallMillis: server.clock.now)
-            func record(_ seq: Int, row: Int = 1, col: Int = 0, letter: String = "G", mark: Int = 0, kind: String = "input",
-                        replica: String? = nil, stamp: HLCTimestamp? = nil) -> MoveRecord {
-                var move = MoveRecord(Move(gameID: game.gameID, replicaID: replica ?? ann.deviceID, authorID: "", seq: seq, timestamp: stamp ?? now,
-                                           position: at(row, col), letter: letter, cellAuthorID: ann.account.authorID, kind: .input, batchID: "b\(seq)"))
+            func record(
+                _ seq: Int, row: Int = 1, col: Int = 0, letter: String = "G", mark: Int = 0, kind: String = "input",
+                replica: String? = nil, stamp: HLCTimestamp? = nil
+            ) -> MoveRecord {
+                var move = MoveRecord(
+                    Move(
+                        gameID: game.gameID, replicaID: replica ?? ann.deviceID, authorID: "", seq: seq, timestamp: stamp ?? now,
+                        position: at(row, col), letter: letter, cellAuthorID: ann.account.authorID, kind: .input, batchID: "b\(seq)"))
                 move.mark = mark
                 move.kind = kind
                 return move
             }
-            let batch = [record(1), record(2, row: 9), record(2, row: 0, col: 0), record(2, letter: "g"), record(2, letter: "A B"),
-                         record(2, mark: 42), record(2, kind: "magic"), record(2, replica: "dev-someone-else"), record(0),
-                         record(5),
-                         // One character carrying a thousand combining marks: one "letter", 2 KB.
-                         record(2, letter: "A" + String(repeating: "\u{301}", count: 1_000)),
-                         // Unix milliseconds read as a wall clock in the wrong unit: 1970.
-                         record(2, stamp: HLCTimestamp(wallMillis: server.clock.now / 1000)),
-                         record(2, col: 1, letter: "R")]
-            let response: PushMovesResponse = try await client.call(.post, "/v1/games/\(game.gameID)/moves", token: ann.token,
-                                                                    json: PushMovesRequest(moves: batch))
+            let batch = [
+                record(1), record(2, row: 9), record(2, row: 0, col: 0), record(2, letter: "g"), record(2, letter: "A B"),
+                record(2, mark: 42), record(2, kind: "magic"), record(2, replica: "dev-someone-else"), record(0),
+                record(5),
+                // One character carrying a thousand combining marks: one "letter", 2 KB.
+                record(2, letter: "A" + String(repeating: "\u{301}", count: 1_000)),
+                // Unix milliseconds read as a wall clock in the wrong unit: 1970.
+                record(2, stamp: HLCTimestamp(wallMillis: server.clock.now / 1000)),
+                record(2, col: 1, letter: "R"),
+            ]
+            let response: PushMovesResponse = try await client.call(
+                .post, "/v1/games/\(game.gameID)/moves", token: ann.token,
+                json: PushMovesRequest(moves: batch))
             let statuses = response.results.map(\.status)
             #expect(statuses == [.saved] + Array(repeating: .rejected, count: 11) + [.saved])
             let messages = response.results.compactMap(\.error?.message)
@@ -204,8 +220,9 @@ import Testing
             let game = try await client.newGame(ann)
             var device = TestDevice(ann, puzzle: greenLight, gameID: game.gameID)
             let ahead = try typed(&device, at(1, 0), "G", now: server.clock.now + 5 * 60 * 1000)
-            let (status, error) = try await client.failure(.post, "/v1/games/\(game.gameID)/moves", token: ann.token,
-                                                           json: PushMovesRequest(moves: ahead.map(MoveRecord.init)))
+            let (status, error) = try await client.failure(
+                .post, "/v1/games/\(game.gameID)/moves", token: ann.token,
+                json: PushMovesRequest(moves: ahead.map(MoveRecord.init)))
             #expect(status == .conflict && error.error == .clockSkew && error.serverTime == server.clock.now)
             // The client corrects its clock and retries: a fresh replica stamps server time.
             var corrected = TestDevice(ann, puzzle: greenLight, gameID: game.gameID)
@@ -218,11 +235,14 @@ import Testing
         try await withServer { client, server in
             let ann = try await client.account("Ann")
             let game = try await client.newGame(ann)
-            let move = MoveRecord(Move(gameID: game.gameID, replicaID: ann.deviceID, authorID: "", seq: 1,
-                                       timestamp: HLCTimestamp(wallMillis: server.clock.now), position: at(1, 0), letter: "G",
-                                       cellAuthorID: ann.account.authorID, kind: .input, batchID: "b"))
-            let tooMany = try await client.failure(.post, "/v1/games/\(game.gameID)/moves", token: ann.token,
-                                                   json: PushMovesRequest(moves: Array(repeating: move, count: 401)))
+            let move = MoveRecord(
+                Move(
+                    gameID: game.gameID, replicaID: ann.deviceID, authorID: "", seq: 1,
+                    timestamp: HLCTimestamp(wallMillis: server.clock.now), position: at(1, 0), letter: "G",
+                    cellAuthorID: ann.account.authorID, kind: .input, batchID: "b"))
+            let tooMany = try await client.failure(
+                .post, "/v1/games/\(game.gameID)/moves", token: ann.token,
+                json: PushMovesRequest(moves: Array(repeating: move, count: 401)))
             #expect(tooMany.0 == .contentTooLarge && tooMany.1.error == .limitExceeded && tooMany.1.message.contains("400"))
             var huge = move
             huge.batchID = String(repeating: "x", count: 3 * 1024 * 1024)
@@ -236,8 +256,9 @@ import Testing
             let ann = try await client.account("Ann")
             let eve = try await client.account("Eve")
             let game = try await client.newGame(ann)
-            let (status, error) = try await client.failure(.post, "/v1/games/\(game.gameID)/moves", token: eve.token,
-                                                           json: PushMovesRequest(moves: []))
+            let (status, error) = try await client.failure(
+                .post, "/v1/games/\(game.gameID)/moves", token: eve.token,
+                json: PushMovesRequest(moves: []))
             #expect(status == .forbidden && error.error == .forbidden)
             #expect(try await client.failure(.get, "/v1/games/\(game.gameID)/changes", token: eve.token).0 == .forbidden)
             #expect(try await client.failure(.get, "/v1/games/game-missing/changes", token: eve.token).0 == .notFound)
@@ -256,7 +277,8 @@ import Testing
             _ = try await client.push(ann, game.gameID, moves)
             let page: ChangesResponse = try await client.call(.get, "/v1/games/\(game.gameID)/changes?limit=4", token: ann.token)
             #expect(page.changes.count == 4 && page.moreComing && page.token.sequence == 4)
-            let rest: ChangesResponse = try await client.call(.get, "/v1/games/\(game.gameID)/changes?since=\(page.token.encoded)&limit=100", token: ann.token)
+            let rest: ChangesResponse = try await client.call(
+                .get, "/v1/games/\(game.gameID)/changes?since=\(page.token.encoded)&limit=100", token: ann.token)
             #expect(rest.changes.map(\.sequence) == [5, 6, 7, 8, 9] && !rest.moreComing)
             let empty: ChangesResponse = try await client.call(.get, "/v1/games/\(game.gameID)/changes?since=\(rest.token.encoded)", token: ann.token)
             #expect(empty.changes.isEmpty && empty.token == rest.token)
@@ -268,7 +290,8 @@ import Testing
     }
 
     @Test func snapshotsEveryFewMovesAndAJoiningDeviceLoadsSnapshotPlusLaterMoves() async throws {
-        try await withServer({ $0.snapshotInterval = 5 }) { client, server in
+        let everyFiveMoves: (inout ServerConfiguration) -> Void = { $0.snapshotInterval = 5 }
+        try await withServer(everyFiveMoves) { client, server in
             let ann = try await client.account("Ann")
             let game = try await client.newGame(ann)
             var device = TestDevice(ann, puzzle: greenLight, gameID: game.gameID)
@@ -281,8 +304,9 @@ import Testing
             let (after, _) = try await client.allChanges(ann, game.gameID, after: joining.token)
             #expect(after.count == 2)
             let moves = after.compactMap { if case let .move(record) = $0.record { try? record.move() } else { nil } }
-            let rebuilt = GameReplica(puzzle: joining.game.puzzle, gameID: game.gameID, replicaID: "tablet", authorID: ann.account.authorID,
-                                      snapshot: snapshot, moves: moves)
+            let rebuilt = GameReplica(
+                puzzle: joining.game.puzzle, gameID: game.gameID, replicaID: "tablet", authorID: ann.account.authorID,
+                snapshot: snapshot, moves: moves)
             #expect(rebuilt.grid == device.replica.grid)
         }
     }
@@ -314,8 +338,10 @@ import Testing
             let game = try await client.newGame(ann)
             var device = TestDevice(ann, puzzle: greenLight, gameID: game.gameID)
             _ = try await client.push(ann, game.gameID, try typed(&device, at(1, 0), "G", now: server.clock.now))
-            let resigned: CompletionRecord = try await client.call(.post, "/v1/games/\(game.gameID)/resign", token: ann.token,
-                                                                   as: CompletionResponse.self).completion
+            let resigned: CompletionRecord = try await client.call(
+                .post, "/v1/games/\(game.gameID)/resign", token: ann.token,
+                as: CompletionResponse.self
+            ).completion
             #expect(resigned.kind == .resigned)
             server.clock.advance(byMillis: 1_000)
             let after = try await client.push(ann, game.gameID, try typed(&device, at(1, 1), "R", now: server.clock.now))
@@ -331,8 +357,9 @@ import Testing
             let game = try await client.newGame(ann)
             let notOwner = try await client.failure(.post, "/v1/games/\(game.gameID)/invitations", token: bob.token, json: CreateInvitationRequest())
             #expect(notOwner.0 == .forbidden)
-            let invite: InvitationResponse = try await client.call(.post, "/v1/games/\(game.gameID)/invitations", token: ann.token,
-                                                                   json: CreateInvitationRequest())
+            let invite: InvitationResponse = try await client.call(
+                .post, "/v1/games/\(game.gameID)/invitations", token: ann.token,
+                json: CreateInvitationRequest())
             #expect(invite.path == "/join/\(invite.token)" && invite.token.count >= 40)
             let joined: GameSummary = try await client.call(.post, "/v1/invitations/\(invite.token)/accept", token: bob.token)
             #expect(joined.gameID == game.gameID && joined.role == .player)
@@ -341,22 +368,27 @@ import Testing
             #expect(try await client.failure(.post, "/v1/invitations/no-such-token/accept", token: cat.token).0 == .notFound)
 
             // Expired and revoked links.
-            let short: InvitationResponse = try await client.call(.post, "/v1/games/\(game.gameID)/invitations", token: ann.token,
-                                                                  json: CreateInvitationRequest(expiresInSeconds: 60))
+            let short: InvitationResponse = try await client.call(
+                .post, "/v1/games/\(game.gameID)/invitations", token: ann.token,
+                json: CreateInvitationRequest(expiresInSeconds: 60))
             server.clock.advance(byMillis: 61_000)
             #expect(try await client.failure(.post, "/v1/invitations/\(short.token)/accept", token: cat.token).1.message.contains("expired"))
-            let revoked: InvitationResponse = try await client.call(.post, "/v1/games/\(game.gameID)/invitations", token: ann.token,
-                                                                    json: CreateInvitationRequest())
+            let revoked: InvitationResponse = try await client.call(
+                .post, "/v1/games/\(game.gameID)/invitations", token: ann.token,
+                json: CreateInvitationRequest())
             #expect(try await client.failure(.delete, "/v1/invitations/\(revoked.token)", token: bob.token).0 == .forbidden)
             let _: OKResponse = try await client.call(.delete, "/v1/invitations/\(revoked.token)", token: ann.token)
             #expect(try await client.failure(.post, "/v1/invitations/\(revoked.token)/accept", token: cat.token).0 == .gone)
 
             // Bob plays, then is removed: his game turns read-only and his writes are refused.
             var bobDevice = TestDevice(bob, puzzle: greenLight, gameID: game.gameID)
-            #expect(try await client.push(bob, game.gameID, try typed(&bobDevice, at(1, 0), "G", now: server.clock.now)).results.first?.status == .saved)
-            #expect(try await client.failure(.delete, "/v1/games/\(game.gameID)/participants/\(ann.account.authorID)", token: bob.token).0 == .forbidden)
+            #expect(
+                try await client.push(bob, game.gameID, try typed(&bobDevice, at(1, 0), "G", now: server.clock.now)).results.first?.status == .saved)
+            #expect(
+                try await client.failure(.delete, "/v1/games/\(game.gameID)/participants/\(ann.account.authorID)", token: bob.token).0 == .forbidden)
             let _: OKResponse = try await client.call(.delete, "/v1/games/\(game.gameID)/participants/\(bob.account.authorID)", token: ann.token)
-            let refused = try await client.failure(.post, "/v1/games/\(game.gameID)/moves", token: bob.token,
+            let refused = try await client.failure(
+                .post, "/v1/games/\(game.gameID)/moves", token: bob.token,
                 json: PushMovesRequest(moves: try typed(&bobDevice, at(1, 1), "R", now: server.clock.now).map(MoveRecord.init)))
             #expect(refused.0 == .forbidden && refused.1.error == .readOnly)
             let readable: ChangesResponse = try await client.call(.get, "/v1/games/\(game.gameID)/changes", token: bob.token)
@@ -368,8 +400,9 @@ import Testing
             #expect(feed.entries.map(\.state) == [.active, .readOnly])
 
             // Cat joins and leaves; the owner cannot leave.
-            let catInvite: InvitationResponse = try await client.call(.post, "/v1/games/\(game.gameID)/invitations", token: ann.token,
-                                                                      json: CreateInvitationRequest())
+            let catInvite: InvitationResponse = try await client.call(
+                .post, "/v1/games/\(game.gameID)/invitations", token: ann.token,
+                json: CreateInvitationRequest())
             let _: GameSummary = try await client.call(.post, "/v1/invitations/\(catInvite.token)/accept", token: cat.token)
             let _: OKResponse = try await client.call(.post, "/v1/games/\(game.gameID)/leave", token: cat.token)
             let catsFeed: FeedResponse = try await client.call(.get, "/v1/feed", token: cat.token)
@@ -383,7 +416,11 @@ import Testing
     }
 
     @Test func rateLimitAnswers429WithRetryAfter() async throws {
-        try await withServer({ $0.rateLimitBurst = 3; $0.rateLimitPerSecond = 0.5 }) { client, server in
+        let tight: (inout ServerConfiguration) -> Void = {
+            $0.rateLimitBurst = 3
+            $0.rateLimitPerSecond = 0.5
+        }
+        try await withServer(tight) { client, server in
             let ann = try await client.account("Ann")
             for _ in 0..<3 { #expect(try await client.send(.get, "/v1/games", token: ann.token).status == .ok) }
             let limited = try await client.send(.get, "/v1/games", token: ann.token)
@@ -402,9 +439,13 @@ import Testing
             let game = try await client.newGame(ann)
             let _: OKResponse = try await client.call(.post, "/v1/games/\(game.gameID)/seals", token: ann.token, json: SealRequest(lastSeq: 0))
             let (changes, _) = try await client.allChanges(ann, game.gameID)
-            guard case let .seal(seal) = changes.last?.record else { Issue.record("no seal"); return }
+            guard case let .seal(seal) = changes.last?.record else {
+                Issue.record("no seal")
+                return
+            }
             #expect(seal.replicaID == ann.deviceID && seal.lastSeq == 0)
-            #expect(try await client.failure(.post, "/v1/games/\(game.gameID)/seals", token: ann.token, json: SealRequest(lastSeq: -1)).0 == .badRequest)
+            #expect(
+                try await client.failure(.post, "/v1/games/\(game.gameID)/seals", token: ann.token, json: SealRequest(lastSeq: -1)).0 == .badRequest)
         }
     }
 }

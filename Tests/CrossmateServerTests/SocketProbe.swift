@@ -23,8 +23,10 @@ final class SocketProbe: Sendable {
             defer { sink.finish() }
             let url = "ws://127.0.0.1:\(port)/v1/socket" + (ticket.map { "?ticket=\($0)" } ?? "")
             let headers: HTTPFields = token.map { [.authorization: "Bearer \($0)"] } ?? [:]
-            try await WebSocketClient.connect(url: url, configuration: .init(additionalHeaders: headers),
-                                              logger: Logger(label: "probe")) { inbound, outbound, _ in
+            try await WebSocketClient.connect(
+                url: url, configuration: .init(additionalHeaders: headers),
+                logger: Logger(label: "probe")
+            ) { inbound, outbound, _ in
                 try await withThrowingTaskGroup(of: Void.self) { group in
                     group.addTask {
                         for await text in toSend {
@@ -34,7 +36,8 @@ final class SocketProbe: Sendable {
                     }
                     for try await message in inbound.messages(maxSize: 1 << 20) {
                         guard case let .text(text) = message,
-                              let parsed = try? JSONDecoder().decode(ServerSocketMessage.self, from: Data(text.utf8)) else { continue }
+                            let parsed = try? JSONDecoder().decode(ServerSocketMessage.self, from: Data(text.utf8))
+                        else { continue }
                         sink.yield(parsed)
                     }
                     group.cancelAll()
@@ -60,8 +63,10 @@ final class SocketProbe: Sendable {
 
     /// The next received message matching `predicate`; fails if the socket closes first or
     /// nothing comes within 10 s (a safety net, not synchronisation).
-    func next(_ iterator: inout AsyncStream<ServerSocketMessage>.Iterator,
-              where predicate: (ServerSocketMessage) -> Bool) async throws -> ServerSocketMessage {
+    func next(
+        _ iterator: inout AsyncStream<ServerSocketMessage>.Iterator,
+        where predicate: (ServerSocketMessage) -> Bool
+    ) async throws -> ServerSocketMessage {
         let deadline = Task { [receivedContinuation] in
             try await Task.sleep(for: .seconds(10))
             receivedContinuation.finish()
@@ -104,7 +109,8 @@ final class StalledSocket {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
         }
         guard connected == 0 else { throw Failure("connect() failed") }
-        let upgrade = "GET /v1/socket HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer \(token)\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+        let upgrade =
+            "GET /v1/socket HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer \(token)\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
             + "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n"
         let subscribe = String(decoding: try JSONEncoder().encode(ClientSocketMessage.subscribe(games: games)), as: UTF8.self)
         try send(Array(upgrade.utf8) + Self.maskedTextFrame(subscribe))

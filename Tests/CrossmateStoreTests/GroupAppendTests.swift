@@ -1,6 +1,7 @@
 import CrossmateProtocol
-@testable import CrossmateStore
 import Testing
+
+@testable import CrossmateStore
 
 /// A group commit's batches, handed to `GroupAppend` at once in one transaction (as the commit
 /// queue does under load, but deterministically): each is checked against the ones before it.
@@ -37,20 +38,23 @@ extension StoreTests {
             let eve = try await account(store)
             let first = try await game(store, owner: ann.author)
             let second = try await game(store, owner: ann.author)
-            _ = try await store.setParticipant(ParticipantRecord(gameID: first, authorID: bob.author, displayName: "Bob", role: .player, revoked: true),
-                                               feedState: .readOnly)
+            _ = try await store.setParticipant(
+                ParticipantRecord(gameID: first, authorID: bob.author, displayName: "Bob", role: .player, revoked: true),
+                feedState: .readOnly)
             // Stored before the group (zone 3 → 4), so its resend below is found in the database.
             #expect(try await store.appendMoves(gameID: first, authorID: ann.author, moves: [move(first, "r0", 1)]).saved.count == 1)
 
-            let outcomes = try await appendGroup(store, [
-                request(first, ann.author, [move(first, "r1", 1), move(first, "r1", 2)]),
-                request(second, ann.author, [move(second, "r2", 1)]),
-                request(first, ann.author, [move(first, "r0", 1), move(first, "r1", 2), move(first, "r1", 3)]),
-                request(first, ann.author, [move(first, "r1", 3, letter: "Z"), move(first, "r0", 1, letter: "Z"), move(first, "r1", 5)]),
-                request(first, eve.author, [move(first, "r9", 1)]),
-                request(first, bob.author, [move(first, "r8", 1)]),
-                request("missing", ann.author, [move("missing", "r1", 1)]),
-            ])
+            let outcomes = try await appendGroup(
+                store,
+                [
+                    request(first, ann.author, [move(first, "r1", 1), move(first, "r1", 2)]),
+                    request(second, ann.author, [move(second, "r2", 1)]),
+                    request(first, ann.author, [move(first, "r0", 1), move(first, "r1", 2), move(first, "r1", 3)]),
+                    request(first, ann.author, [move(first, "r1", 3, letter: "Z"), move(first, "r0", 1, letter: "Z"), move(first, "r1", 5)]),
+                    request(first, eve.author, [move(first, "r9", 1)]),
+                    request(first, bob.author, [move(first, "r8", 1)]),
+                    request("missing", ann.author, [move("missing", "r1", 1)]),
+                ])
             #expect(statuses(outcomes[0]) == [.saved, .saved])
             #expect((try? outcomes[0].get())?.saved.map(\.sequence) == [5, 6])
             #expect(statuses(outcomes[1]) == [.saved])
@@ -82,8 +86,10 @@ extension StoreTests {
             var games: [String] = []
             for _ in 0..<(GroupAppend.rowsPerStatement + 6) { games.append(try await game(store, owner: ann.author)) }
             let long = (1...(GroupAppend.rowsPerStatement * 2 + 22)).map { move(games[0], "long", $0) }
-            let outcomes = try await appendGroup(store, [request(games[0], ann.author, long)]
-                                                 + games.map { request($0, ann.author, [move($0, "short", 1)]) })
+            let outcomes = try await appendGroup(
+                store,
+                [request(games[0], ann.author, long)]
+                    + games.map { request($0, ann.author, [move($0, "short", 1)]) })
             #expect(statuses(outcomes[0]) == Array(repeating: .saved, count: long.count))
             #expect(outcomes.dropFirst().allSatisfy { statuses($0) == [.saved] })
             let stored = try await store.changes(gameID: games[0], after: 0, limit: 1_000)

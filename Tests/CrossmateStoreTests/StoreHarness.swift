@@ -14,7 +14,6 @@ enum Backend: String, CaseIterable, Sendable {
 
 }
 
-
 /// Runs `body` with a migrated store on `backend`; each SQLite run gets a new file, and Postgres
 /// runs share one database but use fresh identifiers.
 func withStore<T: Sendable>(_ backend: Backend, _ body: @Sendable (Store) async throws -> T) async throws -> T {

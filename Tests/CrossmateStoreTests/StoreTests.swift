@@ -10,21 +10,26 @@ import Testing
     static let puzzle = try! Puzzle(width: 2, height: 1, cells: [.letter("A"), .letter("B")], clueTexts: [.across: [1: "AB"]])
 
     func account(_ store: Store) async throws -> (author: String, device: String, tokenHash: String) {
-        let author = unique("acct"), device = unique("dev"), hash = unique("hash")
+        let author = unique("acct")
+        let device = unique("dev")
+        let hash = unique("hash")
         try await store.createAccount(authorID: author, displayName: "Ann", deviceID: device, tokenHash: hash, now: 10)
         return (author, device, hash)
     }
 
     func game(_ store: Store, owner: String) async throws -> String {
         let id = unique("game")
-        _ = try await store.createGame(GameRecord(gameID: id, ownerID: owner, createdAt: 20, puzzle: Self.puzzle), title: "T",
-                                       owner: ParticipantRecord(gameID: id, authorID: owner, displayName: "Ann", role: .owner))
+        _ = try await store.createGame(
+            GameRecord(gameID: id, ownerID: owner, createdAt: 20, puzzle: Self.puzzle), title: "T",
+            owner: ParticipantRecord(gameID: id, authorID: owner, displayName: "Ann", role: .owner))
         return id
     }
 
     func move(_ game: String, _ replica: String, _ seq: Int, letter: String = "A", time: Int64 = 100) -> MoveRecord {
-        MoveRecord(Move(gameID: game, replicaID: replica, authorID: "x", seq: seq, timestamp: HLCTimestamp(wallMillis: time + Int64(seq)),
-                        position: GridPosition(row: 0, col: seq % 2), letter: letter, cellAuthorID: "x", kind: .input, batchID: "\(replica):\(seq)"))
+        MoveRecord(
+            Move(
+                gameID: game, replicaID: replica, authorID: "x", seq: seq, timestamp: HLCTimestamp(wallMillis: time + Int64(seq)),
+                position: GridPosition(row: 0, col: seq % 2), letter: letter, cellAuthorID: "x", kind: .input, batchID: "\(replica):\(seq)"))
     }
 
     @Test(arguments: Backend.available)
@@ -51,7 +56,8 @@ import Testing
             let puzzleJSON = String(repeating: #"{"stands for":"a puzzle of several kilobytes"}"#, count: 200)
             try await database.transaction { db in
                 try await db.execute("INSERT INTO accounts (author_id, display_name, created_at) VALUES ('acct-a', 'Ann', 1)")
-                try await db.execute("""
+                try await db.execute(
+                    """
                     INSERT INTO games (game_id, owner_id, created_at, zone_seq, title, puzzle) VALUES ('game-old', 'acct-a', 1, 2, 'Old', ?)
                     """, .text(puzzleJSON))
             }
@@ -116,9 +122,12 @@ import Testing
             let first = try await store.appendMoves(gameID: id, authorID: ann.author, moves: [move(id, ann.device, 1), move(id, ann.device, 2)])
             #expect(first.results.map(\.status) == [.saved, .saved])
             #expect(first.saved.map(\.sequence) == [3, 4])
-            let again = try await store.appendMoves(gameID: id, authorID: ann.author,
-                                                    moves: [move(id, ann.device, 2), move(id, ann.device, 4), move(id, ann.device, 3),
-                                                            move(id, ann.device, 1, letter: "Z")])
+            let again = try await store.appendMoves(
+                gameID: id, authorID: ann.author,
+                moves: [
+                    move(id, ann.device, 2), move(id, ann.device, 4), move(id, ann.device, 3),
+                    move(id, ann.device, 1, letter: "Z"),
+                ])
             #expect(again.results.map(\.status) == [.duplicate, .rejected, .saved, .rejected])
             #expect(again.results[1].error?.message.contains("gap") == true)
             #expect(again.results[3].error?.message.contains("already used") == true)
@@ -140,16 +149,24 @@ import Testing
             // Many writers at once (grouped into shared transactions on SQLite), one of them refused.
             let outcomes = await withTaskGroup(of: (String, Result<AppendOutcome, any Error>).self) { group in
                 for writer in 0..<16 {
-                    let replica = "\(ann.device)-\(writer)", target = writer % 2 == 0 ? id : other
+                    let replica = "\(ann.device)-\(writer)"
+                    let target = writer % 2 == 0 ? id : other
                     group.addTask {
-                        do { return (replica, .success(try await store.appendMoves(gameID: target, authorID: ann.author,
-                                                                                    moves: [move(target, replica, 1), move(target, replica, 2)]))) }
-                        catch { return (replica, .failure(error)) }
+                        do {
+                            return (
+                                replica,
+                                .success(
+                                    try await store.appendMoves(
+                                        gameID: target, authorID: ann.author,
+                                        moves: [move(target, replica, 1), move(target, replica, 2)]))
+                            )
+                        } catch { return (replica, .failure(error)) }
                     }
                 }
                 group.addTask {
-                    do { return ("eve", .success(try await store.appendMoves(gameID: id, authorID: eve.author, moves: [move(id, eve.device, 1)]))) }
-                    catch { return ("eve", .failure(error)) }
+                    do {
+                        return ("eve", .success(try await store.appendMoves(gameID: id, authorID: eve.author, moves: [move(id, eve.device, 1)])))
+                    } catch { return ("eve", .failure(error)) }
                 }
                 var all: [(String, Result<AppendOutcome, any Error>)] = []
                 for await outcome in group { all.append(outcome) }
@@ -180,8 +197,9 @@ import Testing
             await #expect(throws: StoreRefusal.notParticipant) {
                 try await store.appendMoves(gameID: id, authorID: bob.author, moves: [move(id, bob.device, 1)])
             }
-            _ = try await store.setParticipant(ParticipantRecord(gameID: id, authorID: bob.author, displayName: "Bob", role: .player, revoked: true),
-                                               feedState: .readOnly)
+            _ = try await store.setParticipant(
+                ParticipantRecord(gameID: id, authorID: bob.author, displayName: "Bob", role: .player, revoked: true),
+                feedState: .readOnly)
             await #expect(throws: StoreRefusal.revoked) {
                 try await store.appendMoves(gameID: id, authorID: bob.author, moves: [move(id, bob.device, 1)])
             }
@@ -203,20 +221,23 @@ import Testing
             func snapshot(_ width: Int) -> Snapshot { Snapshot(width: width, height: 1) }
             try await store.saveSnapshot(gameID: id, zoneSeq: 1, snapshot: snapshot(1))
             try await store.saveSnapshot(gameID: id, zoneSeq: 40, snapshot: snapshot(40))
-            let first = try await store.complete(gameID: id, completion: solved, game: record,
-                                                 snapshot: StoredSnapshot(zoneSeq: 2, snapshot: snapshot(2)))
+            let first = try await store.complete(
+                gameID: id, completion: solved, game: record,
+                snapshot: StoredSnapshot(zoneSeq: 2, snapshot: snapshot(2)))
             #expect(first.completion == solved && first.sequence == 3 && first.finalSnapshot.zoneSeq == 2)
             // The first completion stored is the authority; a later one gets it, with its final grid.
             let resigned = CompletionRecord(Completion(kind: .resigned, at: HLCTimestamp(wallMillis: 160), by: ann.author))
-            let second = try await store.complete(gameID: id, completion: resigned, game: record,
-                                                  snapshot: StoredSnapshot(zoneSeq: 3, snapshot: snapshot(3)))
+            let second = try await store.complete(
+                gameID: id, completion: resigned, game: record,
+                snapshot: StoredSnapshot(zoneSeq: 3, snapshot: snapshot(3)))
             #expect(second.completion == solved && second.finalSnapshot.snapshot == snapshot(2))
             // No periodic snapshot replaces the final grid.
             try await store.saveSnapshot(gameID: id, zoneSeq: 50, snapshot: snapshot(50))
             let latest = try await store.latestSnapshot(gameID: id)
             #expect(latest?.zoneSeq == 2 && latest?.snapshot == snapshot(2))
             #expect(try await store.game(id)?.completion == solved)
-            let late = try await store.appendMoves(gameID: id, authorID: ann.author, moves: [move(id, ann.device, 1, time: 140), move(id, ann.device, 2, time: 200)])
+            let late = try await store.appendMoves(
+                gameID: id, authorID: ann.author, moves: [move(id, ann.device, 1, time: 140), move(id, ann.device, 2, time: 200)])
             #expect(late.results.map(\.status) == [.saved, .rejected])
             #expect(late.results[1].error?.error == .readOnly)
         }

@@ -12,8 +12,9 @@ import Testing
         let source = Puzzles.greenLight
         var cells = source.cells
         cells[source.index(of: unsolvable)].solution = "ZZZZZZZZ"
-        return try! Puzzle(title: source.title, width: source.width, height: source.height, cells: cells,
-                           across: source.across, down: source.down)
+        return try! Puzzle(
+            title: source.title, width: source.width, height: source.height, cells: cells,
+            across: source.across, down: source.down)
     }()
     static let unsolvable = GridPosition(row: 1, col: 0)
 
@@ -29,11 +30,14 @@ import Testing
         let square = squares.randomElement(using: &random)!
         let direction: Direction = Bool.random(using: &random) ? .across : .down
         let scope: Scope = Bool.random(using: &random) ? .square(square) : .word(square, direction)
-        let revealable = scope == .square(square) ? square != unsolvable
+        let revealable =
+            scope == .square(square)
+            ? square != unsolvable
             : !(puzzle.clue(containing: square, direction)?.cells.contains(unsolvable) ?? true)
         switch Int.random(in: 0..<100, using: &random) {
         case 0..<40:
-            let letter = Bool.random(using: &random)
+            let letter =
+                Bool.random(using: &random)
                 ? (puzzle.cell(at: square).solution ?? "A")
                 : String("ABCDEGILNORSTU".randomElement(using: &random)!)
             return .setLetter(square, square == unsolvable ? "Q" : letter, pencil: Int.random(in: 0..<10, using: &random) == 0)
@@ -161,12 +165,13 @@ import Testing
                 // Mostly the right letters, so that most schedules finish the grid.
                 let square = puzzle.letterPositions.randomElement(using: &random)!
                 let letter = Int.random(in: 0..<4, using: &random) == 0 ? "Q" : puzzle.cell(at: square).solution!
-                let command: Command = switch Int.random(in: 0..<10, using: &random) {
-                case 0: .undo
-                case 1: .check(.word(square, .across))
-                case 2: .reveal(.square(square))
-                default: .setLetter(square, letter)
-                }
+                let command: Command =
+                    switch Int.random(in: 0..<10, using: &random) {
+                    case 0: .undo
+                    case 1: .check(.word(square, .across))
+                    case 2: .reveal(.square(square))
+                    default: .setLetter(square, letter)
+                    }
                 guard let moves = try? devices[index].perform(command, physicalMillis: now), !moves.isEmpty else { continue }
                 toServer.append((step + Int.random(in: 0...5, using: &random), moves))
             case 60..<62:
@@ -217,8 +222,9 @@ import Testing
                 return ("seed \(seed): device-\(index) typed into a finished game", true)
             }
         }
-        let joining = GameReplica(puzzle: puzzle, gameID: "g", replicaID: "device-0", authorID: "account-0",
-                                  snapshot: Snapshot(grid: authority.grid), moves: stored, completion: authority.completion)
+        let joining = GameReplica(
+            puzzle: puzzle, gameID: "g", replicaID: "device-0", authorID: "account-0",
+            snapshot: Snapshot(grid: authority.grid), moves: stored, completion: authority.completion)
         if joining.grid != authority.grid || joining.journal != devices[0].journal.filter({ stored.contains($0) }) {
             return ("seed \(seed): a device rebuilt from the final snapshot differs", true)
         }

@@ -68,7 +68,7 @@ import Testing
         try game.perform(.setLetter(at(1, 0), "G"), physicalMillis: 1)
         let reveals = try game.perform(.reveal(.word(at(1, 0), .across)), physicalMillis: 2)
         #expect(reveals.count == 4)  // G was already right
-        #expect(game.grid.state(at: at(1, 1)) .mark.verdict == .revealed)
+        #expect(game.grid.state(at: at(1, 1)).mark.verdict == .revealed)
         #expect(game.grid.letter(at: at(1, 1)) == "R")
         #expect(throws: MutationRefusal.squareRevealed(at(1, 1))) { try game.perform(.setLetter(at(1, 1), "X"), physicalMillis: 3) }
         #expect(throws: MutationRefusal.squareRevealed(at(1, 1))) { try game.perform(.delete(at(1, 1)), physicalMillis: 3) }
@@ -140,8 +140,9 @@ import Testing
         try game.perform(.setLetter(at(1, 1), "R"), physicalMillis: 2)
         let friend = move("tablet", 1, at: at(1, 2), "E", time: 3, author: "bob")
         game.receive([friend])
-        let restored = GameReplica(puzzle: Puzzles.greenLight, gameID: "g", replicaID: "phone", authorID: "ann",
-                                   moves: [friend] + game.journal.reversed())
+        let restored = GameReplica(
+            puzzle: Puzzles.greenLight, gameID: "g", replicaID: "phone", authorID: "ann",
+            moves: [friend] + game.journal.reversed())
         #expect(restored.grid == game.grid)
         #expect(restored.journal == game.journal)
         #expect(restored.nextSeq == 3)
@@ -156,11 +157,14 @@ import Testing
     let puzzle = Puzzles.greenLight
     let players: Set<AuthorID> = ["ann", "bob"]
 
-    func forged(_ kind: MoveKind = .input, letter: String = "G", verdict: CellMark.Verdict = .none, pencil: Bool = false,
-                cellAuthor: AuthorID = "ann", seq: Int = 3, target: Int? = nil, prev: Int? = nil) -> Move {
-        Move(gameID: "g", replicaID: "phone", authorID: "ann", seq: seq, timestamp: HLCTimestamp(wallMillis: 1),
-             position: at(1, 0), letter: letter, mark: CellMark(isPencil: pencil, verdict: verdict), cellAuthorID: cellAuthor,
-             kind: kind, batchID: "b", targetSeq: target, prevSeqAtCell: prev)
+    func forged(
+        _ kind: MoveKind = .input, letter: String = "G", verdict: CellMark.Verdict = .none, pencil: Bool = false,
+        cellAuthor: AuthorID = "ann", seq: Int = 3, target: Int? = nil, prev: Int? = nil
+    ) -> Move {
+        Move(
+            gameID: "g", replicaID: "phone", authorID: "ann", seq: seq, timestamp: HLCTimestamp(wallMillis: 1),
+            position: at(1, 0), letter: letter, mark: CellMark(isPencil: pencil, verdict: verdict), cellAuthorID: cellAuthor,
+            kind: kind, batchID: "b", targetSeq: target, prevSeqAtCell: prev)
     }
 
     func violation(_ move: Move, in puzzle: Puzzle? = nil) -> MoveTrust.Violation? {

@@ -17,8 +17,10 @@ import Testing
     }
 
     @Test func coverageStopsAtAGapAndMovesAfterItAreReplayed() {
-        let moves = [move("A", 1, at: at(0, 0), "X", time: 1), move("A", 2, at: at(0, 1), "Y", time: 2),
-                     move("A", 4, at: at(0, 2), "Z", time: 4)]
+        let moves = [
+            move("A", 1, at: at(0, 0), "X", time: 1), move("A", 2, at: at(0, 1), "Y", time: 2),
+            move("A", 4, at: at(0, 2), "Z", time: 4),
+        ]
         let snapshot = Snapshot.build(width: 5, height: 5, moves: moves)
         #expect(snapshot.coverage == ["A": 2])
         let late = move("A", 3, at: at(0, 3), "W", time: 3)
@@ -75,17 +77,21 @@ import Testing
     }
 
     @Test func timelineOrderIsTimestampThenAuthorThenSeq() {
-        let moves = [move("r2", 1, at: at(0, 0), "A", time: 5, author: "bob"),
-                     move("r1", 2, at: at(0, 1), "B", time: 5, author: "amy"),
-                     move("r1", 1, at: at(0, 2), "C", time: 5, author: "amy"),
-                     move("r3", 1, at: at(0, 3), "D", time: 4, author: "zed")]
+        let moves = [
+            move("r2", 1, at: at(0, 0), "A", time: 5, author: "bob"),
+            move("r1", 2, at: at(0, 1), "B", time: 5, author: "amy"),
+            move("r1", 1, at: at(0, 2), "C", time: 5, author: "amy"),
+            move("r3", 1, at: at(0, 3), "D", time: 4, author: "zed"),
+        ]
         let timeline = ReplayTimeline(width: 5, height: 5, moves: moves)
         #expect(timeline.steps.map(\.letter) == ["D", "C", "B", "A"])
     }
 
     @Test func assemblerWaitsForSealsAndMissingMoves() {
-        let moves = [move("A", 1, at: at(0, 0), "X", time: 1), move("A", 2, at: at(0, 1), "Y", time: 2),
-                     move("B", 1, at: at(1, 0), "Z", time: 3)]
+        let moves = [
+            move("A", 1, at: at(0, 0), "X", time: 1), move("A", 2, at: at(0, 1), "Y", time: 2),
+            move("B", 1, at: at(1, 0), "Z", time: 3),
+        ]
         let sealA = Seal(gameID: "g", replicaID: "A", lastSeq: 2)
         let sealB = Seal(gameID: "g", replicaID: "B", lastSeq: 1)
         guard case let .waiting(missing) = ReplayAssembler.assemble(width: 5, height: 5, moves: moves, seals: [sealA]) else {
@@ -93,8 +99,10 @@ import Testing
             return
         }
         #expect(missing == ["B"])
-        guard case let .waiting(stillMissing) = ReplayAssembler.assemble(
-            width: 5, height: 5, moves: moves, seals: [sealA, Seal(gameID: "g", replicaID: "B", lastSeq: 2)]) else {
+        guard
+            case let .waiting(stillMissing) = ReplayAssembler.assemble(
+                width: 5, height: 5, moves: moves, seals: [sealA, Seal(gameID: "g", replicaID: "B", lastSeq: 2)])
+        else {
             Issue.record("expected waiting for B's second move")
             return
         }
@@ -126,8 +134,11 @@ import Testing
         var final = GameGrid(puzzle: Puzzles.greenLight)
         final.apply(moves)
         let scores = Scoreboard.scores(finalGrid: final, moves: moves)
-        #expect(scores == [PlayerScore(authorID: "ann", lettersAuthored: 2, checksUsed: 0, revealsUsed: 1),
-                           PlayerScore(authorID: "bob", lettersAuthored: 1, checksUsed: 1, revealsUsed: 1)])
+        #expect(
+            scores == [
+                PlayerScore(authorID: "ann", lettersAuthored: 2, checksUsed: 0, revealsUsed: 1),
+                PlayerScore(authorID: "bob", lettersAuthored: 1, checksUsed: 1, revealsUsed: 1),
+            ])
     }
 }
 
@@ -147,12 +158,13 @@ import Testing
             let square = puzzle.letterPositions.randomElement(using: &random)!
             let letter = ["A", "E", "S", "T"].randomElement(using: &random)!
             let annTurn = Bool.random(using: &random)
-            let command: Command = switch Int.random(in: 0..<10, using: &random) {
-            case 0..<6: .setLetter(square, letter)
-            case 6: .delete(square)
-            case 7, 8: .undo
-            default: .redo
-            }
+            let command: Command =
+                switch Int.random(in: 0..<10, using: &random) {
+                case 0..<6: .setLetter(square, letter)
+                case 6: .delete(square)
+                case 7, 8: .undo
+                default: .redo
+                }
             let made = (try? (annTurn ? ann.perform(command, physicalMillis: time) : bob.perform(command, physicalMillis: time))) ?? []
             if annTurn { bob.receive(made) } else { ann.receive(made) }
             all += made
@@ -165,7 +177,8 @@ import Testing
             #expect(rebuilt.journal == ann.journal)
             #expect(rebuilt.grid == ann.grid)
             #expect(rebuilt.canUndo == ann.canUndo && rebuilt.canRedo == ann.canRedo)
-            var original = ann, copy = rebuilt
+            var original = ann
+            var copy = rebuilt
             for command in [Command.undo, .undo, .redo] {
                 let expected = try? original.perform(command, physicalMillis: time + 10)
                 let got = try? copy.perform(command, physicalMillis: time + 10)

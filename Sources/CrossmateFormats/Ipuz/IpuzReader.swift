@@ -13,7 +13,7 @@ public enum IpuzReader {
             throw .notACrossword("the ipuz kind is not a crossword (\(kinds.joined(separator: ", ")))")
         }
         guard let dimensions = root["dimensions"] as? [String: Any],
-              let width = integer(dimensions["width"]), let height = integer(dimensions["height"])
+            let width = integer(dimensions["width"]), let height = integer(dimensions["height"])
         else { throw .malformed("the ipuz \"dimensions\" with width and height are missing") }
         guard (1...Puzzle.maximumSide).contains(width), (1...Puzzle.maximumSide).contains(height) else {
             throw .invalidPuzzle(.invalidDimensions(width: width, height: height))
@@ -54,8 +54,9 @@ public enum IpuzReader {
                 guard let direction = Direction(rawValue: name), let list = list as? [Any] else { continue }
                 for item in list {
                     try budget.takeClue()
-                    let clue = try readClue(item, direction: direction, zeroBased: zeroBased, cells: cells, numbered: numbered,
-                                            budget: &budget, width: width, height: height)
+                    let clue = try readClue(
+                        item, direction: direction, zeroBased: zeroBased, cells: cells, numbered: numbered,
+                        budget: &budget, width: width, height: height)
                     if direction == .across { across.append(clue) } else { down.append(clue) }
                 }
             }
@@ -226,8 +227,9 @@ public enum IpuzReader {
         guard let start = numbered.index(of: number) else {
             throw .malformed("clue \(number) \(direction.rawValue) has no numbered square in the grid")
         }
-        let run = StandardNumbering.run(from: GridPosition(row: start / width, col: start % width),
-                                        direction, width: width, height: height, cells: cells)
+        let run = StandardNumbering.run(
+            from: GridPosition(row: start / width, col: start % width),
+            direction, width: width, height: height, cells: cells)
         try budget.takeWord(of: run.count)
         return Clue(direction: direction, number: number, text: body, cells: run)
     }

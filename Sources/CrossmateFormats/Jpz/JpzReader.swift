@@ -16,7 +16,8 @@ public enum JpzReader {
         }
         guard let grid = crossword.child("grid") else { throw .malformed("the .jpz crossword has no <grid>") }
         guard let width = grid.attributes["width"].flatMap({ Int($0) }),
-              let height = grid.attributes["height"].flatMap({ Int($0) }) else {
+            let height = grid.attributes["height"].flatMap({ Int($0) })
+        else {
             throw .malformed("the .jpz <grid> needs numeric width and height")
         }
         guard (1...Puzzle.maximumSide).contains(width), (1...Puzzle.maximumSide).contains(height) else {
@@ -27,8 +28,9 @@ public enum JpzReader {
         var saved = [String](repeating: "", count: width * height)
         for element in grid.children("cell") {
             guard let x = element.attributes["x"].flatMap({ Int($0) }),
-                  let y = element.attributes["y"].flatMap({ Int($0) }),
-                  (1...width).contains(x), (1...height).contains(y) else {
+                let y = element.attributes["y"].flatMap({ Int($0) }),
+                (1...width).contains(x), (1...height).contains(y)
+            else {
                 throw .malformed("a .jpz <cell> has no position inside the \(width)×\(height) grid")
             }
             let index = (y - 1) * width + (x - 1)
@@ -48,10 +50,15 @@ public enum JpzReader {
             // say) has no place in an across/down model and is set aside.
             let heading = list.child("title")?.text.lowercased() ?? ""
             let direction: Direction
-            if heading.contains("across") { direction = .across }
-            else if heading.contains("down") { direction = .down }
-            else if order < 2 { direction = order == 0 ? .across : .down }
-            else { continue }
+            if heading.contains("across") {
+                direction = .across
+            } else if heading.contains("down") {
+                direction = .down
+            } else if order < 2 {
+                direction = order == 0 ? .across : .down
+            } else {
+                continue
+            }
             for element in list.children("clue") {
                 try budget.takeClue()
                 let number = element.attributes["number"].flatMap { Int($0.trimmingSpaces) }
@@ -60,8 +67,9 @@ public enum JpzReader {
                 if let id = element.attributes["word"], let word = words[id] {
                     positions = word
                 } else if let number, let start = numbered.index(of: number) {
-                    positions = StandardNumbering.run(from: GridPosition(row: start / width, col: start % width),
-                                                      direction, width: width, height: height, cells: cells)
+                    positions = StandardNumbering.run(
+                        from: GridPosition(row: start / width, col: start % width),
+                        direction, width: width, height: height, cells: cells)
                     try budget.takeWord(of: positions.count)
                 } else {
                     throw .malformed("the \(direction.rawValue) clue \"\(text)\" names no word in the grid")
@@ -148,7 +156,8 @@ public enum JpzReader {
     private static func range(_ text: String, limit: Int) throws(PuzzleFileError) -> [Int] {
         let parts = text.split(separator: "-").map { Int($0.trimmingSpaces) }
         guard (1...2).contains(parts.count), let first = parts[0], let last = parts[parts.count - 1],
-              (1...limit).contains(first), (1...limit).contains(last) else {
+            (1...limit).contains(first), (1...limit).contains(last)
+        else {
             throw .malformed("the .jpz word range \"\(text)\" is outside the grid")
         }
         return first <= last ? Array(first...last) : Array((last...first).reversed())

@@ -1,6 +1,7 @@
 import Foundation
+
 #if canImport(FoundationXML)
-import FoundationXML
+    import FoundationXML
 #endif
 
 /// A small element tree built with XMLParser. Element names keep only their local part, so
@@ -126,8 +127,10 @@ final class MarkupElement {
         var root: MarkupElement?
         var stack: [MarkupElement] = []
 
-        func parser(_ parser: XMLParser, didStartElement elementName: String, namespaceURI: String?,
-                    qualifiedName: String?, attributes: [String: String] = [:]) {
+        func parser(
+            _ parser: XMLParser, didStartElement elementName: String, namespaceURI: String?,
+            qualifiedName: String?, attributes: [String: String] = [:]
+        ) {
             let local = elementName.split(separator: ":").last.map(String.init) ?? elementName
             let element = MarkupElement(name: local, attributes: attributes)
             if let parent = stack.last { parent.append(element) } else if root == nil { root = element }
@@ -144,8 +147,8 @@ final class MarkupElement {
             stack.last?.append(text: string)
         }
 
-        func parser(_ parser: XMLParser, foundCDATA CDATABlock: Data) {
-            stack.last?.append(text: String(decoding: CDATABlock, as: UTF8.self))
+        func parser(_ parser: XMLParser, foundCDATA block: Data) {
+            stack.last?.append(text: String(decoding: block, as: UTF8.self))
         }
     }
 }

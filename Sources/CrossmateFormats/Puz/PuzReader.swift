@@ -70,8 +70,10 @@ public enum PuzReader {
 
         return try buildPuzzle(
             width: width, height: height, solution: solution, fill: fill,
-            texts: (encoding.decode(title), encoding.decode(author), encoding.decode(copyright),
-                    clues.map(encoding.decode), encoding.decode(notes)),
+            texts: (
+                encoding.decode(title), encoding.decode(author), encoding.decode(copyright),
+                clues.map(encoding.decode), encoding.decode(notes)
+            ),
             isDiagramless: puzzleType == PuzLayout.typeDiagramless,
             solutionState: solutionState,
             scrambledChecksum: bytes.uint16(at: PuzLayout.scrambledChecksum),
@@ -134,7 +136,7 @@ public enum PuzReader {
             throw .checksumMismatch("the global checksum does not match the file's contents")
         }
         guard sums.maskedLow == Array(bytes[PuzLayout.maskedLow..<(PuzLayout.maskedLow + 4)]),
-              sums.maskedHigh == Array(bytes[PuzLayout.maskedHigh..<(PuzLayout.maskedHigh + 4)])
+            sums.maskedHigh == Array(bytes[PuzLayout.maskedHigh..<(PuzLayout.maskedHigh + 4)])
         else {
             throw .checksumMismatch("the masked (ICHEATED) checksums do not match the file's contents")
         }
@@ -197,7 +199,8 @@ public enum PuzReader {
         }
         for (index, number) in numbering.numbers.enumerated() { cells[index].number = number }
 
-        let lock = isScrambled
+        let lock =
+            isScrambled
             ? SolutionLock(
                 scrambledSolution: cells.indices.map { cells[$0].isLetter ? encoding.decode([solution[$0]]) : "" },
                 checksum: scrambledChecksum)
@@ -235,7 +238,8 @@ public enum PuzReader {
         var letters = cells.indices.map { index -> String in
             let byte = fill[index]
             guard cells[index].isLetter, byte != PuzLayout.emptyFill, byte != PuzLayout.block,
-                  byte != PuzLayout.diagramlessBlock else { return "" }
+                byte != PuzLayout.diagramlessBlock
+            else { return "" }
             return encoding.decode([byte]).uppercased()
         }
         if let userRebus {

@@ -41,7 +41,12 @@ public enum PuzWriter {
                 } else {
                     // Multi-letter (or non-Latin) answers go to the rebus table; the grid keeps the first letter.
                     solution[index] = encoded(String(answer.prefix(1))).first ?? UInt8(ascii: "X")
-                    let key = rebusTable.firstIndex(of: answer) ?? { rebusTable.append(answer); return rebusTable.count - 1 }()
+                    let key =
+                        rebusTable.firstIndex(of: answer)
+                        ?? {
+                            rebusTable.append(answer)
+                            return rebusTable.count - 1
+                        }()
                     // Table keys count from 1, as Across Lite writes them; GRBS holds key + 1.
                     guard key + 2 <= 255 else { throw .cannotWrite("the .puz rebus table holds at most 253 answers") }
                     rebusKeys[index] = UInt8(key + 2)
@@ -60,7 +65,8 @@ public enum PuzWriter {
         let version = encoding.isUTF8 ? "2.0" : "1.3"
         let strings: PuzReader.RawStrings = (
             encoded(puzzle.title), encoded(puzzle.author), encoded(puzzle.copyright),
-            orderedClues.map(encoded), encoded(puzzle.notes))
+            orderedClues.map(encoded), encoded(puzzle.notes)
+        )
         guard strings.clues.count <= Int(UInt16.max) else { throw .cannotWrite("too many clues for .puz") }
 
         var header = [UInt8](repeating: 0, count: PuzLayout.headerLength)
@@ -70,7 +76,8 @@ public enum PuzWriter {
         header[PuzLayout.height] = UInt8(puzzle.height)
         header.setUInt16(UInt16(strings.clues.count), at: PuzLayout.clueCount)
         header.setUInt16(puzzle.isDiagramless ? PuzLayout.typeDiagramless : PuzLayout.typeNormal, at: PuzLayout.puzzleType)
-        let state: UInt16 = puzzle.lock != nil
+        let state: UInt16 =
+            puzzle.lock != nil
             ? PuzLayout.stateScrambled
             : (puzzle.hasSolution ? PuzLayout.stateUnscrambled : PuzLayout.stateNoSolution)
         header.setUInt16(state, at: PuzLayout.solutionState)
