@@ -214,7 +214,7 @@ actor GameProjection {
         try await refresh()
         guard completion == nil else { return nil }
         var clock = replica.clock
-        return try await record(Completion(kind: .resigned, at: clock.tick(physicalMillis: now), by: authorID))
+        return try await record(Completion(kind: .resigned, at: clock.tick(wallMillis: now), by: authorID))
     }
 
     /// Stores a completion with the snapshot of the final grid, taken at the sequence folded so

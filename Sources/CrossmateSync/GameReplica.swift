@@ -2,7 +2,7 @@ import CrossmateCore
 
 /// One replica of a game: the mutator that turns a player's commands into moves, the merged grid
 /// it sees, its journal and clock, and completion. Deterministic: time comes in as
-/// `physicalMillis`, and batch identifiers derive from the replica and seq.
+/// `wallMillis`, and batch identifiers derive from the replica and seq.
 public struct GameReplica: Sendable {
     public let puzzle: Puzzle
     public let gameID: GameID
@@ -76,7 +76,7 @@ public struct GameReplica: Sendable {
 
     /// Performs a command and returns the moves it made (none when no square changes).
     @discardableResult
-    public mutating func perform(_ command: Command, physicalMillis: Int64) throws(MutationRefusal) -> [Move] {
+    public mutating func perform(_ command: Command, wallMillis: Int64) throws(MutationRefusal) -> [Move] {
         if let completion { throw .gameComplete(completion) }
         let changes: [Change]
         let kind: MoveKind
@@ -133,18 +133,18 @@ public struct GameReplica: Sendable {
             kind = .clear
         case .undo:
             guard let plan = UndoPlanner.planUndo(journal: journal, grid: grid) else { throw .nothingToUndo }
-            return emit(plan, physicalMillis: physicalMillis)
+            return emit(plan, wallMillis: wallMillis)
         case .redo:
             guard let plan = UndoPlanner.planRedo(journal: journal, grid: grid) else { throw .nothingToRedo }
-            return emit(plan, physicalMillis: physicalMillis)
+            return emit(plan, wallMillis: wallMillis)
         }
-        return emit(changes, kind: kind, physicalMillis: physicalMillis)
+        return emit(changes, kind: kind, wallMillis: wallMillis)
     }
 
     /// Resigns the game: it ends now, unsolved.
-    public mutating func resign(physicalMillis: Int64) throws(MutationRefusal) -> Completion {
+    public mutating func resign(wallMillis: Int64) throws(MutationRefusal) -> Completion {
         if let completion { throw .gameComplete(completion) }
-        let ending = Completion(kind: .resigned, at: clock.tick(physicalMillis: physicalMillis), by: authorID)
+        let ending = Completion(kind: .resigned, at: clock.tick(wallMillis: wallMillis), by: authorID)
         completion = ending
         return ending
     }
@@ -207,12 +207,12 @@ public struct GameReplica: Sendable {
         }
     }
 
-    private mutating func emit(_ plan: UndoPlanner.Plan, physicalMillis: Int64) -> [Move] {
+    private mutating func emit(_ plan: UndoPlanner.Plan, wallMillis: Int64) -> [Move] {
         let changes = plan.steps.map { Change(position: $0.position, letter: $0.letter, mark: $0.mark, cellAuthorID: $0.cellAuthorID) }
-        return emit(changes, kind: plan.kind, targets: plan.steps.map(\.targetSeq), physicalMillis: physicalMillis)
+        return emit(changes, kind: plan.kind, targets: plan.steps.map(\.targetSeq), wallMillis: wallMillis)
     }
 
-    private mutating func emit(_ changes: [Change], kind: MoveKind, targets: [Int]? = nil, physicalMillis: Int64) -> [Move] {
+    private mutating func emit(_ changes: [Change], kind: MoveKind, targets: [Int]? = nil, wallMillis: Int64) -> [Move] {
         guard !changes.isEmpty else { return [] }
         let batchID = "\(replicaID):\(nextSeq)"
         var moves: [Move] = []
@@ -220,7 +220,7 @@ public struct GameReplica: Sendable {
             let index = puzzle.index(of: change.position)
             let move = Move(
                 gameID: gameID, replicaID: replicaID, authorID: authorID, seq: nextSeq,
-                timestamp: clock.tick(physicalMillis: physicalMillis), position: change.position,
+                timestamp: clock.tick(wallMillis: wallMillis), position: change.position,
                 letter: change.letter, mark: change.mark, cellAuthorID: change.cellAuthorID, kind: kind,
                 batchID: batchID, targetSeq: targets?[offset], prevSeqAtCell: lastSeqAtCell[index])
             record(move)

@@ -74,8 +74,8 @@ public struct HybridLogicalClock: Hashable, Sendable, Codable {
     }
 
     /// Send rule: a new timestamp for a local event, after everything issued or seen.
-    public mutating func tick(physicalMillis: Int64) -> HLCTimestamp {
-        let physical = HLCTimestamp(wallMillis: physicalMillis)
+    public mutating func tick(wallMillis: Int64) -> HLCTimestamp {
+        let physical = HLCTimestamp(wallMillis: wallMillis)
         latest = physical > latest ? physical : latest.successor
         return latest
     }

@@ -94,7 +94,7 @@ final class DeviceHandler: ChannelInboundHandler {
         guard context != nil, NIODeadline.now() < end else { return }
         let letter = String("ABCDEFGHIJKLMNOPRSTUWY".randomElement(using: &random)!)
         let wall = Int64(Date().timeIntervalSince1970 * 1000)
-        if let moves = try? replica.perform(.setLetter(squares.randomElement(using: &random)!, letter), physicalMillis: wall) {
+        if let moves = try? replica.perform(.setLetter(squares.randomElement(using: &random)!, letter), wallMillis: wall) {
             for move in moves { setup.stats.sent(move.id) }
             queued += moves.map(MoveRecord.init)
             pushIfIdle()

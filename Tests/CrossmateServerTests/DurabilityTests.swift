@@ -60,7 +60,7 @@ import Testing
                     for step in 0..<2_000 {
                         let moves = try replica.perform(
                             .setLetter(squares[step % squares.count], step % 2 == 0 ? "A" : "B"),
-                            physicalMillis: Int64(Date().timeIntervalSince1970 * 1000))
+                            wallMillis: Int64(Date().timeIntervalSince1970 * 1000))
                         do {
                             let response: PushMovesResponse = try await writer.call(
                                 .POST, "/v1/games/\(game.gameID)/moves", token: session.token,

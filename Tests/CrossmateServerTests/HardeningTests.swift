@@ -85,7 +85,7 @@ import Testing
             let _: GameSummary = try await client.call(.post, "/v1/invitations/\(invite.token)/accept", token: rex.token)
             let _: OKResponse = try await client.call(.delete, "/v1/games/\(game.gameID)/participants/\(rex.account.authorID)", token: ann.token)
             var device = TestDevice(rex, puzzle: greenLight, gameID: game.gameID)
-            let moves = try device.replica.perform(.setLetter(at(1, 0), "G"), physicalMillis: server.clock.now)
+            let moves = try device.replica.perform(.setLetter(at(1, 0), "G"), wallMillis: server.clock.now)
             let refused = try await client.failure(
                 .post, "/v1/games/\(game.gameID)/moves", token: rex.token,
                 json: PushMovesRequest(moves: moves.map(MoveRecord.init)))
@@ -148,7 +148,7 @@ import Testing
             let game = try await client.newGame(ann)
             try await client.join(bob, game.gameID, invitedBy: ann)
             var bobDevice = TestDevice(bob, puzzle: greenLight, gameID: game.gameID)
-            let bobs = try bobDevice.replica.perform(.setLetter(at(1, 1), "X"), physicalMillis: server.clock.now)
+            let bobs = try bobDevice.replica.perform(.setLetter(at(1, 1), "X"), wallMillis: server.clock.now)
             #expect(try await client.push(bob, game.gameID, bobs).results.map(\.status) == [.saved])
             let _: OKResponse = try await client.call(.post, "/v1/games/\(game.gameID)/leave", token: bob.token)
 
@@ -174,7 +174,7 @@ import Testing
             #expect(messages[3].contains("not a player of this game"))
 
             // Ann checks the word holding Bob's letter: it names Bob, who left, and is believed.
-            let check = try annDevice.replica.perform(.check(.square(at(1, 1))), physicalMillis: server.clock.now)
+            let check = try annDevice.replica.perform(.check(.square(at(1, 1))), wallMillis: server.clock.now)
             #expect(check.first?.cellAuthorID == bob.account.authorID && check.first?.mark.verdict == .checkedWrong)
             #expect(try await client.push(ann, game.gameID, check).results.map(\.status) == [.saved])
         }
@@ -189,9 +189,9 @@ import Testing
             let game = try await client.newGame(ann)
             // Ann's own push loads the game's projection, as on a busy server.
             var annDevice = TestDevice(ann, puzzle: greenLight, gameID: game.gameID)
-            _ = try await client.push(ann, game.gameID, try annDevice.replica.perform(.setLetter(at(1, 0), "G"), physicalMillis: server.clock.now))
+            _ = try await client.push(ann, game.gameID, try annDevice.replica.perform(.setLetter(at(1, 0), "G"), wallMillis: server.clock.now))
             var eveDevice = TestDevice(eve, puzzle: greenLight, gameID: game.gameID)
-            let future = try eveDevice.replica.perform(.setLetter(at(1, 1), "R"), physicalMillis: server.clock.now + 3_600_000)
+            let future = try eveDevice.replica.perform(.setLetter(at(1, 1), "R"), wallMillis: server.clock.now + 3_600_000)
             let (status, error) = try await client.failure(
                 .post, "/v1/games/\(game.gameID)/moves", token: eve.token,
                 json: PushMovesRequest(moves: future.map(MoveRecord.init)))

@@ -51,9 +51,9 @@ import Testing
                 for _ in 0..<Int.random(in: 1...3, using: &random) {
                     let square = squares.randomElement(using: &random)!
                     let letter = String("ABCDEGNORST".randomElement(using: &random)!)
-                    batch += (try? devices[writer].replica.perform(.setLetter(square, letter), physicalMillis: server.clock.now + Int64(round))) ?? []
+                    batch += (try? devices[writer].replica.perform(.setLetter(square, letter), wallMillis: server.clock.now + Int64(round))) ?? []
                 }
-                if round % 7 == 3 { batch += (try? devices[writer].replica.perform(.undo, physicalMillis: server.clock.now + Int64(round))) ?? [] }
+                if round % 7 == 3 { batch += (try? devices[writer].replica.perform(.undo, wallMillis: server.clock.now + Int64(round))) ?? [] }
                 guard !batch.isEmpty else { continue }
                 everyMove += batch
                 let pushed = try await client.push(devices[writer].session, game.gameID, batch)
@@ -88,7 +88,7 @@ import Testing
 
             // The writing device is not poked about its own write (its response has the token);
             // the account's other device is. The pong follows anything queued before it.
-            let own = try devices[0].replica.perform(.setLetter(squares[0], "Z"), physicalMillis: server.clock.now + 100)
+            let own = try devices[0].replica.perform(.setLetter(squares[0], "Z"), wallMillis: server.clock.now + 100)
             let ownPush = try await client.push(ann, game.gameID, own)
             try await awaitPoke(probes[1], &iterators[1], game: game.gameID, atLeast: ownPush.token.sequence)
             probes[0].send(.ping)
@@ -147,8 +147,8 @@ import Testing
             var annDevice = TestDevice(ann, puzzle: greenLight, gameID: game.gameID)
             let squares = greenLight.letterPositions
             let moves =
-                try annDevice.replica.perform(.setLetter(squares[0], "G"), physicalMillis: server.clock.now)
-                + annDevice.replica.perform(.setLetter(squares[1], "R"), physicalMillis: server.clock.now)
+                try annDevice.replica.perform(.setLetter(squares[0], "G"), wallMillis: server.clock.now)
+                + annDevice.replica.perform(.setLetter(squares[1], "R"), wallMillis: server.clock.now)
             annProbe.send(.push(gameID: game.gameID, id: 1, moves: moves.map(MoveRecord.init)))
             guard case let .pushed(_, _, response) = try await answer(annProbe, &annIterator, id: 1) else {
                 Issue.record("not pushed")
@@ -199,7 +199,7 @@ import Testing
             // A removed player's pushes are refused as read-only.
             let _: OKResponse = try await client.call(.delete, "/v1/games/\(game.gameID)/participants/\(bob.account.authorID)", token: ann.token)
             var bobDevice = TestDevice(bob, puzzle: greenLight, gameID: game.gameID)
-            let late = try bobDevice.replica.perform(.setLetter(squares[2], "E"), physicalMillis: server.clock.now)
+            let late = try bobDevice.replica.perform(.setLetter(squares[2], "E"), wallMillis: server.clock.now)
             bobProbe.send(.push(gameID: game.gameID, id: 1, moves: late.map(MoveRecord.init)))
             guard case let .pushFailed(_, _, removed, _) = try await answer(bobProbe, &bobIterator, id: 1) else {
                 Issue.record("not refused")
@@ -412,14 +412,14 @@ import Testing
 
                 // Ann's own move loads the game's projection on instance one.
                 var annFirst = TestDevice(ann, puzzle: greenLight, gameID: game.gameID)
-                _ = try await one.push(ann, game.gameID, try annFirst.replica.perform(.setLetter(at(4, 0), "E"), physicalMillis: first.clock.now))
+                _ = try await one.push(ann, game.gameID, try annFirst.replica.perform(.setLetter(at(4, 0), "E"), wallMillis: first.clock.now))
 
                 // Ann listens on instance one; Bob writes through instance two.
                 let probe = SocketProbe(port: try #require(one.port), token: ann.token)
                 var iterator = probe.received.makeAsyncIterator()
                 try await probe.subscribe([game.gameID], iterator: &iterator)
                 var bobDevice = TestDevice(bob, puzzle: greenLight, gameID: game.gameID)
-                let moves = try bobDevice.replica.perform(.setLetter(at(1, 0), "G"), physicalMillis: second.clock.now)
+                let moves = try bobDevice.replica.perform(.setLetter(at(1, 0), "G"), wallMillis: second.clock.now)
                 let pushed = try await two.push(bob, game.gameID, moves)
                 try await awaitPoke(probe, &iterator, game: game.gameID, atLeast: pushed.token.sequence)
                 var annDevice = TestDevice(ann, puzzle: greenLight, gameID: game.gameID)
@@ -452,7 +452,7 @@ import Testing
                 // The LISTEN connection drops (here: killed by the database); the instance
                 // reconnects and catches up, so Ann still hears of Bob's next move.
                 try await terminateListeners()
-                let later = try bobDevice.replica.perform(.setLetter(at(1, 1), "R"), physicalMillis: second.clock.now + 1)
+                let later = try bobDevice.replica.perform(.setLetter(at(1, 1), "R"), wallMillis: second.clock.now + 1)
                 let pushedLater = try await two.push(bob, game.gameID, later)
                 try await awaitPoke(probe, &iterator, game: game.gameID, atLeast: pushedLater.token.sequence)
                 await bobProbe.close()

@@ -22,10 +22,10 @@ import Testing
             let squares = greenLight.letterPositions
             let first = try await store.appendMoves(
                 gameID: "game-1", authorID: "ann",
-                moves: try phone.perform(.setLetter(squares[0], "G"), physicalMillis: 10).map(MoveRecord.init))
+                moves: try phone.perform(.setLetter(squares[0], "G"), wallMillis: 10).map(MoveRecord.init))
             let second = try await store.appendMoves(
                 gameID: "game-1", authorID: "ann",
-                moves: try phone.perform(.setLetter(squares[1], "R"), physicalMillis: 11).map(MoveRecord.init))
+                moves: try phone.perform(.setLetter(squares[1], "R"), wallMillis: 11).map(MoveRecord.init))
 
             // The later write reaches the projection first.
             let announced = Mutex<[String]>([])
@@ -44,7 +44,7 @@ import Testing
             await projection.skip(past: sealed)
             let third = try await store.appendMoves(
                 gameID: "game-1", authorID: "ann",
-                moves: try phone.perform(.setLetter(squares[2], "E"), physicalMillis: 12).map(MoveRecord.init))
+                moves: try phone.perform(.setLetter(squares[2], "E"), wallMillis: 12).map(MoveRecord.init))
             // (Had it waited, the 30 s would run out and it would catch up instead, unannounced.)
             #expect(try await projection.fold(saved: third.saved).announced)
             #expect(await projection.replica.grid == phone.grid)
@@ -64,19 +64,19 @@ import Testing
             let squares = greenLight.letterPositions
             var moves: [Move] = []
             for (index, square) in squares.dropLast().enumerated() {
-                moves += try phone.perform(.setLetter(square, greenLight.cell(at: square).solution!), physicalMillis: 10 + Int64(index))
+                moves += try phone.perform(.setLetter(square, greenLight.cell(at: square).solution!), wallMillis: 10 + Int64(index))
             }
             let opening = try await store.appendMoves(gameID: "game-1", authorID: "ann", moves: moves.map(MoveRecord.init))
             _ = try await projection.fold(saved: opening.saved)
             let solving = try await store.appendMoves(
                 gameID: "game-1", authorID: "ann",
                 moves: try phone.perform(
-                    .setLetter(squares.last!, greenLight.cell(at: squares.last!).solution!), physicalMillis: 100
+                    .setLetter(squares.last!, greenLight.cell(at: squares.last!).solution!), wallMillis: 100
                 ).map(MoveRecord.init))
             let meanwhile = try await store.appendMoves(
                 gameID: "game-1", authorID: "ann",
                 moves: try tablet.perform(
-                    .setLetter(squares[0], "Q"), physicalMillis: 90
+                    .setLetter(squares[0], "Q"), wallMillis: 90
                 ).map(MoveRecord.init))
 
             let completed = try #require(try await projection.fold(saved: solving.saved).completed)
@@ -104,7 +104,7 @@ import Testing
             var phone = GameReplica(puzzle: greenLight, gameID: "game-1", replicaID: "phone", authorID: "ann")
             var moves: [Move] = []
             for (index, square) in greenLight.letterPositions.enumerated() {
-                moves += try phone.perform(.setLetter(square, greenLight.cell(at: square).solution!), physicalMillis: 10 + Int64(index))
+                moves += try phone.perform(.setLetter(square, greenLight.cell(at: square).solution!), wallMillis: 10 + Int64(index))
             }
             #expect(phone.completion?.kind == .solved)  // seen as solved on the phone, optimistically
             let saved = try await store.appendMoves(gameID: "game-1", authorID: "ann", moves: moves.map(MoveRecord.init))

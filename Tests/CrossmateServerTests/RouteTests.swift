@@ -12,7 +12,7 @@ import Testing
 @Suite struct RouteTests {
     /// A device's move at `position`, stamped from the test clock.
     func typed(_ device: inout TestDevice, _ position: GridPosition, _ letter: String, now: Int64) throws -> [Move] {
-        try device.replica.perform(.setLetter(position, letter), physicalMillis: now)
+        try device.replica.perform(.setLetter(position, letter), wallMillis: now)
     }
 
     @Test func healthAndMetrics() async throws {
@@ -22,7 +22,7 @@ import Testing
             let ann = try await client.account("Ann")
             let game = try await client.newGame(ann)
             var device = TestDevice(ann, puzzle: greenLight, gameID: game.gameID)
-            _ = try await client.push(ann, game.gameID, try device.replica.perform(.setLetter(at(1, 0), "G"), physicalMillis: server.clock.now))
+            _ = try await client.push(ann, game.gameID, try device.replica.perform(.setLetter(at(1, 0), "G"), wallMillis: server.clock.now))
             let metrics = String(buffer: try await client.send(.get, "/metrics").body)
             #expect(metrics.contains("crossmate_requests_total"))
             #expect(metrics.contains("crossmate_moves_ingested_total 1"))
@@ -316,7 +316,7 @@ import Testing
             let ann = try await client.account("Ann")
             let game = try await client.newGame(ann)
             var device = TestDevice(ann, puzzle: greenLight, gameID: game.gameID)
-            let moves = try device.replica.perform(.reveal(.puzzle), physicalMillis: server.clock.now)
+            let moves = try device.replica.perform(.reveal(.puzzle), wallMillis: server.clock.now)
             let response = try await client.push(ann, game.gameID, moves)
             let completion = try #require(response.completion)
             #expect(completion.kind == .solved && completion.by == ann.account.authorID && completion.at == moves.last!.timestamp)

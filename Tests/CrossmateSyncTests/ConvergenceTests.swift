@@ -74,7 +74,7 @@ import Testing
             case 0..<55:
                 let index = Int.random(in: 0..<replicaCount, using: &random)
                 let command = randomCommand(for: replicas[index], using: &random)
-                guard let moves = try? replicas[index].perform(command, physicalMillis: now + skew[index]), !moves.isEmpty else { continue }
+                guard let moves = try? replicas[index].perform(command, wallMillis: now + skew[index]), !moves.isEmpty else { continue }
                 // Every move the mutator makes is one a receiver believes.
                 for move in moves {
                     do { try MoveTrust.check(move, puzzle: puzzle, isPlayer: { $0.hasPrefix("account-") }) } catch {
@@ -172,12 +172,12 @@ import Testing
                     case 2: .reveal(.square(square))
                     default: .setLetter(square, letter)
                     }
-                guard let moves = try? devices[index].perform(command, physicalMillis: now), !moves.isEmpty else { continue }
+                guard let moves = try? devices[index].perform(command, wallMillis: now), !moves.isEmpty else { continue }
                 toServer.append((step + Int.random(in: 0...5, using: &random), moves))
             case 60..<62:
                 guard authority == nil else { continue }
                 var clock = server.clock
-                authority = (Completion(kind: .resigned, at: clock.tick(physicalMillis: now), by: devices[index].authorID), server.grid)
+                authority = (Completion(kind: .resigned, at: clock.tick(wallMillis: now), by: devices[index].authorID), server.grid)
             default:
                 toServer.shuffle(using: &random)
                 for push in toServer where push.due <= step {
@@ -218,7 +218,7 @@ import Testing
             if device.grid != authority.grid { return ("seed \(seed): device-\(index) does not show the final grid", true) }
             // Typing after the end is refused, so nothing more can change the grid.
             var after = device
-            if (try? after.perform(.setLetter(puzzle.letterPositions[0], "Q"), physicalMillis: now)) != nil {
+            if (try? after.perform(.setLetter(puzzle.letterPositions[0], "Q"), wallMillis: now)) != nil {
                 return ("seed \(seed): device-\(index) typed into a finished game", true)
             }
         }

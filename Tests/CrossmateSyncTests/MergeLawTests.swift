@@ -73,24 +73,24 @@ import Testing
 @Suite struct ClockTests {
     @Test func ticksAreStrictlyIncreasingEvenWhenTheWallClockStandsStillOrGoesBack() {
         var clock = HybridLogicalClock()
-        let first = clock.tick(physicalMillis: 1_000)
-        let second = clock.tick(physicalMillis: 1_000)
-        let third = clock.tick(physicalMillis: 500)
+        let first = clock.tick(wallMillis: 1_000)
+        let second = clock.tick(wallMillis: 1_000)
+        let third = clock.tick(wallMillis: 500)
         #expect(first < second && second < third)
         #expect(third.wallMillis == 1_000 && third.counter == 2)
-        #expect(clock.tick(physicalMillis: 2_000) == HLCTimestamp(wallMillis: 2_000))
+        #expect(clock.tick(wallMillis: 2_000) == HLCTimestamp(wallMillis: 2_000))
     }
 
     @Test func observingARemoteTimestampPutsTheNextTickAfterIt() {
         var clock = HybridLogicalClock()
-        _ = clock.tick(physicalMillis: 100)
+        _ = clock.tick(wallMillis: 100)
         clock.observe(HLCTimestamp(wallMillis: 90_000, counter: 7))
-        #expect(clock.tick(physicalMillis: 100) == HLCTimestamp(wallMillis: 90_000, counter: 8))
+        #expect(clock.tick(wallMillis: 100) == HLCTimestamp(wallMillis: 90_000, counter: 8))
     }
 
     @Test func counterOverflowCarriesIntoTheMilliseconds() {
         var clock = HybridLogicalClock(latest: HLCTimestamp(wallMillis: 50, counter: .max))
-        #expect(clock.tick(physicalMillis: 10) == HLCTimestamp(wallMillis: 51, counter: 0))
+        #expect(clock.tick(wallMillis: 10) == HLCTimestamp(wallMillis: 51, counter: 0))
     }
 
     @Test func packedFormSortsLikeTheTimestamp() {

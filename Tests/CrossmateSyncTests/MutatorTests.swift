@@ -10,78 +10,78 @@ import Testing
 
     @Test func typingMakesOneInputMoveWithEveryField() throws {
         var game = replica()
-        let moves = try game.perform(.setLetter(at(1, 0), "g"), physicalMillis: 1_000)
+        let moves = try game.perform(.setLetter(at(1, 0), "g"), wallMillis: 1_000)
         let move = try #require(moves.first)
         #expect(moves.count == 1)
         #expect(move.letter == "G" && move.kind == .input && move.seq == 1)
         #expect(move.authorID == "ann" && move.cellAuthorID == "ann" && move.replicaID == "phone")
         #expect(move.timestamp == HLCTimestamp(wallMillis: 1_000))
         #expect(move.prevSeqAtCell == nil && move.batchID == "phone:1")
-        let again = try game.perform(.setLetter(at(1, 0), "X"), physicalMillis: 1_000)
+        let again = try game.perform(.setLetter(at(1, 0), "X"), wallMillis: 1_000)
         #expect(again.first?.prevSeqAtCell == 1 && again.first?.seq == 2)
         #expect(game.grid.letter(at: at(1, 0)) == "X")
     }
 
     @Test func aMoveOnlyWhenTheSquareChanges() throws {
         var game = replica()
-        try game.perform(.setLetter(at(1, 0), "G"), physicalMillis: 1)
-        #expect(try game.perform(.setLetter(at(1, 0), "g"), physicalMillis: 2).isEmpty)
-        #expect(try game.perform(.delete(at(2, 0)), physicalMillis: 3).isEmpty)
-        #expect(try game.perform(.clear(.word(at(3, 0), .across)), physicalMillis: 4).isEmpty)
-        #expect(try game.perform(.check(.word(at(3, 0), .across)), physicalMillis: 5).isEmpty)
+        try game.perform(.setLetter(at(1, 0), "G"), wallMillis: 1)
+        #expect(try game.perform(.setLetter(at(1, 0), "g"), wallMillis: 2).isEmpty)
+        #expect(try game.perform(.delete(at(2, 0)), wallMillis: 3).isEmpty)
+        #expect(try game.perform(.clear(.word(at(3, 0), .across)), wallMillis: 4).isEmpty)
+        #expect(try game.perform(.check(.word(at(3, 0), .across)), wallMillis: 5).isEmpty)
         #expect(game.journal.count == 1)
     }
 
     @Test func pencilLettersAreMarked() throws {
         var game = replica()
-        try game.perform(.setLetter(at(1, 0), "G", pencil: true), physicalMillis: 1)
+        try game.perform(.setLetter(at(1, 0), "G", pencil: true), wallMillis: 1)
         #expect(game.grid.state(at: at(1, 0)).mark == .pencil)
-        try game.perform(.setLetter(at(1, 0), "G"), physicalMillis: 2)
+        try game.perform(.setLetter(at(1, 0), "G"), wallMillis: 2)
         #expect(game.grid.state(at: at(1, 0)).mark == .none)
     }
 
     @Test func rebusLettersAndInvalidLetters() throws {
         var game = replica()
-        try game.perform(.setLetter(at(1, 0), "gre"), physicalMillis: 1)
+        try game.perform(.setLetter(at(1, 0), "gre"), wallMillis: 1)
         #expect(game.grid.letter(at: at(1, 0)) == "GRE")
-        #expect(throws: MutationRefusal.invalidLetter(" ")) { try game.perform(.setLetter(at(1, 0), " "), physicalMillis: 2) }
-        #expect(throws: MutationRefusal.invalidLetter("")) { try game.perform(.setLetter(at(1, 0), ""), physicalMillis: 2) }
-        #expect(throws: MutationRefusal.notALetterSquare(at(0, 0))) { try game.perform(.setLetter(at(0, 0), "A"), physicalMillis: 2) }
-        #expect(throws: MutationRefusal.notALetterSquare(at(9, 9))) { try game.perform(.delete(at(9, 9)), physicalMillis: 2) }
+        #expect(throws: MutationRefusal.invalidLetter(" ")) { try game.perform(.setLetter(at(1, 0), " "), wallMillis: 2) }
+        #expect(throws: MutationRefusal.invalidLetter("")) { try game.perform(.setLetter(at(1, 0), ""), wallMillis: 2) }
+        #expect(throws: MutationRefusal.notALetterSquare(at(0, 0))) { try game.perform(.setLetter(at(0, 0), "A"), wallMillis: 2) }
+        #expect(throws: MutationRefusal.notALetterSquare(at(9, 9))) { try game.perform(.delete(at(9, 9)), wallMillis: 2) }
     }
 
     @Test func checkMarksWrongAndRightAndAWrongMarkClearsWhenTheLetterChanges() throws {
         var game = replica()
-        try game.perform(.setLetter(at(1, 0), "G"), physicalMillis: 1)
-        try game.perform(.setLetter(at(1, 1), "Q"), physicalMillis: 2)
-        let checks = try game.perform(.check(.word(at(1, 0), .across)), physicalMillis: 3)
+        try game.perform(.setLetter(at(1, 0), "G"), wallMillis: 1)
+        try game.perform(.setLetter(at(1, 1), "Q"), wallMillis: 2)
+        let checks = try game.perform(.check(.word(at(1, 0), .across)), wallMillis: 3)
         #expect(checks.count == 2 && Set(checks.map(\.batchID)).count == 1 && checks.allSatisfy { $0.kind == .check })
         #expect(game.grid.state(at: at(1, 0)).mark.verdict == .checkedRight)
         #expect(game.grid.state(at: at(1, 1)).mark.verdict == .checkedWrong)
         #expect(checks.first?.cellAuthorID == "ann")
-        try game.perform(.setLetter(at(1, 1), "R"), physicalMillis: 4)
+        try game.perform(.setLetter(at(1, 1), "R"), wallMillis: 4)
         #expect(game.grid.state(at: at(1, 1)).mark.verdict == .none)
     }
 
     @Test func revealLocksSquaresAndOnlyUndoUnlocksThem() throws {
         var game = replica()
-        try game.perform(.setLetter(at(1, 0), "G"), physicalMillis: 1)
-        let reveals = try game.perform(.reveal(.word(at(1, 0), .across)), physicalMillis: 2)
+        try game.perform(.setLetter(at(1, 0), "G"), wallMillis: 1)
+        let reveals = try game.perform(.reveal(.word(at(1, 0), .across)), wallMillis: 2)
         #expect(reveals.count == 4)  // G was already right
         #expect(game.grid.state(at: at(1, 1)).mark.verdict == .revealed)
         #expect(game.grid.letter(at: at(1, 1)) == "R")
-        #expect(throws: MutationRefusal.squareRevealed(at(1, 1))) { try game.perform(.setLetter(at(1, 1), "X"), physicalMillis: 3) }
-        #expect(throws: MutationRefusal.squareRevealed(at(1, 1))) { try game.perform(.delete(at(1, 1)), physicalMillis: 3) }
-        #expect(try game.perform(.clear(.word(at(1, 0), .across)), physicalMillis: 3).map(\.position) == [at(1, 0)])
-        #expect(try game.perform(.check(.square(at(1, 1))), physicalMillis: 4).isEmpty)
+        #expect(throws: MutationRefusal.squareRevealed(at(1, 1))) { try game.perform(.setLetter(at(1, 1), "X"), wallMillis: 3) }
+        #expect(throws: MutationRefusal.squareRevealed(at(1, 1))) { try game.perform(.delete(at(1, 1)), wallMillis: 3) }
+        #expect(try game.perform(.clear(.word(at(1, 0), .across)), wallMillis: 3).map(\.position) == [at(1, 0)])
+        #expect(try game.perform(.check(.square(at(1, 1))), wallMillis: 4).isEmpty)
     }
 
     @Test func checkAndRevealNeedASolution() throws {
         let blank = try Puzzle(width: 2, height: 1, cells: [.letter(nil), .letter(nil)], clueTexts: [:])
         var game = GameReplica(puzzle: blank, gameID: "g", replicaID: "r", authorID: "a")
-        try game.perform(.setLetter(at(0, 0), "A"), physicalMillis: 1)
-        #expect(throws: MutationRefusal.noSolution) { try game.perform(.check(.puzzle), physicalMillis: 2) }
-        #expect(throws: MutationRefusal.noSolution) { try game.perform(.reveal(.puzzle), physicalMillis: 2) }
+        try game.perform(.setLetter(at(0, 0), "A"), wallMillis: 1)
+        #expect(throws: MutationRefusal.noSolution) { try game.perform(.check(.puzzle), wallMillis: 2) }
+        #expect(throws: MutationRefusal.noSolution) { try game.perform(.reveal(.puzzle), wallMillis: 2) }
         #expect(game.completion == nil)
     }
 
@@ -89,21 +89,21 @@ import Testing
         var game = replica()
         let answers = Puzzles.greenLight.letterPositions.map { ($0, Puzzles.greenLight.cell(at: $0).solution!) }
         for (index, (position, letter)) in answers.dropLast().enumerated() {
-            try game.perform(.setLetter(position, letter), physicalMillis: Int64(index + 1))
+            try game.perform(.setLetter(position, letter), wallMillis: Int64(index + 1))
         }
         #expect(game.completion == nil)
-        let last = try game.perform(.setLetter(answers.last!.0, answers.last!.1), physicalMillis: 999)
+        let last = try game.perform(.setLetter(answers.last!.0, answers.last!.1), wallMillis: 999)
         #expect(game.completion == Completion(kind: .solved, at: last[0].timestamp, by: "ann"))
         let completion = try #require(game.completion)
-        #expect(throws: MutationRefusal.gameComplete(completion)) { try game.perform(.setLetter(at(1, 0), "X"), physicalMillis: 1_000) }
-        #expect(throws: MutationRefusal.gameComplete(completion)) { try game.perform(.undo, physicalMillis: 1_000) }
-        #expect(throws: MutationRefusal.gameComplete(completion)) { try game.perform(.redo, physicalMillis: 1_000) }
+        #expect(throws: MutationRefusal.gameComplete(completion)) { try game.perform(.setLetter(at(1, 0), "X"), wallMillis: 1_000) }
+        #expect(throws: MutationRefusal.gameComplete(completion)) { try game.perform(.undo, wallMillis: 1_000) }
+        #expect(throws: MutationRefusal.gameComplete(completion)) { try game.perform(.redo, wallMillis: 1_000) }
         #expect(!game.canUndo && !game.canRedo)
     }
 
     @Test func lateMovesAfterCompletionAreRefusedAndEarlierOnesLeaveTheGridFinal() throws {
         var game = replica()
-        try game.perform(.reveal(.puzzle), physicalMillis: 100)
+        try game.perform(.reveal(.puzzle), wallMillis: 100)
         let completion = try #require(game.completion)
         let finalGrid = game.grid
         let late = move("tablet", 1, at: at(1, 0), "Z", time: 500)
@@ -116,18 +116,18 @@ import Testing
 
     @Test func resignEndsTheGame() throws {
         var game = replica()
-        let ending = try game.resign(physicalMillis: 42)
+        let ending = try game.resign(wallMillis: 42)
         #expect(ending.kind == .resigned && ending.by == "ann")
-        #expect(throws: MutationRefusal.gameComplete(ending)) { try game.perform(.setLetter(at(1, 0), "G"), physicalMillis: 43) }
+        #expect(throws: MutationRefusal.gameComplete(ending)) { try game.perform(.setLetter(at(1, 0), "G"), wallMillis: 43) }
     }
 
     @Test func aSlowClockReplicaThatOverwritesALetterItHasSeenStillWins() throws {
         var fast = replica("fast-phone", author: "ann")
         var slow = replica("slow-phone", author: "bob")
-        let fromFuture = try fast.perform(.setLetter(at(1, 0), "Q"), physicalMillis: 9_000_000)
+        let fromFuture = try fast.perform(.setLetter(at(1, 0), "Q"), wallMillis: 9_000_000)
         slow.receive(fromFuture)
         // The slow device's wall clock reads far earlier, yet its overwrite is stamped later.
-        let overwrite = try slow.perform(.setLetter(at(1, 0), "G"), physicalMillis: 1_000)
+        let overwrite = try slow.perform(.setLetter(at(1, 0), "G"), wallMillis: 1_000)
         #expect(overwrite[0].timestamp > fromFuture[0].timestamp)
         fast.receive(overwrite)
         #expect(fast.grid.letter(at: at(1, 0)) == "G")
@@ -136,8 +136,8 @@ import Testing
 
     @Test func restartingFromStoredMovesRestoresTheReplica() throws {
         var game = replica()
-        try game.perform(.setLetter(at(1, 0), "G"), physicalMillis: 1)
-        try game.perform(.setLetter(at(1, 1), "R"), physicalMillis: 2)
+        try game.perform(.setLetter(at(1, 0), "G"), wallMillis: 1)
+        try game.perform(.setLetter(at(1, 1), "R"), wallMillis: 2)
         let friend = move("tablet", 1, at: at(1, 2), "E", time: 3, author: "bob")
         game.receive([friend])
         let restored = GameReplica(
@@ -177,16 +177,16 @@ import Testing
     @Test func honestMovesPass() throws {
         var ann = GameReplica(puzzle: puzzle, gameID: "g", replicaID: "phone", authorID: "ann")
         var bob = GameReplica(puzzle: puzzle, gameID: "g", replicaID: "tablet", authorID: "bob")
-        var moves = try ann.perform(.setLetter(at(1, 0), "X"), physicalMillis: 1)
-        moves += try ann.perform(.setLetter(at(1, 1), "R", pencil: true), physicalMillis: 2)
+        var moves = try ann.perform(.setLetter(at(1, 0), "X"), wallMillis: 1)
+        moves += try ann.perform(.setLetter(at(1, 1), "R", pencil: true), wallMillis: 2)
         bob.receive(moves)
-        moves += try bob.perform(.check(.word(at(1, 0), .across)), physicalMillis: 3)
-        moves += try bob.perform(.reveal(.square(at(2, 0))), physicalMillis: 4)
+        moves += try bob.perform(.check(.word(at(1, 0), .across)), wallMillis: 3)
+        moves += try bob.perform(.reveal(.square(at(2, 0))), wallMillis: 4)
         ann.receive(Array(moves.suffix(from: 2)))
-        moves += try ann.perform(.clear(.square(at(1, 1))), physicalMillis: 5)
-        moves += try ann.perform(.undo, physicalMillis: 6)
-        moves += try ann.perform(.redo, physicalMillis: 7)
-        moves += try ann.perform(.delete(at(1, 0)), physicalMillis: 8)
+        moves += try ann.perform(.clear(.square(at(1, 1))), wallMillis: 5)
+        moves += try ann.perform(.undo, wallMillis: 6)
+        moves += try ann.perform(.redo, wallMillis: 7)
+        moves += try ann.perform(.delete(at(1, 0)), wallMillis: 8)
         #expect(Set(moves.map(\.kind)) == Set(MoveKind.allCases))
         for move in moves { #expect(violation(move) == nil, "\(move)") }
     }

@@ -124,13 +124,13 @@ import Testing
         var ann = GameReplica(puzzle: Puzzles.greenLight, gameID: "g", replicaID: "ann-1", authorID: "ann")
         var bob = GameReplica(puzzle: Puzzles.greenLight, gameID: "g", replicaID: "bob-1", authorID: "bob")
         var moves: [Move] = []
-        moves += try ann.perform(.setLetter(at(1, 0), "G"), physicalMillis: 1)
-        moves += try ann.perform(.setLetter(at(1, 1), "R"), physicalMillis: 2)
+        moves += try ann.perform(.setLetter(at(1, 0), "G"), wallMillis: 1)
+        moves += try ann.perform(.setLetter(at(1, 1), "R"), wallMillis: 2)
         bob.receive(moves)
-        moves += try bob.perform(.setLetter(at(1, 2), "E"), physicalMillis: 3)
-        moves += try bob.perform(.check(.word(at(1, 0), .across)), physicalMillis: 4)
-        moves += try bob.perform(.reveal(.square(at(2, 0))), physicalMillis: 5)
-        moves += try ann.perform(.reveal(.square(at(3, 0))), physicalMillis: 6)
+        moves += try bob.perform(.setLetter(at(1, 2), "E"), wallMillis: 3)
+        moves += try bob.perform(.check(.word(at(1, 0), .across)), wallMillis: 4)
+        moves += try bob.perform(.reveal(.square(at(2, 0))), wallMillis: 5)
+        moves += try ann.perform(.reveal(.square(at(3, 0))), wallMillis: 6)
         var final = GameGrid(puzzle: Puzzles.greenLight)
         final.apply(moves)
         let scores = Scoreboard.scores(finalGrid: final, moves: moves)
@@ -165,7 +165,7 @@ import Testing
                 case 7, 8: .undo
                 default: .redo
                 }
-            let made = (try? (annTurn ? ann.perform(command, physicalMillis: time) : bob.perform(command, physicalMillis: time))) ?? []
+            let made = (try? (annTurn ? ann.perform(command, wallMillis: time) : bob.perform(command, wallMillis: time))) ?? []
             if annTurn { bob.receive(made) } else { ann.receive(made) }
             all += made
         }
@@ -180,8 +180,8 @@ import Testing
             var original = ann
             var copy = rebuilt
             for command in [Command.undo, .undo, .redo] {
-                let expected = try? original.perform(command, physicalMillis: time + 10)
-                let got = try? copy.perform(command, physicalMillis: time + 10)
+                let expected = try? original.perform(command, wallMillis: time + 10)
+                let got = try? copy.perform(command, wallMillis: time + 10)
                 #expect(got == expected)
             }
         }

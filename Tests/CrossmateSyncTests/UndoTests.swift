@@ -9,49 +9,49 @@ import Testing
 
     @Test func undoRestoresThePreviousLetterThenEmptyAndRedoBringsItBack() throws {
         var game = replica("phone", author: "ann")
-        try game.perform(.setLetter(at(0, 0), "A"), physicalMillis: 1)
-        try game.perform(.setLetter(at(0, 0), "B"), physicalMillis: 2)
-        let undo = try game.perform(.undo, physicalMillis: 3)
+        try game.perform(.setLetter(at(0, 0), "A"), wallMillis: 1)
+        try game.perform(.setLetter(at(0, 0), "B"), wallMillis: 2)
+        let undo = try game.perform(.undo, wallMillis: 3)
         #expect(undo.map(\.kind) == [.undo] && undo[0].targetSeq == 2 && undo[0].letter == "A")
         #expect(game.grid.letter(at: at(0, 0)) == "A")
-        try game.perform(.undo, physicalMillis: 4)
+        try game.perform(.undo, wallMillis: 4)
         #expect(game.grid.letter(at: at(0, 0)) == "")
         #expect(!game.canUndo && game.canRedo)
-        let redo = try game.perform(.redo, physicalMillis: 5)
+        let redo = try game.perform(.redo, wallMillis: 5)
         #expect(redo.map(\.kind) == [.redo] && redo[0].targetSeq == 1)
         #expect(game.grid.letter(at: at(0, 0)) == "A")
-        try game.perform(.redo, physicalMillis: 6)
+        try game.perform(.redo, wallMillis: 6)
         #expect(game.grid.letter(at: at(0, 0)) == "B")
-        #expect(throws: MutationRefusal.nothingToRedo) { try game.perform(.redo, physicalMillis: 7) }
+        #expect(throws: MutationRefusal.nothingToRedo) { try game.perform(.redo, wallMillis: 7) }
     }
 
     @Test func undoNeverOverwritesALetterAnotherPlayerWroteLater() throws {
         var ann = replica("ann-phone", author: "ann")
         var bob = replica("bob-phone", author: "bob")
-        let mine = try ann.perform(.setLetter(at(0, 0), "B"), physicalMillis: 1)
+        let mine = try ann.perform(.setLetter(at(0, 0), "B"), wallMillis: 1)
         bob.receive(mine)
-        let theirs = try bob.perform(.setLetter(at(0, 0), "Q"), physicalMillis: 2)
+        let theirs = try bob.perform(.setLetter(at(0, 0), "Q"), wallMillis: 2)
         ann.receive(theirs)
         #expect(!ann.canUndo)
-        #expect(throws: MutationRefusal.nothingToUndo) { try ann.perform(.undo, physicalMillis: 3) }
+        #expect(throws: MutationRefusal.nothingToUndo) { try ann.perform(.undo, wallMillis: 3) }
         #expect(ann.grid.letter(at: at(0, 0)) == "Q")
     }
 
     @Test func undoAndRedoAfterInterleavedRemoteEdits() throws {
         var ann = replica("ann-phone", author: "ann")
         var bob = replica("bob-phone", author: "bob")
-        let a1 = try ann.perform(.setLetter(at(0, 0), "B"), physicalMillis: 10)
-        let b1 = try bob.perform(.setLetter(at(0, 1), "E"), physicalMillis: 11)
-        let a2 = try ann.perform(.setLetter(at(0, 2), "T"), physicalMillis: 12)
+        let a1 = try ann.perform(.setLetter(at(0, 0), "B"), wallMillis: 10)
+        let b1 = try bob.perform(.setLetter(at(0, 1), "E"), wallMillis: 11)
+        let a2 = try ann.perform(.setLetter(at(0, 2), "T"), wallMillis: 12)
         ann.receive(b1)
         bob.receive(a1 + a2)
         // Bob overwrites Ann's T; Ann's undo of T is skipped, so the undo goes to her B.
-        let b2 = try bob.perform(.setLetter(at(0, 2), "X"), physicalMillis: 13)
+        let b2 = try bob.perform(.setLetter(at(0, 2), "X"), wallMillis: 13)
         ann.receive(b2)
-        let undo = try ann.perform(.undo, physicalMillis: 14)
+        let undo = try ann.perform(.undo, wallMillis: 14)
         #expect(undo.map(\.position) == [at(0, 0)])
         #expect(ann.grid.letter(at: at(0, 0)) == "" && ann.grid.letter(at: at(0, 1)) == "E" && ann.grid.letter(at: at(0, 2)) == "X")
-        let redo = try ann.perform(.redo, physicalMillis: 15)
+        let redo = try ann.perform(.redo, wallMillis: 15)
         #expect(redo.map(\.letter) == ["B"])
         bob.receive(undo + redo)
         #expect(bob.grid == ann.grid)
@@ -59,21 +59,21 @@ import Testing
 
     @Test func aBatchUndoesAsOneStep() throws {
         var game = replica("phone", author: "ann")
-        try game.perform(.setLetter(at(0, 0), "B"), physicalMillis: 1)
-        try game.perform(.setLetter(at(0, 1), "E"), physicalMillis: 2)
-        let cleared = try game.perform(.clear(.word(at(0, 0), .across)), physicalMillis: 3)
+        try game.perform(.setLetter(at(0, 0), "B"), wallMillis: 1)
+        try game.perform(.setLetter(at(0, 1), "E"), wallMillis: 2)
+        let cleared = try game.perform(.clear(.word(at(0, 0), .across)), wallMillis: 3)
         #expect(cleared.count == 2)
-        let undo = try game.perform(.undo, physicalMillis: 4)
+        let undo = try game.perform(.undo, wallMillis: 4)
         #expect(undo.count == 2 && Set(undo.map(\.batchID)).count == 1)
         #expect(game.grid.letter(at: at(0, 0)) == "B" && game.grid.letter(at: at(0, 1)) == "E")
     }
 
     @Test func checksAndRevealsAreNeverUndoSteps() throws {
         var game = replica("phone", author: "ann")
-        try game.perform(.setLetter(at(0, 0), "Q"), physicalMillis: 1)
-        try game.perform(.check(.square(at(0, 0))), physicalMillis: 2)
-        try game.perform(.reveal(.square(at(0, 1))), physicalMillis: 3)
-        let undo = try game.perform(.undo, physicalMillis: 4)
+        try game.perform(.setLetter(at(0, 0), "Q"), wallMillis: 1)
+        try game.perform(.check(.square(at(0, 0))), wallMillis: 2)
+        try game.perform(.reveal(.square(at(0, 1))), wallMillis: 3)
+        let undo = try game.perform(.undo, wallMillis: 4)
         #expect(undo.map(\.targetSeq) == [1])
         #expect(game.grid.letter(at: at(0, 1)) == "E")  // the reveal stays
         #expect(!game.canUndo)
@@ -81,17 +81,17 @@ import Testing
 
     @Test func undoOfAClearBringsTheLetterBack() throws {
         var game = replica("phone", author: "ann")
-        try game.perform(.setLetter(at(0, 0), "B"), physicalMillis: 1)
-        try game.perform(.clear(.square(at(0, 0))), physicalMillis: 2)
-        #expect(try game.perform(.undo, physicalMillis: 3).first?.letter == "B")
+        try game.perform(.setLetter(at(0, 0), "B"), wallMillis: 1)
+        try game.perform(.clear(.square(at(0, 0))), wallMillis: 2)
+        #expect(try game.perform(.undo, wallMillis: 3).first?.letter == "B")
     }
 
     @Test func aNewEditEmptiesTheRedoStack() throws {
         var game = replica("phone", author: "ann")
-        try game.perform(.setLetter(at(0, 0), "B"), physicalMillis: 1)
-        try game.perform(.undo, physicalMillis: 2)
+        try game.perform(.setLetter(at(0, 0), "B"), wallMillis: 1)
+        try game.perform(.undo, wallMillis: 2)
         #expect(game.canRedo)
-        try game.perform(.setLetter(at(0, 1), "E"), physicalMillis: 3)
+        try game.perform(.setLetter(at(0, 1), "E"), wallMillis: 3)
         #expect(!game.canRedo)
     }
 
@@ -99,11 +99,11 @@ import Testing
         var game = replica("phone", author: "ann")
         let squares = Puzzles.daybreak.letterPositions
         for step in 0..<600 {
-            try game.perform(.setLetter(squares[step % squares.count], step % 2 == 0 ? "A" : "B"), physicalMillis: Int64(step))
+            try game.perform(.setLetter(squares[step % squares.count], step % 2 == 0 ? "A" : "B"), wallMillis: Int64(step))
         }
         var undone = 0
         while game.canUndo {
-            try game.perform(.undo, physicalMillis: 10_000)
+            try game.perform(.undo, wallMillis: 10_000)
             undone += 1
         }
         #expect(undone == 600)
@@ -112,9 +112,9 @@ import Testing
 
     @Test func stackMachineIsAPureFunctionOfTheJournal() throws {
         var game = replica("phone", author: "ann")
-        try game.perform(.setLetter(at(0, 0), "B"), physicalMillis: 1)
-        try game.perform(.setLetter(at(0, 1), "E"), physicalMillis: 2)
-        try game.perform(.undo, physicalMillis: 3)
+        try game.perform(.setLetter(at(0, 0), "B"), wallMillis: 1)
+        try game.perform(.setLetter(at(0, 1), "E"), wallMillis: 2)
+        try game.perform(.undo, wallMillis: 3)
         let stacks = UndoPlanner.stacks(game.journal)
         #expect(stacks.undo.map(\.batchID) == ["phone:1"])
         #expect(stacks.redo.map(\.batchID) == ["phone:2"])
