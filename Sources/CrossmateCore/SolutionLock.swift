@@ -1,14 +1,35 @@
 /// A solution published scrambled (an Across Lite "locked" puzzle): the solver needs a 4-digit key
 /// to see, check or reveal answers.
 public struct SolutionLock: Hashable, Sendable, Codable {
-    /// The scrambled answer of every square in reading order ("" for blocks and voids).
+    /// The scrambled answer of every square in reading order ("" for blocks and voids): one
+    /// letter each, a rebus square's first letter.
     public var scrambledSolution: [String]
     /// The checksum of the unscrambled answers, used to verify a key.
     public var checksum: UInt16
+    /// The full answer of every rebus square in reading order ("" elsewhere; empty when the
+    /// puzzle has no rebus). A .puz keeps its rebus table in the clear beside the scrambled
+    /// grid, so unlocking restores these over the unscrambled first letters.
+    public var rebus: [String]
 
-    public init(scrambledSolution: [String], checksum: UInt16) {
+    public init(scrambledSolution: [String], checksum: UInt16, rebus: [String] = []) {
         self.scrambledSolution = scrambledSolution
         self.checksum = checksum
+        self.rebus = rebus.allSatisfy(\.isEmpty) ? [] : rebus
+    }
+
+    enum CodingKeys: String, CodingKey { case scrambledSolution, checksum, rebus }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        self.init(
+            scrambledSolution: try container.decode([String].self, forKey: .scrambledSolution),
+            checksum: try container.decode(UInt16.self, forKey: .checksum),
+            rebus: try container.decodeIfPresent([String].self, forKey: .rebus) ?? [])
+    }
+
+    /// The full rebus answer of the square at `index`, if it has one.
+    public func rebusAnswer(at index: Int) -> String? {
+        index < rebus.count && !rebus[index].isEmpty ? rebus[index] : nil
     }
 }
 

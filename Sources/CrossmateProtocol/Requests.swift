@@ -123,11 +123,15 @@ public struct CreateGameRequest: Codable, Hashable, Sendable {
     public var bundled: String?
     public var fileName: String?
     public var fileBase64: String?
+    /// The 4-digit key of a locked (scrambled) .puz: the game is created unlocked, so answers
+    /// can be checked and revealed. Without it a locked puzzle is played without checking.
+    public var unlockKey: Int?
 
-    public init(bundled: String? = nil, fileName: String? = nil, fileBase64: String? = nil) {
+    public init(bundled: String? = nil, fileName: String? = nil, fileBase64: String? = nil, unlockKey: Int? = nil) {
         self.bundled = bundled
         self.fileName = fileName
         self.fileBase64 = fileBase64
+        self.unlockKey = unlockKey
     }
 }
 

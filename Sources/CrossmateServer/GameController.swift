@@ -24,7 +24,7 @@ struct GameController {
         let device = try context.requireDevice()
         // Base64 makes a file a third larger; the file itself is capped by PuzzleFile.maximumSize.
         let body = try await state.decode(CreateGameRequest.self, from: request, limit: PuzzleFile.maximumSize * 4 / 3 + 64 * 1024)
-        let puzzle: Puzzle
+        var puzzle: Puzzle
         do {
             if let bundled = body.bundled {
                 puzzle = try BundledPuzzles.puzzle(bundled)
@@ -36,6 +36,8 @@ struct GameController {
                     .invalid,
                     "say which puzzle: \"bundled\" (\(BundledPuzzles.identifiers.joined(separator: ", "))) or \"fileBase64\" with \"fileName\"")
             }
+            // A locked .puz with its key becomes an unlocked game (its rebus answers included).
+            if let key = body.unlockKey { puzzle = try puzzle.unlocked(withKey: key) }
         } catch let error as PuzzleFileError {
             throw APIError(.invalid, "\(body.fileName ?? body.bundled ?? "the file"): \(error)")
         }

@@ -1,3 +1,4 @@
+import CrossmateFormats
 import Foundation
 import Testing
 
@@ -107,6 +108,25 @@ func temporaryDirectory() throws -> URL {
         #expect(opened["locked"] as? Bool == false)
         let original = try CLI.json("show", "bundled:daybreak", "--json")
         #expect(opened["cells"] as? NSArray == original["cells"] as? NSArray)
+    }
+
+    /// A locked rebus .puz opened with its key shows and converts with its whole rebus answers.
+    @Test func aLockedRebusFileShowsAndConvertsWholeAnswers() throws {
+        let folder = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let locked = folder.appendingPathComponent("rebus-locked.puz")
+        try Data(PuzWriter.write(ScramblingTests.rebusPuzzle(), lockKey: 1234)).write(to: locked)
+        let shown = try CLI.json("show", locked.path, "--key", "1234", "--json")
+        let rows = try #require(shown["cells"] as? [[Any]])
+        #expect((rows[1][0] as? [String: Any])?["solution"] as? String == "GREEN")
+        #expect((rows[4][3] as? [String: Any])?["solution"] as? String == "SUN")
+        let ipuz = folder.appendingPathComponent("rebus.ipuz").path
+        #expect(try CLI.run("convert", locked.path, ipuz, "--key", "1234").status == 0)
+        #expect(try CLI.run("show", ipuz, "--json").stdout == CLI.run("show", locked.path, "--key", "1234", "--json").stdout)
+        // Converted to .puz again with a new lock, it still unlocks whole.
+        let relocked = folder.appendingPathComponent("relocked.puz").path
+        #expect(try CLI.run("convert", locked.path, relocked, "--key", "1234", "--lock", "0427").status == 0)
+        #expect(try CLI.run("show", relocked, "--key", "0427", "--json").stdout == CLI.run("show", ipuz, "--json").stdout)
     }
 
     @Test func errorsAreOneLineOnStderrWithStatusOne() throws {

@@ -127,6 +127,31 @@ import Testing
         }
     }
 
+    /// A locked .puz uploaded with its key makes an unlocked game, rebus answers whole; a wrong
+    /// key is refused with what to do; without a key the game is created locked.
+    @Test func aLockedUploadWithItsKeyIsUnlockedRebusIncluded() async throws {
+        try await withServer { client, _ in
+            let ann = try await client.account("Ann")
+            var cells = greenLight.cells
+            cells[5].solution = "GREEN"  // (1, 0)
+            let rebus = try Puzzle(
+                title: "Rebus", width: 5, height: 5, cells: cells, across: greenLight.across, down: greenLight.down,
+                acceptsRebusFirstLetter: true)
+            let file = Data(try PuzWriter.write(rebus, lockKey: 1234)).base64EncodedString()
+            let game: GameSummary = try await client.call(
+                .post, "/v1/games", token: ann.token, json: CreateGameRequest(fileName: "rebus.puz", fileBase64: file, unlockKey: 1234))
+            let snapshot: SnapshotResponse = try await client.call(.get, "/v1/games/\(game.gameID)/snapshot", token: ann.token)
+            #expect(snapshot.game.puzzle.lock == nil && snapshot.game.puzzle.cells[5].solution == "GREEN")
+            let wrong = try await client.failure(
+                .post, "/v1/games", token: ann.token, json: CreateGameRequest(fileName: "rebus.puz", fileBase64: file, unlockKey: 4321))
+            #expect(wrong.0 == .badRequest && wrong.1.message.contains("does not unlock"))
+            let keyless: GameSummary = try await client.call(
+                .post, "/v1/games", token: ann.token, json: CreateGameRequest(fileName: "rebus.puz", fileBase64: file))
+            let lockedSnapshot: SnapshotResponse = try await client.call(.get, "/v1/games/\(keyless.gameID)/snapshot", token: ann.token)
+            #expect(lockedSnapshot.game.puzzle.lock?.rebusAnswer(at: 5) == "GREEN")
+        }
+    }
+
     @Test func movesAreSavedResendsAreDuplicatesAndProgressShows() async throws {
         try await withServer { client, server in
             let ann = try await client.account("Ann")

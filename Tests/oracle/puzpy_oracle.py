@@ -167,5 +167,43 @@ for source in sources[:3]:
     check(f"we refuse puzpy's locked {label} with a wrong key",
           wrong.returncode == 1 and "wrong unlock key" in wrong.stderr)
 
+# 3. Rebus answers survive locking and unlocking both ways, and a diagramless grid keeps ':'.
+with open(os.path.join(fixtures, "..", "..", "..", "Sources", "CrossmateFormats", "Bundled", "green-light.xd")) as f:
+    green = f.read()
+rebus_xd = os.path.join(work, "rebus.xd")
+with open(rebus_xd, "w") as f:
+    f.write(green.replace("title: Green Light", "title: Rebus Light\nrebus: 1=GREEN 2=SUN")
+                 .replace("\nGREEN\n", "\n1REEN\n").replace("\nEATS#\n", "\nEAT2#\n"))
+rebus_view = crossmate_view(show(rebus_xd))
+check("the rebus test puzzle has its rebus squares",
+      rebus_view["cells"][1][0]["solution"] == "GREEN" and rebus_view["cells"][4][3]["solution"] == "SUN")
+ours_locked = os.path.join(work, "rebus-locked.puz")
+run("convert", rebus_xd, ours_locked, "--lock", "2468")
+theirs = puz.read(ours_locked)
+check("puzpy sees our locked rebus puzzle as locked", theirs.is_solution_locked())
+check("puzpy unlocks our locked rebus puzzle with our key", theirs.unlock_solution(2468))
+compare("puzpy's unlocked rebus puzzle has the whole rebus answers", rebus_view, puzpy_view(theirs))
+compare("we unlock our locked rebus puzzle with the whole rebus answers",
+        crossmate_view(show(ours_locked, "--key", "2468")), rebus_view)
+plain_rebus = os.path.join(work, "rebus-plain.puz")
+run("convert", rebus_xd, plain_rebus)
+theirs = puz.read(plain_rebus)
+theirs.lock_solution(1357)
+their_locked = os.path.join(work, "rebus-puzpy-locked.puz")
+theirs.save(their_locked)
+compare("we unlock puzpy's locked rebus puzzle with the whole rebus answers",
+        crossmate_view(show(their_locked, "--key", "1357")), rebus_view)
+
+diagramless = os.path.join(work, "diagramless.puz")
+run("convert", os.path.join(kot, "puz", "test-diagramless.puz"), diagramless)
+theirs = puz.read(diagramless)
+check("puzpy reads our diagramless grid with ':' blocks",
+      ":" in theirs.solution and "." not in theirs.solution and ":" in theirs.fill and "." not in theirs.fill)
+compare("puzpy reads our diagramless puzzle as we do", crossmate_view(show(diagramless)), puzpy_view(theirs))
+again = os.path.join(work, "diagramless-again.puz")
+run("convert", diagramless, again)
+with open(diagramless, "rb") as a, open(again, "rb") as b:
+    check("a diagramless .puz written, read and written again is the same file", a.read() == b.read())
+
 print(f"{passed} passed, {failed} failed")
 sys.exit(1 if failed else 0)

@@ -167,6 +167,9 @@ public enum PuzReader {
 
         var cells: [Cell] = []
         cells.reserveCapacity(area)
+        // A scrambled grid keeps each rebus square's first letter; the table (not scrambled)
+        // has the whole answer, kept in the lock for unlocking.
+        var lockedRebus = [String](repeating: "", count: isScrambled ? area : 0)
         for index in 0..<area {
             let byte = solution[index]
             guard byte != PuzLayout.block, byte != PuzLayout.diagramlessBlock else {
@@ -179,6 +182,7 @@ public enum PuzReader {
                     throw .malformed("square \(index + 1) uses rebus \(Int(key) - 1), missing from the RTBL table")
                 }
                 answer = entry.uppercased()
+                if isScrambled { lockedRebus[index] = answer }
             }
             var cell = Cell(kind: .letter, solution: hasSolution && !isScrambled ? answer : nil)
             cell.isCircled = (extras?[index] ?? 0) & PuzLayout.gextCircled != 0
@@ -203,7 +207,7 @@ public enum PuzReader {
             isScrambled
             ? SolutionLock(
                 scrambledSolution: cells.indices.map { cells[$0].isLetter ? encoding.decode([solution[$0]]) : "" },
-                checksum: scrambledChecksum)
+                checksum: scrambledChecksum, rebus: lockedRebus)
             : nil
         let progress = try savedProgress(
             fill: fill, cells: cells, userRebus: section("RUSR"), extras: extras,

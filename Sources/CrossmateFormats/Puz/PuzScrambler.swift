@@ -97,13 +97,15 @@ extension Puzzle {
         }
         var solution = [String?](repeating: nil, count: cells.count)
         for (index, letter) in zip(order, plain) {
-            solution[index] = String(UnicodeScalar(letter))
+            // A rebus square's grid letter is its answer's first; the table has the whole answer.
+            solution[index] = lock.rebusAnswer(at: index) ?? String(UnicodeScalar(letter))
         }
         return withSolution(solution)
     }
 
-    /// Scrambles the solution with `key`, as Across Lite's "lock" does. Every answer must be a
-    /// single letter A–Z.
+    /// Scrambles the solution with `key`, as Across Lite's "lock" does. Every answer must begin
+    /// with a letter A–Z: the grid's letters (a rebus answer's first) are scrambled, and rebus
+    /// answers are kept whole beside them, as a .puz keeps its rebus table.
     public func locking(withKey key: Int) throws(PuzzleFileError) -> Puzzle {
         guard lock == nil else { return self }
         guard (0...9999).contains(key) else {
@@ -112,14 +114,15 @@ extension Puzzle {
         guard hasSolution else { throw .cannotWrite("a puzzle without a solution cannot be locked") }
         let order = PuzScrambler.columnOrder(width: width, height: height) { cells[$0].isLetter }
         let plain = order.map { Array((cells[$0].solution ?? "").utf8) }
-        guard plain.allSatisfy({ $0.count == 1 }), PuzScrambler.isLetters(plain.map { $0[0] }) else {
-            throw .cannotWrite("only solutions of single letters A–Z can be locked")
+        guard plain.allSatisfy({ !$0.isEmpty }), PuzScrambler.isLetters(plain.map { $0[0] }) else {
+            throw .cannotWrite("only solutions beginning with a letter A–Z can be locked")
         }
         let letters = plain.map { $0[0] }
         let scrambled = PuzScrambler.scramble(letters, key: key)
         var grid = [String](repeating: "", count: cells.count)
         for (index, letter) in zip(order, scrambled) { grid[index] = String(UnicodeScalar(letter)) }
-        return locked(by: SolutionLock(scrambledSolution: grid, checksum: PuzChecksum.of(letters)))
+        let rebus = cells.map { cell in (cell.solution?.utf8.count ?? 0) > 1 ? cell.solution! : "" }
+        return locked(by: SolutionLock(scrambledSolution: grid, checksum: PuzChecksum.of(letters), rebus: rebus))
     }
 }
 

@@ -23,17 +23,32 @@ public enum PuzWriter {
         }
 
         let area = puzzle.width * puzzle.height
-        var solution = [UInt8](repeating: PuzLayout.block, count: area)
-        var fill = [UInt8](repeating: PuzLayout.block, count: area)
+        // A diagramless grid's blocks are ':' in the solution and the fill, as Across Lite writes.
+        let block = puzzle.isDiagramless ? PuzLayout.diagramlessBlock : PuzLayout.block
+        var solution = [UInt8](repeating: block, count: area)
+        var fill = [UInt8](repeating: block, count: area)
         var rebusKeys = [UInt8](repeating: 0, count: area)
         var rebusTable: [String] = []
         var extras = [UInt8](repeating: 0, count: area)
         var userRebus: [[UInt8]] = Array(repeating: [], count: area)
         let progress = puzzle.savedProgress
+        func addRebus(_ answer: String, at index: Int) throws(PuzzleFileError) {
+            let key =
+                rebusTable.firstIndex(of: answer)
+                ?? {
+                    rebusTable.append(answer)
+                    return rebusTable.count - 1
+                }()
+            // Table keys count from 1, as Across Lite writes them; GRBS holds key + 1.
+            guard key + 2 <= 255 else { throw .cannotWrite("the .puz rebus table holds at most 253 answers") }
+            rebusKeys[index] = UInt8(key + 2)
+        }
         for index in 0..<area where cells[index].isLetter {
             let cell = cells[index]
             if let lock = puzzle.lock {
+                // Scrambled first letters in the grid; rebus answers in the table, in the clear.
                 solution[index] = Array(lock.scrambledSolution[index].utf8).first ?? UInt8(ascii: "X")
+                if let answer = lock.rebusAnswer(at: index) { try addRebus(answer, at: index) }
             } else if let answer = cell.solution {
                 let bytes = encoding.encode(answer) ?? []
                 if bytes.count == 1 {
@@ -41,15 +56,7 @@ public enum PuzWriter {
                 } else {
                     // Multi-letter (or non-Latin) answers go to the rebus table; the grid keeps the first letter.
                     solution[index] = encoded(String(answer.prefix(1))).first ?? UInt8(ascii: "X")
-                    let key =
-                        rebusTable.firstIndex(of: answer)
-                        ?? {
-                            rebusTable.append(answer)
-                            return rebusTable.count - 1
-                        }()
-                    // Table keys count from 1, as Across Lite writes them; GRBS holds key + 1.
-                    guard key + 2 <= 255 else { throw .cannotWrite("the .puz rebus table holds at most 253 answers") }
-                    rebusKeys[index] = UInt8(key + 2)
+                    try addRebus(answer, at: index)
                 }
             } else {
                 solution[index] = UInt8(ascii: "X")
