@@ -1,6 +1,31 @@
+/// A value that travels as one opaque string (a change token, a list cursor): in JSON it is
+/// that string, and a string that does not decode as one is refused, naming what it should be.
+public protocol OpaqueString: Codable {
+    /// What it is, for the error a client sees ("a change token").
+    static var name: String { get }
+    init?(encoded: String)
+    var encoded: String { get }
+}
+
+extension OpaqueString {
+    public init(from decoder: any Decoder) throws {
+        let text = try decoder.singleValueContainer().decode(String.self)
+        guard let value = Self(encoded: text) else {
+            throw DecodingError.dataCorrupted(.init(codingPath: decoder.codingPath, debugDescription: "not \(Self.name)"))
+        }
+        self = value
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        try container.encode(encoded)
+    }
+}
+
 /// An opaque position in a zone's change feed: the zone and the last sequence number seen.
 /// On the wire it is a short base64url string; clients store it and send it back unchanged.
-public struct ChangeToken: Hashable, Sendable, Codable, CustomStringConvertible {
+public struct ChangeToken: Hashable, Sendable, OpaqueString, CustomStringConvertible {
+    public static let name = "a change token"
     public var zone: String
     public var sequence: Int64
 
@@ -31,17 +56,4 @@ public struct ChangeToken: Hashable, Sendable, Codable, CustomStringConvertible 
     }
 
     public var description: String { encoded }
-
-    public init(from decoder: any Decoder) throws {
-        let text = try decoder.singleValueContainer().decode(String.self)
-        guard let token = ChangeToken(encoded: text) else {
-            throw DecodingError.dataCorrupted(.init(codingPath: decoder.codingPath, debugDescription: "not a change token"))
-        }
-        self = token
-    }
-
-    public func encode(to encoder: any Encoder) throws {
-        var container = encoder.singleValueContainer()
-        try container.encode(encoded)
-    }
 }

@@ -197,7 +197,8 @@ public struct GameListResponse: Codable, Hashable, Sendable {
 
 /// A position in an account's game list (newest first): the last game of a page, as an opaque
 /// base64url string.
-public struct GameListCursor: Codable, Hashable, Sendable {
+public struct GameListCursor: OpaqueString, Hashable, Sendable {
+    public static let name = "a game list cursor"
     public var createdAt: Int64
     public var gameID: String
 
@@ -215,19 +216,6 @@ public struct GameListCursor: Codable, Hashable, Sendable {
     }
 
     public var encoded: String { Base64URL.encode(Array("\(createdAt):\(gameID)".utf8)) }
-
-    public init(from decoder: any Decoder) throws {
-        let text = try decoder.singleValueContainer().decode(String.self)
-        guard let cursor = GameListCursor(encoded: text) else {
-            throw DecodingError.dataCorrupted(.init(codingPath: decoder.codingPath, debugDescription: "not a game list cursor"))
-        }
-        self = cursor
-    }
-
-    public func encode(to encoder: any Encoder) throws {
-        var container = encoder.singleValueContainer()
-        try container.encode(encoded)
-    }
 }
 
 /// `POST /v1/games/{id}/moves`: a batch of this device's moves (at most 400, 2 MB).
