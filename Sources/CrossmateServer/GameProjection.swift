@@ -48,6 +48,7 @@ actor GameProjection {
             puzzle: puzzle, gameID: game.gameID, replicaID: "server", authorID: "server",
             snapshot: snapshot, moves: [], completion: game.completion?.completion)
         // Moves stored after the final snapshot are history: the finished grid stays as stored.
+        replica.recordsHistory = false  // the server's view never undoes
         for move in moves { fold(move) }
     }
 

@@ -13,6 +13,11 @@ public struct GameReplica: Sendable {
     /// This replica's own moves in seq order (seq n at index n - 1).
     public private(set) var journal: [Move] = []
     public private(set) var completion: Completion?
+    /// Every write known at each square, for undo to restore what was there.
+    public private(set) var history = CellHistory()
+    /// Off for a replica that never undoes (the server's merged view of a game), which then
+    /// keeps no history: it would hold every move of the game.
+    public var recordsHistory = true
     private var lastSeqAtCell: [Int: Int] = [:]
     private var correctCount = 0
     private let letterCount: Int
@@ -47,8 +52,9 @@ public struct GameReplica: Sendable {
     /// does. With a completion, the snapshot must be the one stored with it (the final grid), and
     /// later moves leave it as it is.
     ///
-    /// `moves` should hold this replica's own moves in full, covered by the snapshot or not (a
-    /// device keeps its journal; the server keeps every move): they rebuild the journal, so the
+    /// `moves` should hold every move known, covered by the snapshot or not (a device keeps its
+    /// journal and what it received; the server keeps every move): this replica's own rebuild its
+    /// journal, and everyone's tell undo what each square held before each of its writes, so the
     /// next seq, undo and redo are exactly what they were. Only the moves the snapshot does not
     /// cover are merged into the grid.
     public init(
@@ -57,6 +63,7 @@ public struct GameReplica: Sendable {
     ) {
         self.init(puzzle: puzzle, gameID: gameID, replicaID: replicaID, authorID: authorID)
         setGrid(snapshot.grid)
+        for (index, cell) in grid.cells.enumerated() where cell.key != nil { history.record(cell, at: index) }
         for key in grid.cells.compactMap(\.key) { clock.observe(key.timestamp) }
         if let completion { adopt(completion, finalGrid: snapshot.grid) }
         let own = moves.filter { $0.gameID == gameID && $0.replicaID == replicaID }.sorted { $0.seq < $1.seq }
@@ -64,12 +71,15 @@ public struct GameReplica: Sendable {
             clock.observe(move.timestamp)
             record(move)
         }
+        // Covered moves are not merged again, but undo needs them: what a square held just
+        // before one of this replica's writes may be a covered move of someone else.
+        for move in moves where move.gameID == gameID && snapshot.covers(move) { remember(move) }
         receive(moves.filter { !snapshot.covers($0) })
     }
 
     public var nextSeq: Int { journal.count + 1 }
     public var isComplete: Bool { completion != nil }
-    public var canUndo: Bool { completion == nil && UndoPlanner.planUndo(journal: journal, grid: grid) != nil }
+    public var canUndo: Bool { completion == nil && UndoPlanner.planUndo(journal: journal, grid: grid, history: history) != nil }
     public var canRedo: Bool { completion == nil && UndoPlanner.planRedo(journal: journal, grid: grid) != nil }
 
     // MARK: Commands
@@ -132,7 +142,7 @@ public struct GameReplica: Sendable {
             }
             kind = .clear
         case .undo:
-            guard let plan = UndoPlanner.planUndo(journal: journal, grid: grid) else { throw .nothingToUndo }
+            guard let plan = UndoPlanner.planUndo(journal: journal, grid: grid, history: history) else { throw .nothingToUndo }
             return emit(plan, wallMillis: wallMillis)
         case .redo:
             guard let plan = UndoPlanner.planRedo(journal: journal, grid: grid) else { throw .nothingToRedo }
@@ -235,6 +245,14 @@ public struct GameReplica: Sendable {
         if puzzle.contains(move.position) { lastSeqAtCell[puzzle.index(of: move.position)] = move.seq }
     }
 
+    /// Adds a write to the history undo plans from.
+    private mutating func remember(_ move: Move) {
+        guard recordsHistory, puzzle.isLetter(move.position) else { return }
+        history.record(
+            CellState(letter: move.letter, mark: move.mark, cellAuthorID: move.cellAuthorID, key: move.writeKey),
+            at: puzzle.index(of: move.position))
+    }
+
     private mutating func setGrid(_ new: GameGrid) {
         grid = new
         correctCount = puzzle.letterPositions.count { puzzle.isCorrect(grid.letter(at: $0), at: $0) == true }
@@ -243,6 +261,7 @@ public struct GameReplica: Sendable {
     /// Applies a move to the grid, keeping count of correct squares to notice the solve.
     private mutating func apply(_ move: Move) {
         guard puzzle.isLetter(move.position) else { return }
+        remember(move)
         let before = grid.letter(at: move.position)
         guard grid.apply(move) else { return }
         guard puzzle.hasSolution else { return }

@@ -6,8 +6,10 @@ import CrossmateCore
 /// Consecutive entries sharing a batch form one operation. A stack machine replays the journal:
 /// an edit (input or clear) pushes its operation and empties the redo stack; an undo moves the
 /// operation it targets to the redo stack; a redo moves it back. Checks and reveals are never
-/// offered. Undo never clobbers a letter someone wrote later: a square whose letter is no longer
-/// the one the entry wrote is skipped (letters only are compared).
+/// offered. Undoing an entry writes the square's merged state just before it (the winning write
+/// among every known write below the entry's key: a friend's letter the entry overwrote comes
+/// back, with its author), or empty. Undo never clobbers a letter someone wrote later: a square
+/// whose letter is no longer the one the entry wrote is skipped (letters only are compared).
 public enum UndoPlanner {
     /// One gesture of the journal.
     public struct Operation: Hashable, Sendable {
@@ -80,15 +82,15 @@ public enum UndoPlanner {
     }
 
     /// The undo of the top live operation: the highest one with a square not yet superseded.
-    public static func planUndo(journal: [Move], grid: GameGrid) -> Plan? {
-        let bySeq = Dictionary(journal.map { ($0.seq, $0) }, uniquingKeysWith: { first, _ in first })
+    /// `history` holds every write the replica knows of, its own and others'.
+    public static func planUndo(journal: [Move], grid: GameGrid, history: CellHistory) -> Plan? {
         for operation in stacks(journal).undo.reversed() {
             let steps = operation.entries.reversed().compactMap { entry -> Step? in
                 guard grid.letter(at: entry.position) == entry.letter else { return nil }
-                let before = entry.prevSeqAtCell.flatMap { bySeq[$0] }
+                let before = history.state(before: entry.writeKey, at: entry.position.row * grid.width + entry.position.col)
                 return Step(
-                    position: entry.position, letter: before?.letter ?? "", mark: before?.mark ?? .none,
-                    cellAuthorID: before?.cellAuthorID ?? "", targetSeq: entry.seq)
+                    position: entry.position, letter: before.letter, mark: before.mark,
+                    cellAuthorID: before.cellAuthorID, targetSeq: entry.seq)
             }
             if !steps.isEmpty { return Plan(kind: .undo, operation: operation, steps: steps) }
         }
@@ -112,5 +114,29 @@ public enum UndoPlanner {
             if !steps.isEmpty { return Plan(kind: .redo, operation: operation, steps: steps) }
         }
         return nil
+    }
+}
+
+/// Every write a replica knows of, square by square: what undo needs to find the state a square
+/// had just before one of the replica's own writes, whoever wrote it.
+public struct CellHistory: Sendable {
+    private var writes: [Int: [CellState]] = [:]
+
+    public init() {}
+
+    /// Remembers a write (a move, or a snapshot's winner) at the square with this index.
+    public mutating func record(_ state: CellState, at index: Int) {
+        guard state.key != nil else { return }
+        writes[index, default: []].append(state)
+    }
+
+    /// The winning write at the square among those below `key`, or the empty square.
+    public func state(before key: WriteKey, at index: Int) -> CellState {
+        var best = CellState.empty
+        for state in writes[index] ?? [] {
+            guard let written = state.key, key.wins(over: written), best.isBeaten(by: written) else { continue }
+            best = state
+        }
+        return best
     }
 }
