@@ -91,7 +91,6 @@ public struct StoredChange: Hashable, Sendable {
     public var body: String
 }
 
-/// The outcome of appending a batch of moves.
 /// A move just stored: where it sits in the zone and the JSON body stored for it.
 public struct SavedMove: Sendable {
     public var sequence: Int64
@@ -105,6 +104,7 @@ public struct SavedMove: Sendable {
     }
 }
 
+/// The outcome of appending a batch of moves.
 public struct AppendOutcome: Sendable {
     public var results: [RecordResult]
     /// The moves stored now, with their zone sequences and stored JSON, in zone order.
