@@ -81,7 +81,12 @@ let package = Package(
                 .product(name: "NIOCore", package: "swift-nio"),
             ]
         ),
-        .testTarget(name: "CrossmateCoreTests", dependencies: ["CrossmateCore"]),
+        .testTarget(
+            name: "CrossmateCoreTests",
+            // The solving-keys table loads bundled puzzles; the browser tests run the same table.
+            dependencies: ["CrossmateCore", "CrossmateFormats"],
+            resources: [.copy("Resources")]
+        ),
         .testTarget(name: "CrossmateSyncTests", dependencies: ["CrossmateCore", "CrossmateFormats", "CrossmateSync"]),
         .testTarget(
             name: "CrossmateFormatsTests",
