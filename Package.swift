@@ -10,6 +10,7 @@ let package = Package(
         .library(name: "CrossmateFormats", targets: ["CrossmateFormats"]),
         .library(name: "CrossmateSync", targets: ["CrossmateSync"]),
         .library(name: "CrossmateProtocol", targets: ["CrossmateProtocol"]),
+        .library(name: "CrossmateClient", targets: ["CrossmateClient"]),
         .executable(name: "crossmate", targets: ["crossmate"]),
         .executable(name: "crossmate-bench", targets: ["crossmate-bench"]),
     ],
@@ -43,6 +44,12 @@ let package = Package(
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        .target(
+            name: "CrossmateClient",
+            dependencies: [
+                "CrossmateCore", "CrossmateSync", "CrossmateProtocol", .product(name: "GRDB", package: "GRDB.swift"),
             ]
         ),
         .target(
@@ -96,6 +103,7 @@ let package = Package(
         ),
         .testTarget(name: "CrossmateProtocolTests", dependencies: ["CrossmateProtocol"]),
         .testTarget(name: "CrossmateStoreTests", dependencies: ["CrossmateStore"]),
+        .testTarget(name: "CrossmateClientTests", dependencies: ["CrossmateClient", "CrossmateFormats", "CrossmateSync"]),
         .testTarget(
             name: "CrossmateServerTests",
             // The durability tests run the real `crossmate serve`, so it is built with them.

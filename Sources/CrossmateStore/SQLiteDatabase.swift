@@ -1,3 +1,4 @@
+import CrossmateProtocol
 import Foundation
 import GRDB
 import Logging
@@ -23,19 +24,7 @@ public final class SQLiteDatabase: SQLDatabase {
     /// inside are nobody else's business. SQLite gives the -wal and -shm files it creates the
     /// main file's permissions.
     public static func prepareOwnerOnly(path: String) throws {
-        let files = FileManager.default
-        let directory = (path as NSString).deletingLastPathComponent
-        if !directory.isEmpty, !files.fileExists(atPath: directory) {
-            try files.createDirectory(atPath: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
-        }
-        if !files.fileExists(atPath: path) {
-            guard files.createFile(atPath: path, contents: nil, attributes: [.posixPermissions: 0o600]) else {
-                throw CocoaError(.fileWriteNoPermission, userInfo: [NSFilePathErrorKey: path])
-            }
-        }
-        for file in [path, path + "-wal", path + "-shm"] where files.fileExists(atPath: file) {
-            try files.setAttributes([.posixPermissions: 0o600], ofItemAtPath: file)
-        }
+        try PrivateFiles.prepareDatabase(at: path)
     }
 
     /// `logPages`: how long the write-ahead log may grow before a commit checkpoints it (see

@@ -1,0 +1,276 @@
+import CrossmateCore
+import CrossmateProtocol
+import CrossmateSync
+import Foundation
+import GRDB
+
+/// Who this device is on which server.
+public struct Identity: Hashable, Sendable {
+    public var serverURL: String
+    public var authorID: String
+    public var deviceID: String
+    public var token: String
+    public var displayName: String
+
+    public init(serverURL: String, authorID: String, deviceID: String, token: String, displayName: String) {
+        self.serverURL = serverURL
+        self.authorID = authorID
+        self.deviceID = deviceID
+        self.token = token
+        self.displayName = displayName
+    }
+}
+
+/// A game as this device keeps it.
+public struct LocalGame: Hashable, Sendable {
+    public var game: GameRecord
+    public var title: String
+    /// The server said this device may no longer write (removed from the game); the grid stays.
+    public var readOnly: Bool
+    /// How far this device has read the game's zone.
+    public var token: ChangeToken?
+    /// This device's Seal is written: everything it made after the completion is pushed.
+    public var sealed: Bool
+}
+
+/// A stored record that no longer decodes: named, never skipped.
+public struct CorruptLocalRecord: Error, CustomStringConvertible {
+    public var what: String
+    public var reason: String
+    public var description: String { "the local store's \(what) cannot be read (\(reason))" }
+}
+
+/// A device's local store (SQLite through GRDB): its identity, its games with every move it
+/// knows, each zone's change token, snapshots and the outbox of its own moves not yet pushed.
+/// A move is stored before anyone is told it was made, with the log synced at every commit, so a
+/// restart, even after `kill -9`, resumes exactly, unsent moves included.
+public final class ClientStore: Sendable {
+    private let queue: DatabaseQueue
+
+    public init(path: String) throws {
+        try PrivateFiles.prepareDatabase(at: path)
+        var configuration = Configuration()
+        configuration.busyMode = .timeout(5)
+        configuration.prepareDatabase { db in
+            try db.execute(sql: "PRAGMA journal_mode = WAL")
+            try db.execute(sql: "PRAGMA synchronous = FULL")
+        }
+        queue = try DatabaseQueue(path: path, configuration: configuration)
+        try Self.migrator.migrate(queue)
+    }
+
+    /// Append-only, numbered: a migration that has shipped is never edited.
+    static var migrator: DatabaseMigrator {
+        var migrator = DatabaseMigrator()
+        migrator.registerMigration("1") { db in
+            try db.execute(
+                sql: """
+                    CREATE TABLE identity (
+                        only INTEGER PRIMARY KEY CHECK (only = 1), server_url TEXT NOT NULL, author_id TEXT NOT NULL,
+                        device_id TEXT NOT NULL, token TEXT NOT NULL, display_name TEXT NOT NULL);
+                    CREATE TABLE games (
+                        game_id TEXT PRIMARY KEY, record TEXT NOT NULL, title TEXT NOT NULL,
+                        read_only INTEGER NOT NULL DEFAULT 0, change_token TEXT, sealed INTEGER NOT NULL DEFAULT 0);
+                    CREATE TABLE moves (
+                        game_id TEXT NOT NULL, replica_id TEXT NOT NULL, seq INTEGER NOT NULL, body TEXT NOT NULL,
+                        pending INTEGER NOT NULL, PRIMARY KEY (game_id, replica_id, seq));
+                    CREATE INDEX moves_pending ON moves (game_id, pending, seq) WHERE pending = 1;
+                    CREATE TABLE snapshots (game_id TEXT PRIMARY KEY, zone_seq INTEGER NOT NULL, body TEXT NOT NULL);
+                    """)
+        }
+        return migrator
+    }
+
+    /// Whether every commit reaches the disk before it returns (WAL with `synchronous = FULL`).
+    public func syncsEveryCommit() throws -> Bool {
+        try queue.read { db in
+            try String.fetchOne(db, sql: "PRAGMA journal_mode") == "wal" && Int.fetchOne(db, sql: "PRAGMA synchronous") == 2
+        }
+    }
+
+    /// The migrations this store has applied, in order.
+    public func appliedMigrations() throws -> [String] {
+        try queue.read { db in try Self.migrator.appliedMigrations(db) }
+    }
+
+    // MARK: Identity
+
+    public func saveIdentity(_ identity: Identity) throws {
+        try queue.write { db in
+            try db.execute(
+                sql: """
+                    INSERT INTO identity (only, server_url, author_id, device_id, token, display_name) VALUES (1, ?, ?, ?, ?, ?)
+                    ON CONFLICT (only) DO UPDATE SET server_url = excluded.server_url, author_id = excluded.author_id,
+                    device_id = excluded.device_id, token = excluded.token, display_name = excluded.display_name
+                    """,
+                arguments: [identity.serverURL, identity.authorID, identity.deviceID, identity.token, identity.displayName])
+        }
+    }
+
+    public func identity() throws -> Identity? {
+        try queue.read { db in
+            try Row.fetchOne(db, sql: "SELECT server_url, author_id, device_id, token, display_name FROM identity").map { row in
+                Identity(serverURL: row[0], authorID: row[1], deviceID: row[2], token: row[3], displayName: row[4])
+            }
+        }
+    }
+
+    // MARK: Games
+
+    /// Stores a game's record and title, keeping what this device has learned of it.
+    public func saveGame(_ game: GameRecord, title: String) throws {
+        let record = Self.json(game)
+        try queue.write { db in
+            try db.execute(
+                sql: """
+                    INSERT INTO games (game_id, record, title) VALUES (?, ?, ?)
+                    ON CONFLICT (game_id) DO UPDATE SET record = excluded.record, title = excluded.title
+                    """, arguments: [game.gameID, record, title])
+        }
+    }
+
+    public func games() throws -> [LocalGame] {
+        try queue.read { db in
+            try Row.fetchAll(db, sql: "SELECT record, title, read_only, change_token, sealed FROM games ORDER BY game_id").map(Self.localGame)
+        }
+    }
+
+    public func game(_ gameID: String) throws -> LocalGame? {
+        try queue.read { db in
+            try Row.fetchOne(db, sql: "SELECT record, title, read_only, change_token, sealed FROM games WHERE game_id = ?", arguments: [gameID])
+                .map(Self.localGame)
+        }
+    }
+
+    private static func localGame(_ row: Row) throws -> LocalGame {
+        let record: String = row[0]
+        let token: String? = row[3]
+        return LocalGame(
+            game: try decode(GameRecord.self, record, what: "game record"), title: row[1], readOnly: row[2],
+            token: try token.map { text in
+                guard let token = ChangeToken(encoded: text) else { throw CorruptLocalRecord(what: "change token", reason: text) }
+                return token
+            }, sealed: row[4])
+    }
+
+    public func setReadOnly(_ gameID: String, _ readOnly: Bool = true) throws {
+        try queue.write { db in
+            try db.execute(sql: "UPDATE games SET read_only = ? WHERE game_id = ?", arguments: [readOnly, gameID])
+        }
+    }
+
+    /// Remembers how far the game's zone has been read (never moving backward).
+    public func setChangeToken(_ token: ChangeToken) throws {
+        try queue.write { db in
+            let current: String? = try String.fetchOne(db, sql: "SELECT change_token FROM games WHERE game_id = ?", arguments: [token.zone])
+            if let current, let known = ChangeToken(encoded: current), known.sequence >= token.sequence { return }
+            try db.execute(sql: "UPDATE games SET change_token = ? WHERE game_id = ?", arguments: [token.encoded, token.zone])
+        }
+    }
+
+    public func markSealed(_ gameID: String) throws {
+        try queue.write { db in try db.execute(sql: "UPDATE games SET sealed = 1 WHERE game_id = ?", arguments: [gameID]) }
+    }
+
+    // MARK: Moves and the outbox
+
+    /// This device's own moves, just made: stored as unsent, before anyone is told of them.
+    public func recordOwn(_ moves: [Move]) throws {
+        try insert(moves, pending: true)
+    }
+
+    /// Moves that came from the server (others', or this device's own coming back): a resend is
+    /// harmless, and an own move the server has is no longer unsent.
+    public func recordReceived(_ moves: [Move]) throws {
+        try insert(moves, pending: false)
+    }
+
+    private func insert(_ moves: [Move], pending: Bool) throws {
+        guard !moves.isEmpty else { return }
+        let rows = moves.map { ($0, Self.json(MoveRecord($0))) }
+        try queue.write { db in
+            for (move, body) in rows {
+                try db.execute(
+                    sql: """
+                        INSERT INTO moves (game_id, replica_id, seq, body, pending) VALUES (?, ?, ?, ?, ?)
+                        ON CONFLICT (game_id, replica_id, seq) DO UPDATE SET pending = min(pending, excluded.pending)
+                        """, arguments: [move.gameID, move.replicaID, move.seq, body, pending])
+            }
+        }
+    }
+
+    /// This device's moves of a game not yet acknowledged, in seq order.
+    public func unsent(gameID: String, limit: Int = 400) throws -> [Move] {
+        try queue.read { db in
+            try String.fetchAll(
+                db, sql: "SELECT body FROM moves WHERE game_id = ? AND pending = 1 ORDER BY replica_id, seq LIMIT ?",
+                arguments: [gameID, limit]
+            ).map(Self.move)
+        }
+    }
+
+    /// Unsent moves across every game.
+    public func unsentCount() throws -> Int {
+        try queue.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM moves WHERE pending = 1") ?? 0 }
+    }
+
+    /// The server acknowledged this device's moves of a game up to `seq`.
+    public func markSent(gameID: String, replicaID: String, through seq: Int) throws {
+        try queue.write { db in
+            try db.execute(
+                sql: "UPDATE moves SET pending = 0 WHERE game_id = ? AND replica_id = ? AND seq <= ? AND pending = 1",
+                arguments: [gameID, replicaID, seq])
+        }
+    }
+
+    /// Every move of a game this device knows, by replica and seq.
+    public func moves(gameID: String) throws -> [Move] {
+        try queue.read { db in
+            try String.fetchAll(db, sql: "SELECT body FROM moves WHERE game_id = ? ORDER BY replica_id, seq", arguments: [gameID]).map(Self.move)
+        }
+    }
+
+    // MARK: Snapshots
+
+    public func saveSnapshot(gameID: String, zoneSeq: Int64, snapshot: Snapshot) throws {
+        let body = Self.json(snapshot)
+        try queue.write { db in
+            try db.execute(
+                sql: """
+                    INSERT INTO snapshots (game_id, zone_seq, body) VALUES (?, ?, ?)
+                    ON CONFLICT (game_id) DO UPDATE SET zone_seq = excluded.zone_seq, body = excluded.body
+                    """, arguments: [gameID, zoneSeq, body])
+        }
+    }
+
+    public func snapshot(gameID: String) throws -> (zoneSeq: Int64, snapshot: Snapshot)? {
+        try queue.read { db in
+            try Row.fetchOne(db, sql: "SELECT zone_seq, body FROM snapshots WHERE game_id = ?", arguments: [gameID]).map { row in
+                let body: String = row[1]
+                return (row[0], try Self.decode(Snapshot.self, body, what: "snapshot"))
+            }
+        }
+    }
+
+    // MARK: Encoding
+
+    private static func json<T: Encodable>(_ value: T) -> String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        guard let data = try? encoder.encode(value) else { preconditionFailure("\(T.self) failed to encode as JSON") }
+        return String(decoding: data, as: UTF8.self)
+    }
+
+    private static func decode<T: Decodable>(_ type: T.Type, _ json: String, what: String) throws -> T {
+        do {
+            return try JSONDecoder().decode(type, from: Data(json.utf8))
+        } catch {
+            throw CorruptLocalRecord(what: what, reason: "\(error)")
+        }
+    }
+
+    private static func move(_ body: String) throws -> Move {
+        let record = try decode(MoveRecord.self, body, what: "move")
+        do { return try record.move() } catch { throw CorruptLocalRecord(what: "move", reason: error.message) }
+    }
+}
