@@ -119,7 +119,7 @@ public final class ClientStore: Sendable {
 
     /// Stores a game's record and title, keeping what this device has learned of it.
     public func saveGame(_ game: GameRecord, title: String) throws {
-        let record = Self.json(game)
+        let record = JSONText.sorted(game)
         try queue.write { db in
             try db.execute(
                 sql: """
@@ -187,7 +187,7 @@ public final class ClientStore: Sendable {
 
     private func insert(_ moves: [Move], pending: Bool) throws {
         guard !moves.isEmpty else { return }
-        let rows = moves.map { ($0, Self.json(MoveRecord($0))) }
+        let rows = moves.map { ($0, MoveRecord($0).sortedJSON) }
         try queue.write { db in
             for (move, body) in rows {
                 try db.execute(
@@ -233,7 +233,7 @@ public final class ClientStore: Sendable {
     // MARK: Snapshots
 
     public func saveSnapshot(gameID: String, zoneSeq: Int64, snapshot: Snapshot) throws {
-        let body = Self.json(snapshot)
+        let body = JSONText.sorted(snapshot)
         try queue.write { db in
             try db.execute(
                 sql: """
@@ -253,13 +253,6 @@ public final class ClientStore: Sendable {
     }
 
     // MARK: Encoding
-
-    private static func json<T: Encodable>(_ value: T) -> String {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        guard let data = try? encoder.encode(value) else { preconditionFailure("\(T.self) failed to encode as JSON") }
-        return String(decoding: data, as: UTF8.self)
-    }
 
     private static func decode<T: Decodable>(_ type: T.Type, _ json: String, what: String) throws -> T {
         do {

@@ -1,7 +1,23 @@
+import Foundation
+
 /// JSON written by hand for what passes by the thousand a second (moves, pushes, pokes),
 /// spelled exactly as `JSONEncoder` with `.withoutEscapingSlashes` spells it, so that text from
 /// here and text from the encoder can be compared byte for byte.
 public enum JSONText {
+    private static let encoder: JSONEncoder = {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        return encoder
+    }()
+
+    /// `value` as JSONEncoder writes it with sorted keys and unescaped slashes: how records are
+    /// stored (an identical resend has an identical body). Only the protocol's own value types
+    /// pass through here, and JSONEncoder cannot fail on them.
+    public static func sorted<T: Encodable>(_ value: T) -> String {
+        guard let data = try? encoder.encode(value) else { preconditionFailure("\(T.self) failed to encode as JSON") }
+        return String(decoding: data, as: UTF8.self)
+    }
+
     /// `text` as a JSON string literal.
     public static func quoted(_ text: String) -> String {
         var output = ""

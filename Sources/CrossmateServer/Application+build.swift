@@ -1,4 +1,5 @@
 import CrossmateFormats
+import CrossmateProtocol
 import CrossmateStore
 import Foundation
 import Hummingbird
@@ -21,7 +22,8 @@ public func buildApplication(_ configuration: ServerConfiguration, logger: Logge
     let directory: GameDirectory
     switch configuration.storage {
     case let .sqlite(path):
-        try SQLiteDatabase.prepareOwnerOnly(path: path)
+        // Owner-only before SQLite opens it (SQLite gives its -wal and -shm the main file's mode).
+        try PrivateFiles.prepareDatabase(at: path)
         database = try SQLiteDatabase(path: path, logger: logger)
         store = Store(database: database, onGroupCommit: metrics.recordCommit)
         directory = GameDirectory(store: store, snapshotInterval: configuration.snapshotInterval)

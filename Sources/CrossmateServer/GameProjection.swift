@@ -60,14 +60,17 @@ actor GameProjection {
             let page = try await store.changes(gameID: gameID, after: cursor, limit: 1_000)
             for change in page where change.type == "move" {
                 let record = try Store.decode(MoveRecord.self, change.body, what: "move at \(change.sequence)", gameID: gameID)
-                do { moves.append(try record.move()) } catch {
-                    throw CorruptRecord(what: "move at \(change.sequence)", gameID: gameID, reason: error.message)
-                }
+                moves.append(try move(record, at: change.sequence, gameID: gameID))
             }
             guard let last = page.last else { return (moves, cursor) }
             cursor = last.sequence
             if page.count < 1_000 { return (moves, cursor) }
         }
+    }
+
+    /// A stored move record as a move; one that does not convert is a `CorruptRecord`.
+    static func move(_ record: MoveRecord, at sequence: Int64, gameID: String) throws -> Move {
+        do { return try record.move() } catch { throw CorruptRecord(what: "move at \(sequence)", gameID: gameID, reason: error.message) }
     }
 
     private func fold(_ move: Move) {
@@ -99,9 +102,7 @@ actor GameProjection {
             let wasComplete = replica.isComplete
             for entry in fresh {
                 // Validated before it was stored, so it converts; a failure here is a bug, told.
-                do { fold(try entry.move.move()) } catch {
-                    throw CorruptRecord(what: "move at \(entry.sequence)", gameID: game.gameID, reason: error.message)
-                }
+                fold(try Self.move(entry.move, at: entry.sequence, gameID: game.gameID))
             }
             zoneSeq = fresh.last!.sequence
             resumeWaiters()

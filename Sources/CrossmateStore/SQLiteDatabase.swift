@@ -19,14 +19,6 @@ public final class SQLiteDatabase: SQLDatabase {
     private let writer = WriterThread(name: "crossmate-sqlite-writer")
     public let path: String
 
-    /// Makes the database's directory (owner only, 0700, when it is new) and the database file
-    /// and its log files owner-only (0600) before SQLite opens them: the games and token hashes
-    /// inside are nobody else's business. SQLite gives the -wal and -shm files it creates the
-    /// main file's permissions.
-    public static func prepareOwnerOnly(path: String) throws {
-        try PrivateFiles.prepareDatabase(at: path)
-    }
-
     /// `logPages`: how long the write-ahead log may grow before a commit checkpoints it (see
     /// `defaultLogPages`).
     public init(path: String, logPages: Int = SQLiteDatabase.defaultLogPages, logger: Logger = Logger(label: "crossmate.sqlite")) throws {

@@ -126,11 +126,6 @@ public enum StoreRefusal: Error, Hashable, Sendable {
 /// PostgreSQL), so one test suite covers both.
 public final class Store: Sendable {
     public let database: any SQLDatabase
-    private static let encoder: JSONEncoder = {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        return encoder
-    }()
 
     /// Concurrent pushes share transactions (see `CommitQueue`), one group at a time. With
     /// PostgreSQL, two or four groups committing side by side on connections of their own (games
@@ -158,12 +153,8 @@ public final class Store: Sendable {
         try await Migrations.run(on: database, now: now, through: version)
     }
 
-    /// Records as stored: sorted keys, so an identical resend has an identical body. Only the
-    /// protocol's own value types pass through here, and JSONEncoder cannot fail on them.
-    public static func json<T: Encodable>(_ value: T) -> String {
-        guard let data = try? encoder.encode(value) else { preconditionFailure("\(T.self) failed to encode as JSON") }
-        return String(decoding: data, as: UTF8.self)
-    }
+    /// Records as stored: sorted keys, so an identical resend has an identical body.
+    public static func json<T: Encodable>(_ value: T) -> String { JSONText.sorted(value) }
 
     /// A stored record read back; one that does not decode is a `CorruptRecord`, never skipped.
     public static func decode<T: Decodable>(_ type: T.Type, _ json: String, what: String, gameID: String) throws(CorruptRecord) -> T {
