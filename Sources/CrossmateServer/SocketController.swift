@@ -21,6 +21,7 @@ struct SocketController {
         } onUpgrade: { inbound, outbound, context in
             guard let device = context.requestContext.device else {
                 let refusal = context.requestContext.socketRefusal ?? APIError(.unauthorized, "this socket has no credentials")
+                await Self.awaitFirstMessage(inbound)
                 try await outbound.write(.text(SocketHub.encode(.error(refusal.body))))
                 try await outbound.close(.unknown(Self.closeCode(for: refusal.body.error)), reason: refusal.body.error.rawValue)
                 return
@@ -28,6 +29,25 @@ struct SocketController {
             try await serve(device: device, channel: context.requestContext.channel, inbound: inbound)
         }
     }
+
+    /// A refusal is sent once the client has spoken (every client subscribes or pings first), or
+    /// after a short wait if it does not. Frames the server sends in the same packet as its
+    /// upgrade response can be lost by a client still installing its WebSocket handlers (NIO's
+    /// client does this now and then), and the refusal is the one message a client must see.
+    static func awaitFirstMessage(_ inbound: WebSocketInboundStream) async {
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask {
+                var messages = inbound.messages(maxSize: 64 * 1024).makeAsyncIterator()
+                _ = try? await messages.next()
+            }
+            group.addTask { try? await Task.sleep(for: refusalWait) }
+            await group.next()
+            group.cancelAll()
+        }
+    }
+
+    /// How long a refused socket waits for its client's first message.
+    static let refusalWait = Duration.seconds(2)
 
     /// The close code of a refused socket: 4000 plus the HTTP status the same refusal has.
     static func closeCode(for code: ErrorCode) -> UInt16 {

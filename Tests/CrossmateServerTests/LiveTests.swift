@@ -301,8 +301,12 @@ import Testing
         defer { server.removeFiles() }
         try await server.application().test(.live) { client in
             let port = try #require(client.port)
-            for probe in [SocketProbe(port: port, token: "wrong"), SocketProbe(port: port), SocketProbe(port: port, ticket: "made-up")] {
+            // A client that speaks first is answered at once; a silent one after a short wait.
+            for (index, probe) in [SocketProbe(port: port, token: "wrong"), SocketProbe(port: port), SocketProbe(port: port, ticket: "made-up")]
+                .enumerated()
+            {
                 var iterator = probe.received.makeAsyncIterator()
+                if index < 2 { probe.send(.ping) }
                 let refusal = try await probe.next(&iterator) { _ in true }
                 guard case let .error(body) = refusal else {
                     Issue.record("expected an error, got \(refusal)")
@@ -326,6 +330,7 @@ import Testing
             await browser.close()
             let again = SocketProbe(port: port, ticket: ticket.ticket)
             var second = again.received.makeAsyncIterator()
+            again.send(.ping)
             let refused = try await again.next(&second) { _ in true }
             #expect(
                 refused
