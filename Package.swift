@@ -50,6 +50,11 @@ let package = Package(
             name: "CrossmateClient",
             dependencies: [
                 "CrossmateCore", "CrossmateSync", "CrossmateProtocol", .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
             ]
         ),
         .target(
@@ -103,12 +108,18 @@ let package = Package(
         ),
         .testTarget(name: "CrossmateProtocolTests", dependencies: ["CrossmateProtocol"]),
         .testTarget(name: "CrossmateStoreTests", dependencies: ["CrossmateStore"]),
-        .testTarget(name: "CrossmateClientTests", dependencies: ["CrossmateClient", "CrossmateFormats", "CrossmateSync"]),
+        // Helpers the test targets share: the real `crossmate serve` as a child process.
+        .target(name: "CrossmateTestSupport", path: "Tests/CrossmateTestSupport"),
+        .testTarget(
+            name: "CrossmateClientTests",
+            // The engine tests run against the real `crossmate serve`, so it is built with them.
+            dependencies: ["CrossmateClient", "CrossmateFormats", "CrossmateSync", "CrossmateTestSupport", "crossmate"]
+        ),
         .testTarget(
             name: "CrossmateServerTests",
             // The durability tests run the real `crossmate serve`, so it is built with them.
             dependencies: [
-                "CrossmateServer", "CrossmateProtocol", "CrossmateFormats", "CrossmateSync", "crossmate",
+                "CrossmateServer", "CrossmateProtocol", "CrossmateFormats", "CrossmateSync", "CrossmateTestSupport", "crossmate",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),

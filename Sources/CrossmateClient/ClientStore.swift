@@ -78,6 +78,16 @@ public final class ClientStore: Sendable {
                     CREATE TABLE snapshots (game_id TEXT PRIMARY KEY, zone_seq INTEGER NOT NULL, body TEXT NOT NULL);
                     """)
         }
+        migrator.registerMigration("2") { db in
+            try db.execute(
+                sql: """
+                    CREATE TABLE participants (
+                        game_id TEXT NOT NULL, author_id TEXT NOT NULL, record TEXT NOT NULL, PRIMARY KEY (game_id, author_id));
+                    CREATE TABLE seals (
+                        game_id TEXT NOT NULL, replica_id TEXT NOT NULL, last_seq INTEGER NOT NULL, PRIMARY KEY (game_id, replica_id));
+                    CREATE TABLE settings (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+                    """)
+        }
         return migrator
     }
 
@@ -209,9 +219,14 @@ public final class ClientStore: Sendable {
         }
     }
 
-    /// Unsent moves across every game.
-    public func unsentCount() throws -> Int {
-        try queue.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM moves WHERE pending = 1") ?? 0 }
+    /// Unsent moves across every game, or of one.
+    public func unsentCount(gameID: String? = nil) throws -> Int {
+        try queue.read { db in
+            if let gameID {
+                return try Int.fetchOne(db, sql: "SELECT count(*) FROM moves WHERE pending = 1 AND game_id = ?", arguments: [gameID]) ?? 0
+            }
+            return try Int.fetchOne(db, sql: "SELECT count(*) FROM moves WHERE pending = 1") ?? 0
+        }
     }
 
     /// The server acknowledged this device's moves of a game up to `seq`.
@@ -223,10 +238,113 @@ public final class ClientStore: Sendable {
         }
     }
 
+    /// The server refused one of this device's moves for good (it will never take it): it leaves
+    /// the outbox but stays known, marked refused.
+    public func markRefused(gameID: String, replicaID: String, seq: Int) throws {
+        try queue.write { db in
+            try db.execute(
+                sql: "UPDATE moves SET pending = 2 WHERE game_id = ? AND replica_id = ? AND seq = ? AND pending = 1",
+                arguments: [gameID, replicaID, seq])
+        }
+    }
+
+    /// The highest seq S such that the server holds every one of the replica's moves 1…S.
+    public func acknowledgedThrough(gameID: String, replicaID: String) throws -> Int {
+        try queue.read { db in
+            let firstNotHeld = try Int.fetchOne(
+                db, sql: "SELECT min(seq) FROM moves WHERE game_id = ? AND replica_id = ? AND pending <> 0",
+                arguments: [gameID, replicaID])
+            if let firstNotHeld { return firstNotHeld - 1 }
+            return try Int.fetchOne(db, sql: "SELECT max(seq) FROM moves WHERE game_id = ? AND replica_id = ?", arguments: [gameID, replicaID])
+                ?? 0
+        }
+    }
+
+    /// Moves of a game this device knows.
+    public func moveCount(gameID: String) throws -> Int {
+        try queue.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM moves WHERE game_id = ?", arguments: [gameID]) ?? 0 }
+    }
+
     /// Every move of a game this device knows, by replica and seq.
     public func moves(gameID: String) throws -> [Move] {
         try queue.read { db in
             try String.fetchAll(db, sql: "SELECT body FROM moves WHERE game_id = ? ORDER BY replica_id, seq", arguments: [gameID]).map(Self.move)
+        }
+    }
+
+    /// Rewrites unsent moves of this device (same replica and seq) with new timestamps: after
+    /// the server refused them as stamped too far ahead, before anyone has seen them.
+    public func restamp(_ moves: [Move]) throws {
+        guard !moves.isEmpty else { return }
+        try queue.write { db in
+            for move in moves {
+                try db.execute(
+                    sql: "UPDATE moves SET body = ? WHERE game_id = ? AND replica_id = ? AND seq = ? AND pending = 1",
+                    arguments: [MoveRecord(move).sortedJSON, move.gameID, move.replicaID, move.seq])
+            }
+        }
+    }
+
+    /// Games with moves not yet acknowledged.
+    public func gamesWithUnsentMoves() throws -> [String] {
+        try queue.read { db in try String.fetchAll(db, sql: "SELECT DISTINCT game_id FROM moves WHERE pending = 1 ORDER BY game_id") }
+    }
+
+    // MARK: Players and seals
+
+    /// A game's participant record as the server last sent it.
+    public func saveParticipant(_ participant: ParticipantRecord) throws {
+        let record = JSONText.sorted(participant)
+        try queue.write { db in
+            try db.execute(
+                sql: """
+                    INSERT INTO participants (game_id, author_id, record) VALUES (?, ?, ?)
+                    ON CONFLICT (game_id, author_id) DO UPDATE SET record = excluded.record
+                    """, arguments: [participant.gameID, participant.authorID, record])
+        }
+    }
+
+    public func participants(gameID: String) throws -> [ParticipantRecord] {
+        try queue.read { db in
+            try String.fetchAll(db, sql: "SELECT record FROM participants WHERE game_id = ? ORDER BY author_id", arguments: [gameID])
+                .map { try Self.decode(ParticipantRecord.self, $0, what: "participant") }
+        }
+    }
+
+    /// A device's Seal: every move it made in the finished game is pushed, through `lastSeq`.
+    public func saveSeal(_ seal: Seal) throws {
+        try queue.write { db in
+            try db.execute(
+                sql: """
+                    INSERT INTO seals (game_id, replica_id, last_seq) VALUES (?, ?, ?)
+                    ON CONFLICT (game_id, replica_id) DO UPDATE SET last_seq = max(last_seq, excluded.last_seq)
+                    """, arguments: [seal.gameID, seal.replicaID, seal.lastSeq])
+        }
+    }
+
+    public func seals(gameID: String) throws -> [Seal] {
+        try queue.read { db in
+            try Row.fetchAll(db, sql: "SELECT replica_id, last_seq FROM seals WHERE game_id = ? ORDER BY replica_id", arguments: [gameID])
+                .map { Seal(gameID: gameID, replicaID: $0[0], lastSeq: $0[1]) }
+        }
+    }
+
+    // MARK: Settings
+
+    /// The device's learned offset to the server's clock, in milliseconds (server minus local).
+    public func serverOffsetMillis() throws -> Int64 {
+        try queue.read { db in
+            try String.fetchOne(db, sql: "SELECT value FROM settings WHERE key = 'server_offset_millis'").flatMap { Int64($0) } ?? 0
+        }
+    }
+
+    public func setServerOffsetMillis(_ offset: Int64) throws {
+        try queue.write { db in
+            try db.execute(
+                sql: """
+                    INSERT INTO settings (key, value) VALUES ('server_offset_millis', ?)
+                    ON CONFLICT (key) DO UPDATE SET value = excluded.value
+                    """, arguments: [String(offset)])
         }
     }
 

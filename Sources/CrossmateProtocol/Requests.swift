@@ -284,16 +284,19 @@ public struct ChangesResponse: Codable, Hashable, Sendable {
 }
 
 /// `GET /v1/games/{id}/snapshot`: what a joining device loads first: the game, the latest
-/// snapshot and the token to fetch the changes after it.
+/// snapshot, the records other than moves up to it (participants, seals: the changes after the
+/// token hold only what changed later) and the token to fetch the changes after it.
 public struct SnapshotResponse: Codable, Hashable, Sendable {
     public var game: GameRecord
     public var snapshot: Snapshot?
+    public var records: [ZoneChange]
     public var token: ChangeToken
     public var serverTime: Int64
 
-    public init(game: GameRecord, snapshot: Snapshot?, token: ChangeToken, serverTime: Int64) {
+    public init(game: GameRecord, snapshot: Snapshot?, records: [ZoneChange], token: ChangeToken, serverTime: Int64) {
         self.game = game
         self.snapshot = snapshot
+        self.records = records
         self.token = token
         self.serverTime = serverTime
     }

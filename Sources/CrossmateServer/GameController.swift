@@ -283,9 +283,18 @@ struct GameController {
         var record = projection.game
         record.completion = game.completion
         let stored = try await state.store.latestSnapshot(gameID: gameID)
+        let through = stored?.zoneSeq ?? 0
+        let keyed = try await state.store.keyedRecords(gameID: gameID, through: through)
+        let records: [ZoneChange]
+        do {
+            records = try JSONDecoder().decode([ZoneChange].self, from: Data(ChangeJSON.list(keyed).utf8))
+        } catch {
+            throw APIError(.serverError, "a stored record of game \(gameID) cannot be read: \(error)")
+        }
         return try ServerState.json(
             SnapshotResponse(
-                game: record, snapshot: stored?.snapshot, token: ChangeToken(zone: gameID, sequence: stored?.zoneSeq ?? 0), serverTime: state.now()))
+                game: record, snapshot: stored?.snapshot, records: records, token: ChangeToken(zone: gameID, sequence: through),
+                serverTime: state.now()))
     }
 
     @Sendable func resign(_ request: Request, context: CrossmateRequestContext) async throws -> Response {

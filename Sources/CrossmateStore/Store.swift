@@ -496,6 +496,22 @@ public final class Store: Sendable {
         }
     }
 
+    /// The game's records other than moves (the game, participants, seals) at or before
+    /// `sequence`: what a device loading a snapshot needs beside it, since the changes after the
+    /// snapshot hold only what changed later.
+    public func keyedRecords(gameID: String, through sequence: Int64) async throws -> [StoredChange] {
+        try await database.read { db in
+            try await db.query(
+                """
+                SELECT zone_seq, record_type, body FROM records
+                WHERE game_id = ? AND zone_seq <= ? AND record_type <> 'move' ORDER BY zone_seq
+                """, .text(gameID), .integer(sequence)
+            ).map {
+                StoredChange(sequence: $0.int(0)!, type: $0.text(1)!, body: $0.text(2)!)
+            }
+        }
+    }
+
     /// Stores a periodic snapshot, unless the game is complete: then its final grid stays the
     /// latest snapshot.
     public func saveSnapshot(gameID: String, zoneSeq: Int64, snapshot: Snapshot) async throws {

@@ -2,6 +2,7 @@ import AsyncHTTPClient
 import CrossmateCore
 import CrossmateProtocol
 import CrossmateSync
+import CrossmateTestSupport
 import Foundation
 import NIOCore
 import NIOHTTP1

@@ -1,0 +1,67 @@
+import CrossmateProtocol
+import Foundation
+
+/// Making this device known to a server: a new account, or a link to an existing one.
+public enum DeviceSetup {
+    /// Makes an account called `name` on `serverURL` with this device as its first.
+    public static func login(store: ClientStore, serverURL: String, name: String) async throws(ServerFailure) -> Identity {
+        let session = try await ServerAPI(baseURL: serverURL).createAccount(displayName: name)
+        return try save(session, serverURL: serverURL, store: store)
+    }
+
+    /// Links this device to the account that showed `code` (from `crossmate link` on another
+    /// device).
+    public static func link(store: ClientStore, serverURL: String, code: String) async throws(ServerFailure) -> Identity {
+        let session = try await ServerAPI(baseURL: serverURL).linkDevice(code: code)
+        return try save(session, serverURL: serverURL, store: store)
+    }
+
+    private static func save(_ session: DeviceSession, serverURL: String, store: ClientStore) throws(ServerFailure) -> Identity {
+        let identity = Identity(
+            serverURL: ServerAPI(baseURL: serverURL).baseURL, authorID: session.account.authorID, deviceID: session.deviceID,
+            token: session.token, displayName: session.account.displayName)
+        do {
+            try store.saveIdentity(identity)
+            try store.setServerOffsetMillis(session.serverTime - Int64(Date().timeIntervalSince1970 * 1000))
+        } catch {
+            throw .unreadable("the local store failed: \(error)")
+        }
+        return identity
+    }
+}
+
+extension SyncEngine {
+    /// A code another device enters to join this account.
+    public func linkCode() async throws(ServerFailure) -> LinkCodeResponse {
+        try await serverAPI.createLinkCode()
+    }
+
+    /// Starts a game on the server and loads it here. Returns its id.
+    public func createGame(_ request: CreateGameRequest) async throws(ServerFailure) -> String {
+        let summary = try await serverAPI.createGame(request)
+        try await fetch(summary.gameID)
+        return summary.gameID
+    }
+
+    /// An invitation link for a game: the server's address and `/join/TOKEN`.
+    public func invite(_ gameID: String) async throws(ServerFailure) -> String {
+        let invitation = try await serverAPI.invite(gameID: gameID)
+        return serverAPI.baseURL + invitation.path
+    }
+
+    /// Joins the game a link (or its bare token) invites to. Returns the game's id.
+    public func join(_ link: String) async throws(ServerFailure) -> String {
+        var token = link.trimmingCharacters(in: .whitespaces)
+        if let range = token.range(of: "/join/") { token = String(token[range.upperBound...]) }
+        token = String(token.prefix { $0 != "?" && $0 != "#" && $0 != "/" })
+        let summary = try await serverAPI.accept(invitation: token)
+        try await fetch(summary.gameID)
+        return summary.gameID
+    }
+
+    /// Removes a player from a game this account owns.
+    public func remove(_ authorID: String, from gameID: String) async throws(ServerFailure) {
+        _ = try await serverAPI.removePlayer(gameID: gameID, authorID: authorID)
+        try await fetch(gameID)
+    }
+}

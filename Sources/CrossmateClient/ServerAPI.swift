@@ -1,0 +1,189 @@
+import AsyncHTTPClient
+import CrossmateProtocol
+import CrossmateSync
+import Foundation
+import NIOCore
+import NIOHTTP1
+
+/// Why a request to the server did not succeed, in words a person can act on.
+public enum ServerFailure: Error, Sendable, CustomStringConvertible {
+    /// The server answered with an error: its JSON body, the HTTP status and any `Retry-After`.
+    case refused(ErrorBody, status: Int, retryAfterSeconds: Int?)
+    /// The server could not be reached (or the connection dropped before an answer).
+    case unreachable(String)
+    /// The server answered something that is not the protocol's JSON.
+    case unreadable(String)
+
+    public var description: String {
+        switch self {
+        case let .refused(body, status, _): "the server refused (\(status) \(body.error.rawValue)): \(body.message)"
+        case let .unreachable(reason): "the server cannot be reached (\(reason))"
+        case let .unreadable(reason): "the server's answer cannot be read (\(reason))"
+        }
+    }
+
+    /// Worth trying again later: the network, a throttle, or the server's own trouble.
+    public var isTransient: Bool {
+        switch self {
+        case .unreachable: true
+        case let .refused(body, status, _): body.error == .rateLimited || status >= 500
+        case .unreadable: false
+        }
+    }
+
+    public var errorBody: ErrorBody? {
+        if case let .refused(body, _, _) = self { body } else { nil }
+    }
+}
+
+/// The server's HTTP API as a device calls it: one method per route, typed requests and
+/// answers, the device's bearer token in the header (never in the URL).
+public struct ServerAPI: Sendable {
+    public let baseURL: String
+    public var token: String?
+    /// Every answer's `serverTime` is reported here, with the local time it arrived.
+    let observeServerTime: @Sendable (Int64) -> Void
+    private let client: HTTPClient
+    private let timeout: TimeAmount
+
+    public init(
+        baseURL: String, token: String? = nil, client: HTTPClient = .shared, timeout: Duration = .seconds(20),
+        observeServerTime: @escaping @Sendable (Int64) -> Void = { _ in }
+    ) {
+        var base = baseURL
+        while base.hasSuffix("/") { base.removeLast() }
+        self.baseURL = base
+        self.token = token
+        self.client = client
+        self.timeout = .nanoseconds(timeout.components.seconds * 1_000_000_000 + timeout.components.attoseconds / 1_000_000_000)
+        self.observeServerTime = observeServerTime
+    }
+
+    /// The WebSocket's URL on this server.
+    public var socketURL: String {
+        (baseURL.hasPrefix("https://") ? "wss://" + baseURL.dropFirst(8) : "ws://" + baseURL.dropFirst(7)) + "/v1/socket"
+    }
+
+    // MARK: Routes
+
+    public func createAccount(displayName: String) async throws(ServerFailure) -> DeviceSession {
+        try await call(.POST, "/v1/accounts", body: CreateAccountRequest(displayName: displayName))
+    }
+
+    public func createLinkCode() async throws(ServerFailure) -> LinkCodeResponse {
+        try await call(.POST, "/v1/devices/link-codes", body: Empty())
+    }
+
+    public func linkDevice(code: String) async throws(ServerFailure) -> DeviceSession {
+        try await call(.POST, "/v1/devices", body: LinkDeviceRequest(code: code))
+    }
+
+    public func me() async throws(ServerFailure) -> MeResponse {
+        try await call(.GET, "/v1/me")
+    }
+
+    public func games(after cursor: GameListCursor? = nil) async throws(ServerFailure) -> GameListResponse {
+        try await call(.GET, "/v1/games" + (cursor.map { "?after=\($0.encoded)" } ?? ""))
+    }
+
+    public func createGame(_ request: CreateGameRequest) async throws(ServerFailure) -> GameSummary {
+        try await call(.POST, "/v1/games", body: request)
+    }
+
+    public func push(gameID: String, moves: [MoveRecord]) async throws(ServerFailure) -> PushMovesResponse {
+        try await call(.POST, "/v1/games/\(gameID)/moves", body: PushMovesRequest(moves: moves))
+    }
+
+    public func changes(gameID: String, since token: ChangeToken?, limit: Int = 1_000) async throws(ServerFailure) -> ChangesResponse {
+        try await call(.GET, "/v1/games/\(gameID)/changes?limit=\(limit)" + (token.map { "&since=\($0.encoded)" } ?? ""))
+    }
+
+    public func snapshot(gameID: String) async throws(ServerFailure) -> SnapshotResponse {
+        try await call(.GET, "/v1/games/\(gameID)/snapshot")
+    }
+
+    public func seal(gameID: String, lastSeq: Int) async throws(ServerFailure) -> OKResponse {
+        try await call(.POST, "/v1/games/\(gameID)/seals", body: SealRequest(lastSeq: lastSeq))
+    }
+
+    public func resign(gameID: String) async throws(ServerFailure) -> CompletionResponse {
+        try await call(.POST, "/v1/games/\(gameID)/resign", body: Empty())
+    }
+
+    public func invite(gameID: String) async throws(ServerFailure) -> InvitationResponse {
+        try await call(.POST, "/v1/games/\(gameID)/invitations", body: Empty())
+    }
+
+    public func accept(invitation token: String) async throws(ServerFailure) -> GameSummary {
+        try await call(.POST, "/v1/invitations/\(token)/accept", body: Empty())
+    }
+
+    public func removePlayer(gameID: String, authorID: String) async throws(ServerFailure) -> OKResponse {
+        try await call(.DELETE, "/v1/games/\(gameID)/participants/\(authorID)")
+    }
+
+    // MARK: Calls
+
+    private struct Empty: Codable {}
+
+    private func call<Answer: Decodable>(_ method: HTTPMethod, _ path: String) async throws(ServerFailure) -> Answer {
+        try await send(method, path, body: nil)
+    }
+
+    private func call<Answer: Decodable, Body: Encodable>(
+        _ method: HTTPMethod, _ path: String, body: Body
+    ) async throws(ServerFailure)
+        -> Answer
+    {
+        let data: Data
+        do { data = try JSONEncoder().encode(body) } catch { throw .unreadable("the request failed to encode: \(error)") }
+        return try await send(method, path, body: data)
+    }
+
+    private func send<Answer: Decodable>(_ method: HTTPMethod, _ path: String, body: Data?) async throws(ServerFailure) -> Answer {
+        var request = HTTPClientRequest(url: baseURL + path)
+        request.method = method
+        if let token { request.headers.add(name: "Authorization", value: "Bearer \(token)") }
+        if let body {
+            request.headers.add(name: "Content-Type", value: "application/json")
+            request.body = .bytes(ByteBuffer(bytes: body))
+        }
+        let status: Int
+        let retryAfter: Int?
+        let bytes: ByteBuffer
+        do {
+            let response = try await client.execute(request, timeout: timeout)
+            status = Int(response.status.code)
+            retryAfter = response.headers.first(name: "Retry-After").flatMap { Int($0) }
+            bytes = try await response.body.collect(upTo: 64 << 20)
+        } catch {
+            throw .unreachable(Self.describe(error))
+        }
+        let data = Data(bytes.readableBytesView)
+        guard (200..<300).contains(status) else {
+            guard let body = try? JSONDecoder().decode(ErrorBody.self, from: data) else {
+                throw .unreadable("HTTP \(status) without the protocol's error body")
+            }
+            if let serverTime = body.serverTime { observeServerTime(serverTime) }
+            throw .refused(body, status: status, retryAfterSeconds: retryAfter)
+        }
+        if let time = try? JSONDecoder().decode(ServerTime.self, from: data), let serverTime = time.serverTime {
+            observeServerTime(serverTime)
+        }
+        do {
+            return try JSONDecoder().decode(Answer.self, from: data)
+        } catch {
+            throw .unreadable("\(error)")
+        }
+    }
+
+    private struct ServerTime: Decodable { var serverTime: Int64? }
+
+    static func describe(_ error: any Error) -> String {
+        let text = String(describing: error)
+        if text.contains("connectTimeout") || text.contains("deadlineExceeded") { return "timed out" }
+        if text.contains("connectionRefused") || text.contains("Connection refused") { return "connection refused" }
+        if text.contains("remoteConnectionClosed") { return "the connection closed" }
+        return text.count > 200 ? String(text.prefix(200)) + "…" : text
+    }
+}

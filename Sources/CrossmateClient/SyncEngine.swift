@@ -1,0 +1,792 @@
+import CrossmateCore
+import CrossmateProtocol
+import CrossmateSync
+import Foundation
+import Logging
+import Synchronization
+
+/// A square whose merged state changed, and who wrote what it holds now ("" when emptied).
+public struct SquareChange: Hashable, Sendable {
+    public var position: GridPosition
+    public var authorID: String
+}
+
+/// Another device's cursor in a game.
+public struct PeerCursor: Hashable, Sendable {
+    public var deviceID: String
+    public var authorID: String
+    public var position: GridPosition
+    public var direction: Direction
+}
+
+/// How this device stands with the server.
+public struct SyncStatus: Hashable, Sendable, CustomStringConvertible {
+    public enum Connection: Hashable, Sendable {
+        /// The socket is open: pokes and cursors arrive live.
+        case online
+        /// Nothing reaches the server since this time (Unix milliseconds).
+        case offline(since: Int64)
+        /// The server asked this device to wait (429); pushing resumes at this time.
+        case throttled(until: Int64)
+    }
+
+    public var connection: Connection
+    /// This device's moves not yet acknowledged, across every game.
+    public var unsent: Int
+
+    public var description: String {
+        let state =
+            switch connection {
+            case .online: "online"
+            case let .offline(since): "offline since \(Self.clock(since))"
+            case .throttled: "throttled by the server"
+            }
+        return unsent == 0 ? state : "\(state), \(unsent) move\(unsent == 1 ? "" : "s") not yet sent"
+    }
+
+    static func clock(_ millis: Int64) -> String {
+        let formatter = DateFormatter()
+        formatter.dateFormat = "HH:mm:ss"
+        return formatter.string(from: Date(timeIntervalSince1970: Double(millis) / 1000))
+    }
+}
+
+/// What a UI hears from the engine.
+public enum EngineEvent: Sendable {
+    /// Squares of a game changed (typed here, or merged from others).
+    case gridChanged(gameID: String, squares: [SquareChange])
+    case cursorsChanged(gameID: String, cursors: [PeerCursor])
+    /// This device may no longer write in the game; its grid stays.
+    case becameReadOnly(gameID: String, reason: String)
+    /// The game ended: the authority's completion, with the final grid in place.
+    case completed(gameID: String, completion: Completion)
+    case status(SyncStatus)
+    /// The set of games, a title, a player or a seal changed.
+    case gamesChanged
+    /// The server refused one of this device's moves for good.
+    case moveRefused(gameID: String, seq: Int, reason: String)
+}
+
+/// Why a command was not carried out.
+public enum SessionRefusal: Error, Hashable, Sendable, CustomStringConvertible {
+    case unknownGame(String)
+    case readOnly(String)
+    case refused(MutationRefusal)
+
+    public var description: String {
+        switch self {
+        case let .unknownGame(game): "this device does not have game \(game); join it or sync first"
+        case .readOnly: "you were removed from this game: it stays readable but takes no more letters"
+        case let .refused(refusal): refusal.description
+        }
+    }
+}
+
+/// The device's offset to the server's clock: learned from every answer's `serverTime`, used as
+/// the physical part of every timestamp this device makes, so a clock that is minutes off still
+/// writes moves the server takes.
+final class ServerClock: Sendable {
+    private let offset: Mutex<Int64>
+    private let localNow: @Sendable () -> Int64
+    private let persist: @Sendable (Int64) -> Void
+
+    init(offset: Int64, localNow: @escaping @Sendable () -> Int64, persist: @escaping @Sendable (Int64) -> Void) {
+        self.offset = Mutex(offset)
+        self.localNow = localNow
+        self.persist = persist
+    }
+
+    /// The server's time as this device best knows it.
+    var now: Int64 { localNow() + offset.withLock { $0 } }
+    var local: Int64 { localNow() }
+
+    /// Folds in a `serverTime` from an answer that has just arrived. Differences under a second
+    /// are latency, not skew, and are ignored so timestamps do not jitter.
+    func observe(serverTime: Int64) {
+        let measured = serverTime - localNow()
+        let changed = offset.withLock { current -> Bool in
+            guard abs(measured - current) > 1_000 else { return false }
+            current = measured
+            return true
+        }
+        if changed { persist(measured) }
+    }
+}
+
+/// The sync engine a native app embeds (CKSyncEngine's role): a local store first, one push in
+/// flight (over the socket when it is open, HTTP otherwise), fetches on start, reconnect and
+/// poke, and a stream of events for the UI.
+public actor SyncEngine {
+    public nonisolated let store: ClientStore
+    public nonisolated let identity: Identity
+    let clock: ServerClock
+    private let api: ServerAPI
+    var serverAPI: ServerAPI { api }
+    private let logger: Logger
+    private var socket: SocketLink?
+    private var socketTask: Task<Void, Never>?
+    private var replicas: [String: GameReplica] = [:]
+    private var cursors: [String: [String: PeerCursor]] = [:]
+    private var subscribers: [UUID: AsyncStream<EngineEvent>.Continuation] = [:]
+    private var connection: SyncStatus.Connection
+    private var random: SeededRandomNumberGenerator
+
+    // Pushing: one loop, one batch in flight.
+    private var pushTask: Task<Void, Never>?
+    private var pushBackoff: Backoff
+    private var wakeUp: CheckedContinuation<Void, Never>?
+    private var nextPushID = 1
+    private var socketPushes: [Int: CheckedContinuation<Result<PushMovesResponse, ServerFailure>, Never>] = [:]
+
+    // Cursors: sent at most every `cursorInterval`, the last one always.
+    private var cursorSent: [String: ContinuousClock.Instant] = [:]
+    private var cursorPending: [String: CursorPosition] = [:]
+    private let cursorInterval = Duration.milliseconds(100)
+
+    /// `localNow` is the device's own clock in Unix milliseconds (injected in tests: a clock
+    /// that is 10 minutes fast is one of them).
+    public init(
+        store: ClientStore, identity: Identity, seed: UInt64 = UInt64.random(in: 0...UInt64.max),
+        localNow: @escaping @Sendable () -> Int64 = { Int64(Date().timeIntervalSince1970 * 1000) },
+        logger: Logger = Logger(label: "crossmate.client")
+    ) throws {
+        self.store = store
+        self.identity = identity
+        self.logger = logger
+        let clock = ServerClock(offset: try store.serverOffsetMillis(), localNow: localNow) { offset in
+            try? store.setServerOffsetMillis(offset)
+        }
+        self.clock = clock
+        api = ServerAPI(baseURL: identity.serverURL, token: identity.token) { clock.observe(serverTime: $0) }
+        random = SeededRandomNumberGenerator(seed: seed)
+        pushBackoff = Backoff(seed: seed &+ 1)
+        connection = .offline(since: localNow())
+    }
+
+    // MARK: Events
+
+    /// A stream of everything a UI should redraw for. Each call makes a new subscriber.
+    public func events() -> AsyncStream<EngineEvent> {
+        let (stream, continuation) = AsyncStream.makeStream(of: EngineEvent.self, bufferingPolicy: .unbounded)
+        let id = UUID()
+        subscribers[id] = continuation
+        continuation.onTermination = { [weak self] _ in
+            Task { await self?.unsubscribe(id) }
+        }
+        continuation.yield(.status(status))
+        return stream
+    }
+
+    private func unsubscribe(_ id: UUID) { subscribers[id] = nil }
+
+    private func emit(_ event: EngineEvent) {
+        for subscriber in subscribers.values { subscriber.yield(event) }
+    }
+
+    public var status: SyncStatus {
+        SyncStatus(connection: connection, unsent: (try? store.unsentCount()) ?? 0)
+    }
+
+    private func setConnection(_ new: SyncStatus.Connection) {
+        if case .offline = connection, case .offline = new { return }
+        connection = new
+        emit(.status(status))
+    }
+
+    // MARK: Running
+
+    /// Goes live: opens the socket (reopened whenever it drops), fetches everything and pushes
+    /// what is waiting.
+    public func start() {
+        guard socket == nil else { return }
+        let link = SocketLink(url: api.socketURL, token: identity.token, logger: logger)
+        socket = link
+        link.start(seed: random.next())
+        socketTask = Task { [weak self] in
+            for await event in link.events { await self?.handle(event) }
+        }
+        kickPush()
+    }
+
+    /// Stops the socket and the push loop. What is stored stays stored.
+    public func stop() async {
+        socket?.stop()
+        socketTask?.cancel()
+        socket = nil
+        pushTask?.cancel()
+        wake()
+        for continuation in socketPushes.values { continuation.resume(returning: .failure(.unreachable("stopped"))) }
+        socketPushes = [:]
+        for subscriber in subscribers.values { subscriber.finish() }
+        subscribers = [:]
+    }
+
+    /// Push and fetch everything once (what `crossmate sync` does). Returns what moved.
+    public func syncOnce() async throws(ServerFailure) -> SyncReport {
+        var report = SyncReport()
+        let before = try? store.unsentCount()
+        try await refreshGameList(report: &report)
+        for game in (try? store.games()) ?? [] {
+            report.received += try await fetch(game.game.gameID)
+        }
+        try await drainPushes()
+        report.sent = max(0, (before ?? 0) - ((try? store.unsentCount()) ?? 0))
+        return report
+    }
+
+    public struct SyncReport: Sendable {
+        public var sent = 0
+        public var received = 0
+        public var newGames: [String] = []
+    }
+
+    // MARK: Socket
+
+    private func handle(_ event: SocketEvent) async {
+        switch event {
+        case .connected:
+            setConnection(.online)
+            let games = ((try? store.games()) ?? []).map(\.game.gameID)
+            for start in stride(from: 0, to: games.count, by: 200) {
+                socket?.send(.subscribe(games: Array(games[start..<min(games.count, start + 200)])))
+            }
+            wake()
+            var report = SyncReport()
+            do {
+                try await refreshGameList(report: &report)
+                for game in (try? store.games()) ?? [] { _ = try await fetch(game.game.gameID) }
+            } catch {
+                logger.info("fetch after connecting failed", metadata: ["error": "\(error)"])
+            }
+            kickPush()
+        case let .disconnected(reason, _):
+            logger.debug("socket closed", metadata: ["reason": "\(reason)"])
+            if case .online = connection { setConnection(.offline(since: clock.local)) }
+            for continuation in socketPushes.values { continuation.resume(returning: .failure(.unreachable(reason))) }
+            socketPushes = [:]
+        case let .message(message):
+            await handle(message)
+        }
+    }
+
+    private func handle(_ message: ServerSocketMessage) async {
+        switch message {
+        case let .poke(zone, token, after, changes):
+            guard let local = try? store.game(zone) else { return }
+            let held = local.token?.sequence ?? 0
+            guard token.sequence > held else { return }
+            if let changes, let after, after.sequence == held {
+                apply(changes, gameID: zone)
+                try? store.setChangeToken(token)
+                await settleCompletion(zone)
+            } else {
+                _ = try? await fetch(zone)
+            }
+        case let .cursor(gameID, deviceID, authorID, cursor):
+            guard deviceID != identity.deviceID, let direction = Direction(rawValue: cursor.direction) else { return }
+            cursors[gameID, default: [:]][deviceID] = PeerCursor(
+                deviceID: deviceID, authorID: authorID, position: GridPosition(row: cursor.row, col: cursor.col), direction: direction)
+            emit(.cursorsChanged(gameID: gameID, cursors: peerCursors(gameID)))
+        case .feed:
+            var report = SyncReport()
+            try? await refreshGameList(report: &report)
+        case let .pong(serverTime):
+            clock.observe(serverTime: serverTime)
+        case let .pushed(id, _, response):
+            socketPushes.removeValue(forKey: id)?.resume(returning: .success(response))
+        case let .pushFailed(id, _, error, retryAfterSeconds):
+            let status = error.error == .rateLimited ? 429 : error.error == .serverError ? 500 : 400
+            socketPushes.removeValue(forKey: id)?.resume(
+                returning: .failure(.refused(error, status: status, retryAfterSeconds: retryAfterSeconds)))
+        case let .error(body):
+            logger.warning("the server refused the socket", metadata: ["error": "\(body.message)"])
+        }
+    }
+
+    public func peerCursors(_ gameID: String) -> [PeerCursor] {
+        (cursors[gameID] ?? [:]).values.sorted { $0.deviceID < $1.deviceID }
+    }
+
+    // MARK: Games
+
+    /// Learns the account's games from the server (new ones are loaded, removals turn read-only).
+    private func refreshGameList(report: inout SyncReport) async throws(ServerFailure) {
+        var cursor: GameListCursor?
+        var changed = false
+        repeat {
+            let page = try await api.games(after: cursor)
+            for summary in page.games {
+                let local = try? store.game(summary.gameID)
+                if local == nil {
+                    _ = try await fetch(summary.gameID)
+                    report.newGames.append(summary.gameID)
+                    socket?.send(.subscribe(games: [summary.gameID]))
+                    changed = true
+                }
+                if summary.readOnly, local?.readOnly != true {
+                    becomeReadOnly(summary.gameID, reason: "removed from the game")
+                }
+            }
+            cursor = page.next
+        } while cursor != nil
+        if changed { emit(.gamesChanged) }
+    }
+
+    /// Fetches a game's changes since the local token (a game never seen: snapshot plus tail).
+    /// Returns how many moves arrived.
+    @discardableResult
+    public func fetch(_ gameID: String) async throws(ServerFailure) -> Int {
+        var received = 0
+        var local = try? store.game(gameID)
+        if local == nil || local?.token == nil {
+            let loaded = try await api.snapshot(gameID: gameID)
+            do {
+                try store.saveGame(loaded.game, title: loaded.game.puzzle.title)
+                if let snapshot = loaded.snapshot {
+                    try store.saveSnapshot(gameID: gameID, zoneSeq: loaded.token.sequence, snapshot: snapshot)
+                }
+            } catch {
+                logger.error("the local store failed", metadata: ["error": "\(error)"])
+                throw .unreadable("the local store failed: \(error)")
+            }
+            apply(loaded.records, gameID: gameID)
+            try? store.setChangeToken(loaded.token)
+            local = try? store.game(gameID)
+            emit(.gamesChanged)
+        }
+        var token = local?.token
+        while true {
+            let page: ChangesResponse
+            do {
+                page = try await api.changes(gameID: gameID, since: token)
+            } catch {
+                if let body = error.errorBody, body.error == .forbidden || body.error == .notFound {
+                    becomeReadOnly(gameID, reason: body.message)
+                    return received
+                }
+                throw error
+            }
+            received += apply(page.changes, gameID: gameID)
+            try? store.setChangeToken(page.token)
+            token = page.token
+            if !page.moreComing { break }
+        }
+        await settleCompletion(gameID)
+        return received
+    }
+
+    /// Applies changes from the server: moves merged into the store and the open replica, the
+    /// game record, participants and seals stored. Returns the moves applied.
+    @discardableResult
+    private func apply(_ changes: [ZoneChange], gameID: String) -> Int {
+        var moves: [Move] = []
+        var others = false
+        for change in changes {
+            switch change.record {
+            case let .move(record):
+                if let move = try? record.move() { moves.append(move) }
+            case let .game(record):
+                try? store.saveGame(record, title: record.puzzle.title)
+                others = true
+            case let .participant(participant):
+                try? store.saveParticipant(participant)
+                if participant.authorID == identity.authorID, participant.revoked {
+                    becomeReadOnly(gameID, reason: "removed from the game")
+                }
+                others = true
+            case let .seal(seal):
+                try? store.saveSeal(seal)
+                others = true
+            }
+        }
+        if !moves.isEmpty {
+            do { try store.recordReceived(moves) } catch { logger.error("the local store failed", metadata: ["error": "\(error)"]) }
+            if var replica = replicas[gameID] {
+                let before = replica.grid
+                replica.receive(moves)
+                replicas[gameID] = replica
+                emitChanges(gameID: gameID, before: before, after: replica.grid, at: moves.map(\.position))
+            } else {
+                emit(.gridChanged(gameID: gameID, squares: []))
+            }
+        }
+        if others { emit(.gamesChanged) }
+        return moves.count
+    }
+
+    private func emitChanges(gameID: String, before: GameGrid, after: GameGrid, at positions: [GridPosition]) {
+        var seen = Set<GridPosition>()
+        var squares: [SquareChange] = []
+        for position in positions where seen.insert(position).inserted && before.state(at: position) != after.state(at: position) {
+            squares.append(SquareChange(position: position, authorID: after.state(at: position).cellAuthorID))
+        }
+        if !squares.isEmpty { emit(.gridChanged(gameID: gameID, squares: squares)) }
+    }
+
+    private func becomeReadOnly(_ gameID: String, reason: String) {
+        guard let local = try? store.game(gameID), !local.readOnly else { return }
+        try? store.setReadOnly(gameID)
+        emit(.becameReadOnly(gameID: gameID, reason: reason))
+    }
+
+    /// When the game's record carries a completion this device has not adopted: the final grid
+    /// comes with the latest snapshot (the one stored with the completion).
+    private func settleCompletion(_ gameID: String) async {
+        guard let local = try? store.game(gameID), let record = local.game.completion else { return }
+        let completion = record.completion
+        guard !adoptedFinal.contains(gameID) else { return }
+        guard let loaded = try? await api.snapshot(gameID: gameID), let final = loaded.snapshot else { return }
+        try? store.saveSnapshot(gameID: gameID, zoneSeq: loaded.token.sequence, snapshot: final)
+        adoptedFinal.insert(gameID)
+        if var replica = replicas[gameID] {
+            let before = replica.grid
+            replica.adopt(completion, finalGrid: final.grid)
+            replicas[gameID] = replica
+            emitChanges(gameID: gameID, before: before, after: replica.grid, at: replica.puzzle.letterPositions)
+        }
+        emit(.completed(gameID: gameID, completion: completion))
+        kickPush()
+    }
+
+    private var adoptedFinal: Set<String> = []
+
+    // MARK: Sessions
+
+    /// Loads a game's replica from the local store (its own moves rebuild its journal, so undo
+    /// and the next seq are exactly what they were before a restart).
+    func replica(_ gameID: String) throws(SessionRefusal) -> GameReplica {
+        if let replica = replicas[gameID] { return replica }
+        guard let local = try? store.game(gameID) else { throw .unknownGame(gameID) }
+        let moves = (try? store.moves(gameID: gameID)) ?? []
+        let completion = local.game.completion?.completion
+        let replica: GameReplica
+        if let snapshot = try? store.snapshot(gameID: gameID) {
+            replica = GameReplica(
+                puzzle: local.game.puzzle, gameID: gameID, replicaID: identity.deviceID, authorID: identity.authorID,
+                snapshot: snapshot.snapshot, moves: moves, completion: completion)
+            if completion != nil { adoptedFinal.insert(gameID) }
+        } else {
+            replica = GameReplica(
+                puzzle: local.game.puzzle, gameID: gameID, replicaID: identity.deviceID, authorID: identity.authorID,
+                moves: moves, completion: completion)
+        }
+        replicas[gameID] = replica
+        return replica
+    }
+
+    /// Opens a game for a UI.
+    public func open(_ gameID: String) throws(SessionRefusal) -> GameSession {
+        _ = try replica(gameID)
+        return GameSession(engine: self, gameID: gameID)
+    }
+
+    /// Performs a command: the moves are in the local store before anyone hears of them.
+    @discardableResult
+    public func perform(_ command: Command, in gameID: String) throws(SessionRefusal) -> [Move] {
+        var replica = try replica(gameID)
+        if let local = try? store.game(gameID), local.readOnly { throw .readOnly(gameID) }
+        let wasComplete = replica.completion != nil
+        let before = replica.grid
+        let moves: [Move]
+        do { moves = try replica.perform(command, wallMillis: clock.now) } catch { throw .refused(error) }
+        guard !moves.isEmpty else { return [] }
+        do {
+            try store.recordOwn(moves)
+        } catch {
+            // Not stored, so not made: the replica is left as it was.
+            logger.error("the local store failed", metadata: ["error": "\(error)"])
+            throw .refused(.invalidLetter("(the local store failed: \(error))"))
+        }
+        replicas[gameID] = replica
+        emitChanges(gameID: gameID, before: before, after: replica.grid, at: moves.map(\.position))
+        if !wasComplete, let completion = replica.completion { emit(.completed(gameID: gameID, completion: completion)) }
+        emit(.status(status))
+        kickPush()
+        return moves
+    }
+
+    /// Moves this device's cursor: sent live over the socket, at most every 100 ms (the last
+    /// position always goes).
+    public func moveCursor(_ position: GridPosition, direction: Direction, in gameID: String) {
+        cursorPending[gameID] = CursorPosition(row: position.row, col: position.col, direction: direction.rawValue)
+        let now = ContinuousClock.now
+        if let sent = cursorSent[gameID], now - sent < cursorInterval {
+            let delay = cursorInterval - (now - sent)
+            Task { [weak self] in
+                try? await Task.sleep(for: delay)
+                await self?.flushCursor(gameID)
+            }
+            return
+        }
+        flushCursor(gameID)
+    }
+
+    private func flushCursor(_ gameID: String) {
+        guard let cursor = cursorPending.removeValue(forKey: gameID) else { return }
+        cursorSent[gameID] = .now
+        socket?.send(.cursor(gameID: gameID, cursor: cursor))
+    }
+
+    /// The state a UI draws.
+    public func view(_ gameID: String) throws(SessionRefusal) -> GameView {
+        let replica = try replica(gameID)
+        guard let local = try? store.game(gameID) else { throw .unknownGame(gameID) }
+        return GameView(
+            gameID: gameID, title: local.title, puzzle: replica.puzzle, grid: replica.grid, completion: replica.completion,
+            canUndo: replica.canUndo && !local.readOnly, canRedo: replica.canRedo && !local.readOnly, readOnly: local.readOnly,
+            players: (try? store.participants(gameID: gameID)) ?? [], cursors: peerCursors(gameID), me: identity.authorID,
+            sealed: local.sealed)
+    }
+
+    /// The finished game's scoreboard, from the final grid and every move this device holds.
+    public func scoreboard(_ gameID: String) throws(SessionRefusal) -> [PlayerScore] {
+        let replica = try replica(gameID)
+        return Scoreboard.scores(finalGrid: replica.grid, moves: (try? store.moves(gameID: gameID)) ?? [])
+    }
+
+    /// The replay of a finished game, once every device has sealed: fetches the game's whole
+    /// history when this device holds only a snapshot of it.
+    public func replay(_ gameID: String) async throws(SessionRefusal) -> ReplayAvailability {
+        let replica = try replica(gameID)
+        let puzzle = replica.puzzle
+        func assemble() -> ReplayAvailability {
+            ReplayAssembler.assemble(
+                width: puzzle.width, height: puzzle.height, moves: try? store.moves(gameID: gameID),
+                seals: (try? store.seals(gameID: gameID)) ?? [])
+        }
+        let first = assemble()
+        guard case .waiting = first, replica.completion != nil else { return first }
+        // Moves a snapshot covered were never fetched: read the zone from its start.
+        var token: ChangeToken?
+        while let page = try? await api.changes(gameID: gameID, since: token) {
+            apply(page.changes, gameID: gameID)
+            token = page.token
+            if !page.moreComing { break }
+        }
+        return assemble()
+    }
+
+    // MARK: Pushing
+
+    /// Starts the push loop if the engine is live and the loop is not running.
+    private func kickPush() {
+        guard socket != nil else { return }
+        guard pushTask == nil else {
+            wake()
+            return
+        }
+        pushTask = Task { [weak self] in await self?.pushLoop() }
+    }
+
+    /// Waits until everything pushable is pushed (what `sync` does), or the server refuses.
+    private func drainPushes() async throws(ServerFailure) {
+        while let work = nextPushWork() {
+            let outcome = await pushOnce(work)
+            switch outcome {
+            case .done: continue
+            case let .wait(_, failure): throw failure
+            }
+        }
+    }
+
+    private enum PushWork {
+        case moves(String, [Move])
+        case seal(String, lastSeq: Int)
+    }
+
+    private enum PushOutcome {
+        case done
+        case wait(Duration, ServerFailure)
+    }
+
+    private func nextPushWork() -> PushWork? {
+        for local in (try? store.games()) ?? [] where !local.readOnly {
+            let gameID = local.game.gameID
+            if let unsent = try? store.unsent(gameID: gameID, limit: ProtocolLimits.maximumRecordsPerBatch), !unsent.isEmpty {
+                // At most 2 MB: a batch ends before the move that would take it past.
+                var bytes = 64
+                let batch = unsent.enumerated().prefix { index, move in
+                    bytes += MoveRecord(move).sortedJSON.utf8.count + 1
+                    return index == 0 || bytes <= ProtocolLimits.maximumBatchBytes
+                }.map(\.element)
+                return .moves(gameID, batch)
+            }
+            if local.game.completion != nil, !local.sealed, adoptedFinal.contains(gameID) {
+                let last = (try? store.acknowledgedThrough(gameID: gameID, replicaID: identity.deviceID)) ?? 0
+                return .seal(gameID, lastSeq: last)
+            }
+        }
+        return nil
+    }
+
+    private func pushLoop() async {
+        defer { pushTask = nil }
+        while !Task.isCancelled, let work = nextPushWork() {
+            switch await pushOnce(work) {
+            case .done:
+                pushBackoff.reset()
+                if case .throttled = connection { setConnection(socket?.isOpen == true ? .online : .offline(since: clock.local)) }
+            case let .wait(delay, failure):
+                if case let .refused(body, _, _) = failure, body.error == .rateLimited {
+                    setConnection(.throttled(until: clock.local + Int64(delay.components.seconds * 1000)))
+                } else if socket?.isOpen != true {
+                    setConnection(.offline(since: clock.local))
+                }
+                await sleep(for: delay)
+            }
+        }
+    }
+
+    /// Sleeps, unless woken by a reconnect or new work.
+    private func sleep(for delay: Duration) async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            wakeUp = continuation
+            Task { [weak self] in
+                try? await Task.sleep(for: delay)
+                await self?.wake()
+            }
+        }
+    }
+
+    private func wake() {
+        wakeUp?.resume()
+        wakeUp = nil
+    }
+
+    private func pushOnce(_ work: PushWork) async -> PushOutcome {
+        switch work {
+        case let .seal(gameID, lastSeq):
+            do {
+                _ = try await api.seal(gameID: gameID, lastSeq: lastSeq)
+                try? store.markSealed(gameID)
+                try? store.saveSeal(Seal(gameID: gameID, replicaID: identity.deviceID, lastSeq: lastSeq))
+                emit(.gamesChanged)
+                return .done
+            } catch {
+                return failed(error, gameID: gameID)
+            }
+        case let .moves(gameID, batch):
+            let result = await send(batch, to: gameID)
+            switch result {
+            case let .success(response):
+                settle(response, batch: batch, gameID: gameID)
+                await settleCompletion(gameID)
+                return .done
+            case let .failure(error):
+                return failed(error, gameID: gameID)
+            }
+        }
+    }
+
+    private func failed(_ error: ServerFailure, gameID: String) -> PushOutcome {
+        if case let .refused(body, status, retryAfter) = error {
+            switch body.error {
+            case .clockSkew:
+                // The clock is corrected by the answer's serverTime already: restamp and resend.
+                restampUnsent(gameID)
+                return .done
+            case .readOnly, .forbidden, .notFound, .gone:
+                becomeReadOnly(gameID, reason: body.message)
+                return .done
+            case .rateLimited:
+                return .wait(pushBackoff.next(atLeast: .seconds(retryAfter ?? 1)), error)
+            default:
+                if status >= 500 { return .wait(pushBackoff.next(atLeast: .seconds(retryAfter ?? 0)), error) }
+                // A refusal that resending cannot mend (a limit, a malformed batch): the batch's
+                // moves leave the outbox, named, so the rest can go.
+                logger.error("the server refused a batch", metadata: ["game": "\(gameID)", "error": "\(body.message)"])
+                for move in (try? store.unsent(gameID: gameID, limit: 1)) ?? [] {
+                    try? store.markRefused(gameID: gameID, replicaID: move.replicaID, seq: move.seq)
+                    emit(.moveRefused(gameID: gameID, seq: move.seq, reason: body.message))
+                }
+                return .done
+            }
+        }
+        return .wait(pushBackoff.next(), error)
+    }
+
+    private func send(_ batch: [Move], to gameID: String) async -> Result<PushMovesResponse, ServerFailure> {
+        let records = batch.map(MoveRecord.init)
+        if let socket, socket.isOpen {
+            let id = nextPushID
+            nextPushID += 1
+            let answer = await withCheckedContinuation { (continuation: CheckedContinuation<Result<PushMovesResponse, ServerFailure>, Never>) in
+                socketPushes[id] = continuation
+                if !socket.send(.push(gameID: gameID, id: id, moves: records)) {
+                    socketPushes.removeValue(forKey: id)?.resume(returning: .failure(.unreachable("the socket closed")))
+                    return
+                }
+                Task { [weak self] in
+                    try? await Task.sleep(for: .seconds(30))
+                    await self?.expirePush(id)
+                }
+            }
+            return answer
+        }
+        do {
+            return .success(try await api.push(gameID: gameID, moves: records))
+        } catch {
+            return .failure(error)
+        }
+    }
+
+    private func expirePush(_ id: Int) {
+        socketPushes.removeValue(forKey: id)?.resume(returning: .failure(.unreachable("no answer to a push within 30 s")))
+    }
+
+    /// Takes a push's per-record answers: acknowledged moves leave the outbox, refused ones are
+    /// named; the change token moves on when the push's moves were the zone's only changes.
+    private func settle(_ response: PushMovesResponse, batch: [Move], gameID: String) {
+        var acknowledged = 0
+        var sequences: [Int64] = []
+        for result in response.results {
+            switch result.status {
+            case .saved, .duplicate:
+                acknowledged = max(acknowledged, result.seq)
+                if result.status == .saved, let sequence = result.sequence { sequences.append(sequence) }
+            case .rejected:
+                try? store.markRefused(gameID: gameID, replicaID: result.replicaID, seq: result.seq)
+                emit(.moveRefused(gameID: gameID, seq: result.seq, reason: result.error?.message ?? "refused"))
+            }
+        }
+        if acknowledged > 0 { try? store.markSent(gameID: gameID, replicaID: identity.deviceID, through: acknowledged) }
+        if let held = try? store.game(gameID)?.token?.sequence, !sequences.isEmpty {
+            sequences.sort()
+            if sequences.first == held + 1, sequences.last == response.token.sequence,
+                sequences.count == Int(response.token.sequence - held)
+            {
+                try? store.setChangeToken(response.token)
+            }
+        }
+        if let completion = response.completion {
+            var local = try? store.game(gameID)
+            if local?.game.completion == nil {
+                local?.game.completion = completion
+                if let local { try? store.saveGame(local.game, title: local.title) }
+            }
+        }
+        emit(.status(status))
+    }
+
+    /// The server refused a batch as stamped too far ahead: this device's unsent moves of the
+    /// game get new timestamps from the corrected clock (in the same order; nobody has seen
+    /// them), and the replica is rebuilt from the store.
+    private func restampUnsent(_ gameID: String) {
+        guard let moves = try? store.moves(gameID: gameID), let unsent = try? store.unsent(gameID: gameID, limit: Int.max) else { return }
+        let pendingIDs = Set(unsent.map { MoveID(replicaID: $0.replicaID, seq: $0.seq) })
+        var hlc = HybridLogicalClock()
+        for move in moves where !pendingIDs.contains(MoveID(replicaID: move.replicaID, seq: move.seq)) && move.timestamp.wallMillis <= clock.now {
+            hlc.observe(move.timestamp)
+        }
+        let restamped = unsent.sorted { $0.seq < $1.seq }.map { move in
+            var move = move
+            move.timestamp = hlc.tick(wallMillis: clock.now)
+            return move
+        }
+        try? store.restamp(restamped)
+        logger.info("moves restamped after clock skew", metadata: ["game": "\(gameID)", "count": "\(restamped.count)"])
+        if let before = replicas.removeValue(forKey: gameID)?.grid, let replica = try? replica(gameID) {
+            emitChanges(gameID: gameID, before: before, after: replica.grid, at: restamped.map(\.position))
+        }
+    }
+}

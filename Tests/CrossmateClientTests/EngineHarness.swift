@@ -1,0 +1,79 @@
+import CrossmateClient
+import CrossmateCore
+import CrossmateProtocol
+import CrossmateSync
+import CrossmateTestSupport
+import Foundation
+import Testing
+
+/// One device in an engine test: its own local store and engine, talking to a real server.
+struct TestPlayer {
+    let store: ClientStore
+    let engine: SyncEngine
+    let path: String
+
+    var identity: Identity { engine.identity }
+
+    /// A new account on `server` with this device as its first.
+    static func login(
+        _ name: String, server: String, in directory: TemporaryDirectory, localNow: (@Sendable () -> Int64)? = nil
+    )
+        async throws -> TestPlayer
+    {
+        let path = directory.path + "/\(name)-\(UUID().uuidString.prefix(8)).sqlite"
+        let store = try ClientStore(path: path)
+        let identity = try await DeviceSetup.login(store: store, serverURL: server, name: name)
+        return try TestPlayer(store: store, identity: identity, path: path, localNow: localNow)
+    }
+
+    /// A second device of `other`'s account, linked with a code.
+    static func link(to other: TestPlayer, in directory: TemporaryDirectory) async throws -> TestPlayer {
+        let code = try await other.engine.linkCode()
+        let path = directory.path + "/linked-\(UUID().uuidString.prefix(8)).sqlite"
+        let store = try ClientStore(path: path)
+        let identity = try await DeviceSetup.link(store: store, serverURL: other.identity.serverURL, code: code.code)
+        return try TestPlayer(store: store, identity: identity, path: path)
+    }
+
+    /// The same device after a restart: its store reopened, a new engine.
+    func restarted(localNow: (@Sendable () -> Int64)? = nil) throws -> TestPlayer {
+        let store = try ClientStore(path: path)
+        return try TestPlayer(store: store, identity: try #require(try store.identity()), path: path, localNow: localNow)
+    }
+
+    init(store: ClientStore, identity: Identity, path: String, localNow: (@Sendable () -> Int64)? = nil) throws {
+        self.store = store
+        self.path = path
+        let seed = UInt64(truncatingIfNeeded: identity.deviceID.hashValue)
+        if let localNow {
+            engine = try SyncEngine(store: store, identity: identity, seed: seed, localNow: localNow)
+        } else {
+            engine = try SyncEngine(store: store, identity: identity, seed: seed)
+        }
+    }
+
+    func letters(_ gameID: String) async throws -> [String] {
+        try await engine.view(gameID).grid.letters
+    }
+}
+
+/// A server process for one test, in its own directory, stopped at the end.
+func withLiveServer<T>(
+    environment: [String: String] = [:], _ body: (ServerProcess, TemporaryDirectory) async throws -> T
+) async throws -> T {
+    let directory = try TemporaryDirectory("crossmate-engine")
+    defer { directory.remove() }
+    let server = try ServerProcess(dataDirectory: directory.path + "/server", environment: environment)
+    defer { _ = server.terminate() }
+    return try await body(server, directory)
+}
+
+/// Types `word` from `start` along `direction`, one command per letter.
+func type(_ word: String, at start: GridPosition, _ direction: Direction = .across, in session: GameSession) async throws {
+    for (offset, letter) in word.enumerated() {
+        let position =
+            direction == .across
+            ? GridPosition(row: start.row, col: start.col + offset) : GridPosition(row: start.row + offset, col: start.col)
+        try await session.type(String(letter), at: position)
+    }
+}

@@ -1,0 +1,190 @@
+import CrossmateClient
+import CrossmateCore
+import CrossmateProtocol
+import CrossmateSync
+import CrossmateTestSupport
+import Foundation
+import Testing
+
+/// The sync engine against the real `crossmate serve` on loopback: what one device types reaches
+/// the others, offline typing converges, and neither a killed server nor a killed client loses
+/// a letter.
+@Suite(.serialized) struct EngineTests {
+    /// Green Light: `#ALSO / GREEN / LEGAL / UNITY / EATS#`.
+    static let solution = ["#ALSO", "GREEN", "LEGAL", "UNITY", "EATS#"]
+
+    /// Two accounts in one game: Ann owns it, Bob joined by link.
+    func twoPlayers(_ server: ServerProcess, _ directory: TemporaryDirectory) async throws -> (TestPlayer, TestPlayer, String) {
+        let ann = try await TestPlayer.login("Ann", server: server.baseURL, in: directory)
+        let bob = try await TestPlayer.login("Bob", server: server.baseURL, in: directory)
+        let gameID = try await ann.engine.createGame(CreateGameRequest(bundled: "green-light"))
+        let link = try await ann.engine.invite(gameID)
+        #expect(link.hasPrefix(server.baseURL + "/join/"))
+        #expect(try await bob.engine.join(link) == gameID)
+        return (ann, bob, gameID)
+    }
+
+    @Test func lettersReachTheOtherPlayerLive() async throws {
+        try await withLiveServer { server, directory in
+            let (ann, bob, gameID) = try await twoPlayers(server, directory)
+            await ann.engine.start()
+            await bob.engine.start()
+            let bobEvents = await bob.engine.events()
+            let annSession = try await ann.engine.open(gameID)
+            let bobSession = try await bob.engine.open(gameID)
+            try await type("GREEN", at: GridPosition(row: 1, col: 0), in: annSession)
+            // Bob hears of the squares (whose they are) and his grid holds them.
+            var heard: Set<GridPosition> = []
+            for await event in bobEvents {
+                if case let .gridChanged(game, squares) = event, game == gameID {
+                    for square in squares where square.authorID == ann.identity.authorID { heard.insert(square.position) }
+                }
+                if heard.count == 5 { break }
+            }
+            #expect(try await bobSession.view().grid.letters[5..<10] == ["G", "R", "E", "E", "N"])
+            // Cursors go live too.
+            await annSession.moveCursor(to: GridPosition(row: 2, col: 3), direction: .down)
+            try await eventually("Bob sees Ann's cursor") {
+                await bob.engine.peerCursors(gameID).contains { $0.authorID == ann.identity.authorID && $0.position == GridPosition(row: 2, col: 3) }
+            }
+            try await eventually("everything sent") { await ann.engine.status.unsent == 0 }
+            #expect(try await bobSession.view().players.map(\.displayName).sorted() == ["Ann", "Bob"])
+            await ann.engine.stop()
+            await bob.engine.stop()
+        }
+    }
+
+    @Test func typingOfflineConvergesOnReconnect() async throws {
+        let directory = try TemporaryDirectory("crossmate-engine")
+        defer { directory.remove() }
+        var server = try ServerProcess(dataDirectory: directory.path + "/server")
+        let (ann, bob, gameID) = try await twoPlayers(server, directory)
+        await ann.engine.start()
+        await bob.engine.start()
+        let annSession = try await ann.engine.open(gameID)
+        let bobSession = try await bob.engine.open(gameID)
+        // The server goes away; both keep typing (different squares, and one the same).
+        server.kill()
+        try await eventually("Ann sees she is offline") {
+            if case .offline = await ann.engine.status.connection { true } else { false }
+        }
+        try await type("ALSO", at: GridPosition(row: 0, col: 1), in: annSession)
+        try await type("EATS", at: GridPosition(row: 4, col: 0), in: bobSession)
+        try await bobSession.type("X", at: GridPosition(row: 0, col: 1))
+        #expect(await ann.engine.status.unsent == 4)
+        #expect(await bob.engine.status.unsent == 5)
+        // Back on the same port: both reconnect, push and fetch, and agree.
+        server = try ServerProcess(dataDirectory: directory.path + "/server", port: server.port)
+        defer { _ = server.terminate() }
+        try await eventually("both sent everything", within: .seconds(60)) {
+            let annUnsent = await ann.engine.status.unsent
+            let bobUnsent = await bob.engine.status.unsent
+            return annUnsent == 0 && bobUnsent == 0
+        }
+        try await eventually("both grids agree", within: .seconds(30)) {
+            let mine = try await ann.letters(gameID)
+            return try await mine == bob.letters(gameID) && mine[20...23] == ["E", "A", "T", "S"]
+        }
+        let letters = try await ann.letters(gameID)
+        // The later write of (0,1) wins on both: Bob's X was typed after Ann's A.
+        #expect(letters[1] == "X" && letters[2...4] == ["L", "S", "O"])
+        await ann.engine.stop()
+        await bob.engine.stop()
+    }
+
+    @Test func aClientKilledAndRestartedResendsWhatItStored() async throws {
+        try await withLiveServer { server, directory in
+            let (ann, bob, gameID) = try await twoPlayers(server, directory)
+            // Ann types without a connection to the server (never started): her moves are only
+            // in her store. A new engine on the same store, as after `kill -9`, sends them.
+            let session = try await ann.engine.open(gameID)
+            try await type("LEGAL", at: GridPosition(row: 2, col: 0), in: session)
+            #expect(try ann.store.unsentCount() == 5)
+            let again = try ann.restarted()
+            #expect(try await again.engine.view(gameID).grid.letters[10..<15] == ["L", "E", "G", "A", "L"])
+            await again.engine.start()
+            try await eventually("the restarted device sent its moves") { try again.store.unsentCount() == 0 }
+            _ = try await bob.engine.fetch(gameID)
+            #expect(try await bob.letters(gameID)[10..<15] == ["L", "E", "G", "A", "L"])
+            // Its next move carries on its seq: the journal was rebuilt from the store.
+            let next = try await again.engine.open(gameID).type("U", at: GridPosition(row: 3, col: 0))
+            #expect(next.map(\.seq) == [6])
+            await again.engine.stop()
+        }
+    }
+
+    @Test func aClockTenMinutesFastStillWritesAcceptedMoves() async throws {
+        try await withLiveServer { server, directory in
+            let (ann, _, gameID) = try await twoPlayers(server, directory)
+            let fast: @Sendable () -> Int64 = { Int64(Date().timeIntervalSince1970 * 1000) + 600_000 }
+            // Moves made before the device has heard the server's time are stamped 10 minutes
+            // ahead; the server refuses them as skewed, the engine corrects and resends.
+            try ann.store.setServerOffsetMillis(0)
+            let skewed = try ann.restarted(localNow: fast)
+            try await type("UNITY", at: GridPosition(row: 3, col: 0), in: skewed.engine.open(gameID))
+            await skewed.engine.start()
+            try await eventually("the skewed device's moves are accepted") { try skewed.store.unsentCount() == 0 }
+            let stored = try skewed.store.moves(gameID: gameID).filter { $0.replicaID == skewed.identity.deviceID }
+            let now = Int64(Date().timeIntervalSince1970 * 1000)
+            #expect(stored.count == 5 && stored.allSatisfy { $0.timestamp.wallMillis < now + 60_000 })
+            // Later moves use the learned offset from the start.
+            let later = try await skewed.engine.open(gameID).type("E", at: GridPosition(row: 4, col: 0))
+            #expect(later.allSatisfy { $0.timestamp.wallMillis < Int64(Date().timeIntervalSince1970 * 1000) + 60_000 })
+            await skewed.engine.stop()
+        }
+    }
+
+    @Test func aRemovedPlayerTurnsReadOnlyAndKeepsTheGrid() async throws {
+        try await withLiveServer { server, directory in
+            let (ann, bob, gameID) = try await twoPlayers(server, directory)
+            await bob.engine.start()
+            let bobSession = try await bob.engine.open(gameID)
+            try await type("GREEN", at: GridPosition(row: 1, col: 0), in: bobSession)
+            try await eventually("Bob's letters are sent") { await bob.engine.status.unsent == 0 }
+            let events = await bob.engine.events()
+            try await ann.engine.remove(bob.identity.authorID, from: gameID)
+            for await event in events {
+                if case let .becameReadOnly(game, _) = event, game == gameID { break }
+            }
+            let view = try await bobSession.view()
+            #expect(view.readOnly && view.grid.letters[5..<10] == ["G", "R", "E", "E", "N"])
+            await #expect(throws: SessionRefusal.readOnly(gameID)) { try await bobSession.type("A", at: GridPosition(row: 0, col: 1)) }
+            await bob.engine.stop()
+        }
+    }
+
+    @Test func aThrottledClientWaitsThenSendsOneBatch() async throws {
+        // A small request budget: a burst of 8, then one request every 2 s.
+        let environment = ["CROSSMATE_RATE_LIMIT_BURST": "8", "CROSSMATE_RATE_LIMIT_PER_SECOND": "0.5"]
+        try await withLiveServer(environment: environment) { server, directory in
+            let ann = try await TestPlayer.login("Ann", server: server.baseURL, in: directory)
+            let gameID = try await ann.engine.createGame(CreateGameRequest(bundled: "green-light"))
+            let session = try await ann.engine.open(gameID)
+            for position in try await session.view().puzzle.letterPositions { try await session.type("A", at: position) }
+            #expect(try ann.store.unsentCount() == 23)
+            // Another client of the same device spends the budget.
+            let api = ServerAPI(baseURL: server.baseURL, token: ann.identity.token)
+            while true {
+                do { _ = try await api.me() } catch let error as ServerFailure {
+                    #expect(error.errorBody?.error == .rateLimited)
+                    break
+                }
+            }
+            let events = await ann.engine.events()
+            let started = ContinuousClock.now
+            await ann.engine.start()
+            var throttled = false
+            var unsentSeen: [Int] = []
+            for await event in events {
+                guard case let .status(status) = event else { continue }
+                if case .throttled = status.connection { throttled = true }
+                if unsentSeen.last != status.unsent { unsentSeen.append(status.unsent) }
+                if status.unsent == 0 { break }
+            }
+            // It waited for the server's Retry-After, then everything went in one batch.
+            #expect(throttled && ContinuousClock.now - started >= .seconds(1))
+            #expect(unsentSeen == [23, 0])
+            await ann.engine.stop()
+        }
+    }
+}
