@@ -11,6 +11,7 @@ let package = Package(
         .library(name: "CrossmateSync", targets: ["CrossmateSync"]),
         .library(name: "CrossmateProtocol", targets: ["CrossmateProtocol"]),
         .library(name: "CrossmateClient", targets: ["CrossmateClient"]),
+        .library(name: "CrossmateTerminal", targets: ["CrossmateTerminal"]),
         .executable(name: "crossmate", targets: ["crossmate"]),
         .executable(name: "crossmate-bench", targets: ["crossmate-bench"]),
     ],
@@ -57,6 +58,7 @@ let package = Package(
                 .product(name: "NIOHTTP1", package: "swift-nio"),
             ]
         ),
+        .target(name: "CrossmateTerminal", dependencies: ["CrossmateCore", "CrossmateSync", "CrossmateProtocol", "CrossmateClient"]),
         .target(
             name: "CrossmateServer",
             dependencies: [
@@ -88,7 +90,7 @@ let package = Package(
         .executableTarget(
             name: "crossmate",
             dependencies: [
-                "CrossmateCore", "CrossmateFormats", "CrossmateServer",
+                "CrossmateCore", "CrossmateFormats", "CrossmateServer", "CrossmateClient", "CrossmateProtocol", "CrossmateTerminal",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "NIOCore", package: "swift-nio"),
             ]
@@ -113,7 +115,9 @@ let package = Package(
         .testTarget(
             name: "CrossmateClientTests",
             // The engine tests run against the real `crossmate serve`, so it is built with them.
-            dependencies: ["CrossmateClient", "CrossmateFormats", "CrossmateSync", "CrossmateTestSupport", "crossmate"]
+            dependencies: [
+                "CrossmateClient", "CrossmateFormats", "CrossmateSync", "CrossmateTerminal", "CrossmateTestSupport", "crossmate",
+            ]
         ),
         .testTarget(
             name: "CrossmateServerTests",

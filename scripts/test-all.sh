@@ -11,6 +11,12 @@ trap 'rm -rf "$work"' EXIT
 failed=0
 passed=0
 
+# The terminal client's tests drive a real `crossmate play` in tmux.
+if ! command -v tmux >/dev/null && command -v apt-get >/dev/null && [ "$(id -u)" = 0 ]; then
+    echo "== installing tmux"
+    apt-get update -qq >/dev/null && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq tmux >/dev/null
+fi
+
 echo "== swift format lint --strict (the layout .swift-format describes)"
 if swift format lint --strict -r Sources Tests Fuzz Package.swift; then passed=$((passed + 1)); else failed=$((failed + 1)); fi
 

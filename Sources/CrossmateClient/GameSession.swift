@@ -20,6 +20,24 @@ public struct GameView: Sendable {
     /// This device has pushed everything it made and written its Seal.
     public var sealed: Bool
 
+    public init(
+        gameID: String, title: String, puzzle: Puzzle, grid: GameGrid, completion: Completion?, canUndo: Bool, canRedo: Bool,
+        readOnly: Bool, players: [ParticipantRecord], cursors: [PeerCursor], me: String, sealed: Bool
+    ) {
+        self.gameID = gameID
+        self.title = title
+        self.puzzle = puzzle
+        self.grid = grid
+        self.completion = completion
+        self.canUndo = canUndo
+        self.canRedo = canRedo
+        self.readOnly = readOnly
+        self.players = players
+        self.cursors = cursors
+        self.me = me
+        self.sealed = sealed
+    }
+
     /// Letter squares holding a letter, of all letter squares.
     public var progress: (filled: Int, total: Int) {
         let squares = puzzle.letterPositions

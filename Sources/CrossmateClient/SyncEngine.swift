@@ -17,6 +17,13 @@ public struct PeerCursor: Hashable, Sendable {
     public var authorID: String
     public var position: GridPosition
     public var direction: Direction
+
+    public init(deviceID: String, authorID: String, position: GridPosition, direction: Direction) {
+        self.deviceID = deviceID
+        self.authorID = authorID
+        self.position = position
+        self.direction = direction
+    }
 }
 
 /// How this device stands with the server.
@@ -33,6 +40,11 @@ public struct SyncStatus: Hashable, Sendable, CustomStringConvertible {
     public var connection: Connection
     /// This device's moves not yet acknowledged, across every game.
     public var unsent: Int
+
+    public init(connection: Connection, unsent: Int) {
+        self.connection = connection
+        self.unsent = unsent
+    }
 
     public var description: String {
         let state =
@@ -250,6 +262,7 @@ public actor SyncEngine {
             for start in stride(from: 0, to: games.count, by: 200) {
                 socket?.send(.subscribe(games: Array(games[start..<min(games.count, start + 200)])))
             }
+            for (gameID, cursor) in cursorLast { socket?.send(.cursor(gameID: gameID, cursor: cursor)) }
             wake()
             var report = SyncReport()
             do {
@@ -524,8 +537,12 @@ public actor SyncEngine {
     private func flushCursor(_ gameID: String) {
         guard let cursor = cursorPending.removeValue(forKey: gameID) else { return }
         cursorSent[gameID] = .now
+        cursorLast[gameID] = cursor
         socket?.send(.cursor(gameID: gameID, cursor: cursor))
     }
+
+    /// The last cursor of each game, sent again when the socket (re)opens.
+    private var cursorLast: [String: CursorPosition] = [:]
 
     /// The state a UI draws.
     public func view(_ gameID: String) throws(SessionRefusal) -> GameView {
@@ -536,6 +553,21 @@ public actor SyncEngine {
             canUndo: replica.canUndo && !local.readOnly, canRedo: replica.canRedo && !local.readOnly, readOnly: local.readOnly,
             players: (try? store.participants(gameID: gameID)) ?? [], cursors: peerCursors(gameID), me: identity.authorID,
             sealed: local.sealed)
+    }
+
+    /// Seconds spent solving: from the game's first move, gaps over a minute between moves not
+    /// counted; a game still open counts on up to a minute past its last move.
+    public func solvingSeconds(_ gameID: String) -> Int {
+        let stamps = ((try? store.moves(gameID: gameID)) ?? []).map(\.timestamp.wallMillis).sorted()
+        guard var previous = stamps.first else { return 0 }
+        var total: Int64 = 0
+        let end = replicas[gameID]?.completion?.at.wallMillis
+        for stamp in stamps.dropFirst() where end == nil || stamp <= end! {
+            total += min(stamp - previous, 60_000)
+            previous = stamp
+        }
+        if end == nil { total += max(0, min(clock.now - previous, 60_000)) }
+        return Int(total / 1000)
     }
 
     /// The finished game's scoreboard, from the final grid and every move this device holds.

@@ -4,7 +4,10 @@ import ArgumentParser
 struct Crossmate: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "crossmate",
-        abstract: "Collaborative crossword solving: serve games, and read and convert puzzle files.",
-        subcommands: [Serve.self, Show.self, Convert.self]
+        abstract: "Collaborative crossword solving: serve games, play them in the terminal, read and convert puzzle files.",
+        subcommands: [
+            Serve.self, Login.self, Link.self, Games.self, New.self, Invite.self, Join.self, Play.self, Replay.self, Sync.self,
+            Show.self, Convert.self,
+        ]
     )
 }

@@ -4,9 +4,11 @@ import CrossmateFormats
 import Foundation
 
 /// A failure the CLI reports as one line, `crossmate: FILE: message`, with exit status 1.
-struct CommandFailure: Error {
+struct CommandFailure: Error, CustomStringConvertible {
     let file: String
     let message: String
+
+    var description: String { "\(file): \(message)" }
 
     func report() -> ExitCode {
         FileHandle.standardError.write(Data("crossmate: \(file): \(message)\n".utf8))

@@ -1,0 +1,143 @@
+/// What a terminal can show in colour.
+public enum ColorMode: Hashable, Sendable {
+    /// `NO_COLOR`: attributes (bold, dim, reverse, underline) only.
+    case none
+    case sixteen
+    case twoFiftySix
+
+    /// From the environment: `NO_COLOR` wins, then a 256-colour `TERM` or `COLORTERM`.
+    public init(environment: [String: String]) {
+        if let value = environment["NO_COLOR"], !value.isEmpty {
+            self = .none
+        } else if environment["COLORTERM"] != nil || environment["TERM", default: ""].contains("256") {
+            self = .twoFiftySix
+        } else {
+            self = .sixteen
+        }
+    }
+}
+
+/// A colour with its 16-colour and 256-colour spellings.
+public struct TerminalColor: Hashable, Sendable {
+    /// 0–15: the ANSI colours.
+    public var basic: Int
+    /// 0–255.
+    public var extended: Int
+
+    public init(basic: Int, extended: Int) {
+        self.basic = basic
+        self.extended = extended
+    }
+}
+
+/// How a character is drawn.
+public struct Style: Hashable, Sendable {
+    public var foreground: TerminalColor?
+    public var background: TerminalColor?
+    public var bold = false
+    public var dim = false
+    public var reverse = false
+    public var underline = false
+
+    public init(
+        foreground: TerminalColor? = nil, background: TerminalColor? = nil, bold: Bool = false, dim: Bool = false,
+        reverse: Bool = false, underline: Bool = false
+    ) {
+        self.foreground = foreground
+        self.background = background
+        self.bold = bold
+        self.dim = dim
+        self.reverse = reverse
+        self.underline = underline
+    }
+
+    public static let plain = Style()
+
+    /// The SGR sequence for this style (after a reset).
+    func sgr(_ mode: ColorMode) -> String {
+        var codes = ["0"]
+        if bold { codes.append("1") }
+        if dim { codes.append("2") }
+        if underline { codes.append("4") }
+        if reverse { codes.append("7") }
+        switch mode {
+        case .none: break
+        case .sixteen:
+            if let foreground { codes.append(String(foreground.basic < 8 ? 30 + foreground.basic : 90 + foreground.basic - 8)) }
+            if let background { codes.append(String(background.basic < 8 ? 40 + background.basic : 100 + background.basic - 8)) }
+        case .twoFiftySix:
+            if let foreground { codes.append("38;5;\(foreground.extended)") }
+            if let background { codes.append("48;5;\(background.extended)") }
+        }
+        return "\u{1B}[" + codes.joined(separator: ";") + "m"
+    }
+}
+
+/// A screenful of characters with styles: drawn to a terminal as ANSI, or read as plain text
+/// (what the golden-frame tests compare).
+public struct Frame: Sendable {
+    public let width: Int
+    public let height: Int
+    private var characters: [Character]
+    private var styles: [Style]
+
+    public init(width: Int, height: Int) {
+        self.width = max(0, width)
+        self.height = max(0, height)
+        characters = Array(repeating: " ", count: self.width * self.height)
+        styles = Array(repeating: .plain, count: self.width * self.height)
+    }
+
+    /// Writes `text` from (row, col), clipped at the right edge. Returns the column after it.
+    @discardableResult
+    public mutating func put(_ text: String, row: Int, col: Int, style: Style = .plain) -> Int {
+        guard row >= 0, row < height else { return col }
+        var column = col
+        for character in text {
+            guard column < width else { break }
+            if column >= 0 {
+                characters[row * width + column] = character
+                styles[row * width + column] = style
+            }
+            column += 1
+        }
+        return column
+    }
+
+    /// Restyles a run of a row without changing its characters.
+    public mutating func restyle(row: Int, cols: Range<Int>, _ change: (inout Style) -> Void) {
+        guard row >= 0, row < height else { return }
+        for column in cols where column >= 0 && column < width { change(&styles[row * width + column]) }
+    }
+
+    public func character(row: Int, col: Int) -> Character { characters[row * width + col] }
+    public func style(row: Int, col: Int) -> Style { styles[row * width + col] }
+
+    /// The frame as text, one line per row, trailing spaces trimmed.
+    public var text: String {
+        (0..<height).map { row in
+            var line = String(characters[row * width..<(row + 1) * width])
+            while line.last == " " { line.removeLast() }
+            return line
+        }.joined(separator: "\n")
+    }
+
+    /// The frame as ANSI for a terminal: home, each row with its styles, the line cleared after.
+    public func ansi(_ mode: ColorMode) -> String {
+        var output = "\u{1B}[H"
+        for row in 0..<height {
+            var current: Style?
+            for col in 0..<width {
+                let style = styles[row * width + col]
+                if style != current {
+                    output += style.sgr(mode)
+                    current = style
+                }
+                output.append(characters[row * width + col])
+            }
+            output += "\u{1B}[0m"
+            if row < height - 1 { output += "\r\n" }
+        }
+        return output
+    }
+}

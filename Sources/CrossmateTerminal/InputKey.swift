@@ -1,0 +1,123 @@
+/// A key as a terminal in raw mode sends it, decoded.
+public enum InputKey: Hashable, Sendable {
+    case character(Character)
+    /// Control plus a letter: `control("z")` for ctrl-z.
+    case control(Character)
+    /// Escape then a character (what Alt sends, or Esc pressed before it).
+    case alt(Character)
+    case left, right, up, down
+    /// Shift with an arrow (replay's larger steps).
+    case shiftLeft, shiftRight
+    case home, end, insert, delete
+    case tab, shiftTab, enter, backspace, escape
+}
+
+/// Turns the bytes a terminal sends into keys. A lone Escape is only known to be one when
+/// nothing follows it: `decode` leaves it pending and `flushEscape` (after a short wait)
+/// delivers it.
+public struct KeyDecoder: Sendable {
+    private var pending: [UInt8] = []
+
+    public init() {}
+
+    /// Whether an Escape is waiting to see what follows it.
+    public var hasPendingEscape: Bool { pending == [0x1B] }
+
+    public mutating func decode(_ bytes: [UInt8]) -> [InputKey] {
+        pending += bytes
+        var keys: [InputKey] = []
+        var index = 0
+        let input = pending
+        func take(_ count: Int, _ key: InputKey?) {
+            if let key { keys.append(key) }
+            index += count
+        }
+        while index < input.count {
+            let byte = input[index]
+            switch byte {
+            case 0x1B:
+                guard index + 1 < input.count else {
+                    pending = [0x1B]
+                    return keys
+                }
+                let next = input[index + 1]
+                if next == UInt8(ascii: "[") || next == UInt8(ascii: "O") {
+                    // CSI or SS3: parameters, then a final byte in 0x40...0x7E.
+                    var end = index + 2
+                    while end < input.count, !(0x40...0x7E).contains(input[end]) { end += 1 }
+                    guard end < input.count else {
+                        pending = Array(input[index...])
+                        return keys
+                    }
+                    let parameters = String(decoding: input[(index + 2)..<end], as: UTF8.self)
+                    take(end - index + 1, Self.sequence(final: input[end], parameters: parameters))
+                } else if next == 0x1B {
+                    take(1, .escape)
+                } else {
+                    let rest = Self.character(in: input, at: index + 1)
+                    take(1 + rest.length, rest.character.map(InputKey.alt))
+                }
+            case 0x0D, 0x0A: take(1, .enter)
+            case 0x09: take(1, .tab)
+            case 0x7F, 0x08: take(1, .backspace)
+            case 0x01...0x1A:
+                take(1, .control(Character(Unicode.Scalar(byte + 0x60))))
+            case 0x00...0x1F: take(1, nil)
+            default:
+                let decoded = Self.character(in: input, at: index)
+                guard decoded.length > 0 else {
+                    pending = Array(input[index...])
+                    return keys
+                }
+                take(decoded.length, decoded.character.map(InputKey.character))
+            }
+        }
+        pending = []
+        return keys
+    }
+
+    /// The Escape left pending, when nothing followed it in time.
+    public mutating func flushEscape() -> [InputKey] {
+        guard hasPendingEscape else { return [] }
+        pending = []
+        return [.escape]
+    }
+
+    private static func sequence(final: UInt8, parameters: String) -> InputKey? {
+        switch final {
+        case UInt8(ascii: "A"): .up
+        case UInt8(ascii: "B"): .down
+        case UInt8(ascii: "C"): parameters == "1;2" ? .shiftRight : .right
+        case UInt8(ascii: "D"): parameters == "1;2" ? .shiftLeft : .left
+        case UInt8(ascii: "H"): .home
+        case UInt8(ascii: "F"): .end
+        case UInt8(ascii: "Z"): .shiftTab
+        case UInt8(ascii: "~"):
+            switch parameters.split(separator: ";").first {
+            case "1", "7": .home
+            case "2": .insert
+            case "3": .delete
+            case "4", "8": .end
+            default: nil
+            }
+        default: nil
+        }
+    }
+
+    /// One UTF-8 character at `index`: its length (0 when incomplete) and the character (nil
+    /// when the bytes are not UTF-8).
+    private static func character(in bytes: [UInt8], at index: Int) -> (length: Int, character: Character?) {
+        let first = bytes[index]
+        let length =
+            switch first {
+            case 0..<0x80: 1
+            case 0xC0..<0xE0: 2
+            case 0xE0..<0xF0: 3
+            case 0xF0..<0xF8: 4
+            default: 1
+            }
+        guard index + length <= bytes.count else { return (0, nil) }
+        let text = String(validating: bytes[index..<(index + length)], as: UTF8.self)
+        return (length, text?.first)
+    }
+}

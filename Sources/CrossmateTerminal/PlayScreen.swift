@@ -1,0 +1,323 @@
+import CrossmateClient
+import CrossmateCore
+import CrossmateProtocol
+import CrossmateSync
+import Foundation
+
+/// Draws a game for the terminal: title and players, the current clue, the grid (numbers,
+/// circles, shading, rebus, pencil, verdicts, each letter in its author's colour, other players'
+/// cursors), the crossing clue, clue lists when the terminal is wide enough, a status line and
+/// key hints. Pure: the same state always draws the same frame.
+public struct PlayScreen: Sendable {
+    public var view: GameView
+    public var state: PlayState
+    public var status: SyncStatus
+    /// Seconds of solving so far (idle gaps over a minute not counted).
+    public var elapsedSeconds: Int
+    public var scores: [PlayerScore]
+
+    public init(view: GameView, state: PlayState, status: SyncStatus, elapsedSeconds: Int, scores: [PlayerScore] = []) {
+        self.view = view
+        self.state = state
+        self.status = status
+        self.elapsedSeconds = elapsedSeconds
+        self.scores = scores
+    }
+
+    // MARK: Colours
+
+    /// Player colours, one per player in the game's order (owner first, then by id). Issue 14's
+    /// roster replaces this ordering; every view uses the same function.
+    static let palette: [TerminalColor] = [
+        TerminalColor(basic: 12, extended: 33), TerminalColor(basic: 13, extended: 170), TerminalColor(basic: 10, extended: 34),
+        TerminalColor(basic: 14, extended: 37), TerminalColor(basic: 11, extended: 178), TerminalColor(basic: 9, extended: 167),
+    ]
+    static let wordBackground = TerminalColor(basic: 8, extended: 238)
+    static let shadedBackground = TerminalColor(basic: 0, extended: 236)
+    static let block = TerminalColor(basic: 8, extended: 240)
+    static let wrong = TerminalColor(basic: 9, extended: 196)
+
+    func color(of authorID: String) -> TerminalColor? {
+        guard !authorID.isEmpty else { return nil }
+        let order = view.players.sorted { ($0.role == .owner ? 0 : 1, $0.authorID) < ($1.role == .owner ? 0 : 1, $1.authorID) }
+        guard let index = order.firstIndex(where: { $0.authorID == authorID }) else { return Self.palette.last }
+        return Self.palette[index % Self.palette.count]
+    }
+
+    // MARK: Layout
+
+    /// `colors` only changes what stands in for colour: with none, shaded squares get a mark.
+    public func render(width: Int, height: Int, colors: ColorMode = .twoFiftySix) -> Frame {
+        var frame = Frame(width: width, height: height)
+        let puzzle = view.puzzle
+        guard width >= 24, height >= 8 else {
+            frame.put("Make the terminal larger", row: 0, col: 0)
+            return frame
+        }
+        // Squares are 4 columns (number, letter, mark) when they fit, else 2 (letter, mark).
+        let cellWidth = puzzle.width * 4 <= width ? 4 : 2
+        let gridWidth = puzzle.width * cellWidth
+        let gridTop = 2
+        let visibleRows = min(puzzle.height, max(1, height - 7))
+        let firstRow = max(0, min(state.cursor.position.row - visibleRows / 2, puzzle.height - visibleRows))
+        let firstCol =
+            gridWidth <= width ? 0 : max(0, min(state.cursor.position.col - width / cellWidth / 2, puzzle.width - width / cellWidth))
+
+        drawTitle(&frame)
+        drawClueBar(&frame, row: 1, clue: currentClue, highlighted: true)
+        drawGrid(
+            &frame, top: gridTop, rows: firstRow..<(firstRow + visibleRows), firstCol: firstCol, cellWidth: cellWidth,
+            monochrome: colors == .none)
+        let panelLeft = gridWidth + 2
+        let panelWidth = width - panelLeft
+        // Beside the grid: the clue lists when there is room for them, else players and progress.
+        // What follows the grid starts below whichever is taller.
+        var panelRows = 0
+        if panelWidth >= 56 {
+            panelRows = max(visibleRows, min(8, height - gridTop - 5))
+            drawClueLists(&frame, top: gridTop, left: panelLeft, width: panelWidth, rows: panelRows)
+        } else if panelWidth >= 14 {
+            panelRows = drawPanel(&frame, top: gridTop, left: panelLeft, width: panelWidth, rows: height - gridTop - 4)
+        }
+        var line = gridTop + max(visibleRows, panelRows)
+        drawClueBar(&frame, row: line, clue: crossingClue, highlighted: false)
+        line += 1
+        for text in messages(width: width) where line < height - 2 {
+            frame.put(text.text, row: line, col: 0, style: text.style)
+            line += 1
+        }
+        drawStatus(&frame, row: height - 2)
+        frame.put(
+            frame.width >= 96
+                ? "^Z undo  ^Y redo  ^P pencil  Ins rebus  ^X check/reveal/clear  ^G go to clue  ? help  ^Q quit"
+                : "^Z undo ^Y redo ^P pencil Ins rebus ^X check/reveal ^G clue ? help ^Q quit", row: height - 1, col: 0,
+            style: Style(dim: true))
+        return frame
+    }
+
+    var currentClue: Clue? { view.puzzle.clue(containing: state.cursor.position, state.cursor.direction) }
+    var crossingClue: Clue? { view.puzzle.clue(containing: state.cursor.position, state.cursor.direction.perpendicular) }
+
+    private func drawTitle(_ frame: inout Frame) {
+        let bar = Style(reverse: true)
+        frame.put(String(repeating: " ", count: frame.width), row: 0, col: 0, style: bar)
+        var col = frame.put(" " + view.title, row: 0, col: 0, style: Style(bold: true, reverse: true))
+        if !view.puzzle.author.isEmpty { col = frame.put(" — " + view.puzzle.author, row: 0, col: col, style: bar) }
+        // Players, right-aligned, each in their colour.
+        let names = view.players.filter { !$0.revoked }.map { ($0.authorID, $0.displayName.isEmpty ? view.name(of: $0.authorID) : $0.displayName) }
+        let length = names.reduce(0) { $0 + $1.1.count + 3 }
+        var at = max(col + 2, frame.width - length)
+        for (authorID, name) in names {
+            at = frame.put(" ● ", row: 0, col: at, style: Style(foreground: color(of: authorID), reverse: true))
+            at = frame.put(name, row: 0, col: at, style: bar)
+        }
+    }
+
+    private func drawClueBar(_ frame: inout Frame, row: Int, clue: Clue?, highlighted: Bool) {
+        guard let clue else { return }
+        let style = highlighted ? Style(bold: true) : Style(dim: true)
+        let label = " \(clue.label) "
+        let col = frame.put(label, row: row, col: 0, style: Style(bold: true, reverse: highlighted))
+        frame.put(" " + Self.clip(clue.text, to: frame.width - col - 1), row: row, col: col, style: style)
+    }
+
+    private func drawGrid(_ frame: inout Frame, top: Int, rows: Range<Int>, firstCol: Int, cellWidth: Int, monochrome: Bool) {
+        let puzzle = view.puzzle
+        let word = Set(currentClue?.cells ?? [])
+        let others = Dictionary(view.cursors.map { ($0.position, $0) }, uniquingKeysWith: { first, _ in first })
+        for (screenRow, row) in rows.enumerated() {
+            for col in firstCol..<puzzle.width {
+                let left = (col - firstCol) * cellWidth
+                guard left + cellWidth <= frame.width else { break }
+                let position = GridPosition(row: row, col: col)
+                let cell = puzzle.cell(at: position)
+                let line = top + screenRow
+                guard cell.isLetter else {
+                    let fill = cell.kind == .void ? String(repeating: " ", count: cellWidth) : String(repeating: "█", count: cellWidth)
+                    frame.put(fill, row: line, col: left, style: Style(foreground: Self.block))
+                    continue
+                }
+                let square = view.grid.state(at: position)
+                var base = Style()
+                if cell.isShaded { base.background = Self.shadedBackground }
+                if word.contains(position) {
+                    base.background = Self.wordBackground
+                    base.underline = true
+                }
+                if let other = others[position] {
+                    base.background = color(of: other.authorID)
+                    base.bold = true
+                }
+                // Number (superscript) in the first two columns of a wide square.
+                var text = ""
+                if cellWidth == 4 {
+                    text = cell.number.map { Self.superscript($0) } ?? ""
+                    text = String(text.prefix(2)).padding(toLength: 2, withPad: " ", startingAt: 0)
+                }
+                let letter = square.letter.isEmpty ? " " : String(square.letter.first!)
+                let mark: String
+                switch square.mark.verdict {
+                case .checkedWrong: mark = "×"
+                case .revealed: mark = "•"
+                case .checkedRight, .none:
+                    if square.letter.count > 1 {
+                        mark = "+"
+                    } else if cell.isCircled {
+                        mark = "○"
+                    } else if cell.isShaded, monochrome {
+                        mark = "░"
+                    } else {
+                        mark = " "
+                    }
+                }
+                var col0 = frame.put(text, row: line, col: left, style: base)
+                var letterStyle = base
+                letterStyle.foreground = square.mark.verdict == .checkedWrong ? Self.wrong : color(of: square.cellAuthorID)
+                letterStyle.bold = !square.mark.isPencil
+                letterStyle.dim = square.mark.isPencil
+                if position == state.cursor.position { letterStyle.reverse = true }
+                col0 = frame.put(square.mark.isPencil ? letter.lowercased() : letter, row: line, col: col0, style: letterStyle)
+                var markStyle = base
+                if square.mark.verdict == .checkedWrong { markStyle.foreground = Self.wrong }
+                frame.put(mark, row: line, col: col0, style: markStyle)
+            }
+        }
+    }
+
+    /// Returns the rows it took.
+    private func drawPanel(_ frame: inout Frame, top: Int, left: Int, width: Int, rows: Int) -> Int {
+        var row = top
+        let progress = view.progress
+        func line(_ text: String, _ style: Style = .plain) {
+            guard row < top + rows else { return }
+            frame.put(Self.clip(text, to: width), row: row, col: left, style: style)
+            row += 1
+        }
+        line("Players", Style(bold: true))
+        for player in view.players where !player.revoked && row < top + rows {
+            let here = view.cursors.contains { $0.authorID == player.authorID } || player.authorID == view.me
+            frame.put("● ", row: row, col: left, style: Style(foreground: color(of: player.authorID)))
+            line("  " + Self.clip(player.displayName, to: width - 4) + (here ? "" : " (away)"))
+        }
+        row += 1
+        line("Filled \(progress.filled)/\(progress.total)")
+        line("Time   " + Self.clock(elapsedSeconds))
+        line(state.cursor.pencil ? "Pencil ON" : "Pen", state.cursor.pencil ? Style(bold: true) : .plain)
+        if view.readOnly { line("READ-ONLY", Style(bold: true, reverse: true)) }
+        return row - top
+    }
+
+    private func drawClueLists(_ frame: inout Frame, top: Int, left: Int, width: Int, rows: Int) {
+        let columnWidth = (width - 2) / 2
+        for (index, direction) in [Direction.across, .down].enumerated() {
+            let col = left + index * (columnWidth + 2)
+            frame.put(direction == .across ? "ACROSS" : "DOWN", row: top, col: col, style: Style(bold: true))
+            let clues = view.puzzle.clues(direction)
+            let current = view.puzzle.clue(containing: state.cursor.position, direction)
+            let currentIndex = clues.firstIndex { $0 == current } ?? 0
+            let shown = max(1, rows - 1)
+            let first = max(0, min(currentIndex - shown / 2, clues.count - shown))
+            for (offset, clue) in clues.dropFirst(first).prefix(shown).enumerated() {
+                let filled = clue.cells.allSatisfy { !view.grid.letter(at: $0).isEmpty }
+                var style = Style(dim: filled)
+                if clue == current { style = Style(bold: true, reverse: direction == state.cursor.direction, underline: true) }
+                let number = String(clue.number).leftPadding(to: 3)
+                frame.put(Self.clip(number + " " + clue.text, to: columnWidth), row: top + 1 + offset, col: col, style: style)
+            }
+        }
+    }
+
+    private func messages(width: Int) -> [(text: String, style: Style)] {
+        var lines: [(String, Style)] = []
+        if let completion = view.completion {
+            let when = view.name(of: completion.by)
+            let headline =
+                completion.kind == .solved
+                ? "★ Solved in \(Self.clock(elapsedSeconds))! Last letter by \(when)." : "The game was ended (resigned) by \(when)."
+            lines.append((headline, Style(bold: true, reverse: true)))
+            let board = scores.sorted { $0.lettersAuthored > $1.lettersAuthored }.map {
+                "\(view.name(of: $0.authorID)) \($0.lettersAuthored) letters, \($0.checksUsed) checks, \($0.revealsUsed) reveals"
+            }
+            if !board.isEmpty { lines.append((Self.clip(board.joined(separator: " · "), to: width), .plain)) }
+            lines.append(
+                (
+                    view.sealed ? "Replay ready once every device has sealed: crossmate replay \(view.gameID)" : "Sending the last moves…",
+                    Style(dim: true)
+                ))
+        }
+        if view.readOnly {
+            lines.append(("You were removed from this game: it stays readable but takes no more letters.", Style(bold: true)))
+        }
+        if let rebus = state.cursor.rebus {
+            lines.append(("Rebus: \(rebus)_   (letters, digits, /; Enter to write, Esc to cancel)", Style(bold: true)))
+        }
+        if let jump = state.jump { lines.append(("Go to clue: \(jump)_   (then a for across, d for down, Enter)", Style(bold: true))) }
+        switch state.menu {
+        case .action: lines.append(("c check   r reveal   x clear   (Esc cancels)", Style(bold: true)))
+        case let .scope(action): lines.append(("\(action.rawValue.capitalized): s square   w word   p puzzle", Style(bold: true)))
+        case nil: break
+        }
+        if let notice = state.notice { lines.append((Self.clip(notice, to: width), Style(bold: true))) }
+        if state.showingHelp {
+            lines.append(
+                ("Letters fill and move on; arrows move (across the direction: turn); space turns; Tab/Shift-Tab next/previous word;", .plain))
+            lines.append(("Backspace erases back; Delete erases here; Home/End ends of word; Ins or Esc r rebus; ^P pencil. Any key closes.", .plain))
+        }
+        return lines
+    }
+
+    private func drawStatus(_ frame: inout Frame, row: Int) {
+        let connection: (String, Style) =
+            switch status.connection {
+            case .online: ("● online", Style(foreground: TerminalColor(basic: 10, extended: 34), bold: true))
+            case let .offline(since): ("○ offline since \(SyncStatus.clockText(since))", Style(bold: true))
+            case let .throttled(until):
+                ("◌ waiting \(max(0, (until - Int64(Date().timeIntervalSince1970 * 1000) + 999) / 1000)) s (server busy)", Style(bold: true))
+            }
+        var col = frame.put(connection.0, row: row, col: 0, style: connection.1)
+        if status.unsent > 0 { col = frame.put("  \(status.unsent) unsent", row: row, col: col, style: Style(bold: true)) }
+        let here = Set(view.cursors.map(\.authorID)).count + 1
+        col = frame.put("  \(here) here", row: row, col: col)
+        col = frame.put("  " + Self.clock(elapsedSeconds), row: row, col: col)
+        let progress = view.progress
+        col = frame.put("  \(progress.filled)/\(progress.total)", row: row, col: col)
+        if state.cursor.pencil { col = frame.put("  PENCIL", row: row, col: col, style: Style(bold: true)) }
+        if view.readOnly { frame.put("  READ-ONLY", row: row, col: col, style: Style(bold: true, reverse: true)) }
+    }
+
+    // MARK: Text
+
+    static func clip(_ text: String, to width: Int) -> String {
+        guard width > 0 else { return "" }
+        return text.count <= width ? text : String(text.prefix(max(0, width - 1))) + "…"
+    }
+
+    static func clock(_ seconds: Int) -> String {
+        let hours = seconds / 3600
+        let minutes = seconds / 60 % 60
+        let secs = seconds % 60
+        return hours > 0
+            ? String(format: "%d:%02d:%02d", hours, minutes, secs) : String(format: "%02d:%02d", minutes, secs)
+    }
+
+    static func superscript(_ number: Int) -> String {
+        let digits: [Character] = ["⁰", "¹", "²", "³", "⁴", "⁵", "⁶", "⁷", "⁸", "⁹"]
+        return String(String(number).compactMap { $0.wholeNumberValue.map { digits[$0] } })
+    }
+}
+
+extension String {
+    func leftPadding(to length: Int) -> String {
+        count >= length ? self : String(repeating: " ", count: length - count) + self
+    }
+}
+
+extension SyncStatus {
+    /// A local time of day, HH:MM:SS.
+    public static func clockText(_ millis: Int64) -> String {
+        var time = time_t(millis / 1000)
+        var parts = tm()
+        localtime_r(&time, &parts)
+        return String(format: "%02d:%02d:%02d", parts.tm_hour, parts.tm_min, parts.tm_sec)
+    }
+}

@@ -1,0 +1,160 @@
+import CrossmateClient
+import CrossmateCore
+import CrossmateSync
+
+/// What a key asks the terminal client to do.
+public enum PlayAction: Hashable, Sendable {
+    case perform(Command)
+    case quit
+}
+
+/// The terminal client's own state for one game: the cursor (driven by the solving-keys spec
+/// every client follows), the check/reveal/clear menu, help, a clue jump, and a notice line.
+public struct PlayState: Sendable {
+    public enum Menu: Hashable, Sendable {
+        case action
+        case scope(Action)
+
+        public enum Action: String, Hashable, Sendable { case check, reveal, clear }
+    }
+
+    public var cursor: SolvingKeys.Cursor
+    public var menu: Menu?
+    public var showingHelp = false
+    /// The clue number being typed after ctrl-g.
+    public var jump: String?
+    public var notice: String?
+    public var options = SolvingKeys.Options()
+
+    /// Starts on the first empty square of the first across word (or the first square).
+    public init(puzzle: Puzzle, letterAt: (GridPosition) -> String) {
+        let first = puzzle.across.first ?? puzzle.down.first
+        let start =
+            first.flatMap { puzzle.firstEmptyCell(of: $0, letterAt: letterAt) ?? $0.cells.first } ?? puzzle.letterPositions.first
+            ?? GridPosition(row: 0, col: 0)
+        cursor = SolvingKeys.Cursor(position: start, direction: puzzle.across.isEmpty ? .down : .across)
+    }
+
+    /// Handles one key: moves the cursor, opens or answers menus, and returns what to perform.
+    public mutating func handle(_ key: InputKey, view: GameView) -> [PlayAction] {
+        if key == .control("q") || key == .alt("q") || key == .control("c") { return [.quit] }
+        if showingHelp {
+            showingHelp = false
+            return []
+        }
+        if let menu { return answer(menu, key: key) }
+        if jump != nil { return typeJump(key, view: view) }
+        notice = nil
+        switch key {
+        case .control("z"): return [.perform(.undo)]
+        case .control("y"): return [.perform(.redo)]
+        case .control("x"):
+            menu = .action
+            return []
+        case .control("g"):
+            jump = ""
+            return []
+        case .character("?") where cursor.rebus == nil:
+            showingHelp = true
+            return []
+        default: break
+        }
+        guard let solvingKey = Self.solvingKey(key) else { return [] }
+        let (next, edit) = SolvingKeys.press(
+            solvingKey, cursor: cursor, puzzle: view.puzzle, letterAt: { view.grid.letter(at: $0) }, options: options)
+        cursor = next
+        switch edit {
+        case let .write(position, letter, pencil): return [.perform(.setLetter(position, letter, pencil: pencil))]
+        case let .erase(position): return [.perform(.delete(position))]
+        case nil: return []
+        }
+    }
+
+    /// The solving key a terminal key stands for.
+    static func solvingKey(_ key: InputKey) -> SolvingKeys.Key? {
+        switch key {
+        case let .character(character):
+            if character == " " { return .space }
+            if character == "/" || character.isLetter || character.isNumber { return .letter(String(character)) }
+            return nil
+        case .left: return .left
+        case .right: return .right
+        case .up: return .up
+        case .down: return .down
+        case .tab: return .tab
+        case .shiftTab: return .shiftTab
+        case .backspace: return .backspace
+        case .delete: return .delete
+        case .home: return .home
+        case .end: return .end
+        case .enter: return .enter
+        case .escape: return .escape
+        case .insert, .alt("r"): return .rebus
+        case .control("p"): return .pencil
+        default: return nil
+        }
+    }
+
+    private mutating func answer(_ open: Menu, key: InputKey) -> [PlayAction] {
+        guard case let .character(raw) = key else {
+            menu = nil
+            return []
+        }
+        let choice = Character(raw.lowercased())
+        switch open {
+        case .action:
+            switch choice {
+            case "c": menu = .scope(.check)
+            case "r": menu = .scope(.reveal)
+            case "x": menu = .scope(.clear)
+            default: menu = nil
+            }
+            return []
+        case let .scope(action):
+            menu = nil
+            let scope: Scope
+            switch choice {
+            case "s": scope = .square(cursor.position)
+            case "w": scope = .word(cursor.position, cursor.direction)
+            case "p": scope = .puzzle
+            default: return []
+            }
+            switch action {
+            case .check: return [.perform(.check(scope))]
+            case .reveal: return [.perform(.reveal(scope))]
+            case .clear: return [.perform(.clear(scope))]
+            }
+        }
+    }
+
+    private mutating func typeJump(_ key: InputKey, view: GameView) -> [PlayAction] {
+        var typed = jump ?? ""
+        switch key {
+        case let .character(character) where character.isNumber && typed.count < 4:
+            typed.append(character)
+            jump = typed
+            return []
+        case .backspace:
+            if !typed.isEmpty { typed.removeLast() }
+            jump = typed
+            return []
+        case .character("a"), .character("A"), .character("d"), .character("D"), .enter:
+            jump = nil
+            guard let number = Int(typed) else { return [] }
+            let direction: Direction =
+                switch key {
+                case .character("a"), .character("A"): .across
+                case .character("d"), .character("D"): .down
+                default: cursor.direction
+                }
+            let (next, _) = SolvingKeys.press(
+                .jump(number: number, direction: direction), cursor: cursor, puzzle: view.puzzle, letterAt: { view.grid.letter(at: $0) })
+            if next == cursor { notice = "there is no \(number) \(direction.rawValue)" }
+            cursor = next
+            return []
+        default:
+            jump = nil
+            return []
+        }
+    }
+}

@@ -1,0 +1,297 @@
+import ArgumentParser
+import CrossmateClient
+import CrossmateCore
+import CrossmateFormats
+import CrossmateProtocol
+import Foundation
+
+/// `--profile NAME`, on every client command: which local store (which device) to use.
+struct ProfileOption: ParsableArguments {
+    @Option(help: "The device profile: a separate local store (env CROSSMATE_PROFILE; default 'default').")
+    var profile: String?
+
+    /// The profile's store, created on first use.
+    func store() throws -> (Profile, ClientStore) {
+        let profile: Profile
+        do { profile = try Profile(name: self.profile) } catch { throw ClientFailure(error.description) }
+        do {
+            return (profile, try ClientStore(path: profile.databasePath))
+        } catch {
+            throw ClientFailure("the local store at \(profile.databasePath) cannot be opened: \(error)")
+        }
+    }
+
+    /// The logged-in device's engine (not started: commands start it when they need it live).
+    func engine() throws -> SyncEngine {
+        let (profile, store) = try store()
+        guard let identity = try? store.identity() else {
+            throw ClientFailure(
+                "profile '\(profile.name)' is not signed in: run `crossmate login --server URL --name NAME`"
+                    + " (or `crossmate link CODE --server URL` to join an account you have)")
+        }
+        return try SyncEngine(store: store, identity: identity)
+    }
+}
+
+/// A client command's failure: one line on standard error, exit status 1.
+struct ClientFailure: Error, CustomStringConvertible {
+    let description: String
+    init(_ description: String) { self.description = description }
+}
+
+extension AsyncParsableCommand {
+    /// Runs `body`, printing any failure as `crossmate: message`.
+    func reporting(_ body: () async throws -> Void) async throws {
+        do {
+            try await body()
+        } catch let failure as ExitCode {
+            throw failure
+        } catch {
+            FileHandle.standardError.write(Data("crossmate: \(error)\n".utf8))
+            throw ExitCode(1)
+        }
+    }
+}
+
+func printError(_ text: String) {
+    FileHandle.standardError.write(Data((text + "\n").utf8))
+}
+
+extension SyncEngine {
+    /// Finds a game by id or an unambiguous title prefix, among the games this device has
+    /// (syncing the list once if nothing local matches).
+    func resolve(_ name: String) async throws -> String {
+        func matches() throws -> [LocalGame] {
+            let games = try store.games()
+            if let exact = games.first(where: { $0.game.gameID == name }) { return [exact] }
+            let lowered = name.lowercased()
+            return games.filter { $0.title.lowercased().hasPrefix(lowered) }
+        }
+        var found = try matches()
+        if found.isEmpty {
+            _ = try? await syncOnce()
+            found = try matches()
+        }
+        switch found.count {
+        case 0: throw ClientFailure("no game called '\(name)' on this device: `crossmate games` lists them")
+        case 1: return found[0].game.gameID
+        default:
+            throw ClientFailure(
+                "'\(name)' matches \(found.count) games (\(found.map { "\($0.title) [\($0.game.gameID)]" }.joined(separator: ", "))): give more of the title or the id"
+            )
+        }
+    }
+}
+
+struct Login: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Make an account on a server, with this device as its first.")
+
+    @Option(help: "The server's address, e.g. http://127.0.0.1:8080.")
+    var server: String
+
+    @Option(help: "Your name as other players see it.")
+    var name: String
+
+    @OptionGroup var profile: ProfileOption
+
+    func run() async throws {
+        try await reporting {
+            let (profile, store) = try profile.store()
+            let identity = try await DeviceSetup.login(store: store, serverURL: server, name: name)
+            print("Signed in as \(identity.displayName) on \(identity.serverURL) (profile '\(profile.name)', device \(identity.deviceID)).")
+        }
+    }
+}
+
+struct Link: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Use your account on another device.",
+        discussion:
+            "Without CODE, prints a code for your other device. With CODE (and --server), signs this profile in to the account that showed it."
+    )
+
+    @Argument(help: "A code from `crossmate link` on a signed-in device.")
+    var code: String?
+
+    @Option(help: "The server's address (needed with CODE).")
+    var server: String?
+
+    @OptionGroup var profile: ProfileOption
+
+    func run() async throws {
+        try await reporting {
+            if let code {
+                let (profile, store) = try profile.store()
+                let serverURL =
+                    try server ?? (store.identity()?.serverURL).map { $0 }
+                    ?? {
+                        throw ClientFailure("give the server's address: crossmate link \(code) --server URL")
+                    }()
+                let identity = try await DeviceSetup.link(store: store, serverURL: serverURL, code: code)
+                print("This device (profile '\(profile.name)') now plays as \(identity.displayName).")
+            } else {
+                let engine = try profile.engine()
+                let link = try await engine.linkCode()
+                let minutes = max(1, (link.expiresAt - link.serverTime) / 60_000)
+                print("Link code: \(link.code)")
+                print("On your other device: crossmate link \(link.code) --server \(engine.identity.serverURL)  (valid \(minutes) min)")
+            }
+        }
+    }
+}
+
+struct Games: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "List your games: title, progress, players, state.")
+
+    @Flag(help: "Print a JSON list of objects.")
+    var json = false
+
+    @OptionGroup var profile: ProfileOption
+
+    struct Entry: Encodable {
+        var gameID: String
+        var title: String
+        var filled: Int
+        var total: Int
+        var completed: Bool
+        var readOnly: Bool
+        var players: [String]
+        var unsent: Int
+    }
+
+    func run() async throws {
+        try await reporting {
+            let engine = try profile.engine()
+            var offline: String?
+            do { _ = try await engine.syncOnce() } catch { offline = "\(error)" }
+            var entries: [Entry] = []
+            for local in try engine.store.games() {
+                let view = try await engine.view(local.game.gameID)
+                let progress = view.progress
+                entries.append(
+                    Entry(
+                        gameID: local.game.gameID, title: local.title, filled: progress.filled, total: progress.total,
+                        completed: view.completion != nil, readOnly: view.readOnly,
+                        players: view.players.filter { !$0.revoked }.sorted { ($0.role == .owner ? 0 : 1) < ($1.role == .owner ? 0 : 1) }
+                            .map(\.displayName),
+                        unsent: try engine.store.unsentCount(gameID: local.game.gameID)))
+            }
+            if let offline { printError("offline (\(offline)): showing what this device knows") }
+            if json {
+                let encoder = JSONEncoder()
+                encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+                print(String(decoding: try encoder.encode(entries), as: UTF8.self))
+                return
+            }
+            guard !entries.isEmpty else {
+                print("No games yet: start one with `crossmate new --bundled daybreak`, or join a link with `crossmate join LINK`.")
+                return
+            }
+            for entry in entries {
+                var state: [String] = []
+                if entry.completed { state.append("completed") }
+                if entry.readOnly { state.append("read-only") }
+                if entry.unsent > 0 { state.append("\(entry.unsent) unsent") }
+                let percent = entry.total == 0 ? 0 : entry.filled * 100 / entry.total
+                print(
+                    "\(entry.title)  [\(entry.gameID)]  \(entry.filled)/\(entry.total) (\(percent)%)  \(entry.players.joined(separator: ", "))"
+                        + (state.isEmpty ? "" : "  — " + state.joined(separator: ", ")))
+            }
+        }
+    }
+}
+
+struct New: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Start a game from a puzzle file or a bundled puzzle.",
+        discussion: "Bundled puzzles: \(BundledPuzzles.identifiers.joined(separator: ", "))."
+    )
+
+    @Argument(help: "A .puz, .ipuz, .jpz or .xd file.")
+    var file: String?
+
+    @Option(help: "A bundled puzzle's name instead of a file.")
+    var bundled: String?
+
+    @Option(help: ArgumentHelp("The 4-digit key of a locked (scrambled) .puz solution.", valueName: "NNNN"))
+    var key: UnlockKey?
+
+    @OptionGroup var profile: ProfileOption
+
+    func validate() throws {
+        guard (file == nil) != (bundled == nil) else { throw ValidationError("give a puzzle FILE or --bundled NAME (one of them)") }
+    }
+
+    func run() async throws {
+        try await reporting {
+            let engine = try profile.engine()
+            var request = CreateGameRequest(bundled: bundled)
+            if let file {
+                let bytes: [UInt8]
+                do { bytes = try PuzzleInput.readFile(file) } catch { throw ClientFailure("\(error)") }
+                // Read here first, so a bad file is named before anything is sent.
+                do { _ = try PuzzleFile.read(bytes, fileName: file) } catch { throw ClientFailure("\(file): \(error)") }
+                request = CreateGameRequest(
+                    fileName: (file as NSString).lastPathComponent, fileBase64: Data(bytes).base64EncodedString(), unlockKey: key?.value)
+            }
+            let gameID = try await engine.createGame(request)
+            let title = try engine.store.game(gameID)?.title ?? gameID
+            print("Started \(title) [\(gameID)]. Invite friends with `crossmate invite \(gameID)`; play with `crossmate play \(gameID)`.")
+        }
+    }
+}
+
+struct Invite: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Print a link that invites a friend to a game.")
+
+    @Argument(help: "The game: its id or the start of its title.")
+    var game: String
+
+    @OptionGroup var profile: ProfileOption
+
+    func run() async throws {
+        try await reporting {
+            let engine = try profile.engine()
+            print(try await engine.invite(try await engine.resolve(game)))
+        }
+    }
+}
+
+struct Join: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Join a game from an invitation link.")
+
+    @Argument(help: "The link (http://…/join/TOKEN) or its token.")
+    var link: String
+
+    @OptionGroup var profile: ProfileOption
+
+    func run() async throws {
+        try await reporting {
+            let engine = try profile.engine()
+            let gameID = try await engine.join(link)
+            let title = try engine.store.game(gameID)?.title ?? gameID
+            print("Joined \(title) [\(gameID)]. Play with `crossmate play \(gameID)`.")
+        }
+    }
+}
+
+struct Sync: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Push and fetch everything once, and say what moved.")
+
+    @OptionGroup var profile: ProfileOption
+
+    func run() async throws {
+        try await reporting {
+            let engine = try profile.engine()
+            do {
+                let report = try await engine.syncOnce()
+                print(
+                    "Sent \(report.sent) move\(report.sent == 1 ? "" : "s"), received \(report.received)"
+                        + (report.newGames.isEmpty ? "" : ", \(report.newGames.count) new game\(report.newGames.count == 1 ? "" : "s")") + ".")
+            } catch {
+                let unsent = try engine.store.unsentCount()
+                throw ClientFailure("offline (\(error)): \(unsent) move\(unsent == 1 ? "" : "s") kept on this device, sent at the next sync")
+            }
+        }
+    }
+}

@@ -1,0 +1,253 @@
+import ArgumentParser
+import CrossmateClient
+import CrossmateCore
+import CrossmateSync
+import CrossmateTerminal
+import Foundation
+
+struct Play: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Solve a game in the terminal, live with the other players.",
+        discussion: """
+            Letters fill and move on; arrows move (an arrow across the direction turns); space turns; Tab and \
+            Shift-Tab go to the next and previous unfilled word; Backspace erases back, Delete in place; Home/End; \
+            Insert (or Esc r) opens a rebus entry; ctrl-p pencil; ctrl-x check/reveal/clear; ctrl-z undo, ctrl-y \
+            redo; ctrl-g go to a clue; ? help; ctrl-q (or Esc q) leaves. Works offline: what you type is kept and \
+            sent when the server is back. NO_COLOR turns colour off.
+            """
+    )
+
+    @Argument(help: "The game: its id or the start of its title.")
+    var game: String
+
+    @OptionGroup var profile: ProfileOption
+
+    func run() async throws {
+        try await reporting {
+            let engine = try profile.engine()
+            let gameID = try await engine.resolve(game)
+            let session = try await engine.open(gameID)
+            let terminal = try RawTerminal()
+            defer { terminal.restore() }
+            await engine.start()
+            try await PlayLoop(engine: engine, session: session, terminal: terminal).run()
+            await engine.stop()
+        }
+    }
+}
+
+/// The terminal client's loop: keys, engine events, resizes and the timer, each redrawing.
+struct PlayLoop {
+    let engine: SyncEngine
+    let session: GameSession
+    let terminal: RawTerminal
+
+    func run() async throws {
+        let colors = ColorMode(environment: ProcessInfo.processInfo.environment)
+        var view = try await session.view()
+        var state = PlayState(puzzle: view.puzzle) { view.grid.letter(at: $0) }
+        var status = await engine.status
+        var elapsed = await engine.solvingSeconds(session.gameID)
+        var scores: [PlayerScore] = view.completion == nil ? [] : try await session.scoreboard()
+        let events = await engine.events()
+        let inputs = terminal.inputs
+        let forward = Task {
+            for await event in events {
+                switch event {
+                case .gridChanged, .cursorsChanged, .becameReadOnly, .completed, .gamesChanged, .moveRefused, .status:
+                    await merge.send(.engine(event))
+                }
+            }
+        }
+        let ticker = Task {
+            while !Task.isCancelled {
+                try? await Task.sleep(for: .seconds(1))
+                await merge.send(.terminal(.tick))
+            }
+        }
+        let keys = Task {
+            for await input in inputs { await merge.send(.terminal(input)) }
+            await merge.send(.terminal(.key(.control("q"))))
+        }
+        defer {
+            forward.cancel()
+            ticker.cancel()
+            keys.cancel()
+        }
+        var lastCursor = state.cursor
+        func draw() {
+            let size = terminal.size
+            let screen = PlayScreen(view: view, state: state, status: status, elapsedSeconds: elapsed, scores: scores)
+            terminal.write(screen.render(width: size.width, height: size.height, colors: colors).ansi(colors))
+        }
+        draw()
+        await session.moveCursor(to: state.cursor.position, direction: state.cursor.direction)
+        for await input in merge.stream {
+            switch input {
+            case let .terminal(.key(key)):
+                for action in state.handle(key, view: view) {
+                    switch action {
+                    case .quit: return
+                    case let .perform(command):
+                        do {
+                            try await engine.perform(command, in: session.gameID)
+                        } catch {
+                            state.notice = error.description
+                        }
+                    }
+                }
+                view = try await session.view()
+                if state.cursor.position != lastCursor.position || state.cursor.direction != lastCursor.direction {
+                    lastCursor = state.cursor
+                    await session.moveCursor(to: state.cursor.position, direction: state.cursor.direction)
+                }
+            case .terminal(.resize), .terminal(.redraw):
+                terminal.write("\u{1B}[2J")
+            case .terminal(.tick):
+                elapsed = await engine.solvingSeconds(session.gameID)
+            case let .engine(event):
+                switch event {
+                case let .status(new): status = new
+                case let .becameReadOnly(_, reason): state.notice = "Read-only: \(reason)"
+                case let .moveRefused(_, seq, reason): state.notice = "The server refused move \(seq): \(reason)"
+                case .completed:
+                    elapsed = await engine.solvingSeconds(session.gameID)
+                default: break
+                }
+                view = try await session.view()
+                if view.completion != nil { scores = try await session.scoreboard() }
+            }
+            draw()
+        }
+    }
+
+    enum Input: Sendable {
+        case terminal(TerminalInput)
+        case engine(EngineEvent)
+    }
+
+    /// One stream for every source of input.
+    private let merge = Merge()
+
+    actor Merge {
+        nonisolated let stream: AsyncStream<Input>
+        private let continuation: AsyncStream<Input>.Continuation
+
+        init() { (stream, continuation) = AsyncStream.makeStream(of: Input.self, bufferingPolicy: .unbounded) }
+
+        func send(_ input: Input) { continuation.yield(input) }
+    }
+}
+
+struct Replay: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Scrub through a finished game's solve, move by move.",
+        discussion:
+            "Left/right step one move, shift-left/right 10% of the game; space plays at 1×, again at 10×, 100×, then pauses; ctrl-q or q leaves."
+    )
+
+    @Argument(help: "The game: its id or the start of its title.")
+    var game: String
+
+    @OptionGroup var profile: ProfileOption
+
+    func run() async throws {
+        try await reporting {
+            let engine = try profile.engine()
+            let gameID = try await engine.resolve(game)
+            _ = try? await engine.fetch(gameID)
+            let session = try await engine.open(gameID)
+            let timeline: ReplayTimeline
+            switch try await session.replay() {
+            case let .ready(ready): timeline = ready
+            case let .waiting(missing):
+                throw ClientFailure(
+                    "the replay is not ready: \(missing.count) device\(missing.count == 1 ? " has" : "s have") not sent all of their moves yet")
+            case .unavailable:
+                throw ClientFailure("this game cannot be reached; sync and try again")
+            }
+            guard try await session.view().completion != nil else { throw ClientFailure("the game is not finished yet") }
+            let terminal = try RawTerminal()
+            defer { terminal.restore() }
+            try await ReplayLoop(session: session, timeline: timeline, terminal: terminal).run()
+        }
+    }
+}
+
+/// Replay's loop: a playhead over the timeline, drawn with the game screen.
+struct ReplayLoop {
+    let session: GameSession
+    let timeline: ReplayTimeline
+    let terminal: RawTerminal
+
+    func run() async throws {
+        let colors = ColorMode(environment: ProcessInfo.processInfo.environment)
+        let final = try await session.view()
+        var step = 0
+        var speed = 0  // 0 paused, else 1, 10, 100
+        var playhead: Int64 = 0
+        let inputs = terminal.inputs
+        let (stream, continuation) = AsyncStream.makeStream(of: TerminalInput.self, bufferingPolicy: .unbounded)
+        let keys = Task {
+            for await input in inputs { continuation.yield(input) }
+            continuation.yield(.key(.control("q")))
+        }
+        let ticker = Task {
+            while !Task.isCancelled {
+                try? await Task.sleep(for: .milliseconds(50))
+                continuation.yield(.tick)
+            }
+        }
+        defer {
+            keys.cancel()
+            ticker.cancel()
+        }
+        func draw() {
+            var view = final
+            view.grid = timeline.state(through: step)
+            view.completion = step == timeline.count ? final.completion : nil
+            view.cursors = []
+            let position = step > 0 ? timeline.steps[step - 1].position : GridPosition(row: 0, col: 0)
+            var state = PlayState(puzzle: view.puzzle) { _ in "" }
+            state.cursor.position = position
+            let mode = speed == 0 ? "paused" : "playing \(speed)×"
+            state.notice = "Replay: move \(step) of \(timeline.count), \(mode)   ←/→ step, shift ±10%, space play, q quit"
+            let size = terminal.size
+            let screen = PlayScreen(view: view, state: state, status: SyncStatus(connection: .online, unsent: 0), elapsedSeconds: 0)
+            terminal.write(screen.render(width: size.width, height: size.height, colors: colors).ansi(colors))
+        }
+        draw()
+        let tenth = max(1, timeline.count / 10)
+        for await input in stream {
+            switch input {
+            case let .key(key):
+                switch key {
+                case .control("q"), .alt("q"), .character("q"), .control("c"), .escape: return
+                case .left: step = max(0, step - 1)
+                case .right: step = min(timeline.count, step + 1)
+                case .shiftLeft: step = max(0, step - tenth)
+                case .shiftRight: step = min(timeline.count, step + tenth)
+                case .home: step = 0
+                case .end: step = timeline.count
+                case .character(" "):
+                    speed = speed == 0 ? 1 : speed == 1 ? 10 : speed == 10 ? 100 : 0
+                    if step == timeline.count, speed != 0 { step = 0 }
+                    playhead = step > 0 ? timeline.steps[step - 1].timestamp.wallMillis : (timeline.steps.first?.timestamp.wallMillis ?? 0)
+                default: break
+                }
+            case .tick:
+                guard speed > 0 else { continue }
+                playhead += 50 * Int64(speed)
+                // Long pauses in the solve are shortened to a second of replay.
+                if step < timeline.count, timeline.steps[step].timestamp.wallMillis - playhead > 1_000 * Int64(speed) {
+                    playhead = timeline.steps[step].timestamp.wallMillis - 1_000 * Int64(speed)
+                }
+                while step < timeline.count, timeline.steps[step].timestamp.wallMillis <= playhead { step += 1 }
+                if step == timeline.count { speed = 0 }
+            case .resize, .redraw:
+                terminal.write("\u{1B}[2J")
+            }
+            draw()
+        }
+    }
+}

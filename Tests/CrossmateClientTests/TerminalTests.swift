@@ -1,0 +1,151 @@
+import CrossmateClient
+import CrossmateCore
+import CrossmateFormats
+import CrossmateProtocol
+import CrossmateSync
+import CrossmateTerminal
+import CrossmateTestSupport
+import Foundation
+import Testing
+
+/// The terminal client: frames drawn from state (golden text for a few states, a 15×15 grid in
+/// 80×24 among them), keys decoded from raw bytes, and the real `crossmate play` in tmux.
+@Suite struct TerminalTests {
+    /// A 15×15 with a symmetric block pattern; answers and clues are placeholders (the layout is
+    /// what is checked).
+    static let fifteen: Puzzle = {
+        let blocks: Set<Int> = [
+            4, 10, 19, 25, 34, 40, 48, 56, 60, 64, 72, 78, 86, 94, 100, 108, 112, 124, 130, 136, 138, 146, 152, 160, 164, 168, 176, 184, 190, 199,
+            205, 214, 220,
+        ]
+        let cells = (0..<225).map { index -> Cell in
+            blocks.contains(index) || blocks.contains(224 - index) ? .block : .letter(String(Character(Unicode.Scalar(65 + index % 26)!)))
+        }
+        var texts: [Direction: [Int: String]] = [.across: [:], .down: [:]]
+        for number in 1...120 {
+            texts[.across]![number] = "Across clue number \(number), a little long to show clipping"
+            texts[.down]![number] = "Down clue \(number)"
+        }
+        return try! Puzzle(title: "Fifteen", author: "Test", width: 15, height: 15, cells: cells, clueTexts: texts)
+    }()
+
+    func view(_ puzzle: Puzzle, grid: GameGrid? = nil, completion: Completion? = nil, readOnly: Bool = false) -> GameView {
+        GameView(
+            gameID: "game-1", title: puzzle.title, puzzle: puzzle, grid: grid ?? GameGrid(puzzle: puzzle), completion: completion,
+            canUndo: false, canRedo: false, readOnly: readOnly,
+            players: [
+                ParticipantRecord(gameID: "game-1", authorID: "acct-ann", displayName: "Ann", role: .owner),
+                ParticipantRecord(gameID: "game-1", authorID: "acct-bob", displayName: "Bob", role: .player),
+            ],
+            cursors: [PeerCursor(deviceID: "dev-bob", authorID: "acct-bob", position: GridPosition(row: 2, col: 2), direction: .down)],
+            me: "acct-ann", sealed: false)
+    }
+
+    func golden(_ name: String, _ text: String) throws {
+        let url = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Frames/\(name).txt")
+        if ProcessInfo.processInfo.environment["CROSSMATE_UPDATE_GOLDEN"] != nil {
+            try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+            try text.write(to: url, atomically: true, encoding: .utf8)
+        }
+        let expected = try String(contentsOf: url, encoding: .utf8)
+        #expect(text == expected, "frame \(name) differs from Frames/\(name).txt")
+    }
+
+    @Test func aFifteenByFifteenFitsEightyByTwentyFour() throws {
+        let puzzle = Self.fifteen
+        var replica = GameReplica(puzzle: puzzle, gameID: "game-1", replicaID: "dev-ann", authorID: "acct-ann")
+        try replica.perform(.setLetter(GridPosition(row: 0, col: 0), "A"), wallMillis: 1_000)
+        try replica.perform(.setLetter(GridPosition(row: 0, col: 1), "X"), wallMillis: 1_001)
+        try replica.perform(.check(.square(GridPosition(row: 0, col: 1))), wallMillis: 1_002)
+        try replica.perform(.setLetter(GridPosition(row: 0, col: 2), "C", pencil: true), wallMillis: 1_003)
+        try replica.perform(.setLetter(GridPosition(row: 1, col: 0), "RBS"), wallMillis: 1_004)
+        try replica.perform(.reveal(.square(GridPosition(row: 1, col: 1))), wallMillis: 1_005)
+        var state = PlayState(puzzle: puzzle) { replica.grid.letter(at: $0) }
+        state.cursor.position = GridPosition(row: 0, col: 3)
+        let screen = PlayScreen(
+            view: view(puzzle, grid: replica.grid), state: state, status: SyncStatus(connection: .online, unsent: 2), elapsedSeconds: 754)
+        let frame = screen.render(width: 80, height: 24)
+        let lines = frame.text.split(separator: "\n", omittingEmptySubsequences: false)
+        #expect(lines.count == 24 && lines.allSatisfy { $0.count <= 80 })
+        // Every row of the grid is on screen, with the current clue above and the status below.
+        #expect(lines[1].contains("1A") && lines[23].contains("^Q quit") && lines[22].contains("online"))
+        try golden("fifteen-80x24", frame.text)
+        // 120 columns put both clue lists beside the grid, the current clue among them.
+        let wide = screen.render(width: 120, height: 30)
+        #expect(wide.text.contains("ACROSS") && wide.text.contains("DOWN"))
+        try golden("fifteen-120x30", wide.text)
+    }
+
+    @Test func marksAreNeverOnlyColour() throws {
+        let puzzle = try BundledPuzzles.puzzle("green-light")
+        var replica = GameReplica(puzzle: puzzle, gameID: "game-1", replicaID: "dev-ann", authorID: "acct-ann")
+        try replica.perform(.setLetter(GridPosition(row: 1, col: 0), "Q"), wallMillis: 1_000)
+        try replica.perform(.check(.square(GridPosition(row: 1, col: 0))), wallMillis: 1_001)
+        let state = PlayState(puzzle: puzzle) { replica.grid.letter(at: $0) }
+        let screen = PlayScreen(
+            view: view(puzzle, grid: replica.grid, readOnly: true), state: state, status: SyncStatus(connection: .offline(since: 0), unsent: 3),
+            elapsedSeconds: 5)
+        let frame = screen.render(width: 60, height: 16, colors: .none)
+        // The wrong letter carries ×, read-only and offline are spelled out.
+        #expect(frame.text.contains("Q×") && frame.text.contains("READ-ONLY") && frame.text.contains("offline"))
+        // NO_COLOR: no colour codes at all, only attributes.
+        let ansi = frame.ansi(.none)
+        #expect(!ansi.contains("38;5") && !ansi.contains("48;5") && ansi.range(of: #"\[[0-9;]*3[0-7]m"#, options: .regularExpression) == nil)
+        #expect(frame.ansi(.sixteen).contains("91"))  // bright red for the wrong letter
+        try golden("green-light-readonly-60x16", frame.text)
+    }
+
+    @Test func theCompletionBannerShowsTheScoreboard() throws {
+        let puzzle = try BundledPuzzles.puzzle("green-light")
+        var replica = GameReplica(puzzle: puzzle, gameID: "game-1", replicaID: "dev-ann", authorID: "acct-ann")
+        try replica.perform(.reveal(.puzzle), wallMillis: 1_000)
+        let completion = Completion(kind: .solved, at: HLCTimestamp(wallMillis: 1_000), by: "acct-ann")
+        let state = PlayState(puzzle: puzzle) { replica.grid.letter(at: $0) }
+        let scores = Scoreboard.scores(finalGrid: replica.grid, moves: replica.journal)
+        let screen = PlayScreen(
+            view: view(puzzle, grid: replica.grid, completion: completion), state: state,
+            status: SyncStatus(connection: .online, unsent: 0), elapsedSeconds: 3_725, scores: scores)
+        let text = screen.render(width: 80, height: 20).text
+        #expect(text.contains("Solved in 1:02:05") && text.contains("Ann"))
+        try golden("green-light-solved-80x20", text)
+    }
+
+    @Test func rawBytesDecodeToKeys() {
+        var decoder = KeyDecoder()
+        #expect(decoder.decode(Array("ab".utf8)) == [.character("a"), .character("b")])
+        #expect(decoder.decode([0x1B, 0x5B, 0x41, 0x1B, 0x5B, 0x44]) == [.up, .left])
+        #expect(decoder.decode([0x1B, 0x5B, 0x33, 0x7E, 0x1B, 0x5B, 0x32, 0x7E, 0x1B, 0x5B, 0x5A]) == [.delete, .insert, .shiftTab])
+        #expect(decoder.decode([0x1B, 0x5B, 0x31, 0x3B, 0x32, 0x43]) == [.shiftRight])
+        #expect(
+            decoder.decode([0x1A, 0x19, 0x10, 0x11, 0x7F, 0x09, 0x0D]) == [
+                .control("z"), .control("y"), .control("p"), .control("q"), .backspace, .tab, .enter,
+            ])
+        // Esc then q arriving apart is Alt-q; a lone Esc is Escape once nothing follows.
+        #expect(decoder.decode([0x1B]).isEmpty && decoder.hasPendingEscape)
+        #expect(decoder.decode(Array("q".utf8)) == [.alt("q")])
+        #expect(decoder.decode([0x1B]).isEmpty)
+        #expect(decoder.flushEscape() == [.escape])
+        // A sequence split across reads, and UTF-8 split across reads.
+        #expect(decoder.decode([0x1B, 0x5B]).isEmpty)
+        #expect(decoder.decode([0x43]) == [.right])
+        #expect(decoder.decode([0xC3]).isEmpty)
+        #expect(decoder.decode([0xA9]) == [.character("é")])
+    }
+
+    @Test func keysDriveTheCursorAndMenus() throws {
+        let puzzle = try BundledPuzzles.puzzle("green-light")
+        let empty = view(puzzle)
+        var state = PlayState(puzzle: puzzle) { _ in "" }
+        #expect(state.cursor.position == GridPosition(row: 0, col: 1))
+        #expect(state.handle(.character("a"), view: empty) == [.perform(.setLetter(GridPosition(row: 0, col: 1), "A", pencil: false))])
+        #expect(state.handle(.control("z"), view: empty) == [.perform(.undo)])
+        #expect(state.handle(.control("x"), view: empty).isEmpty && state.menu == .action)
+        #expect(state.handle(.character("c"), view: empty).isEmpty)
+        #expect(state.handle(.character("w"), view: empty) == [.perform(.check(.word(state.cursor.position, .across)))])
+        // A plain q is a letter; ctrl-q and Esc-q leave.
+        #expect(state.handle(.character("q"), view: empty).first != .quit)
+        #expect(state.handle(.alt("q"), view: empty) == [.quit])
+        #expect(state.handle(.control("p"), view: empty).isEmpty && state.cursor.pencil)
+        #expect(state.handle(.insert, view: empty).isEmpty && state.cursor.rebus == "")
+    }
+}

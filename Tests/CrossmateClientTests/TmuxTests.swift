@@ -1,0 +1,84 @@
+import CrossmateTestSupport
+import Foundation
+import Testing
+
+/// The real `crossmate play` in a real terminal (tmux): keys sent with send-keys, the screen read
+/// with capture-pane, and what was typed seen by a second profile through the server.
+@Suite(.serialized) struct TmuxTests {
+    /// Runs the `crossmate` executable with `arguments` in `environment`; its output, or a failure.
+    @discardableResult
+    func crossmate(_ arguments: [String], _ environment: [String: String]) throws -> String {
+        let process = Process()
+        process.executableURL = ServerProcess.executable
+        process.arguments = arguments
+        process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+        let output = Pipe()
+        let errors = Pipe()
+        process.standardOutput = output
+        process.standardError = errors
+        try process.run()
+        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        let problems = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        guard process.terminationStatus == 0 else { throw CommandFailed(arguments: arguments, output: text + problems) }
+        return text
+    }
+
+    struct CommandFailed: Error, CustomStringConvertible {
+        var arguments: [String]
+        var output: String
+        var description: String { "crossmate \(arguments.joined(separator: " ")) failed: \(output)" }
+    }
+
+    @discardableResult
+    func tmux(_ arguments: [String]) throws -> String {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["tmux"] + arguments
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        return text
+    }
+
+    @Test func typingInPlayReachesAnotherProfile() async throws {
+        let directory = try TemporaryDirectory("crossmate-tmux")
+        defer { directory.remove() }
+        let server = try ServerProcess(dataDirectory: directory.path + "/server")
+        defer { _ = server.terminate() }
+        let home = ["XDG_DATA_HOME": directory.path + "/xdg"]
+        try crossmate(["login", "--server", server.baseURL, "--name", "Ann"], home)
+        try crossmate(["login", "--server", server.baseURL, "--name", "Bob", "--profile", "bob"], home)
+        try crossmate(["new", "--bundled", "green-light"], home)
+        let link = try crossmate(["invite", "Green"], home).trimmingCharacters(in: .whitespacesAndNewlines)
+        try crossmate(["join", link, "--profile", "bob"], home)
+
+        // Ann plays in an 80×24 tmux pane; the shell line after it shows how it exited.
+        let session = "crossmate-\(UUID().uuidString.prefix(8))"
+        let command =
+            "XDG_DATA_HOME='\(directory.path)/xdg' TERM=xterm-256color '\(ServerProcess.executable.path)' play Green; echo \"play exited $?\"; sleep 120"
+        try tmux(["new-session", "-d", "-s", session, "-x", "80", "-y", "24", command])
+        defer { _ = try? tmux(["kill-session", "-t", session]) }
+        try await eventually("the game is drawn") { try tmux(["capture-pane", "-p", "-t", session]).contains("1A") }
+        // The cursor starts on 1-Across (ALSO); typing fills it and moves along.
+        try tmux(["send-keys", "-t", session, "A", "L", "S", "O"])
+        try await eventually("the letters are on Ann's screen") {
+            try tmux(["capture-pane", "-p", "-t", session]).split(separator: "\n").dropFirst(2).first?.contains("A ² L ³ S ⁴ O") == true
+        }
+        try await eventually("Bob's profile sees Ann's letters", within: .seconds(30)) {
+            let games = try crossmate(["games", "--json", "--profile", "bob"], home)
+            return games.contains(#""filled":4"#)
+        }
+        // Undo with ctrl-z takes back the O, for Bob too.
+        try tmux(["send-keys", "-t", session, "C-z"])
+        try await eventually("the undo reaches Bob", within: .seconds(30)) {
+            try crossmate(["games", "--json", "--profile", "bob"], home).contains(#""filled":3"#)
+        }
+        // A plain q is a letter; ctrl-q leaves and restores the terminal.
+        try tmux(["send-keys", "-t", session, "C-q"])
+        try await eventually("play exited cleanly") { try tmux(["capture-pane", "-p", "-t", session]).contains("play exited 0") }
+    }
+}
