@@ -188,3 +188,87 @@ import Testing
         }
     }
 }
+
+/// Whole games: three devices to completion, and a late joiner loading a snapshot.
+@Suite(.serialized) struct EngineGameTests {
+    @Test func threeDevicesSolveTogetherAndAgreeOnEverything() async throws {
+        try await withLiveServer { server, directory in
+            let phone = try await TestPlayer.login("Ann", server: server.baseURL, in: directory)
+            let bob = try await TestPlayer.login("Bob", server: server.baseURL, in: directory)
+            let gameID = try await phone.engine.createGame(CreateGameRequest(bundled: "green-light"))
+            _ = try await bob.engine.join(try await phone.engine.invite(gameID))
+            var laptop = try await TestPlayer.link(to: phone, in: directory)
+            _ = try await laptop.engine.syncOnce()
+            for player in [phone, bob, laptop] { await player.engine.start() }
+            let annSession = try await phone.engine.open(gameID)
+            let bobSession = try await bob.engine.open(gameID)
+
+            // Ann writes GREEN; Bob overwrites her G, then undoes: her G comes back, hers.
+            try await type("GREEN", at: GridPosition(row: 1, col: 0), in: annSession)
+            try await eventually("Bob has Ann's row") { try await bob.letters(gameID)[5..<10] == ["G", "R", "E", "E", "N"] }
+            try await bobSession.type("X", at: GridPosition(row: 1, col: 0))
+            try await bobSession.undo()
+            let square = try await bobSession.view().grid.state(at: GridPosition(row: 1, col: 0))
+            #expect(square.letter == "G" && square.cellAuthorID == phone.identity.authorID)
+            try await bobSession.redo()
+            try await bobSession.undo()
+            try await type("LEGAL", at: GridPosition(row: 2, col: 0), in: bobSession)
+
+            // The laptop goes offline, types a row, and comes back as a new process would.
+            await laptop.engine.stop()
+            try await type("UNITY", at: GridPosition(row: 3, col: 0), in: laptop.engine.open(gameID))
+            try await type("ALSO", at: GridPosition(row: 0, col: 1), in: annSession)
+            laptop = try laptop.restarted()
+            await laptop.engine.start()
+            try await type("EATS", at: GridPosition(row: 4, col: 0), in: annSession)
+
+            // Every device ends with the authority's completion, the same grid and scoreboard.
+            let players = [phone, bob, laptop]
+            try await eventually("all three see the completion", within: .seconds(60)) {
+                for player in players where try await player.engine.view(gameID).completion == nil { return false }
+                return true
+            }
+            let views = try await [phone.engine.view(gameID), bob.engine.view(gameID), laptop.engine.view(gameID)]
+            #expect(Set(views.map(\.completion)).count == 1 && views[0].completion?.kind == .solved)
+            #expect(Set(views.map(\.grid)).count == 1)
+            #expect(views[0].grid.letters.joined() == "ALSOGREENLEGALUNITYEATS")
+            // Replay is ready on every device once every device has sealed.
+            try await eventually("every device sealed and the replay is ready", within: .seconds(60)) {
+                for player in players {
+                    _ = try? await player.engine.fetch(gameID)
+                    guard case .ready = try await player.engine.replay(gameID) else { return false }
+                }
+                return true
+            }
+            var boards: [[PlayerScore]] = []
+            for player in players { boards.append(try await player.engine.scoreboard(gameID)) }
+            #expect(boards[0] == boards[1] && boards[1] == boards[2])
+            #expect(boards[0].first { $0.authorID == bob.identity.authorID }?.lettersAuthored == 5)
+            if case let .ready(timeline) = try await bob.engine.replay(gameID) {
+                #expect(timeline.state(through: timeline.count).letters == views[0].grid.letters)
+            }
+            for player in players { await player.engine.stop() }
+        }
+    }
+
+    @Test func aGameJoinedAfterAThousandMovesLoadsBySnapshotPlusTail() async throws {
+        try await withLiveServer { server, directory in
+            let ann = try await TestPlayer.login("Ann", server: server.baseURL, in: directory)
+            let gameID = try await ann.engine.createGame(CreateGameRequest(bundled: "daybreak"))
+            let session = try await ann.engine.open(gameID)
+            let squares = try await session.view().puzzle.letterPositions
+            for index in 0..<1_000 {
+                try await session.type(index % 2 == 0 ? "A" : "B", at: squares[index % squares.count])
+            }
+            _ = try await ann.engine.syncOnce()
+            #expect(try ann.store.unsentCount() == 0)
+            let bob = try await TestPlayer.login("Bob", server: server.baseURL, in: directory)
+            _ = try await bob.engine.join(try await ann.engine.invite(gameID))
+            // Bob holds a snapshot and only the moves after it, and the same grid.
+            #expect(try bob.store.snapshot(gameID: gameID) != nil)
+            #expect(try bob.store.moveCount(gameID: gameID) < 1_000)
+            #expect(try await bob.letters(gameID) == ann.letters(gameID))
+            #expect(try await bob.engine.view(gameID).players.count == 2)
+        }
+    }
+}
