@@ -224,9 +224,12 @@ import Testing
 
             // Every device ends with the authority's completion, the same grid and scoreboard.
             let players = [phone, bob, laptop]
-            try await eventually("all three see the completion", within: .seconds(60)) {
-                for player in players where try await player.engine.view(gameID).completion == nil { return false }
-                return true
+            // A device that filled the last square holds its own proposal until the authority's
+            // record arrives; every device then adopts the authority's.
+            try await eventually("all three hold the authority's completion", within: .seconds(60)) {
+                var completions: Set<Completion?> = []
+                for player in players { completions.insert(try await player.engine.view(gameID).completion) }
+                return completions.count == 1 && completions.first! != nil
             }
             let views = try await [phone.engine.view(gameID), bob.engine.view(gameID), laptop.engine.view(gameID)]
             #expect(Set(views.map(\.completion)).count == 1 && views[0].completion?.kind == .solved)
@@ -249,6 +252,34 @@ import Testing
             }
             for player in players { await player.engine.stop() }
         }
+    }
+
+    @Test func aServerKilledMidPushLosesNothing() async throws {
+        let directory = try TemporaryDirectory("crossmate-engine")
+        defer { directory.remove() }
+        var server = try ServerProcess(dataDirectory: directory.path + "/server")
+        let ann = try await TestPlayer.login("Ann", server: server.baseURL, in: directory)
+        let gameID = try await ann.engine.createGame(CreateGameRequest(bundled: "daybreak"))
+        let session = try await ann.engine.open(gameID)
+        let squares = try await session.view().puzzle.letterPositions
+        await ann.engine.start()
+        // Typing while pushes are in flight; the server dies once some are acknowledged.
+        for (index, square) in squares.enumerated() {
+            try await session.type(index % 2 == 0 ? "A" : "B", at: square)
+            if index == 30 {
+                try await eventually("some moves acknowledged") { try ann.store.unsentCount() < 31 }
+                server.kill()
+            }
+        }
+        server = try ServerProcess(dataDirectory: directory.path + "/server", port: server.port)
+        defer { _ = server.terminate() }
+        try await eventually("everything sent after the restart", within: .seconds(60)) { try ann.store.unsentCount() == 0 }
+        // A device that never saw the game loads it from the server: every letter is there.
+        let bob = try await TestPlayer.login("Bob", server: server.baseURL, in: directory)
+        _ = try await bob.engine.join(try await ann.engine.invite(gameID))
+        #expect(try await bob.letters(gameID) == ann.letters(gameID))
+        #expect(try await bob.engine.view(gameID).progress.filled == squares.count)
+        await ann.engine.stop()
     }
 
     @Test func aGameJoinedAfterAThousandMovesLoadsBySnapshotPlusTail() async throws {
