@@ -78,7 +78,7 @@ let package = Package(
         .executableTarget(
             name: "crossmate-bench",
             dependencies: [
-                "CrossmateCore", "CrossmateFormats", "CrossmateSync", "CrossmateProtocol", "CrossmateServer",
+                "CrossmateCore", "CrossmateFormats", "CrossmateSync", "CrossmateProtocol", "CrossmateServer", "CrossmateClient",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),

@@ -212,7 +212,7 @@ final class BenchServer: @unchecked Sendable {
     let process = Process()
     let port: Int
 
-    init(dataDirectory: String, postgres: String?) throws {
+    init(dataDirectory: String, postgres: String?, environment: [String: String] = [:]) throws {
         let executable = URL(fileURLWithPath: ProcessInfo.processInfo.arguments[0]).deletingLastPathComponent().appendingPathComponent("crossmate")
         guard FileManager.default.fileExists(atPath: executable.path) else {
             throw BenchFailure("build the server first: swift build -c release --product crossmate (looked for \(executable.path))")
@@ -223,7 +223,8 @@ final class BenchServer: @unchecked Sendable {
         process.arguments = arguments
         // Every simulated device is a new account from 127.0.0.1: lift the per-address limit.
         process.environment = ProcessInfo.processInfo.environment.merging(
-            ["CROSSMATE_ACCOUNT_RATE_LIMIT_BURST": "1000000"]) { _, bench in bench }
+            ["CROSSMATE_ACCOUNT_RATE_LIMIT_BURST": "1000000"].merging(environment) { $1 }
+        ) { _, bench in bench }
         let output = Pipe()
         process.standardOutput = output
         try process.run()
