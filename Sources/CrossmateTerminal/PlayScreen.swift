@@ -196,8 +196,9 @@ public struct PlayScreen: Sendable {
         line("Players", Style(bold: true))
         for player in view.players where !player.revoked && row < top + rows {
             let here = view.cursors.contains { $0.authorID == player.authorID } || player.authorID == view.me
-            frame.put("● ", row: row, col: left, style: Style(foreground: color(of: player.authorID)))
-            line("  " + Self.clip(player.displayName, to: width - 4) + (here ? "" : " (away)"))
+            frame.put("●", row: row, col: left, style: Style(foreground: color(of: player.authorID)))
+            frame.put(Self.clip(player.displayName, to: width - 4) + (here ? "" : " (away)"), row: row, col: left + 2)
+            row += 1
         }
         row += 1
         line("Filled \(progress.filled)/\(progress.total)")

@@ -76,6 +76,21 @@ import Testing
         try golden("fifteen-120x30", wide.text)
     }
 
+    @Test func aTwentyOneByTwentyOneUsesTwoColumnsAndScrolls() throws {
+        let cells = (0..<441).map { index -> Cell in index % 7 == 3 && index / 21 % 2 == 1 ? .block : .letter("A") }
+        let puzzle = try Puzzle(title: "Big", width: 21, height: 21, cells: cells, clueTexts: [:])
+        var state = PlayState(puzzle: puzzle) { _ in "" }
+        state.cursor.position = GridPosition(row: 20, col: 20)
+        let frame = PlayScreen(
+            view: view(puzzle), state: state, status: SyncStatus(connection: .online, unsent: 0), elapsedSeconds: 0
+        ).render(width: 80, height: 24)
+        let lines = frame.text.split(separator: "\n", omittingEmptySubsequences: false)
+        #expect(lines.count == 24 && lines.allSatisfy { $0.count <= 80 })
+        // Two columns a square (42 wide), the rows scrolled so the cursor's last row shows.
+        let cursorRows = (0..<24).filter { row in (0..<80).contains { frame.style(row: row, col: $0).reverse && row > 1 && row < 22 } }
+        #expect(cursorRows.count == 1 && frame.style(row: cursorRows[0], col: 40).reverse)
+    }
+
     @Test func marksAreNeverOnlyColour() throws {
         let puzzle = try BundledPuzzles.puzzle("green-light")
         var replica = GameReplica(puzzle: puzzle, gameID: "game-1", replicaID: "dev-ann", authorID: "acct-ann")

@@ -80,5 +80,20 @@ import Testing
         // A plain q is a letter; ctrl-q leaves and restores the terminal.
         try tmux(["send-keys", "-t", session, "C-q"])
         try await eventually("play exited cleanly") { try tmux(["capture-pane", "-p", "-t", session]).contains("play exited 0") }
+
+        // A crash (SIGSEGV) still leaves the terminal as it was: out of the alternate screen, the
+        // shell's line printed normally.
+        let crashing = "crossmate-\(UUID().uuidString.prefix(8))"
+        try tmux(["new-session", "-d", "-s", crashing, "-x", "80", "-y", "24", command.replacingOccurrences(of: "play exited", with: "play died")])
+        defer { _ = try? tmux(["kill-session", "-t", crashing]) }
+        try await eventually("the game is drawn again") { try tmux(["capture-pane", "-p", "-t", crashing]).contains("1A") }
+        let shell = try tmux(["display-message", "-p", "-t", crashing, "#{pane_pid}"]).trimmingCharacters(in: .whitespacesAndNewlines)
+        let children = try String(contentsOfFile: "/proc/\(shell)/task/\(shell)/children", encoding: .utf8)
+        let play = try #require(children.split(separator: " ").first.flatMap { Int32($0) })
+        kill(play, SIGSEGV)
+        try await eventually("the crash restored the terminal") {
+            let screen = try tmux(["capture-pane", "-p", "-t", crashing])
+            return screen.contains("play died 139") && !screen.contains("^Q quit")
+        }
     }
 }
