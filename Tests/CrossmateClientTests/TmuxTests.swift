@@ -72,6 +72,12 @@ import Testing
             let games = try crossmate(["games", "--json", "--profile", "bob"], home)
             return games.contains(#""filled":4"#)
         }
+        // A wider terminal redraws with both clue lists beside the grid.
+        try tmux(["resize-window", "-t", session, "-x", "130", "-y", "30"])
+        try await eventually("the resize redraws with clue lists") {
+            let screen = try tmux(["capture-pane", "-p", "-t", session])
+            return screen.contains("ACROSS") && screen.contains("DOWN")
+        }
         // Undo with ctrl-z takes back the O, for Bob too.
         try tmux(["send-keys", "-t", session, "C-z"])
         try await eventually("the undo reaches Bob", within: .seconds(30)) {
