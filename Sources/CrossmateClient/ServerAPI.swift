@@ -47,7 +47,7 @@ public struct ServerAPI: Sendable {
     private let timeout: TimeAmount
 
     public init(
-        baseURL: String, token: String? = nil, client: HTTPClient = .shared, timeout: Duration = .seconds(20),
+        baseURL: String, token: String? = nil, client: HTTPClient = ServerAPI.sharedClient, timeout: Duration = .seconds(20),
         observeServerTime: @escaping @Sendable (Int64) -> Void = { _ in }
     ) {
         var base = baseURL
@@ -63,6 +63,16 @@ public struct ServerAPI: Sendable {
     public var socketURL: String {
         (baseURL.hasPrefix("https://") ? "wss://" + baseURL.dropFirst(8) : "ws://" + baseURL.dropFirst(7)) + "/v1/socket"
     }
+
+    /// One HTTP client for every device in the process. A refused or failed connection is
+    /// reported at once (the engine has its own backoff), rather than retried until the
+    /// request's deadline, so an offline command says so in a moment, not after 20 s.
+    public static let sharedClient: HTTPClient = {
+        var configuration = HTTPClient.Configuration()
+        configuration.connectionPool.retryConnectionEstablishment = false
+        configuration.timeout.connect = .seconds(5)
+        return HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
+    }()
 
     // MARK: Routes
 

@@ -30,6 +30,44 @@ import Testing
         var description: String { "crossmate \(arguments.joined(separator: " ")) failed: \(output)" }
     }
 
+    /// Runs `crossmate` and returns its status, output and errors, whatever the status.
+    func run(_ arguments: [String], _ environment: [String: String]) throws -> (status: Int32, output: String, errors: String) {
+        let process = Process()
+        process.executableURL = ServerProcess.executable
+        process.arguments = arguments
+        process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+        let output = Pipe()
+        let errors = Pipe()
+        process.standardOutput = output
+        process.standardError = errors
+        try process.run()
+        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        let problems = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        return (process.terminationStatus, text, problems)
+    }
+
+    @Test func offlineCommandsWorkOnLocalDataAndSaySo() async throws {
+        let directory = try TemporaryDirectory("crossmate-cli")
+        defer { directory.remove() }
+        let home = ["XDG_DATA_HOME": directory.path + "/xdg"]
+        let signedOut = try run(["games"], home)
+        #expect(signedOut.status == 1 && signedOut.errors.contains("is not signed in: run `crossmate login"))
+        let server = try ServerProcess(dataDirectory: directory.path + "/server")
+        try crossmate(["login", "--server", server.baseURL, "--name", "Ann"], home)
+        try crossmate(["new", "--bundled", "green-light"], home)
+        let bad = try run(["new", directory.path + "/missing.puz"], home)
+        #expect(bad.status == 1 && bad.errors.contains("missing.puz: no such file"))
+        _ = server.terminate()
+        // The server is gone: games lists what the device knows and says it is offline.
+        let games = try run(["games", "--json"], home)
+        #expect(games.status == 0 && games.output.contains(#""title":"Green Light""#) && games.errors.contains("offline"))
+        let sync = try run(["sync"], home)
+        #expect(sync.status == 1 && sync.errors.contains("offline") && sync.errors.contains("kept on this device"))
+        let ambiguous = try run(["invite", "Nothing"], home)
+        #expect(ambiguous.status == 1 && ambiguous.errors.contains("no game called 'Nothing'"))
+    }
+
     @discardableResult
     func tmux(_ arguments: [String]) throws -> String {
         let process = Process()
