@@ -64,7 +64,9 @@ func withLiveServer<T>(
     let directory = try TemporaryDirectory("crossmate-engine")
     defer { directory.remove() }
     let server = try ServerProcess(dataDirectory: directory.path + "/server", environment: environment)
-    defer { _ = server.terminate() }
+    // SIGKILL, not a graceful stop: a graceful stop waits for the engines' idle keep-alive
+    // connections, and waiting for the process blocks one of the few cooperative threads.
+    defer { server.kill() }
     return try await body(server, directory)
 }
 

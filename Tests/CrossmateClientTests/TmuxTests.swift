@@ -58,7 +58,7 @@ import Testing
         try crossmate(["new", "--bundled", "green-light"], home)
         let bad = try run(["new", directory.path + "/missing.puz"], home)
         #expect(bad.status == 1 && bad.errors.contains("missing.puz: no such file"))
-        _ = server.terminate()
+        server.kill()
         // The server is gone: games lists what the device knows and says it is offline.
         let games = try run(["games", "--json"], home)
         #expect(games.status == 0 && games.output.contains(#""title":"Green Light""#) && games.errors.contains("offline"))
@@ -86,7 +86,7 @@ import Testing
         let directory = try TemporaryDirectory("crossmate-tmux")
         defer { directory.remove() }
         let server = try ServerProcess(dataDirectory: directory.path + "/server")
-        defer { _ = server.terminate() }
+        defer { server.kill() }
         let home = ["XDG_DATA_HOME": directory.path + "/xdg"]
         try crossmate(["login", "--server", server.baseURL, "--name", "Ann"], home)
         try crossmate(["login", "--server", server.baseURL, "--name", "Bob", "--profile", "bob"], home)
