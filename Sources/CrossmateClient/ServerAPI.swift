@@ -136,11 +136,11 @@ public struct ServerAPI: Sendable {
 
     private struct Empty: Codable {}
 
-    private func call<Answer: Decodable>(_ method: HTTPMethod, _ path: String) async throws(ServerFailure) -> Answer {
+    private func call<Answer: ServerTimed>(_ method: HTTPMethod, _ path: String) async throws(ServerFailure) -> Answer {
         try await send(method, path, body: nil)
     }
 
-    private func call<Answer: Decodable, Body: Encodable>(
+    private func call<Answer: ServerTimed, Body: Encodable>(
         _ method: HTTPMethod, _ path: String, body: Body
     ) async throws(ServerFailure)
         -> Answer
@@ -150,7 +150,7 @@ public struct ServerAPI: Sendable {
         return try await send(method, path, body: data)
     }
 
-    private func send<Answer: Decodable>(_ method: HTTPMethod, _ path: String, body: Data?) async throws(ServerFailure) -> Answer {
+    private func send<Answer: ServerTimed>(_ method: HTTPMethod, _ path: String, body: Data?) async throws(ServerFailure) -> Answer {
         var request = HTTPClientRequest(url: baseURL + path)
         request.method = method
         if let token { request.headers.add(name: "Authorization", value: "Bearer \(token)") }
@@ -177,17 +177,15 @@ public struct ServerAPI: Sendable {
             if let serverTime = body.serverTime { observeServerTime(serverTime) }
             throw .refused(body, status: status, retryAfterSeconds: retryAfter)
         }
-        if let time = try? JSONDecoder().decode(ServerTime.self, from: data), let serverTime = time.serverTime {
-            observeServerTime(serverTime)
-        }
+        let answer: Answer
         do {
-            return try JSONDecoder().decode(Answer.self, from: data)
+            answer = try JSONDecoder().decode(Answer.self, from: data)
         } catch {
             throw .unreadable("\(error)")
         }
+        observeServerTime(answer.serverTime)
+        return answer
     }
-
-    private struct ServerTime: Decodable { var serverTime: Int64? }
 
     static func describe(_ error: any Error) -> String {
         let text = String(describing: error)
@@ -197,3 +195,20 @@ public struct ServerAPI: Sendable {
         return text.count > 200 ? String(text.prefix(200)) + "…" : text
     }
 }
+
+/// Every answer of the API carries the server's clock, which the device's clock offset follows.
+public protocol ServerTimed: Decodable {
+    var serverTime: Int64 { get }
+}
+
+extension DeviceSession: ServerTimed {}
+extension LinkCodeResponse: ServerTimed {}
+extension MeResponse: ServerTimed {}
+extension GameListResponse: ServerTimed {}
+extension GameSummary: ServerTimed {}
+extension PushMovesResponse: ServerTimed {}
+extension ChangesResponse: ServerTimed {}
+extension SnapshotResponse: ServerTimed {}
+extension OKResponse: ServerTimed {}
+extension CompletionResponse: ServerTimed {}
+extension InvitationResponse: ServerTimed {}

@@ -56,10 +56,12 @@ public struct SyncStatus: Hashable, Sendable, CustomStringConvertible {
         return unsent == 0 ? state : "\(state), \(unsent) move\(unsent == 1 ? "" : "s") not yet sent"
     }
 
-    static func clock(_ millis: Int64) -> String {
-        let formatter = DateFormatter()
-        formatter.dateFormat = "HH:mm:ss"
-        return formatter.string(from: Date(timeIntervalSince1970: Double(millis) / 1000))
+    /// A local time of day, HH:MM:SS.
+    public static func clock(_ millis: Int64) -> String {
+        var time = time_t(millis / 1000)
+        var parts = tm()
+        localtime_r(&time, &parts)
+        return String(format: "%02d:%02d:%02d", parts.tm_hour, parts.tm_min, parts.tm_sec)
     }
 }
 

@@ -271,7 +271,7 @@ public struct PlayScreen: Sendable {
         let connection: (String, Style) =
             switch status.connection {
             case .online: ("● online", Style(foreground: TerminalColor(basic: 10, extended: 34), bold: true))
-            case let .offline(since): ("○ offline since \(SyncStatus.clockText(since))", Style(bold: true))
+            case let .offline(since): ("○ offline since \(SyncStatus.clock(since))", Style(bold: true))
             case let .throttled(until):
                 ("◌ waiting \(max(0, (until - Int64(Date().timeIntervalSince1970 * 1000) + 999) / 1000)) s (server busy)", Style(bold: true))
             }
@@ -310,15 +310,5 @@ public struct PlayScreen: Sendable {
 extension String {
     func leftPadding(to length: Int) -> String {
         count >= length ? self : String(repeating: " ", count: length - count) + self
-    }
-}
-
-extension SyncStatus {
-    /// A local time of day, HH:MM:SS.
-    public static func clockText(_ millis: Int64) -> String {
-        var time = time_t(millis / 1000)
-        var parts = tm()
-        localtime_r(&time, &parts)
-        return String(format: "%02d:%02d:%02d", parts.tm_hour, parts.tm_min, parts.tm_sec)
     }
 }

@@ -8,20 +8,9 @@ import Testing
     /// Runs the `crossmate` executable with `arguments` in `environment`; its output, or a failure.
     @discardableResult
     func crossmate(_ arguments: [String], _ environment: [String: String]) throws -> String {
-        let process = Process()
-        process.executableURL = ServerProcess.executable
-        process.arguments = arguments
-        process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
-        let output = Pipe()
-        let errors = Pipe()
-        process.standardOutput = output
-        process.standardError = errors
-        try process.run()
-        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        let problems = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else { throw CommandFailed(arguments: arguments, output: text + problems) }
-        return text
+        let result = try run(arguments, environment)
+        guard result.status == 0 else { throw CommandFailed(arguments: arguments, output: result.output + result.errors) }
+        return result.output
     }
 
     struct CommandFailed: Error, CustomStringConvertible {
