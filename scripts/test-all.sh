@@ -22,7 +22,8 @@ if swift format lint --strict -r Sources Tests Fuzz Package.swift; then passed=$
 
 echo "== swift test (the store suite and two-instance tests also on a throwaway PostgreSQL)"
 swift build --build-tests
-if scripts/with-postgres.sh swift test 2>&1 | tee "$work/swift-test.log"; then :; else failed=$((failed + 1)); fi
+# A test that hangs fails the run with its output instead of running into CI's limit.
+if timeout -k 60 "${SWIFT_TEST_SECONDS:-1800}" scripts/with-postgres.sh swift test 2>&1 | tee "$work/swift-test.log"; then :; else failed=$((failed + 1)); fi
 tests=$(grep -o 'Test run with [0-9]* tests' "$work/swift-test.log" | grep -o '[0-9]*' | tail -1 || true)
 if grep -q 'Test run with .* passed' "$work/swift-test.log"; then passed=$((passed + ${tests:-0})); fi
 

@@ -57,18 +57,30 @@ import Testing
         #expect(ambiguous.status == 1 && ambiguous.errors.contains("no game called 'Nothing'"))
     }
 
-    @discardableResult
-    func tmux(_ arguments: [String]) throws -> String {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["tmux"] + arguments
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        return text
+    /// tmux on a socket of its own in `directory`, so the tests neither use nor leave a server the
+    /// person running them has. Its output goes through a file, not a pipe: the tmux server the
+    /// first command starts would inherit a pipe and hold it open, and reading to its end would then
+    /// wait forever.
+    struct Tmux {
+        var directory: String
+
+        @discardableResult
+        func callAsFunction(_ arguments: [String]) throws -> String {
+            let outputPath = directory + "/tmux-\(UUID().uuidString).out"
+            FileManager.default.createFile(atPath: outputPath, contents: nil)
+            defer { try? FileManager.default.removeItem(atPath: outputPath) }
+            let output = try FileHandle(forWritingTo: URL(fileURLWithPath: outputPath))
+            defer { try? output.close() }
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+            process.arguments = ["tmux", "-S", directory + "/tmux.socket"] + arguments
+            process.standardInput = FileHandle.nullDevice
+            process.standardOutput = output
+            process.standardError = FileHandle.nullDevice
+            try process.run()
+            process.waitUntilExit()
+            return try String(contentsOfFile: outputPath, encoding: .utf8)
+        }
     }
 
     @Test func typingInPlayReachesAnotherProfile() async throws {
@@ -84,6 +96,8 @@ import Testing
         try crossmate(["join", link, "--profile", "bob"], home)
 
         // Ann plays in an 80×24 tmux pane; the shell line after it shows how it exited.
+        let tmux = Tmux(directory: directory.path)
+        defer { _ = try? tmux(["kill-server"]) }
         let session = "crossmate-\(UUID().uuidString.prefix(8))"
         let command =
             "XDG_DATA_HOME='\(directory.path)/xdg' TERM=xterm-256color '\(ServerProcess.executable.path)' play Green; echo \"play exited $?\"; sleep 120"
