@@ -58,28 +58,42 @@ import Testing
     }
 
     /// tmux on a socket of its own in `directory`, so the tests neither use nor leave a server the
-    /// person running them has. Its output goes through a file, not a pipe: the tmux server the
-    /// first command starts would inherit a pipe and hold it open, and reading to its end would then
-    /// wait forever.
+    /// person running them has. Spawned directly, with every descriptor beyond the three standard
+    /// ones closed and its output written to a file: the tmux server that the first command starts
+    /// would inherit whatever the command had, and Foundation's `Process` notices a child's exit
+    /// by a descriptor the child inherits, so with `Process` the first command never "ended"
+    /// while the server lived (the test then waited forever).
     struct Tmux {
         var directory: String
+
+        struct Failed: Error, CustomStringConvertible {
+            var description: String
+        }
 
         @discardableResult
         func callAsFunction(_ arguments: [String]) throws -> String {
             let outputPath = directory + "/tmux-\(UUID().uuidString).out"
-            FileManager.default.createFile(atPath: outputPath, contents: nil)
             defer { try? FileManager.default.removeItem(atPath: outputPath) }
-            let output = try FileHandle(forWritingTo: URL(fileURLWithPath: outputPath))
-            defer { try? output.close() }
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-            process.arguments = ["tmux", "-S", directory + "/tmux.socket"] + arguments
-            process.standardInput = FileHandle.nullDevice
-            process.standardOutput = output
-            process.standardError = FileHandle.nullDevice
-            try process.run()
-            process.waitUntilExit()
-            return try String(contentsOfFile: outputPath, encoding: .utf8)
+            var actions = posix_spawn_file_actions_t()
+            posix_spawn_file_actions_init(&actions)
+            defer { posix_spawn_file_actions_destroy(&actions) }
+            posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+            posix_spawn_file_actions_addopen(&actions, 1, outputPath, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+            posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
+            // glibc ignores closing a descriptor that is not open, so every one up to the highest
+            // open now (and a margin for any opened meanwhile) can be named.
+            let open = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd"))?.compactMap { Int32($0) } ?? []
+            for descriptor in 3...((open.max() ?? 1024) + 64) { posix_spawn_file_actions_addclose(&actions, descriptor) }
+            let argv = ["tmux", "-S", directory + "/tmux.socket"] + arguments
+            var cStrings = argv.map { strdup($0) }
+            defer { cStrings.forEach { free($0) } }
+            cStrings.append(nil)
+            var pid = pid_t()
+            let spawned = posix_spawnp(&pid, "tmux", &actions, nil, cStrings, environ)
+            guard spawned == 0 else { throw Failed(description: "tmux could not be started (error \(spawned)); is it installed?") }
+            var status: Int32 = 0
+            while waitpid(pid, &status, 0) == -1 && errno == EINTR {}
+            return (try? String(contentsOfFile: outputPath, encoding: .utf8)) ?? ""
         }
     }
 
