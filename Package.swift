@@ -73,7 +73,8 @@ let package = Package(
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOWebSocket", package: "swift-nio"),
-            ]
+            ],
+            resources: [.copy("Web")]
         ),
         .executableTarget(
             name: "crossmate-bench",
@@ -117,7 +118,9 @@ let package = Package(
             // The engine tests run against the real `crossmate serve`, so it is built with them.
             dependencies: [
                 "CrossmateClient", "CrossmateFormats", "CrossmateSync", "CrossmateTerminal", "CrossmateTestSupport", "crossmate",
-            ]
+            ],
+            // Golden terminal frames, read from the source tree (CROSSMATE_UPDATE_GOLDEN=1 rewrites them).
+            exclude: ["Frames"]
         ),
         .testTarget(
             name: "CrossmateServerTests",

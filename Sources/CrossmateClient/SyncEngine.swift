@@ -315,6 +315,8 @@ public actor SyncEngine {
                 returning: .failure(.refused(error, status: status, retryAfterSeconds: retryAfterSeconds)))
         case let .error(body):
             logger.warning("the server refused the socket", metadata: ["error": "\(body.message)"])
+        case .opened, .update, .applied, .refused:
+            break  // answers to a browser's messages, which this engine does not send
         }
     }
 
@@ -557,19 +559,10 @@ public actor SyncEngine {
             sealed: local.sealed)
     }
 
-    /// Seconds spent solving: from the game's first move, gaps over a minute between moves not
-    /// counted; a game still open counts on up to a minute past its last move.
+    /// Seconds spent solving, by the shared clock's rule (`SolvingTime`).
     public func solvingSeconds(_ gameID: String) -> Int {
-        let stamps = ((try? store.moves(gameID: gameID)) ?? []).map(\.timestamp.wallMillis).sorted()
-        guard var previous = stamps.first else { return 0 }
-        var total: Int64 = 0
-        let end = replicas[gameID]?.completion?.at.wallMillis
-        for stamp in stamps.dropFirst() where end == nil || stamp <= end! {
-            total += min(stamp - previous, 60_000)
-            previous = stamp
-        }
-        if end == nil { total += max(0, min(clock.now - previous, 60_000)) }
-        return Int(total / 1000)
+        let stamps = ((try? store.moves(gameID: gameID)) ?? []).map(\.timestamp.wallMillis)
+        return SolvingTime.measure(moveTimes: stamps, end: replicas[gameID]?.completion?.at.wallMillis, now: clock.now).seconds
     }
 
     /// The finished game's scoreboard, from the final grid and every move this device holds.

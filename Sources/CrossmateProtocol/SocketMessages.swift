@@ -22,8 +22,15 @@ public enum ClientSocketMessage: Codable, Hashable, Sendable {
     /// already has open; answered by `pushed` or `pushFailed` with the same `id`.
     case push(gameID: String, id: Int, moves: [MoveRecord])
     case ping
+    /// A browser opens a game: the server hosts this device's replica of it and answers
+    /// `opened`, then sends `update`s as other devices change it.
+    case open(gameID: String)
+    /// A browser leaves a game it opened.
+    case close(gameID: String)
+    /// A browser's command in an open game, answered by `applied` or `refused` with its id.
+    case command(CommandRequest)
 
-    enum CodingKeys: String, CodingKey { case type, games, gameID, cursor, id, moves }
+    enum CodingKeys: String, CodingKey { case type, games, gameID, cursor, id, moves, command, typedAt }
 
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
@@ -40,6 +47,14 @@ public enum ClientSocketMessage: Codable, Hashable, Sendable {
                 id: try container.decode(Int.self, forKey: .id),
                 moves: try container.decode([MoveRecord].self, forKey: .moves))
         case "ping": self = .ping
+        case "open": self = .open(gameID: try container.decode(String.self, forKey: .gameID))
+        case "close": self = .close(gameID: try container.decode(String.self, forKey: .gameID))
+        case "command":
+            self = .command(
+                CommandRequest(
+                    gameID: try container.decode(String.self, forKey: .gameID), id: try container.decode(Int.self, forKey: .id),
+                    command: try container.decode(BrowserCommand.self, forKey: .command),
+                    typedAt: try container.decodeIfPresent(Int64.self, forKey: .typedAt)))
         case let other:
             throw DecodingError.dataCorruptedError(forKey: .type, in: container, debugDescription: "unknown message type \(other)")
         }
@@ -48,6 +63,18 @@ public enum ClientSocketMessage: Codable, Hashable, Sendable {
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
         switch self {
+        case let .open(gameID):
+            try container.encode("open", forKey: .type)
+            try container.encode(gameID, forKey: .gameID)
+        case let .close(gameID):
+            try container.encode("close", forKey: .type)
+            try container.encode(gameID, forKey: .gameID)
+        case let .command(request):
+            try container.encode("command", forKey: .type)
+            try container.encode(request.gameID, forKey: .gameID)
+            try container.encode(request.id, forKey: .id)
+            try container.encode(request.command, forKey: .command)
+            try container.encodeIfPresent(request.typedAt, forKey: .typedAt)
         case let .subscribe(games):
             try container.encode("subscribe", forKey: .type)
             try container.encode(games, forKey: .games)
@@ -87,9 +114,18 @@ public enum ServerSocketMessage: Codable, Hashable, Sendable {
     /// (`rateLimited` comes with the seconds to wait).
     case pushFailed(id: Int, gameID: String, error: ErrorBody, retryAfterSeconds: Int?)
     case error(ErrorBody)
+    /// A game a browser opened, whole.
+    case opened(GameOpened)
+    /// What changed in a game a browser has open.
+    case update(GameUpdate)
+    /// A browser's command, performed.
+    case applied(CommandApplied)
+    /// A browser's command, not performed, and why.
+    case refused(CommandRefusal)
 
     enum CodingKeys: String, CodingKey {
         case type, zone, token, after, changes, gameID, deviceID, authorID, cursor, serverTime, error, id, response, retryAfterSeconds
+        case game, answer, refusal
     }
 
     public init(from decoder: any Decoder) throws {
@@ -121,6 +157,10 @@ public enum ServerSocketMessage: Codable, Hashable, Sendable {
                 error: try container.decode(ErrorBody.self, forKey: .error),
                 retryAfterSeconds: try container.decodeIfPresent(Int.self, forKey: .retryAfterSeconds))
         case "error": self = .error(try container.decode(ErrorBody.self, forKey: .error))
+        case "opened": self = .opened(try container.decode(GameOpened.self, forKey: .game))
+        case "update": self = .update(try container.decode(GameUpdate.self, forKey: .game))
+        case "applied": self = .applied(try container.decode(CommandApplied.self, forKey: .answer))
+        case "refused": self = .refused(try container.decode(CommandRefusal.self, forKey: .refusal))
         case let other:
             throw DecodingError.dataCorruptedError(forKey: .type, in: container, debugDescription: "unknown message type \(other)")
         }
@@ -161,6 +201,18 @@ public enum ServerSocketMessage: Codable, Hashable, Sendable {
         case let .error(body):
             try container.encode("error", forKey: .type)
             try container.encode(body, forKey: .error)
+        case let .opened(game):
+            try container.encode("opened", forKey: .type)
+            try container.encode(game, forKey: .game)
+        case let .update(game):
+            try container.encode("update", forKey: .type)
+            try container.encode(game, forKey: .game)
+        case let .applied(answer):
+            try container.encode("applied", forKey: .type)
+            try container.encode(answer, forKey: .answer)
+        case let .refused(refusal):
+            try container.encode("refused", forKey: .type)
+            try container.encode(refusal, forKey: .refusal)
         }
     }
 }

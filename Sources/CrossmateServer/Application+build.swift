@@ -51,6 +51,7 @@ public func buildApplication(_ configuration: ServerConfiguration, logger: Logge
     games.addRoutes(to: router)
     ShareController(state: state, games: games).addRoutes(to: router)
     FeedController(state: state).addRoutes(to: router)
+    WebController(state: state).addRoutes(to: router)
     // WebSocket upgrades get a router of their own, so ordinary requests never try to match it.
     let socketRouter = Router(context: CrossmateRequestContext.self)
     socketRouter.add(middleware: SocketAuthenticator(state: state))
@@ -81,13 +82,6 @@ struct OperationsController {
     let state: ServerState
 
     func addRoutes(to router: Router<CrossmateRequestContext>) {
-        // What this server is, for someone who opens its address (the web app comes later).
-        router.get("/") { _, _ -> Response in
-            try ServerState.json([
-                "service": "crossmate", "api": "/v1", "health": "/healthz", "metrics": "/metrics",
-                "bundledPuzzles": BundledPuzzles.identifiers.joined(separator: ", "),
-            ])
-        }
         router.get("healthz") { _, _ -> Response in
             _ = try await state.store.feedSequence(authorID: "")
             return try ServerState.json(["status": "ok"])

@@ -24,6 +24,8 @@ final class ServerState: Sendable {
     let logger: Logger
     /// Uploaded files are parsed here, off the task pool, a few at a time.
     let uploads: UploadParser
+    /// Browsers' replicas of the games they have open.
+    let browsers = BrowserHost()
 
     init(
         configuration: ServerConfiguration, store: Store, directory: GameDirectory, hub: SocketHub, fanout: any Fanout,
@@ -41,6 +43,7 @@ final class ServerState: Sendable {
         self.logger = logger
         uploads = UploadParser(maximumAdmitted: configuration.maximumConcurrentUploads)
         hub.onRevoked.withLock { [devices] in $0 = { devices.forget(deviceID: $0) } }
+        hub.onPoke.withLock { $0 = { [unowned self] game in browsers.changed(gameID: game, state: self) } }
     }
 
     func now() -> Int64 { configuration.clock() }

@@ -60,6 +60,7 @@ struct SocketController {
         let id = state.hub.register(deviceID: device.deviceID, authorID: device.authorID, channel: channel)
         state.metrics.connectedSockets.record(state.hub.count)
         defer {
+            state.browsers.close(connection: id)
             state.hub.unregister(id)
             state.metrics.connectedSockets.record(state.hub.count)
         }
@@ -85,6 +86,7 @@ struct SocketController {
         // games it names); a push also takes a request token, as over HTTP.
         let cost: Int = if case let .subscribe(games) = message { 1 + games.count / 50 } else { 1 }
         if case .push = message {
+        } else if case .command = message {
         } else if let wait = state.socketLimiter.take(device.deviceID, cost: cost, now: state.now()) {
             state.hub.reply(connection, .error(ErrorBody(.rateLimited, "too many socket messages from this device; retry after \(wait) s")))
             return
@@ -141,6 +143,36 @@ struct SocketController {
             state.hub.reply(connection, await push(moves, into: gameID, id: pushID, from: device))
         case .ping:
             state.hub.reply(connection, .pong(serverTime: state.now()))
+        case let .open(gameID):
+            do {
+                let game = try await state.browsers.open(gameID, device: device, connection: connection, state: state)
+                state.hub.markBrowser(connection)
+                state.hub.subscribe(connection, to: [gameID])  // for the other players' cursors
+                state.hub.reply(connection, .opened(try await game.open(state: state)))
+            } catch let error as APIError {
+                state.browsers.close(connection: connection, gameID: gameID)
+                state.hub.reply(connection, .error(error.body))
+            } catch {
+                state.browsers.close(connection: connection, gameID: gameID)
+                state.logger.error("a browser could not open a game", metadata: ["game": "\(gameID)", "error": "\(error)"])
+                state.hub.reply(
+                    connection, .error(ErrorBody(.serverError, "the server could not open game \(gameID.prefix(100)); it has been logged")))
+            }
+        case let .close(gameID):
+            state.browsers.close(connection: connection, gameID: gameID)
+            state.hub.unsubscribe(connection, from: [gameID])
+        case let .command(request):
+            state.metrics.requests.increment()
+            guard let game = state.browsers.game(request.gameID, deviceID: device.deviceID, connection: connection) else {
+                state.hub.reply(
+                    connection,
+                    .refused(
+                        CommandRefusal(
+                            id: request.id, gameID: request.gameID,
+                            CommandRefusal.Reason(code: "notOpen", reason: "open the game before sending it commands"))))
+                return
+            }
+            state.hub.reply(connection, await game.perform(request, state: state))
         }
     }
 

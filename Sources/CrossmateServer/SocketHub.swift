@@ -32,6 +32,9 @@ final class SocketHub: Sendable {
         var authorID: String
         var games: Set<String> = []
         var channel: any Channel
+        /// A browser's socket: it hears of changes as squares from its hosted replica, so pokes
+        /// (moves to merge) are not sent to it.
+        var isBrowser = false
     }
 
     private struct State {
@@ -95,6 +98,13 @@ final class SocketHub: Sendable {
         }
     }
 
+    func markBrowser(_ id: Int) {
+        state.withLock { $0.connections[id]?.isBrowser = true }
+    }
+
+    /// Called with every poke (a game's zone changed), for the browsers' hosted replicas.
+    let onPoke = Mutex<(@Sendable (String) -> Void)?>(nil)
+
     func isSubscribed(_ id: Int, to game: String) -> Bool {
         state.withLock { $0.connections[id]?.games.contains(game) ?? false }
     }
@@ -112,7 +122,8 @@ final class SocketHub: Sendable {
         state.withLock {
             if $0.byGame[game] != nil, sequence > $0.lastPoked[game, default: 0] { $0.lastPoked[game] = sequence }
         }
-        send(text, toGame: game, exceptDevice: exceptDevice)
+        send(text, toGame: game, exceptDevice: exceptDevice, pokes: true)
+        onPoke.withLock { $0 }?(game)
     }
 
     /// The poke as `ServerSocketMessage.poke` encodes it, spliced around the stored JSON of the
@@ -164,10 +175,12 @@ final class SocketHub: Sendable {
     }
 
     /// Sends `text` to every socket watching `game`, but not the sockets of `deviceID`.
-    private func send(_ text: String, toGame game: String, exceptDevice deviceID: String?) {
+    private func send(_ text: String, toGame game: String, exceptDevice deviceID: String?, pokes: Bool = false) {
         let channels = state.withLock { state in
             (state.byGame[game] ?? []).compactMap { id -> (any Channel)? in
-                guard let connection = state.connections[id], deviceID == nil || connection.deviceID != deviceID else { return nil }
+                guard let connection = state.connections[id], deviceID == nil || connection.deviceID != deviceID,
+                    !(pokes && connection.isBrowser)
+                else { return nil }
                 return connection.channel
             }
         }

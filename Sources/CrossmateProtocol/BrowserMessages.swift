@@ -1,0 +1,356 @@
+import CrossmateCore
+import CrossmateSync
+
+// The browser's part of the socket. A browser holds no game rules: it sends commands, the
+// server performs them through CrossmateSync's mutator for that browser's device, and the
+// browser draws the merged squares the server sends back.
+
+/// One square as a player sees it: the merged letter, its mark and who wrote it.
+public struct SquareView: Codable, Hashable, Sendable {
+    public var row: Int
+    public var col: Int
+    /// Empty when blank; every letter of a rebus.
+    public var letter: String
+    public var pencil: Bool
+    /// `none`, `checkedWrong`, `checkedRight` or `revealed`.
+    public var verdict: String
+    /// The account whose letter it is (empty when blank).
+    public var authorID: String
+
+    public init(row: Int, col: Int, letter: String, pencil: Bool, verdict: String, authorID: String) {
+        self.row = row
+        self.col = col
+        self.letter = letter
+        self.pencil = pencil
+        self.verdict = verdict
+        self.authorID = authorID
+    }
+
+    public init(_ state: CellState, at position: GridPosition) {
+        self.init(
+            row: position.row, col: position.col, letter: state.letter, pencil: state.mark.isPencil,
+            verdict: Self.verdictName(state.mark.verdict), authorID: state.cellAuthorID)
+    }
+
+    public static func verdictName(_ verdict: CellMark.Verdict) -> String {
+        switch verdict {
+        case .none: "none"
+        case .checkedWrong: "checkedWrong"
+        case .checkedRight: "checkedRight"
+        case .revealed: "revealed"
+        }
+    }
+
+    /// Every letter square of `grid`, in reading order.
+    public static func all(_ grid: GameGrid, of puzzle: Puzzle) -> [SquareView] {
+        puzzle.letterPositions.map { SquareView(grid.state(at: $0), at: $0) }
+    }
+
+    /// The squares of `new` that differ from `old`.
+    public static func changed(from old: GameGrid, to new: GameGrid, of puzzle: Puzzle) -> [SquareView] {
+        puzzle.letterPositions.compactMap { position in
+            let before = old.state(at: position)
+            let after = new.state(at: position)
+            guard before.letter != after.letter || before.mark != after.mark || before.cellAuthorID != after.cellAuthorID else {
+                return nil
+            }
+            return SquareView(after, at: position)
+        }
+    }
+}
+
+/// The printed puzzle a browser draws: squares, numbers, decorations and clues, never answers.
+public struct PuzzleLayout: Codable, Hashable, Sendable {
+    public struct Square: Codable, Hashable, Sendable {
+        /// `letter`, `block` or `void`.
+        public var kind: String
+        public var number: Int?
+        public var circled: Bool?
+        public var shaded: Bool?
+        /// Bars after the square: bit 0 top, 1 left, 2 bottom, 3 right.
+        public var bars: Int?
+    }
+
+    public struct ClueView: Codable, Hashable, Sendable {
+        public var number: Int
+        public var text: String
+        /// The word's squares in order, each `[row, col]`.
+        public var cells: [[Int]]
+    }
+
+    public var title: String
+    public var author: String
+    public var copyright: String
+    public var notes: String
+    public var width: Int
+    public var height: Int
+    /// Reading order, `width × height`.
+    public var squares: [Square]
+    public var across: [ClueView]
+    public var down: [ClueView]
+    /// Whether answers can be checked and revealed.
+    public var hasSolution: Bool
+
+    public init(_ puzzle: Puzzle) {
+        title = puzzle.title
+        author = puzzle.author
+        copyright = puzzle.copyright
+        notes = puzzle.notes
+        width = puzzle.width
+        height = puzzle.height
+        squares = puzzle.cells.map { cell in
+            Square(
+                kind: cell.kind.rawValue, number: cell.number, circled: cell.isCircled ? true : nil,
+                shaded: cell.isShaded ? true : nil, bars: cell.bars.isEmpty ? nil : Int(cell.bars.rawValue))
+        }
+        func clues(_ list: [Clue]) -> [ClueView] {
+            list.map { ClueView(number: $0.number, text: $0.text, cells: $0.cells.map { [$0.row, $0.col] }) }
+        }
+        across = clues(puzzle.across)
+        down = clues(puzzle.down)
+        hasSolution = puzzle.hasSolution
+    }
+}
+
+/// A player of a game as the roster shows them.
+public struct PlayerView: Codable, Hashable, Sendable {
+    public var authorID: String
+    public var displayName: String
+    public var role: ParticipantRecord.Role
+    /// Removed by the owner: their letters stay, they no longer write.
+    public var removed: Bool
+
+    public init(authorID: String, displayName: String, role: ParticipantRecord.Role, removed: Bool) {
+        self.authorID = authorID
+        self.displayName = displayName
+        self.role = role
+        self.removed = removed
+    }
+}
+
+/// The shared solving clock: `seconds` so far, and how many more count without a new move (a
+/// gap over a minute between moves is not counted; zero once the game is finished).
+public struct TimerView: Codable, Hashable, Sendable {
+    public var seconds: Int
+    public var countsFor: Int
+
+    public init(seconds: Int, countsFor: Int) {
+        self.seconds = seconds
+        self.countsFor = countsFor
+    }
+}
+
+/// Everything a browser needs to draw a game it opens.
+public struct GameOpened: Codable, Hashable, Sendable {
+    public var gameID: String
+    public var layout: PuzzleLayout
+    public var squares: [SquareView]
+    public var players: [PlayerView]
+    public var me: String
+    public var deviceID: String
+    public var readOnly: Bool
+    public var completion: CompletionRecord?
+    public var scoreboard: [PlayerScore]?
+    public var canUndo: Bool
+    public var canRedo: Bool
+    public var timer: TimerView
+
+    public init(
+        gameID: String, layout: PuzzleLayout, squares: [SquareView], players: [PlayerView], me: String, deviceID: String,
+        readOnly: Bool, completion: CompletionRecord?, scoreboard: [PlayerScore]?, canUndo: Bool, canRedo: Bool, timer: TimerView
+    ) {
+        self.gameID = gameID
+        self.layout = layout
+        self.squares = squares
+        self.players = players
+        self.me = me
+        self.deviceID = deviceID
+        self.readOnly = readOnly
+        self.completion = completion
+        self.scoreboard = scoreboard
+        self.canUndo = canUndo
+        self.canRedo = canRedo
+        self.timer = timer
+    }
+}
+
+/// What changed in an open game since the browser last heard: squares other devices changed,
+/// and the roster, read-only state, completion and clock as they now are.
+public struct GameUpdate: Codable, Hashable, Sendable {
+    public var gameID: String
+    public var squares: [SquareView]
+    public var players: [PlayerView]
+    public var readOnly: Bool
+    public var completion: CompletionRecord?
+    public var scoreboard: [PlayerScore]?
+    public var canUndo: Bool
+    public var canRedo: Bool
+    public var timer: TimerView
+
+    public init(
+        gameID: String, squares: [SquareView], players: [PlayerView], readOnly: Bool, completion: CompletionRecord?,
+        scoreboard: [PlayerScore]?, canUndo: Bool, canRedo: Bool, timer: TimerView
+    ) {
+        self.gameID = gameID
+        self.squares = squares
+        self.players = players
+        self.readOnly = readOnly
+        self.completion = completion
+        self.scoreboard = scoreboard
+        self.canUndo = canUndo
+        self.canRedo = canRedo
+        self.timer = timer
+    }
+}
+
+/// A command as a browser sends it. `kind` is one of setLetter, delete, check, reveal, clear,
+/// undo, redo; `scope` (square, word, puzzle) goes with check, reveal and clear.
+public struct BrowserCommand: Codable, Hashable, Sendable {
+    public var kind: String
+    public var row: Int?
+    public var col: Int?
+    public var letter: String?
+    public var pencil: Bool?
+    public var scope: String?
+    public var direction: String?
+
+    public init(
+        kind: String, row: Int? = nil, col: Int? = nil, letter: String? = nil, pencil: Bool? = nil, scope: String? = nil,
+        direction: String? = nil
+    ) {
+        self.kind = kind
+        self.row = row
+        self.col = col
+        self.letter = letter
+        self.pencil = pencil
+        self.scope = scope
+        self.direction = direction
+    }
+
+    /// The mutator's command, or why this one does not describe one.
+    public func command() -> Result<Command, CommandRefusal.Reason> {
+        func position() -> GridPosition? {
+            guard let row, let col else { return nil }
+            return GridPosition(row: row, col: col)
+        }
+        func scoped() -> Scope? {
+            switch scope {
+            case "square": return position().map(Scope.square)
+            case "word":
+                guard let position = position(), let direction = direction.flatMap(Direction.init(rawValue:)) else { return nil }
+                return .word(position, direction)
+            case "puzzle": return .puzzle
+            default: return nil
+            }
+        }
+        let malformed = CommandRefusal.Reason(
+            code: "invalid", reason: "that command is incomplete (\(kind) needs \(Self.needs[kind] ?? "one of \(Self.kinds)"))")
+        switch kind {
+        case "setLetter":
+            guard let position = position(), let letter else { return .failure(malformed) }
+            return .success(.setLetter(position, letter, pencil: pencil ?? false))
+        case "delete":
+            guard let position = position() else { return .failure(malformed) }
+            return .success(.delete(position))
+        case "check", "reveal", "clear":
+            guard let scope = scoped() else { return .failure(malformed) }
+            return .success(kind == "check" ? .check(scope) : kind == "reveal" ? .reveal(scope) : .clear(scope))
+        case "undo": return .success(.undo)
+        case "redo": return .success(.redo)
+        default: return .failure(malformed)
+        }
+    }
+
+    static let kinds = "setLetter, delete, check, reveal, clear, undo, redo"
+    static let needs = [
+        "setLetter": "row, col and letter", "delete": "row and col",
+        "check": "a scope of square (with row and col), word (with row, col and direction) or puzzle",
+        "reveal": "a scope of square (with row and col), word (with row, col and direction) or puzzle",
+        "clear": "a scope of square (with row and col), word (with row, col and direction) or puzzle",
+    ]
+}
+
+/// The answer to a command the server performed: the squares it changed (none when nothing
+/// needed to change) and what undo and redo can do now.
+public struct CommandApplied: Codable, Hashable, Sendable {
+    public var id: Int
+    public var gameID: String
+    public var squares: [SquareView]
+    public var canUndo: Bool
+    public var canRedo: Bool
+    public var completion: CompletionRecord?
+
+    public init(id: Int, gameID: String, squares: [SquareView], canUndo: Bool, canRedo: Bool, completion: CompletionRecord?) {
+        self.id = id
+        self.gameID = gameID
+        self.squares = squares
+        self.canUndo = canUndo
+        self.canRedo = canRedo
+        self.completion = completion
+    }
+}
+
+/// A command the server did not perform, with a reason a person can read.
+public struct CommandRefusal: Codable, Hashable, Sendable {
+    public struct Reason: Hashable, Sendable, Error {
+        public var code: String
+        public var reason: String
+
+        public init(code: String, reason: String) {
+            self.code = code
+            self.reason = reason
+        }
+    }
+
+    public var id: Int
+    public var gameID: String
+    /// A stable word for programs: gameComplete, squareRevealed, notALetterSquare,
+    /// invalidLetter, noSolution, noWord, nothingToUndo, nothingToRedo, removed, notAPlayer,
+    /// notOpen, invalid, rateLimited, serverError.
+    public var code: String
+    public var reason: String
+
+    public init(id: Int, gameID: String, _ reason: Reason) {
+        self.id = id
+        self.gameID = gameID
+        code = reason.code
+        self.reason = reason.reason
+    }
+}
+
+extension MutationRefusal {
+    /// The refusal as a browser shows it: a stable code and a sentence for the player.
+    public var browserReason: CommandRefusal.Reason {
+        switch self {
+        case let .gameComplete(completion):
+            CommandRefusal.Reason(
+                code: "gameComplete", reason: "the game is finished (\(completion.kind == .solved ? "solved" : "resigned")); the grid is final")
+        case .notALetterSquare: CommandRefusal.Reason(code: "notALetterSquare", reason: "that square does not take letters")
+        case let .invalidLetter(letter):
+            CommandRefusal.Reason(
+                code: "invalidLetter",
+                reason: "\"\(letter.prefix(20))\" cannot go in a square (up to \(LetterRule.maximumLength) letters, digits or symbols such as / and &)")
+        case .squareRevealed: CommandRefusal.Reason(code: "squareRevealed", reason: "that square was revealed; only undo can change it")
+        case .noSolution: CommandRefusal.Reason(code: "noSolution", reason: "this puzzle came without its answers, so it cannot be checked or revealed")
+        case .noWord: CommandRefusal.Reason(code: "noWord", reason: "that square has no word in this direction")
+        case .nothingToUndo: CommandRefusal.Reason(code: "nothingToUndo", reason: "there is nothing of yours left to undo")
+        case .nothingToRedo: CommandRefusal.Reason(code: "nothingToRedo", reason: "there is nothing to redo")
+        }
+    }
+}
+
+/// A browser's command: `typedAt` is when it was typed (Unix milliseconds), so commands queued
+/// offline are stamped with their own time rather than the time they reached the server.
+public struct CommandRequest: Codable, Hashable, Sendable {
+    public var gameID: String
+    public var id: Int
+    public var command: BrowserCommand
+    public var typedAt: Int64?
+
+    public init(gameID: String, id: Int, command: BrowserCommand, typedAt: Int64? = nil) {
+        self.gameID = gameID
+        self.id = id
+        self.command = command
+        self.typedAt = typedAt
+    }
+}

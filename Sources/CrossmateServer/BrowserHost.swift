@@ -1,0 +1,265 @@
+import CrossmateCore
+import CrossmateProtocol
+import CrossmateStore
+import CrossmateSync
+import Foundation
+import Synchronization
+
+/// Browsers' replicas, hosted by the server. A browser is a device like any other, but it holds
+/// no rules: its replica (journal, clock, undo stacks) lives here, rebuilt from the zone's stored
+/// moves when a browser opens a game, so any instance can host it. Commands run through the
+/// mutator and the moves go through the same ingest as every device's push; other devices'
+/// changes reach the replica after each poke and go to the browser as changed squares.
+final class BrowserHost: Sendable {
+    private struct Hosted {
+        var game: BrowserGame
+        var viewers: Set<Int>
+    }
+
+    private let hosted = Mutex([String: Hosted]())
+
+    static func key(deviceID: String, gameID: String) -> String { deviceID + "\u{0}" + gameID }
+
+    /// The replica of `gameID` for `device`, shared by every socket of that device (two tabs of
+    /// one browser are one device), loaded on first use.
+    func open(_ gameID: String, device: StoredDevice, connection: Int, state: ServerState) async throws -> BrowserGame {
+        let key = Self.key(deviceID: device.deviceID, gameID: gameID)
+        if let game = hosted.withLock({ hosted -> BrowserGame? in
+            hosted[key]?.viewers.insert(connection)
+            return hosted[key]?.game
+        }) {
+            return game
+        }
+        let loaded = try await BrowserGame.load(gameID, device: device, state: state)
+        return hosted.withLock { hosted in
+            if hosted[key] == nil { hosted[key] = Hosted(game: loaded, viewers: []) }
+            hosted[key]!.viewers.insert(connection)
+            return hosted[key]!.game
+        }
+    }
+
+    func game(_ gameID: String, deviceID: String, connection: Int) -> BrowserGame? {
+        hosted.withLock { hosted in
+            guard let entry = hosted[Self.key(deviceID: deviceID, gameID: gameID)], entry.viewers.contains(connection) else { return nil }
+            return entry.game
+        }
+    }
+
+    /// A socket stops viewing a game (or every game, when it closes); a replica nobody views
+    /// is dropped and rebuilt from the store on the next open.
+    func close(connection: Int, gameID: String? = nil) {
+        hosted.withLock { hosted in
+            for (key, entry) in hosted where gameID == nil || entry.game.gameID == gameID {
+                guard entry.viewers.contains(connection) else { continue }
+                hosted[key]!.viewers.remove(connection)
+                if hosted[key]!.viewers.isEmpty { hosted[key] = nil }
+            }
+        }
+    }
+
+    /// A game's zone changed: every hosted replica of it catches up and tells its viewers.
+    func changed(gameID: String, state: ServerState) {
+        let games = hosted.withLock { $0.values.filter { $0.game.gameID == gameID }.map { ($0.game, $0.viewers) } }
+        for (game, viewers) in games {
+            Task { await game.refresh(state: state, viewers: viewers) }
+        }
+    }
+
+    var count: Int { hosted.withLock { $0.count } }
+}
+
+/// One browser device's replica of one game.
+actor BrowserGame {
+    nonisolated let gameID: String
+    let device: StoredDevice
+    let puzzle: Puzzle
+    private var replica: GameReplica
+    /// The zone sequence read through.
+    private var sequence: Int64
+    private var moveTimes: [Int64]
+    private var moves: [Move]
+    private var players: [StoredParticipant]
+    private var refreshing = false
+    private var refreshAgain = false
+    /// Commands and catch-ups take turns: each awaits the store, and the actor would otherwise
+    /// let one start while another is half done.
+    private var busy = false
+    private var waiting: [CheckedContinuation<Void, Never>] = []
+
+    private func exclusively<T>(_ body: () async throws -> T) async rethrows -> T {
+        if busy {
+            await withCheckedContinuation { waiting.append($0) }
+        }
+        busy = true
+        defer {
+            if waiting.isEmpty { busy = false } else { waiting.removeFirst().resume() }
+        }
+        return try await body()
+    }
+
+    private init(gameID: String, device: StoredDevice, puzzle: Puzzle, replica: GameReplica, sequence: Int64, moves: [Move], players: [StoredParticipant]) {
+        self.gameID = gameID
+        self.device = device
+        self.puzzle = puzzle
+        self.replica = replica
+        self.sequence = sequence
+        self.moves = moves
+        moveTimes = moves.map(\.timestamp.wallMillis)
+        self.players = players
+    }
+
+    static func load(_ gameID: String, device: StoredDevice, state: ServerState) async throws -> BrowserGame {
+        let (stored, _) = try await state.access(gameID, for: device, write: false)
+        let projection = try await state.directory.projection(for: stored)
+        let (moves, sequence) = try await GameProjection.moves(store: state.store, gameID: gameID, after: 0)
+        var replica = GameReplica(
+            puzzle: projection.puzzle, gameID: gameID, replicaID: device.deviceID, authorID: device.authorID, moves: moves)
+        if let completion = await projection.completion { replica.adopt(completion, finalGrid: await projection.replica.grid) }
+        let players = try await state.store.participants(gameID: gameID)
+        return BrowserGame(
+            gameID: gameID, device: device, puzzle: projection.puzzle, replica: replica, sequence: sequence, moves: moves, players: players)
+    }
+
+    private var me: StoredParticipant? { players.first { $0.authorID == device.authorID } }
+    private var readOnly: Bool { me?.revoked ?? true }
+
+    private func timer(now: Int64) -> TimerView {
+        let measured = SolvingTime.measure(moveTimes: moveTimes, end: replica.completion?.at.wallMillis, now: now)
+        return TimerView(seconds: measured.seconds, countsFor: measured.countsFor)
+    }
+
+    private var playerViews: [PlayerView] {
+        players.filter { !$0.hasLeft }.map {
+            PlayerView(authorID: $0.authorID, displayName: $0.displayName, role: $0.role, removed: $0.revoked)
+        }
+    }
+
+    private var scoreboard: [PlayerScore]? {
+        replica.completion == nil ? nil : Scoreboard.scores(finalGrid: replica.grid, moves: moves)
+    }
+
+    /// The whole game as it now is, for a browser opening it.
+    func open(state: ServerState) async throws -> GameOpened {
+        try await exclusively { () async throws -> Void in _ = try await catchUp(state: state) }
+        return opened(now: state.now())
+    }
+
+    private func opened(now: Int64) -> GameOpened {
+        GameOpened(
+            gameID: gameID, layout: PuzzleLayout(puzzle), squares: SquareView.all(replica.grid, of: puzzle), players: playerViews,
+            me: device.authorID, deviceID: device.deviceID, readOnly: readOnly, completion: replica.completion.map(CompletionRecord.init),
+            scoreboard: scoreboard, canUndo: replica.canUndo && !readOnly, canRedo: replica.canRedo && !readOnly, timer: timer(now: now))
+    }
+
+    /// Reads the zone's changes after the last one read into the replica (this device's own
+    /// moves too: they are already in its journal and change nothing); the squares that changed.
+    private func catchUp(state: ServerState) async throws -> [SquareView] {
+        let before = replica.grid
+        let (fresh, through) = try await GameProjection.moves(store: state.store, gameID: gameID, after: sequence)
+        guard through > sequence else { return [] }
+        sequence = through
+        replica.receive(fresh)
+        moves += fresh
+        moveTimes += fresh.map(\.timestamp.wallMillis)
+        players = try await state.store.participants(gameID: gameID)
+        if let projection = state.directory.cached(gameID), let completion = await projection.completion, replica.completion != completion {
+            replica.adopt(completion, finalGrid: await projection.replica.grid)
+        }
+        return SquareView.changed(from: before, to: replica.grid, of: puzzle)
+    }
+
+    /// Catches up after a poke and sends the viewers what changed. Pokes that arrive meanwhile
+    /// fold into one more pass.
+    func refresh(state: ServerState, viewers: Set<Int>) async {
+        if refreshing {
+            refreshAgain = true
+            return
+        }
+        refreshing = true
+        defer { refreshing = false }
+        repeat {
+            refreshAgain = false
+            let wasReadOnly = readOnly
+            let wasComplete = replica.completion
+            let roster = playerViews
+            let caughtUp = await exclusively { () -> [SquareView]? in
+                do { return try await catchUp(state: state) } catch {
+                    state.logger.error("a browser's replica could not catch up", metadata: ["game": "\(gameID)", "error": "\(error)"])
+                    return nil
+                }
+            }
+            guard let squares = caughtUp else { return }
+            guard !squares.isEmpty || wasReadOnly != readOnly || wasComplete != replica.completion || roster != playerViews else { continue }
+            let update = ServerSocketMessage.update(
+                GameUpdate(
+                    gameID: gameID, squares: squares, players: playerViews, readOnly: readOnly,
+                    completion: replica.completion.map(CompletionRecord.init), scoreboard: scoreboard,
+                    canUndo: replica.canUndo && !readOnly, canRedo: replica.canRedo && !readOnly, timer: timer(now: state.now())))
+            for viewer in viewers { state.hub.reply(viewer, update) }
+        } while refreshAgain
+    }
+
+    /// How far in the past a command's `typedAt` may be: a browser offline for longer sends its
+    /// queue stamped no earlier than this.
+    static let oldestTypedAt: Int64 = 7 * 24 * 3_600_000
+
+    /// Performs a browser's command and stores its moves as this device's; the answer.
+    func perform(_ request: CommandRequest, state: ServerState) async -> ServerSocketMessage {
+        await exclusively { await performAlone(request, state: state) }
+    }
+
+    private func performAlone(_ request: CommandRequest, state: ServerState) async -> ServerSocketMessage {
+        func refuse(_ code: String, _ reason: String) -> ServerSocketMessage {
+            .refused(CommandRefusal(id: request.id, gameID: gameID, CommandRefusal.Reason(code: code, reason: reason)))
+        }
+        let command: Command
+        switch request.command.command() {
+        case let .success(made): command = made
+        case let .failure(reason): return .refused(CommandRefusal(id: request.id, gameID: gameID, reason))
+        }
+        do {
+            _ = try await catchUp(state: state)
+        } catch {
+            state.logger.error("a browser's replica could not catch up", metadata: ["game": "\(gameID)", "error": "\(error)"])
+            return refuse("serverError", "the server could not load this game; it has been logged")
+        }
+        guard !readOnly else { return refuse("removed", "you were removed from this game; it is read-only for you") }
+        let now = state.now()
+        let typedAt = min(now, max(now - Self.oldestTypedAt, request.typedAt ?? now))
+        var next = replica
+        let made: [Move]
+        do { made = try next.perform(command, wallMillis: typedAt) } catch {
+            return .refused(CommandRefusal(id: request.id, gameID: gameID, error.browserReason))
+        }
+        if !made.isEmpty {
+            let response: PushMovesResponse
+            do {
+                try state.takeRequestToken(device)
+                response = try await GameController(state: state).ingest(made.map(MoveRecord.init), into: gameID, from: device)
+            } catch let error as APIError {
+                if error.body.error == .readOnly { players = (try? await state.store.participants(gameID: gameID)) ?? players }
+                let code = error.body.error == .readOnly ? "removed" : error.body.error == .rateLimited ? "rateLimited" : error.body.error.rawValue
+                return refuse(code, error.body.message)
+            } catch {
+                state.logger.error("a browser's command could not be stored", metadata: ["game": "\(gameID)", "error": "\(error)"])
+                return refuse("serverError", "the server could not save that; it has been logged")
+            }
+            if let refused = response.results.first(where: { $0.status == .rejected }) {
+                // The mutator's moves pass the server's rules; if one does not, nothing is kept.
+                state.logger.error("a browser's move was refused", metadata: ["game": "\(gameID)", "error": "\(refused.error?.message ?? "")"])
+                return refuse("serverError", refused.error?.message ?? "the server refused that move")
+            }
+            if let stored = response.completion?.completion, next.completion != stored,
+                let projection = state.directory.cached(gameID)
+            {
+                next.adopt(stored, finalGrid: await projection.replica.grid)
+            }
+        }
+        let squares = SquareView.changed(from: replica.grid, to: next.grid, of: puzzle)
+        replica = next
+        return .applied(
+            CommandApplied(
+                id: request.id, gameID: gameID, squares: squares, canUndo: replica.canUndo, canRedo: replica.canRedo,
+                completion: replica.completion.map(CompletionRecord.init)))
+    }
+}
