@@ -119,12 +119,15 @@ public struct PlayerView: Codable, Hashable, Sendable {
     public var role: ParticipantRecord.Role
     /// Removed by the owner: their letters stay, they no longer write.
     public var removed: Bool
+    /// Their colour as the viewing player sees it (`PlayerColors`), `#rrggbb`.
+    public var color: String
 
-    public init(authorID: String, displayName: String, role: ParticipantRecord.Role, removed: Bool) {
+    public init(authorID: String, displayName: String, role: ParticipantRecord.Role, removed: Bool, color: String) {
         self.authorID = authorID
         self.displayName = displayName
         self.role = role
         self.removed = removed
+        self.color = color
     }
 }
 
@@ -279,8 +282,12 @@ public struct CommandApplied: Codable, Hashable, Sendable {
     public var canUndo: Bool
     public var canRedo: Bool
     public var completion: CompletionRecord?
+    public var timer: TimerView
 
-    public init(id: Int, gameID: String, squares: [SquareView], canUndo: Bool, canRedo: Bool, completion: CompletionRecord?) {
+    public init(
+        id: Int, gameID: String, squares: [SquareView], canUndo: Bool, canRedo: Bool, completion: CompletionRecord?, timer: TimerView
+    ) {
+        self.timer = timer
         self.id = id
         self.gameID = gameID
         self.squares = squares

@@ -150,11 +150,16 @@ public struct GameSummary: Codable, Hashable, Sendable {
     public var token: ChangeToken
     /// The server's time when this summary was made (every response carries it).
     public var serverTime: Int64
+    /// A small picture of the grid, a row of `width` characters per line: `#` a block, `.` an
+    /// empty square, `x` a filled one, `~` no square.
+    public var picture: String?
 
     public init(
         gameID: String, title: String, width: Int, height: Int, ownerID: String, role: ParticipantRecord.Role,
-        readOnly: Bool, filled: Int, total: Int, completion: CompletionRecord?, token: ChangeToken, serverTime: Int64
+        readOnly: Bool, filled: Int, total: Int, completion: CompletionRecord?, token: ChangeToken, serverTime: Int64,
+        picture: String? = nil
     ) {
+        self.picture = picture
         self.gameID = gameID
         self.title = title
         self.width = width

@@ -128,10 +128,17 @@ actor BrowserGame {
         return TimerView(seconds: measured.seconds, countsFor: measured.countsFor)
     }
 
+    /// The roster with colours as this account sees them; authors of letters who have left
+    /// the game keep a colour too (listed as removed players).
     private var playerViews: [PlayerView] {
-        players.filter { !$0.hasLeft }.map {
-            PlayerView(authorID: $0.authorID, displayName: $0.displayName, role: $0.role, removed: $0.revoked)
+        let present = players.filter { !$0.hasLeft }
+        let authors = Set(moves.map(\.authorID)).subtracting(present.map(\.authorID))
+        let colors = PlayerColors.assign(players: present.map(\.authorID) + authors, local: device.authorID)
+        func color(_ authorID: String) -> String { PlayerColors.palette[colors[authorID] ?? 0].hex }
+        return present.map {
+            PlayerView(authorID: $0.authorID, displayName: $0.displayName, role: $0.role, removed: $0.revoked, color: color($0.authorID))
         }
+            + authors.sorted().map { PlayerView(authorID: $0, displayName: "Player \($0.suffix(4))", role: .player, removed: true, color: color($0)) }
     }
 
     private var scoreboard: [PlayerScore]? {
@@ -257,9 +264,12 @@ actor BrowserGame {
         }
         let squares = SquareView.changed(from: replica.grid, to: next.grid, of: puzzle)
         replica = next
+        let measured = SolvingTime.measure(
+            moveTimes: moveTimes + made.map(\.timestamp.wallMillis), end: replica.completion?.at.wallMillis, now: now)
         return .applied(
             CommandApplied(
                 id: request.id, gameID: gameID, squares: squares, canUndo: replica.canUndo, canRedo: replica.canRedo,
-                completion: replica.completion.map(CompletionRecord.init)))
+                completion: replica.completion.map(CompletionRecord.init),
+                timer: TimerView(seconds: measured.seconds, countsFor: measured.countsFor)))
     }
 }

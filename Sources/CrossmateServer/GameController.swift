@@ -94,11 +94,24 @@ struct GameController {
         let puzzle = projection.puzzle
         let progress = await projection.progress
         let completion = await projection.completion
+        let grid = await projection.replica.grid
+        var picture = ""
+        for row in 0..<puzzle.height {
+            if row > 0 { picture += "\n" }
+            for col in 0..<puzzle.width {
+                let position = GridPosition(row: row, col: col)
+                switch puzzle.cell(at: position).kind {
+                case .block: picture += "#"
+                case .void: picture += "~"
+                case .letter: picture += grid.letter(at: position).isEmpty ? "." : "x"
+                }
+            }
+        }
         return GameSummary(
             gameID: game.gameID, title: game.title, width: puzzle.width, height: puzzle.height, ownerID: game.ownerID,
             role: participant.role, readOnly: participant.revoked, filled: progress.filled, total: progress.total,
             completion: completion.map(CompletionRecord.init), token: ChangeToken(zone: game.gameID, sequence: game.zoneSeq),
-            serverTime: state.now())
+            serverTime: state.now(), picture: picture)
     }
 
     @Sendable func pushMoves(_ request: Request, context: CrossmateRequestContext) async throws -> Response {

@@ -146,7 +146,7 @@ struct SocketController {
         case let .open(gameID):
             do {
                 let game = try await state.browsers.open(gameID, device: device, connection: connection, state: state)
-                state.hub.markBrowser(connection)
+                state.hub.openInBrowser(connection, game: gameID, true)
                 state.hub.subscribe(connection, to: [gameID])  // for the other players' cursors
                 state.hub.reply(connection, .opened(try await game.open(state: state)))
             } catch let error as APIError {
@@ -160,6 +160,7 @@ struct SocketController {
             }
         case let .close(gameID):
             state.browsers.close(connection: connection, gameID: gameID)
+            state.hub.openInBrowser(connection, game: gameID, false)
             state.hub.unsubscribe(connection, from: [gameID])
         case let .command(request):
             state.metrics.requests.increment()

@@ -32,9 +32,9 @@ final class SocketHub: Sendable {
         var authorID: String
         var games: Set<String> = []
         var channel: any Channel
-        /// A browser's socket: it hears of changes as squares from its hosted replica, so pokes
-        /// (moves to merge) are not sent to it.
-        var isBrowser = false
+        /// Games a browser has open on this socket: it hears of their changes as squares from
+        /// its hosted replica, so their pokes (moves to merge) are not sent to it.
+        var openInBrowser: Set<String> = []
     }
 
     private struct State {
@@ -98,8 +98,10 @@ final class SocketHub: Sendable {
         }
     }
 
-    func markBrowser(_ id: Int) {
-        state.withLock { $0.connections[id]?.isBrowser = true }
+    func openInBrowser(_ id: Int, game: String, _ open: Bool) {
+        state.withLock {
+            if open { $0.connections[id]?.openInBrowser.insert(game) } else { $0.connections[id]?.openInBrowser.remove(game) }
+        }
     }
 
     /// Called with every poke (a game's zone changed), for the browsers' hosted replicas.
@@ -179,7 +181,7 @@ final class SocketHub: Sendable {
         let channels = state.withLock { state in
             (state.byGame[game] ?? []).compactMap { id -> (any Channel)? in
                 guard let connection = state.connections[id], deviceID == nil || connection.deviceID != deviceID,
-                    !(pokes && connection.isBrowser)
+                    !(pokes && connection.openInBrowser.contains(game))
                 else { return nil }
                 return connection.channel
             }

@@ -1,0 +1,73 @@
+/// Every player's colour (ARCHITECTURE.md, "Colours"): a palette of nine sorted by hue, a
+/// stable colour per account that steers clear of colours already taken in a game, and the
+/// order a game hands them out in. Pure, so every client shows the same colours.
+public enum PlayerColors {
+    public struct Color: Hashable, Sendable {
+        public var name: String
+        /// Degrees, 0..<360.
+        public var hue: Double
+        /// `#rrggbb`, dark enough for letters on white.
+        public var hex: String
+    }
+
+    public static let palette: [Color] = [
+        Color(name: "red", hue: 1, hex: "#c8373a"),
+        Color(name: "orange", hue: 28, hex: "#c96a12"),
+        Color(name: "gold", hue: 46, hex: "#a47f06"),
+        Color(name: "green", hue: 117, hex: "#2f8a2c"),
+        Color(name: "teal", hue: 175, hex: "#14877d"),
+        Color(name: "blue", hue: 217, hex: "#2563c9"),
+        Color(name: "indigo", hue: 245, hex: "#5143c4"),
+        Color(name: "purple", hue: 280, hex: "#8c3bb8"),
+        Color(name: "pink", hue: 328, hex: "#c2307c"),
+    ]
+
+    /// 64-bit FNV-1a of the UTF-8 bytes.
+    public static func fnv1a(_ text: String) -> UInt64 {
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        for byte in text.utf8 {
+            hash ^= UInt64(byte)
+            hash = hash &* 0x100_0000_01b3
+        }
+        return hash
+    }
+
+    static func hueDistance(_ a: Int, _ b: Int) -> Double {
+        let difference = abs(palette[a].hue - palette[b].hue)
+        return min(difference, 360 - difference)
+    }
+
+    /// The account's hashed colour, or the first one forward from it whose hue is more than 90
+    /// degrees from every reserved colour, else the first not exactly reserved.
+    public static func stableColor(_ authorID: String, reserved: Set<Int>) -> Int {
+        let hashed = Int(fnv1a(authorID) % UInt64(palette.count))
+        let forward = (0..<palette.count).map { (hashed + $0) % palette.count }
+        if let far = forward.first(where: { candidate in reserved.allSatisfy { hueDistance(candidate, $0) > 90 } }) { return far }
+        return forward.first { !reserved.contains($0) } ?? hashed
+    }
+
+    /// The colours of a game's players as `local` sees them: `local` first (its preferred
+    /// colour when it has one), accounts pinned to a colour get their pin, and the others in
+    /// authorID order, each steering clear of the colours taken before it.
+    public static func assign(
+        players: [String], local: String?, preferred: Int? = nil, pinned: [String: Int] = [:]
+    ) -> [String: Int] {
+        var colors: [String: Int] = [:]
+        var taken: Set<Int> = []
+        if let local {
+            let color = preferred.flatMap { palette.indices.contains($0) ? $0 : nil } ?? stableColor(local, reserved: taken)
+            colors[local] = color
+            taken.insert(color)
+        }
+        for (authorID, color) in pinned where colors[authorID] == nil && palette.indices.contains(color) {
+            colors[authorID] = color
+            taken.insert(color)
+        }
+        for authorID in Set(players).sorted() where colors[authorID] == nil {
+            let color = stableColor(authorID, reserved: taken)
+            colors[authorID] = color
+            taken.insert(color)
+        }
+        return colors
+    }
+}

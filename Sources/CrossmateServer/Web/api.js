@@ -1,0 +1,78 @@
+// This browser's identity and the server's HTTP API. The token stays in this browser's storage
+// and goes only in the Authorization header; the socket opens with a one-time ticket.
+
+const IDENTITY = "crossmate.identity";
+
+export function identity() {
+  try {
+    return JSON.parse(localStorage.getItem(IDENTITY) ?? "null");
+  } catch {
+    return null;
+  }
+}
+
+export function remember(session) {
+  const saved = {
+    token: session.token,
+    deviceID: session.deviceID,
+    authorID: session.account.authorID,
+    displayName: session.account.displayName,
+  };
+  localStorage.setItem(IDENTITY, JSON.stringify(saved));
+  return saved;
+}
+
+export function forget() {
+  localStorage.removeItem(IDENTITY);
+}
+
+/** A refusal from the server, with its message for a person and its code for the app. */
+export class ServerError extends Error {
+  constructor(status, code, message) {
+    super(message);
+    this.status = status;
+    this.code = code;
+  }
+}
+
+/** Calls the API; the answer's JSON, or a ServerError (status 0 when the server is unreachable). */
+export async function api(method, path, body) {
+  const headers = { Accept: "application/json" };
+  const me = identity();
+  if (me) headers.Authorization = `Bearer ${me.token}`;
+  if (body !== undefined) headers["Content-Type"] = "application/json";
+  let response;
+  try {
+    response = await fetch(path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+  } catch {
+    throw new ServerError(0, "offline", "The server cannot be reached. Check your connection; nothing you typed is lost.");
+  }
+  const text = await response.text();
+  let json = null;
+  try {
+    json = text ? JSON.parse(text) : null;
+  } catch {
+    json = null;
+  }
+  if (!response.ok) {
+    throw new ServerError(response.status, json?.error ?? "error", json?.message ?? `The server answered ${response.status}.`);
+  }
+  return json;
+}
+
+/** A WebSocket for this device, opened with a one-time ticket. */
+export async function openSocket() {
+  const { ticket } = await api("POST", "/v1/socket-tickets", {});
+  const scheme = location.protocol === "https:" ? "wss:" : "ws:";
+  return new WebSocket(`${scheme}//${location.host}/v1/socket?ticket=${encodeURIComponent(ticket)}`);
+}
+
+/** Reads a File as base64 for an upload. */
+export function base64(file) {
+  return new Promise((resolve, reject) => {
+    const reader = new FileReader();
+    reader.onload = () => resolve(String(reader.result).split(",")[1] ?? "");
+    reader.onerror = () => reject(new Error("the file could not be read"));
+    reader.readAsDataURL(file);
+  });
+}

@@ -1,0 +1,399 @@
+// Crossmate in the browser: the first visit, the games list, joining and linking. The solving
+// page is in game.js. Pages are paths (/, /games/ID, /join/TOKEN, /link); the server answers
+// each with this app.
+
+import { api, base64, forget, identity, openSocket, remember, ServerError } from "./api.js";
+import { showGame } from "./game.js";
+
+const main = document.getElementById("app");
+
+/** Builds an element: el("p", { class: "x" }, "text", child). */
+export function el(tag, attributes = {}, ...children) {
+  const node = document.createElement(tag);
+  for (const [name, value] of Object.entries(attributes)) {
+    if (value === undefined || value === null || value === false) continue;
+    if (name.startsWith("on")) node.addEventListener(name.slice(2), value);
+    else if (name === "dataset") Object.assign(node.dataset, value);
+    else if (name === "style") {
+      // Through the CSS object model: the page's policy refuses style attributes.
+      for (const declaration of value.split(";")) {
+        const at = declaration.indexOf(":");
+        if (at > 0) node.style.setProperty(declaration.slice(0, at).trim(), declaration.slice(at + 1).trim());
+      }
+    }
+    else node.setAttribute(name, value === true ? "" : value);
+  }
+  for (const child of children.flat()) {
+    if (child === null || child === undefined || child === false) continue;
+    node.append(child instanceof Node ? child : String(child));
+  }
+  return node;
+}
+
+/** A short message at the bottom of the screen (also read out by screen readers). */
+export function toast(message, kind = "info") {
+  const box = document.getElementById("toast");
+  box.textContent = message;
+  box.className = `toast ${kind} shown`;
+  clearTimeout(toast.timer);
+  toast.timer = setTimeout(() => box.classList.remove("shown"), kind === "error" ? 6000 : 3000);
+}
+
+export function navigate(path, replace = false) {
+  if (replace) history.replaceState(null, "", path);
+  else history.pushState(null, "", path);
+  route();
+}
+
+addEventListener("popstate", () => route());
+document.addEventListener("click", (event) => {
+  const link = event.target.closest?.("a[data-route]");
+  if (!link || event.metaKey || event.ctrlKey || event.shiftKey) return;
+  event.preventDefault();
+  navigate(link.getAttribute("href"));
+});
+
+// MARK: The socket, shared by every page
+
+/** One WebSocket per tab: reconnects with backoff, tells pages what arrives and how it stands. */
+class Connection {
+  constructor() {
+    this.listeners = new Set();
+    this.state = "connecting";
+    this.socket = null;
+    this.attempt = 0;
+    this.games = new Set();
+    addEventListener("online", () => this.retryNow());
+  }
+
+  start() {
+    if (this.socket || !identity()) return;
+    this.connect();
+  }
+
+  setState(state) {
+    this.state = state;
+    this.emit({ type: "state", state });
+  }
+
+  async connect() {
+    clearTimeout(this.timer);
+    let socket;
+    try {
+      socket = await openSocket();
+    } catch (error) {
+      if (error instanceof ServerError && error.status === 401) return signedOut();
+      return this.later();
+    }
+    this.socket = socket;
+    socket.onopen = () => {
+      this.attempt = 0;
+      // Clients speak first (see the server's README): a ping, then the pages' opens.
+      socket.send(JSON.stringify({ type: "ping" }));
+      this.setState("live");
+    };
+    socket.onmessage = (event) => {
+      let message;
+      try {
+        message = JSON.parse(event.data);
+      } catch {
+        return;
+      }
+      this.emit(message);
+    };
+    socket.onclose = () => {
+      if (this.socket !== socket) return;
+      this.socket = null;
+      this.later();
+    };
+  }
+
+  later() {
+    this.setState(navigator.onLine === false ? "offline" : "reconnecting");
+    const delay = Math.min(10_000, 500 * 2 ** this.attempt) * (0.5 + Math.random() / 2);
+    this.attempt = Math.min(this.attempt + 1, 6);
+    this.timer = setTimeout(() => this.connect(), delay);
+  }
+
+  retryNow() {
+    if (this.socket) return;
+    this.attempt = 0;
+    this.connect();
+  }
+
+  /** Sends a message if the socket is open; false when it is not (the caller keeps it). */
+  send(message) {
+    if (this.socket?.readyState !== WebSocket.OPEN) return false;
+    this.socket.send(JSON.stringify(message));
+    return true;
+  }
+
+  get live() {
+    return this.socket?.readyState === WebSocket.OPEN;
+  }
+
+  listen(listener) {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  emit(message) {
+    for (const listener of [...this.listeners]) listener(message);
+  }
+}
+
+export const connection = new Connection();
+
+function signedOut() {
+  forget();
+  toast("This browser was signed out (its device was revoked). Choose a name to start again.", "error");
+  navigate("/", true);
+}
+
+// MARK: Pages
+
+let leavePage = () => {};
+
+export async function route() {
+  leavePage();
+  leavePage = () => {};
+  const path = location.pathname;
+  const me = identity();
+  document.getElementById("who").textContent = me ? me.displayName : "";
+  if (!me) return welcome(path);
+  connection.start();
+  const game = path.match(/^\/games\/([^/]+)$/);
+  const join = path.match(/^\/join\/([^/]+)$/);
+  if (game) leavePage = await showGame(main, decodeURIComponent(game[1]));
+  else if (join) await accept(decodeURIComponent(join[1]));
+  else if (path === "/link") await linkPage();
+  else leavePage = await gamesPage();
+}
+
+/** First visit: a name makes an account and this device; or a code links to an account. */
+function welcome(path) {
+  document.title = "Crossmate";
+  const joining = path.startsWith("/join/");
+  const error = el("p", { class: "error", role: "alert" });
+  const name = el("input", {
+    name: "displayName", id: "displayName", autocomplete: "nickname", maxlength: "60", required: true,
+    placeholder: "Ana",
+  });
+  const start = el(
+    "form",
+    {
+      class: "card",
+      onsubmit: async (event) => {
+        event.preventDefault();
+        error.textContent = "";
+        try {
+          remember(await api("POST", "/v1/accounts", { displayName: name.value.trim() }));
+          route();
+        } catch (failure) {
+          error.textContent = failure.message;
+        }
+      },
+    },
+    el("h2", {}, joining ? "You're invited to solve a crossword" : "Solve crosswords together"),
+    el("label", { for: "displayName" }, "Your name, as other players will see it"),
+    name,
+    el("button", { type: "submit", class: "primary" }, joining ? "Join the game" : "Start"),
+    error,
+  );
+  const code = el("input", { name: "linkCode", id: "linkCode", autocomplete: "off", placeholder: "code from your other device" });
+  const linkError = el("p", { class: "error", role: "alert" });
+  const link = el(
+    "form",
+    {
+      class: "card quiet",
+      onsubmit: async (event) => {
+        event.preventDefault();
+        linkError.textContent = "";
+        try {
+          remember(await api("POST", "/v1/devices", { code: code.value.trim() }));
+          route();
+        } catch (failure) {
+          linkError.textContent = failure.message;
+        }
+      },
+    },
+    el("h3", {}, "Already play on another device?"),
+    el("label", { for: "linkCode" }, "Enter the link code it shows under “Use on another device”"),
+    code,
+    el("button", { type: "submit" }, "Link this browser"),
+    linkError,
+  );
+  main.replaceChildren(el("section", { class: "welcome" }, start, link));
+  name.focus();
+}
+
+async function accept(token) {
+  main.replaceChildren(el("p", { class: "loading" }, "Joining…"));
+  try {
+    const game = await api("POST", `/v1/invitations/${encodeURIComponent(token)}/accept`, {});
+    navigate(`/games/${encodeURIComponent(game.gameID)}`, true);
+  } catch (failure) {
+    main.replaceChildren(
+      el(
+        "section",
+        { class: "card" },
+        el("h2", {}, "This invitation cannot be used"),
+        el("p", { class: "error", role: "alert", "data-error": failure.code }, failure.message),
+        el("a", { href: "/", "data-route": true, class: "button" }, "Go to your games"),
+      ),
+    );
+  }
+}
+
+async function linkPage() {
+  document.title = "Use on another device · Crossmate";
+  const shown = el("p", { class: "code", "data-link-code": true }, "…");
+  main.replaceChildren(
+    el(
+      "section",
+      { class: "card" },
+      el("h2", {}, "Use Crossmate on another device"),
+      el("p", {}, "On the other device, open this site and enter this code under “Already play on another device?”. It works once, for ten minutes."),
+      shown,
+      el("a", { href: "/", "data-route": true, class: "button" }, "Back to your games"),
+    ),
+  );
+  try {
+    const { code } = await api("POST", "/v1/devices/link-codes", {});
+    shown.textContent = code;
+  } catch (failure) {
+    shown.textContent = failure.message;
+    shown.className = "error";
+  }
+}
+
+/** A small picture of a game's grid from the server's summary. */
+function miniGrid(summary) {
+  const rows = (summary.picture ?? "").split("\n");
+  const grid = el("div", { class: "mini", "aria-hidden": "true", style: `--cols:${summary.width}` });
+  for (const row of rows) for (const c of row) grid.append(el("i", { class: { "#": "b", x: "f", "~": "v" }[c] ?? "" }));
+  return grid;
+}
+
+async function gamesPage() {
+  document.title = "Your games · Crossmate";
+  const list = el("ul", { class: "games", "aria-live": "polite" });
+  const problem = el("p", { class: "error", role: "alert" });
+  const bundled = el("div", { class: "bundled" });
+  const file = el("input", { type: "file", name: "puzzleFile", id: "puzzleFile", accept: ".puz,.ipuz,.jpz,.xd" });
+  const key = el("input", { name: "unlockKey", id: "unlockKey", inputmode: "numeric", pattern: "[0-9]{4}", maxlength: "4", placeholder: "1234" });
+  const uploadError = el("p", { class: "error", role: "alert", "data-upload-error": true });
+  const upload = el(
+    "form",
+    {
+      class: "upload",
+      onsubmit: async (event) => {
+        event.preventDefault();
+        uploadError.textContent = "";
+        const chosen = file.files[0];
+        if (!chosen) return (uploadError.textContent = "Choose a .puz, .ipuz, .jpz or .xd file first.");
+        try {
+          const body = { fileName: chosen.name, fileBase64: await base64(chosen) };
+          if (key.value.trim()) body.unlockKey = Number(key.value.trim());
+          const game = await api("POST", "/v1/games", body);
+          navigate(`/games/${encodeURIComponent(game.gameID)}`);
+        } catch (failure) {
+          uploadError.textContent = failure.message;
+        }
+      },
+    },
+    el("label", { for: "puzzleFile" }, "Upload a puzzle file"),
+    file,
+    el("label", { for: "unlockKey" }, "Key, for a locked .puz (optional)"),
+    key,
+    el("button", { type: "submit" }, "Start this puzzle"),
+    uploadError,
+  );
+  main.replaceChildren(
+    el(
+      "section",
+      { class: "page" },
+      el("div", { class: "heading" }, el("h1", {}, "Your games"), el("a", { href: "/link", "data-route": true }, "Use on another device")),
+      list,
+      problem,
+      el("h2", {}, "Start a new game"),
+      bundled,
+      upload,
+    ),
+  );
+
+  const refresh = async () => {
+    try {
+      const { games } = await api("GET", "/v1/games");
+      problem.textContent = "";
+      if (!games.length) {
+        list.replaceChildren(el("li", { class: "empty" }, "No games yet. Start one below, or open an invitation link a friend sent you."));
+      } else {
+        list.replaceChildren(
+          ...games.map((game) => {
+            const state = game.completion
+              ? game.completion.kind === "solved" ? "Solved" : "Finished"
+              : game.readOnly ? "Read-only" : `${game.filled} of ${game.total} squares`;
+            return el(
+              "li",
+              { "data-game": game.gameID },
+              el(
+                "a",
+                { href: `/games/${encodeURIComponent(game.gameID)}`, "data-route": true, class: "game" },
+                miniGrid(game),
+                el("span", { class: "title" }, game.title || "Untitled"),
+                el("span", { class: `state ${game.completion ? "done" : game.readOnly ? "readonly" : ""}` }, state),
+                el("span", { class: "role" }, game.role === "owner" ? "You started it" : "Shared with you"),
+              ),
+            );
+          }),
+        );
+      }
+      connection.send({ type: "subscribe", games: games.map((game) => game.gameID).slice(0, 200) });
+    } catch (failure) {
+      if (failure.status === 401) return signedOut();
+      problem.textContent = failure.message;
+    }
+  };
+  await refresh();
+  try {
+    const { puzzles } = await api("GET", "/v1/puzzles");
+    bundled.replaceChildren(
+      ...puzzles.map((puzzle) =>
+        el(
+          "button",
+          {
+            type: "button", class: "puzzle", "data-bundled": puzzle.name,
+            onclick: async () => {
+              try {
+                const game = await api("POST", "/v1/games", { bundled: puzzle.name });
+                navigate(`/games/${encodeURIComponent(game.gameID)}`);
+              } catch (failure) {
+                toast(failure.message, "error");
+              }
+            },
+          },
+          el("strong", {}, puzzle.title),
+          el("span", {}, `${puzzle.width}×${puzzle.height}`),
+        ),
+      ),
+    );
+  } catch (failure) {
+    bundled.textContent = failure.message;
+  }
+  // Live: a poke for one of these games or a change to the account's list redraws it.
+  let pending = null;
+  const stop = connection.listen((message) => {
+    if (message.type === "poke" || message.type === "feed" || (message.type === "state" && message.state === "live")) {
+      clearTimeout(pending);
+      pending = setTimeout(refresh, 150);
+    }
+  });
+  return () => {
+    stop();
+    clearTimeout(pending);
+  };
+}
+
+if ("serviceWorker" in navigator) navigator.serviceWorker.register("/sw.js", { scope: "/" }).catch(() => {});
+route();

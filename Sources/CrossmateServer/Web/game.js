@@ -1,0 +1,587 @@
+// The solving page. The browser holds no game rules: it moves its cursor by the solving keys
+// (keys.js), sends every edit to the server as a command, and draws the merged squares the
+// server sends back. A letter shows at once while its command is on its way; the server's
+// answer confirms or corrects it. Commands wait in IndexedDB until answered, so a dropped
+// connection or a reload loses nothing.
+
+import { api } from "./api.js";
+import { connection, el, toast } from "./app.js";
+import { Board, key, press } from "./keys.js";
+import { enqueue, queued, saveGame, savedGame, settle } from "./queue.js";
+
+const KEYS = {
+  ArrowLeft: "left", ArrowRight: "right", ArrowUp: "up", ArrowDown: "down", Tab: "tab", Backspace: "backspace",
+  Delete: "delete", Home: "home", End: "end", Enter: "enter", Escape: "escape", " ": "space", Insert: "rebus",
+};
+
+/** Refusals that mean "try again later": the command stays queued. */
+const RETRY = new Set(["rateLimited", "serverError", "notOpen"]);
+
+const clock = (seconds) => {
+  const h = Math.floor(seconds / 3600);
+  const m = Math.floor((seconds % 3600) / 60);
+  const s = seconds % 60;
+  return (h ? `${h}:${String(m).padStart(2, "0")}` : `${m}`) + `:${String(s).padStart(2, "0")}`;
+};
+
+export async function showGame(main, gameID) {
+  const page = new GamePage(main, gameID);
+  await page.start();
+  return () => page.leave();
+}
+
+class GamePage {
+  constructor(main, gameID) {
+    this.main = main;
+    this.gameID = gameID;
+    this.view = null;
+    this.squares = new Map(); // confirmed by the server
+    this.pending = new Map(); // key → { command, typedAt, sent }
+    this.optimistic = []; // { id, row, col, letter, pencil } while unanswered, in order
+    this.cursor = null;
+    this.peers = new Map(); // deviceID → { authorID, row, col, direction, at }
+    this.nextLocal = -1;
+    this.stops = [];
+  }
+
+  async start() {
+    this.main.replaceChildren(el("p", { class: "loading" }, "Opening the game…"));
+    const saved = await savedGame(this.gameID);
+    if (saved) this.opened(saved, false);
+    for (const row of await queued(this.gameID)) {
+      this.pending.set(row.key, { command: row.command, typedAt: row.typedAt, sent: false });
+      this.showOptimistic(row.key, row.command);
+    }
+    if (saved) this.render();
+    this.stops.push(connection.listen((message) => this.heard(message)));
+    if (connection.live) connection.send({ type: "open", gameID: this.gameID });
+    this.ticker = setInterval(() => this.renderTimer(), 1000);
+    if (!saved && !connection.live) {
+      this.main.replaceChildren(el("p", { class: "loading" }, "Waiting for the server…"));
+    }
+  }
+
+  leave() {
+    for (const stop of this.stops) stop();
+    clearInterval(this.ticker);
+    connection.send({ type: "close", gameID: this.gameID });
+  }
+
+  // MARK: From the server
+
+  heard(message) {
+    switch (message.type) {
+      case "state":
+        if (message.state === "live") connection.send({ type: "open", gameID: this.gameID });
+        else for (const entry of this.pending.values()) entry.sent = false;
+        this.renderStatus();
+        break;
+      case "opened":
+        if (message.game.gameID !== this.gameID) return;
+        saveGame(message.game);
+        this.opened(message.game, true);
+        this.render();
+        this.flush();
+        break;
+      case "update":
+        if (message.game.gameID !== this.gameID) return;
+        this.absorb(message.game);
+        this.render();
+        break;
+      case "applied":
+      case "refused": {
+        const answer = message.answer ?? message.refusal;
+        if (answer.gameID !== this.gameID || !this.pending.has(answer.id)) return;
+        if (message.type === "refused" && RETRY.has(answer.code)) {
+          this.pending.get(answer.id).sent = false;
+          setTimeout(() => this.flush(), answer.code === "rateLimited" ? 2000 : 1000);
+          return;
+        }
+        this.pending.delete(answer.id);
+        this.optimistic = this.optimistic.filter((entry) => entry.id !== answer.id);
+        settle(answer.id);
+        if (message.type === "applied") {
+          this.absorb(answer);
+        } else {
+          toast(answer.reason[0].toUpperCase() + answer.reason.slice(1) + ".", "error");
+          if (answer.code === "removed") this.view.readOnly = true;
+        }
+        this.render();
+        break;
+      }
+      case "cursor":
+        if (message.gameID !== this.gameID) return;
+        this.peers.set(message.deviceID, { authorID: message.authorID, ...message.cursor, at: Date.now() });
+        this.renderGrid();
+        break;
+      case "error":
+        if (!this.view) {
+          this.main.replaceChildren(
+            el(
+              "section",
+              { class: "card" },
+              el("h2", {}, "This game cannot be opened"),
+              el("p", { class: "error", role: "alert" }, message.error.message),
+              el("a", { href: "/", "data-route": true, class: "button" }, "Back to your games"),
+            ),
+          );
+        }
+        break;
+    }
+  }
+
+  opened(game, fresh) {
+    const first = !this.view;
+    this.view = { ...game };
+    this.board = new Board(game.layout);
+    this.squares = new Map(game.squares.map((square) => [key(square), square]));
+    this.timerAt = Date.now();
+    if (first) {
+      this.cursor = { ...this.board.start, direction: "across", pencil: false, rebus: null };
+      const firstEmpty = this.board.all.map((clue) => this.board.firstEmpty(clue, (s) => this.letterAt(s))).find(Boolean);
+      if (firstEmpty) Object.assign(this.cursor, firstEmpty);
+      this.build();
+    }
+    if (fresh) this.view.stale = false;
+    else this.view.stale = true;
+  }
+
+  /** An answer or update: changed squares and the game's state as it now is. */
+  absorb(change) {
+    for (const square of change.squares ?? []) this.squares.set(key(square), square);
+    for (const field of ["players", "readOnly", "completion", "scoreboard", "canUndo", "canRedo", "timer"]) {
+      if (field in change) this.view[field] = change[field];
+    }
+    if ("completion" in change && !change.completion) this.view.completion = null;
+    if (change.timer) this.timerAt = Date.now();
+    this.view.squares = [...this.squares.values()];
+    saveGame(this.view);
+  }
+
+  // MARK: Commands
+
+  /** Sends every queued command not yet sent, oldest first. */
+  flush() {
+    if (!connection.live || !this.view || this.view.stale) return;
+    for (const [id, entry] of [...this.pending.entries()].sort((a, b) => a[0] - b[0])) {
+      if (entry.sent || id < 0) continue;
+      entry.sent = connection.send({ type: "command", gameID: this.gameID, id, command: entry.command, typedAt: entry.typedAt });
+    }
+  }
+
+  async issue(command) {
+    if (this.view.readOnly) return toast("You were removed from this game; it is read-only for you.", "error");
+    if (this.view.completion) return toast("The game is finished; the grid is final.", "error");
+    const typedAt = Date.now();
+    const local = this.nextLocal--;
+    this.showOptimistic(local, command);
+    this.render();
+    const id = await enqueue(this.gameID, command, typedAt);
+    for (const entry of this.optimistic) if (entry.id === local) entry.id = id;
+    this.pending.set(id, { command, typedAt, sent: false });
+    this.flush();
+    this.renderStatus();
+  }
+
+  showOptimistic(id, command) {
+    if (command.kind === "setLetter") {
+      this.optimistic.push({ id, row: command.row, col: command.col, letter: command.letter.toUpperCase(), pencil: !!command.pencil });
+    } else if (command.kind === "delete") {
+      this.optimistic.push({ id, row: command.row, col: command.col, letter: "", pencil: false });
+    }
+  }
+
+  /** The letter a square shows: the newest unanswered edit, else the server's. */
+  shown(position) {
+    for (let i = this.optimistic.length - 1; i >= 0; i--) {
+      const entry = this.optimistic[i];
+      if (entry.row === position.row && entry.col === position.col) return { ...this.squares.get(key(position)), ...entry, pendingEdit: true };
+    }
+    return this.squares.get(key(position)) ?? { letter: "", pencil: false, verdict: "none", authorID: "" };
+  }
+
+  letterAt(position) {
+    return this.shown(position).letter ?? "";
+  }
+
+  pressKey(pressed) {
+    const before = this.cursor;
+    const { cursor, edit } = press(pressed, this.cursor, this.board, (s) => this.letterAt(s));
+    this.cursor = cursor;
+    if (edit) {
+      if (this.shown(edit).verdict === "revealed") toast("That square was revealed; only undo can change it.", "error");
+      else if (edit.kind === "write") this.issue({ kind: "setLetter", row: edit.row, col: edit.col, letter: edit.letter, pencil: edit.pencil });
+      else this.issue({ kind: "delete", row: edit.row, col: edit.col });
+    }
+    if (before.row !== cursor.row || before.col !== cursor.col || before.direction !== cursor.direction) this.sendCursor();
+    this.render();
+  }
+
+  sendCursor() {
+    clearTimeout(this.cursorTimer);
+    this.cursorTimer = setTimeout(() => {
+      const { row, col, direction } = this.cursor;
+      connection.send({ type: "cursor", gameID: this.gameID, cursor: { row, col, direction } });
+    }, 60);
+  }
+
+  scoped(kind, scope) {
+    const { row, col, direction } = this.cursor;
+    this.issue({ kind, scope, row, col, direction });
+  }
+
+  // MARK: Drawing
+
+  build() {
+    const v = this.view;
+    document.title = `${v.layout.title || "Crossmate"} · Crossmate`;
+    this.statusBox = el("span", { class: "status", "data-sync": true, role: "status" });
+    this.timerBox = el("span", { class: "timer", "data-timer": true, "aria-label": "solving time" });
+    this.undoButton = el("button", { type: "button", "data-undo": true, title: "Undo (Ctrl+Z)", onclick: () => this.issue({ kind: "undo" }) }, "↶ Undo");
+    this.redoButton = el("button", { type: "button", "data-redo": true, title: "Redo (Ctrl+Shift+Z)", onclick: () => this.issue({ kind: "redo" }) }, "↷ Redo");
+    this.pencilButton = el("button", { type: "button", "data-pencil": true, "aria-pressed": "false", title: "Pencil (Ctrl+P)", onclick: () => this.pressKey("pencil") }, "✎ Pencil");
+    this.rebusButton = el("button", { type: "button", "data-rebus": true, title: "Rebus (Insert)", onclick: () => this.pressKey("rebus") }, "Rebus");
+    const menu = (name, label) =>
+      el(
+        "details",
+        { class: "menu" },
+        el("summary", {}, label),
+        el(
+          "div",
+          { class: "items" },
+          ...["square", "word", "puzzle"].map((scope) =>
+            el("button", { type: "button", "data-action": `${name}-${scope}`, onclick: (event) => {
+              event.target.closest("details").open = false;
+              this.scoped(name, scope);
+              this.input.focus();
+            } }, scope[0].toUpperCase() + scope.slice(1)),
+          ),
+        ),
+      );
+    this.shareBox = el("span", { class: "share" });
+    this.shareButton = el("button", { type: "button", "data-share": true, onclick: () => this.share() }, "Share");
+    this.roster = el("ul", { class: "roster", "aria-label": "players" });
+    this.clueBar = el("div", { class: "cluebar", "aria-live": "polite", "data-clue-bar": true });
+    this.notice = el("div", { class: "notice", role: "status" });
+    this.banner = el("div", { class: "banner", "aria-live": "polite" });
+    this.grid = el("div", { class: "grid", role: "grid", "aria-label": "crossword grid", style: `--cols:${v.layout.width};--rows:${v.layout.height}` });
+    this.cells = new Map();
+    for (let row = 0; row < v.layout.height; row++) {
+      const line = el("div", { role: "row", class: "row" });
+      for (let col = 0; col < v.layout.width; col++) {
+        const square = v.layout.squares[row * v.layout.width + col];
+        if (square.kind !== "letter") {
+          line.append(el("div", { role: "gridcell", class: `cell ${square.kind}`, "aria-label": square.kind === "block" ? "block" : "no square" }));
+          continue;
+        }
+        const letter = el("span", { class: "letter", dataset: { row, col } });
+        const cell = el(
+          "div",
+          { role: "gridcell", class: `cell${square.circled ? " circled" : ""}${square.shaded ? " shaded" : ""}`, dataset: { r: row, c: col } },
+          square.number ? el("span", { class: "num", "aria-hidden": "true" }, square.number) : null,
+          letter,
+        );
+        if (square.bars) for (const [bit, side] of [[1, "top"], [2, "left"], [4, "bottom"], [8, "right"]]) if (square.bars & bit) cell.classList.add(`bar-${side}`);
+        cell.addEventListener("pointerdown", (event) => {
+          event.preventDefault();
+          this.tap({ row, col });
+        });
+        this.cells.set(key({ row, col }), { cell, letter });
+        line.append(cell);
+      }
+      this.grid.append(line);
+    }
+    // The keyboard goes to one input laid over the grid, so a phone shows its keyboard.
+    this.input = el("input", {
+      class: "keys", "aria-label": "type answers here; Escape leaves the grid", autocapitalize: "characters",
+      autocomplete: "off", autocorrect: "off", spellcheck: "false", enterkeyhint: "next", "data-keys": true,
+    });
+    this.input.addEventListener("keydown", (event) => this.keydown(event));
+    this.input.addEventListener("input", () => {
+      // Phones' keyboards send text, not keys.
+      const text = this.input.value;
+      this.input.value = "";
+      for (const character of text) this.pressKey(character === " " ? "space" : { letter: character });
+    });
+    this.grid.addEventListener("pointerup", () => this.input.focus());
+    const clueList = (direction) =>
+      el(
+        "section",
+        { class: "clues" },
+        el("h2", {}, direction === "across" ? "Across" : "Down"),
+        el(
+          "ol",
+          {},
+          ...this.board[direction].map((clue) =>
+            el(
+              "li",
+              { dataset: { clue: `${clue.number}-${direction}` }, tabindex: "-1", onclick: () => {
+                this.pressKey({ jump: clue.number, direction });
+                this.input.focus();
+              } },
+              el("b", {}, clue.number),
+              " ",
+              clue.text,
+            ),
+          ),
+        ),
+      );
+    this.acrossList = clueList("across");
+    this.downList = clueList("down");
+    this.main.replaceChildren(
+      el(
+        "section",
+        { class: "game" },
+        el(
+          "div",
+          { class: "toolbar" },
+          el("a", { href: "/", "data-route": true, class: "back", title: "Your games" }, "←"),
+          el("h1", {}, v.layout.title || "Untitled"),
+          this.timerBox,
+          this.statusBox,
+        ),
+        el(
+          "div",
+          { class: "tools" },
+          this.undoButton, this.redoButton, this.pencilButton, this.rebusButton,
+          menu("check", "Check"), menu("reveal", "Reveal"), menu("clear", "Clear"),
+          this.shareButton, this.shareBox,
+        ),
+        this.notice,
+        this.banner,
+        el("div", { class: "board" }, el("div", { class: "play" }, this.clueBar, el("div", { class: "gridwrap" }, this.grid, this.input)), el("div", { class: "lists" }, this.acrossList, this.downList)),
+        this.roster,
+        el("p", { class: "help" }, "Type to fill; arrows move; Space turns; Tab goes to the next word; Insert opens a rebus (Enter writes it); Ctrl+P pencil; Ctrl+Z undo; Escape leaves the grid."),
+      ),
+    );
+    this.input.focus();
+  }
+
+  keydown(event) {
+    const mod = event.ctrlKey || event.metaKey;
+    if (mod && event.key.toLowerCase() === "z") {
+      event.preventDefault();
+      return this.issue({ kind: event.shiftKey ? "redo" : "undo" });
+    }
+    if (mod && event.key.toLowerCase() === "y") {
+      event.preventDefault();
+      return this.issue({ kind: "redo" });
+    }
+    if (mod && event.key.toLowerCase() === "p") {
+      event.preventDefault();
+      return this.pressKey("pencil");
+    }
+    if (mod && event.key === ".") {
+      event.preventDefault();
+      return this.pressKey("rebus");
+    }
+    if (mod || event.altKey) return;
+    if (event.key === "Escape" && this.cursor.rebus === null) {
+      // The documented way out of the grid: focus moves to the current clue.
+      event.preventDefault();
+      this.main.querySelector(".clues li.current")?.focus();
+      return;
+    }
+    let pressed = KEYS[event.key];
+    if (pressed === "tab" && event.shiftKey) pressed = "shiftTab";
+    if (!pressed && [...event.key].length === 1) pressed = { letter: event.key };
+    if (!pressed) return;
+    event.preventDefault();
+    this.pressKey(pressed);
+  }
+
+  tap(position) {
+    const same = this.cursor.row === position.row && this.cursor.col === position.col;
+    const next = { ...this.cursor, ...position };
+    if (same) next.direction = next.direction === "across" ? "down" : "across";
+    else if (!this.board.clue(position, next.direction)) next.direction = next.direction === "across" ? "down" : "across";
+    this.cursor = next;
+    this.sendCursor();
+    this.render();
+    this.input.focus();
+  }
+
+  async share() {
+    try {
+      const invitation = await api("POST", `/v1/games/${encodeURIComponent(this.gameID)}/invitations`, {});
+      const url = new URL(invitation.path, location.origin).href;
+      this.shareBox.replaceChildren(
+        el("a", { href: url, "data-invite-link": true, class: "invite" }, url),
+      );
+      try {
+        await navigator.clipboard.writeText(url);
+        toast("Invitation link copied. Anyone with it can join this game.");
+      } catch {
+        toast("Copy the invitation link shown next to Share.");
+      }
+    } catch (failure) {
+      toast(failure.message, "error");
+    }
+  }
+
+  render() {
+    if (!this.view || !this.grid) return;
+    this.renderGrid();
+    this.renderClues();
+    this.renderStatus();
+    this.renderTimer();
+    this.renderPlayers();
+    this.renderEnding();
+    this.undoButton.disabled = !this.view.canUndo || this.view.readOnly || !!this.view.completion;
+    this.redoButton.disabled = !this.view.canRedo || this.view.readOnly || !!this.view.completion;
+    this.pencilButton.setAttribute("aria-pressed", String(this.cursor.pencil));
+    this.pencilButton.classList.toggle("on", this.cursor.pencil);
+    this.rebusButton.classList.toggle("on", this.cursor.rebus !== null);
+    for (const button of this.main.querySelectorAll("[data-action^=check],[data-action^=reveal]")) button.disabled = !this.view.layout.hasSolution;
+  }
+
+  colorOf(authorID) {
+    return this.view.players.find((player) => player.authorID === authorID)?.color ?? "";
+  }
+
+  nameOf(authorID) {
+    if (authorID === this.view.me) return "you";
+    return this.view.players.find((player) => player.authorID === authorID)?.displayName ?? "another player";
+  }
+
+  renderGrid() {
+    const word = this.board.clue(this.cursor, this.cursor.direction);
+    const inWord = new Set((word?.cells ?? []).map(key));
+    const peerAt = new Map();
+    const now = Date.now();
+    for (const peer of this.peers.values()) if (now - peer.at < 120_000) peerAt.set(key(peer), peer);
+    for (const [where, { cell, letter }] of this.cells) {
+      const [row, col] = where.split(",").map(Number);
+      const square = this.shown({ row, col });
+      const text = this.cursor.rebus !== null && row === this.cursor.row && col === this.cursor.col ? this.cursor.rebus : square.letter;
+      if (letter.textContent !== text) letter.textContent = text;
+      letter.style.color = square.pendingEdit ? "" : this.colorOf(square.authorID);
+      cell.classList.toggle("rebus", [...text].length > 1);
+      cell.classList.toggle("pencil", !!square.pencil);
+      cell.classList.toggle("pending", !!square.pendingEdit);
+      cell.classList.toggle("wrong", square.verdict === "checkedWrong");
+      cell.classList.toggle("right", square.verdict === "checkedRight");
+      cell.classList.toggle("revealed", square.verdict === "revealed");
+      cell.classList.toggle("current", row === this.cursor.row && col === this.cursor.col);
+      cell.classList.toggle("word", inWord.has(where));
+      const peer = peerAt.get(where);
+      cell.classList.toggle("peer", !!peer);
+      cell.style.setProperty("--peer", peer ? this.colorOf(peer.authorID) : "transparent");
+      cell.setAttribute("aria-label", this.describe({ row, col }, square, text));
+      cell.setAttribute("aria-selected", String(row === this.cursor.row && col === this.cursor.col));
+    }
+  }
+
+  /** "17 Across, square 3 of 5, A, pencil" (the clue on a word's first square). */
+  describe(position, square, text) {
+    const direction = this.board.clue(position, this.cursor.direction) ? this.cursor.direction : this.cursor.direction === "across" ? "down" : "across";
+    const clue = this.board.clue(position, direction);
+    const parts = [];
+    if (clue) {
+      const index = this.board.indexInWord(position, direction);
+      parts.push(`${clue.number} ${direction === "across" ? "Across" : "Down"}, square ${index + 1} of ${clue.cells.length}`);
+      if (index === 0) parts.push(clue.text);
+    }
+    parts.push(text ? text : "blank");
+    if (square.pencil) parts.push("pencil");
+    if (square.verdict === "checkedWrong") parts.push("marked wrong");
+    if (square.verdict === "checkedRight") parts.push("checked right");
+    if (square.verdict === "revealed") parts.push("revealed");
+    if (text && square.authorID && !square.pendingEdit) parts.push(`by ${this.nameOf(square.authorID)}`);
+    return parts.join(", ");
+  }
+
+  renderClues() {
+    const word = this.board.clue(this.cursor, this.cursor.direction);
+    const label = word ? `${word.number} ${word.direction === "across" ? "Across" : "Down"}` : "";
+    const text = word ? `${label}: ${word.text}` : "";
+    if (this.clueBar.textContent !== text) this.clueBar.replaceChildren(el("b", {}, label), " ", word?.text ?? "");
+    const cross = this.board.clue(this.cursor, this.cursor.direction === "across" ? "down" : "across");
+    for (const item of this.main.querySelectorAll(".clues li")) {
+      const current = word && item.dataset.clue === `${word.number}-${word.direction}`;
+      const crossing = cross && item.dataset.clue === `${cross.number}-${cross.direction}`;
+      if (current && !item.classList.contains("current")) item.scrollIntoView({ block: "nearest" });
+      item.classList.toggle("current", !!current);
+      item.classList.toggle("crossing", !!crossing);
+      const clue = this.board[item.dataset.clue.split("-")[1]].find((c) => `${c.number}-${c.direction}` === item.dataset.clue);
+      item.classList.toggle("done", !!clue && clue.cells.every((cell) => this.letterAt(cell) !== ""));
+    }
+  }
+
+  renderStatus() {
+    if (!this.statusBox) return;
+    const unsent = this.pending.size;
+    let text;
+    let state;
+    if (this.view?.readOnly) [text, state] = ["Read-only", "readonly"];
+    else if (connection.state === "live" && !this.view?.stale) [text, state] = [unsent ? `Saving ${unsent}…` : "Live", "live"];
+    else if (connection.state === "offline") [text, state] = [`Offline${unsent ? ` · ${unsent} unsent` : ""}`, "offline"];
+    else [text, state] = [`Reconnecting…${unsent ? ` · ${unsent} unsent` : ""}`, "reconnecting"];
+    this.statusBox.textContent = text;
+    this.statusBox.dataset.sync = state;
+    this.notice.textContent = this.view?.readOnly ? "You were removed from this game by its owner. You can still look at it, but not change it." : "";
+  }
+
+  renderTimer() {
+    if (!this.view || !this.timerBox) return;
+    const { seconds, countsFor } = this.view.timer ?? { seconds: 0, countsFor: 0 };
+    const since = Math.floor((Date.now() - (this.timerAt ?? Date.now())) / 1000);
+    this.timerBox.textContent = clock(seconds + Math.min(since, countsFor));
+  }
+
+  renderPlayers() {
+    const owner = this.view.players.find((player) => player.role === "owner")?.authorID === this.view.me;
+    this.roster.replaceChildren(
+      ...this.view.players.filter((player) => !player.removed || player.authorID === this.view.me).map((player) =>
+        el(
+          "li",
+          { dataset: { player: player.authorID } },
+          el("i", { class: "swatch", style: `background:${player.color}` }),
+          player.authorID === this.view.me ? `${player.displayName} (you)` : player.displayName,
+          player.role === "owner" ? el("small", {}, " owner") : null,
+          player.removed ? el("small", {}, " removed") : null,
+          owner && player.authorID !== this.view.me && !player.removed
+            ? el("button", { type: "button", class: "small", "data-remove": player.authorID, onclick: () => this.remove(player) }, "Remove")
+            : null,
+        ),
+      ),
+    );
+  }
+
+  async remove(player) {
+    if (!confirm(`Remove ${player.displayName} from this game? Their letters stay; they can no longer change the grid.`)) return;
+    try {
+      await api("DELETE", `/v1/games/${encodeURIComponent(this.gameID)}/participants/${encodeURIComponent(player.authorID)}`);
+      toast(`${player.displayName} was removed.`);
+    } catch (failure) {
+      toast(failure.message, "error");
+    }
+  }
+
+  renderEnding() {
+    const completion = this.view.completion;
+    if (!completion) return this.banner.replaceChildren();
+    if (this.banner.dataset.shown === JSON.stringify(completion) + JSON.stringify(this.view.scoreboard ?? [])) return;
+    this.banner.dataset.shown = JSON.stringify(completion) + JSON.stringify(this.view.scoreboard ?? []);
+    const solved = completion.kind === "solved";
+    this.banner.replaceChildren(
+      el("h2", { "data-completed": completion.kind }, solved ? `Solved in ${clock(this.view.timer?.seconds ?? 0)}!` : "This game is finished."),
+      el(
+        "ol",
+        { class: "scores" },
+        ...(this.view.scoreboard ?? []).map((score) =>
+          el(
+            "li",
+            {},
+            el("i", { class: "swatch", style: `background:${this.colorOf(score.authorID)}` }),
+            `${this.nameOf(score.authorID)}: ${score.lettersAuthored} letters`,
+            score.checksUsed ? `, ${score.checksUsed} checks` : "",
+            score.revealsUsed ? `, ${score.revealsUsed} reveals` : "",
+          ),
+        ),
+      ),
+      el("a", { href: "/", "data-route": true }, "Back to your games"),
+    );
+  }
+}
+

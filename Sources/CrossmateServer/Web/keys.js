@@ -1,0 +1,205 @@
+// The solving keys, as every Crossmate client behaves (SolvingKeys in CrossmateCore): key,
+// cursor and the letters on the grid in; the new cursor and maybe an edit out. This moves the
+// cursor only; every edit goes to the server as a command. The browser tests run the same
+// table of cases as the Swift tests (Tests/CrossmateCoreTests/Resources/solving-keys.json).
+
+/** The puzzle's shape from the server's layout: squares, words and their order. */
+export class Board {
+  constructor(layout) {
+    this.width = layout.width;
+    this.height = layout.height;
+    this.squares = layout.squares;
+    const words = (list, direction) =>
+      list.map((clue) => ({ ...clue, direction, cells: clue.cells.map(([row, col]) => ({ row, col })) }));
+    this.across = words(layout.across, "across");
+    this.down = words(layout.down, "down");
+    this.all = [...this.across, ...this.down];
+    // Each square's word in each direction, for lookups while typing.
+    this.wordAt = { across: new Map(), down: new Map() };
+    for (const clue of this.all) {
+      clue.cells.forEach((cell, index) => this.wordAt[clue.direction].set(key(cell), { clue, index }));
+    }
+  }
+
+  contains({ row, col }) {
+    return row >= 0 && col >= 0 && row < this.height && col < this.width;
+  }
+
+  isLetter(position) {
+    return this.contains(position) && this.squares[position.row * this.width + position.col].kind === "letter";
+  }
+
+  clue(position, direction) {
+    return this.wordAt[direction].get(key(position))?.clue ?? null;
+  }
+
+  indexInWord(position, direction) {
+    return this.wordAt[direction].get(key(position))?.index ?? -1;
+  }
+
+  nextWord(position, direction) {
+    const current = this.clue(position, direction);
+    if (!current) return this.all[0] ?? null;
+    return this.all[(this.all.indexOf(current) + 1) % this.all.length];
+  }
+
+  previousWord(position, direction) {
+    const current = this.clue(position, direction);
+    if (!current) return this.all[this.all.length - 1] ?? null;
+    return this.all[(this.all.indexOf(current) - 1 + this.all.length) % this.all.length];
+  }
+
+  firstEmpty(clue, letterAt) {
+    return clue.cells.find((cell) => letterAt(cell) === "") ?? null;
+  }
+
+  /** The first letter square, for a cursor that has nowhere else to be. */
+  get start() {
+    const first = this.across[0] ?? this.down[0];
+    return first ? { ...first.cells[0] } : { row: 0, col: 0 };
+  }
+}
+
+export const key = ({ row, col }) => `${row},${col}`;
+const same = (a, b) => a.row === b.row && a.col === b.col;
+const perpendicular = (direction) => (direction === "across" ? "down" : "across");
+const isLetterOrDigit = (character) => /^[\p{L}\p{N}]$/u.test(character);
+
+/**
+ * The cursor after `pressed`, and the edit it asks for (or null). A cursor is
+ * { row, col, direction, pencil, rebus } (rebus is a string while an entry is open, else null);
+ * an edit is { kind: "write", row, col, letter, pencil } or { kind: "erase", row, col }.
+ * Keys: { letter: "A" }, "left", "right", "up", "down", "space", "tab", "shiftTab", "backspace",
+ * "delete", "home", "end", "rebus", "enter", "escape", "pencil", { jump: number, direction }.
+ */
+export function press(pressed, cursor, board, letterAt, options = { skipFilledSquares: true }) {
+  const next = { ...cursor };
+  const at = { row: cursor.row, col: cursor.col };
+  if (cursor.rebus !== null && cursor.rebus !== undefined) {
+    let buffer = cursor.rebus;
+    if (pressed.letter !== undefined) {
+      const kept = [...pressed.letter.toUpperCase()].filter((c) => isLetterOrDigit(c) || c === "/").join("");
+      next.rebus = [...(buffer + kept)].slice(0, 12).join("");
+      return { cursor: next, edit: null };
+    }
+    switch (pressed) {
+      case "backspace":
+        next.rebus = [...buffer].slice(0, -1).join("");
+        return { cursor: next, edit: null };
+      case "escape":
+        next.rebus = null;
+        return { cursor: next, edit: null };
+      case "enter":
+        next.rebus = null;
+        if (buffer === "") return { cursor: next, edit: null };
+        return typed(buffer, next, board, letterAt, options);
+      default:
+        return { cursor: next, edit: null }; // other keys wait until the entry is closed
+    }
+  }
+  if (pressed.letter !== undefined) {
+    const letter = [...pressed.letter.toUpperCase()][0];
+    if (!letter || !isLetterOrDigit(letter)) return { cursor, edit: null };
+    return typed(letter, cursor, board, letterAt, options);
+  }
+  if (pressed.jump !== undefined) {
+    const clue = board[pressed.direction].find((c) => c.number === pressed.jump);
+    if (!clue) return { cursor, edit: null };
+    const square = board.firstEmpty(clue, letterAt) ?? clue.cells[0];
+    return { cursor: { ...next, ...square, direction: pressed.direction }, edit: null };
+  }
+  switch (pressed) {
+    case "left":
+    case "right":
+    case "up":
+    case "down": {
+      const axis = pressed === "left" || pressed === "right" ? "across" : "down";
+      if (axis !== cursor.direction) return { cursor: { ...next, direction: axis }, edit: null };
+      const delta = pressed === "left" || pressed === "up" ? -1 : 1;
+      return { cursor: { ...next, ...(step(at, axis, delta, board) ?? at) }, edit: null };
+    }
+    case "space":
+      return { cursor: { ...next, direction: perpendicular(cursor.direction) }, edit: null };
+    case "tab":
+    case "shiftTab": {
+      const forward = pressed === "tab";
+      const unfilled = unfilledWord(cursor, forward, board, letterAt);
+      if (unfilled) return { cursor: { ...next, ...unfilled.square, direction: unfilled.clue.direction }, edit: null };
+      const clue = forward ? board.nextWord(at, cursor.direction) : board.previousWord(at, cursor.direction);
+      if (clue) return { cursor: { ...next, ...clue.cells[0], direction: clue.direction }, edit: null };
+      return { cursor: next, edit: null };
+    }
+    case "backspace": {
+      if (letterAt(at) !== "") return { cursor, edit: { kind: "erase", ...at } };
+      const word = board.clue(at, cursor.direction);
+      const index = board.indexInWord(at, cursor.direction);
+      if (!word || index <= 0) return { cursor, edit: null };
+      const previous = word.cells[index - 1];
+      return { cursor: { ...next, ...previous }, edit: letterAt(previous) === "" ? null : { kind: "erase", ...previous } };
+    }
+    case "delete":
+      return { cursor, edit: letterAt(at) === "" ? null : { kind: "erase", ...at } };
+    case "home":
+    case "end": {
+      const word = board.clue(at, cursor.direction);
+      if (word) Object.assign(next, pressed === "home" ? word.cells[0] : word.cells[word.cells.length - 1]);
+      return { cursor: next, edit: null };
+    }
+    case "rebus":
+      return { cursor: { ...next, rebus: "" }, edit: null };
+    case "pencil":
+      return { cursor: { ...next, pencil: !cursor.pencil }, edit: null };
+    default:
+      return { cursor, edit: null };
+  }
+}
+
+/** Writes `letter` at the cursor and moves on, as SolvingKeys.typed does. */
+function typed(letter, cursor, board, letterAt, options) {
+  const at = { row: cursor.row, col: cursor.col };
+  if (!board.isLetter(at)) return { cursor, edit: null };
+  const edit = { kind: "write", ...at, letter, pencil: !!cursor.pencil };
+  const after = (square) => (same(square, at) ? letter : letterAt(square));
+  const next = { ...cursor };
+  const word = board.clue(at, cursor.direction);
+  const index = board.indexInWord(at, cursor.direction);
+  if (!word || index < 0) return { cursor: next, edit };
+  const later = word.cells.slice(index + 1);
+  if (!options.skipFilledSquares) {
+    if (later.length) Object.assign(next, later[0]);
+    return { cursor: next, edit };
+  }
+  const empty = later.find((s) => after(s) === "") ?? word.cells.slice(0, index).find((s) => after(s) === "");
+  if (empty) {
+    Object.assign(next, empty);
+  } else {
+    const unfilled = unfilledWord(cursor, true, board, after);
+    if (unfilled) Object.assign(next, unfilled.square, { direction: unfilled.clue.direction });
+    else if (later.length) Object.assign(next, later[0]);
+  }
+  return { cursor: next, edit };
+}
+
+/** The next (or previous) word in clue order, wrapping, with an empty square. */
+function unfilledWord(cursor, forward, board, letterAt) {
+  const ordered = board.all;
+  if (!ordered.length) return null;
+  const current = board.clue(cursor, cursor.direction);
+  const start = current ? ordered.indexOf(current) : forward ? -1 : 0;
+  for (let offset = 1; offset <= ordered.length; offset++) {
+    const index = (((start + (forward ? offset : -offset)) % ordered.length) + ordered.length) % ordered.length;
+    const square = board.firstEmpty(ordered[index], letterAt);
+    if (square) return { clue: ordered[index], square };
+  }
+  return null;
+}
+
+/** The next letter square along a row or column, over blocks; null at the edge. */
+function step(position, direction, delta, board) {
+  let square = { ...position };
+  for (;;) {
+    square = direction === "across" ? { row: square.row, col: square.col + delta } : { row: square.row + delta, col: square.col };
+    if (!board.contains(square)) return null;
+    if (board.isLetter(square)) return square;
+  }
+}

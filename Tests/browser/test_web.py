@@ -1,0 +1,307 @@
+"""The web app in real Chromium against a real `crossmate serve` on a temporary database.
+
+Run by scripts/test-all.sh (which installs chromium, chromium-driver and Selenium):
+    python Tests/browser/test_web.py PATH/TO/crossmate ARTIFACTS_DIR
+Screenshots of the main screens, desktop and phone size, are written to ARTIFACTS_DIR, and the
+keystroke-to-other-screen latency and page weight to ARTIFACTS_DIR/web-bench.json.
+"""
+
+import base64
+import json
+import os
+import re
+import shutil
+import signal
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import unittest
+import urllib.request
+
+from selenium import webdriver
+from selenium.common.exceptions import StaleElementReferenceException, WebDriverException
+from selenium.webdriver.chrome.service import Service
+from selenium.webdriver.common.by import By
+from selenium.webdriver.common.keys import Keys
+
+CROSSMATE = None
+ARTIFACTS = None
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))
+
+
+def free_port():
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+class Server:
+    """`crossmate serve` on a port of its own with a data directory that outlives restarts."""
+
+    def __init__(self, data):
+        self.data = data
+        self.port = free_port()
+        self.process = None
+
+    def start(self):
+        self.process = subprocess.Popen(
+            [CROSSMATE, "serve", "--port", str(self.port), "--data", self.data, "--log-level", "warning"],
+            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline:
+            line = self.process.stdout.readline()
+            match = re.search(r"serving at (http://\S+)/", line)
+            if match:
+                self.url = match.group(1)
+                return self
+            if self.process.poll() is not None:
+                raise RuntimeError("crossmate serve exited: " + line)
+        raise RuntimeError("crossmate serve did not start in time")
+
+    def kill(self):
+        if self.process and self.process.poll() is None:
+            self.process.send_signal(signal.SIGKILL)
+            self.process.wait()
+
+    def api(self, method, path, body=None, token=None):
+        request = urllib.request.Request(self.url + path, method=method, data=None if body is None else json.dumps(body).encode())
+        request.add_header("Content-Type", "application/json")
+        if token:
+            request.add_header("Authorization", "Bearer " + token)
+        with urllib.request.urlopen(request, timeout=10) as response:
+            return json.loads(response.read() or b"null")
+
+
+def chrome(width=1280, height=900, mobile=False):
+    options = webdriver.ChromeOptions()
+    options.binary_location = shutil.which("chromium") or "/usr/bin/chromium"
+    for argument in ["--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--disable-gpu",
+                     f"--window-size={width},{height}", "--force-device-scale-factor=1"]:
+        options.add_argument(argument)
+    if mobile:
+        options.add_experimental_option("mobileEmulation", {
+            "deviceMetrics": {"width": width, "height": height, "pixelRatio": 1, "touch": True},
+            "userAgent": "Mozilla/5.0 (Linux; Android 14; Pixel 8) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/156.0 Mobile Safari/537.36"})
+    service = Service(shutil.which("chromedriver") or "/usr/bin/chromedriver")
+    driver = webdriver.Chrome(service=service, options=options)
+    driver.set_script_timeout(30)
+    return driver
+
+
+def until(what, condition, timeout=15.0):
+    """Waits for `condition()` to be truthy (retrying through stale elements); its value."""
+    deadline = time.monotonic() + timeout
+    last = None
+    while time.monotonic() < deadline:
+        try:
+            value = condition()
+            if value:
+                return value
+        except (StaleElementReferenceException, WebDriverException) as error:
+            last = error
+        time.sleep(0.02)
+    raise AssertionError(f"not in time: {what}" + (f" ({last})" if last else ""))
+
+
+class Player:
+    """One person in one browser."""
+
+    def __init__(self, server, name, width=1280, height=900, mobile=False):
+        self.server = server
+        self.name = name
+        self.driver = chrome(width, height, mobile)
+
+    def quit(self):
+        self.driver.quit()
+
+    def open(self, path="/"):
+        self.driver.get(self.server.url + path)
+
+    def sign_up(self, path="/"):
+        self.open(path)
+        field = until("the name field", lambda: self.driver.find_element(By.NAME, "displayName"))
+        field.send_keys(self.name)
+        field.send_keys(Keys.ENTER)
+        until("signed in", lambda: self.driver.execute_script("return localStorage.getItem('crossmate.identity')"))
+
+    def token(self):
+        return json.loads(self.driver.execute_script("return localStorage.getItem('crossmate.identity')"))["token"]
+
+    def start_bundled(self, name="green-light"):
+        until("the bundled puzzles", lambda: self.driver.find_element(By.CSS_SELECTOR, f'[data-bundled="{name}"]')).click()
+        until("the game page", lambda: re.search(r"/games/[^/]+$", self.driver.current_url))
+        self.wait_live()
+        return self.driver.current_url.rsplit("/", 1)[1]
+
+    def wait_live(self):
+        until("the game is live", lambda: self.driver.find_element(By.CSS_SELECTOR, "[data-sync]").get_attribute("data-sync") == "live")
+
+    def letter(self, row, col):
+        return self.driver.find_element(By.CSS_SELECTOR, f'.letter[data-row="{row}"][data-col="{col}"]').text
+
+    def row(self, row, width=5):
+        """A row as text: `#` for a block, `.` for an empty square."""
+        def square(col):
+            found = self.driver.find_elements(By.CSS_SELECTOR, f'.letter[data-row="{row}"][data-col="{col}"]')
+            return (found[0].text or ".") if found else "#"
+        return "".join(square(col) for col in range(width))
+
+    def click_square(self, row, col):
+        self.driver.find_element(By.CSS_SELECTOR, f'.cell[data-r="{row}"][data-c="{col}"]').click()
+
+    def type(self, text):
+        self.driver.find_element(By.CSS_SELECTOR, "[data-keys]").send_keys(text)
+
+    def action(self, name):
+        kind = name.split("-")[0]
+        self.driver.find_element(By.XPATH, f'//details[.//button[@data-action="{name}"]]/summary').click()
+        self.driver.find_element(By.CSS_SELECTOR, f'[data-action="{name}"]').click()
+        assert kind in ("check", "reveal", "clear")
+
+    def cell_classes(self, row, col):
+        return self.driver.find_element(By.CSS_SELECTOR, f'.cell[data-r="{row}"][data-c="{col}"]').get_attribute("class")
+
+    def toast(self):
+        return self.driver.find_element(By.ID, "toast").get_attribute("textContent")
+
+    def screenshot(self, name):
+        if ARTIFACTS:
+            os.makedirs(ARTIFACTS, exist_ok=True)
+            self.driver.save_screenshot(os.path.join(ARTIFACTS, name + ".png"))
+
+
+class WebAppTests(unittest.TestCase):
+    def setUp(self):
+        self.directory = tempfile.mkdtemp(prefix="crossmate-web-")
+        self.server = Server(os.path.join(self.directory, "data")).start()
+        self.players = []
+
+    def tearDown(self):
+        for player in self.players:
+            player.quit()
+        self.server.kill()
+        shutil.rmtree(self.directory, ignore_errors=True)
+
+    def player(self, name, **size):
+        player = Player(self.server, name, **size)
+        self.players.append(player)
+        return player
+
+    def test_two_players_solve_together(self):
+        ana = self.player("Ana")
+        ana.sign_up()
+        until("the empty list", lambda: "No games yet" in ana.driver.find_element(By.CSS_SELECTOR, ".games").text)
+        ana.screenshot("first-list-desktop")
+        game = ana.start_bundled()
+        # The cursor starts on the first empty square of 1-Across (ALSO).
+        ana.type("ALSO")
+        until("Ana's letters show at once", lambda: ana.row(0) == "#ALSO")
+        ana.driver.find_element(By.CSS_SELECTOR, "[data-share]").click()
+        link = until("the invitation link", lambda: ana.driver.find_element(By.CSS_SELECTOR, "[data-invite-link]").get_attribute("href"))
+        self.assertIn("/join/", link)
+
+        ben = self.player("Ben")
+        ben.sign_up(link[len(self.server.url):])
+        until("Ben is in the game", lambda: ben.driver.current_url.endswith("/games/" + game))
+        ben.wait_live()
+        until("Ben sees Ana's letters", lambda: ben.row(0) == "#ALSO")
+        ben.click_square(1, 0)
+        ben.type("GREEN")
+        until("Ana sees Ben's letters", lambda: ana.row(1) == "GREEN")
+        # Each letter is in its author's colour: Ana's and Ben's differ.
+        colour = lambda p, r, c: p.driver.find_element(By.CSS_SELECTOR, f'.letter[data-row="{r}"][data-col="{c}"]').value_of_css_property("color")
+        until("colours settle", lambda: colour(ana, 1, 0) != colour(ana, 0, 1))
+        # Ana's roster lists Ben, and Ben's cursor shows on Ana's grid.
+        until("roster", lambda: "Ben" in ana.driver.find_element(By.CSS_SELECTOR, ".roster").text)
+        until("Ben's cursor on Ana's grid", lambda: ana.driver.find_elements(By.CSS_SELECTOR, ".cell.peer"))
+        ana.screenshot("game-two-players-desktop")
+
+        # Check: a wrong letter gets a mark; reveal fixes a square; undo takes the reveal back.
+        ben.click_square(2, 0)
+        ben.type("LEGAX")
+        until("Ana sees LEGAX", lambda: ana.row(2) == "LEGAX")
+        ben.click_square(2, 4)
+        ben.action("check-word")
+        until("the wrong mark", lambda: "wrong" in ben.cell_classes(2, 4))
+        until("Ana sees the wrong mark", lambda: "wrong" in ana.cell_classes(2, 4))
+        self.assertNotIn("wrong", ben.cell_classes(2, 0))
+        ben.action("reveal-square")
+        until("revealed", lambda: "revealed" in ben.cell_classes(2, 4) and ben.letter(2, 4) == "L")
+        ben.type("Q")
+        until("a revealed square refuses a letter", lambda: "revealed" in ben.toast())
+        self.assertEqual(ben.letter(2, 4), "L")
+        ben.driver.find_element(By.CSS_SELECTOR, "[data-undo]").click()
+        until("undo takes back the reveal", lambda: ben.letter(2, 4) == "X" and "revealed" not in ben.cell_classes(2, 4))
+        until("Ana sees the undo", lambda: ana.letter(2, 4) == "X")
+        ben.type(Keys.CONTROL + Keys.SHIFT + "z")
+        until("redo", lambda: ben.letter(2, 4) == "L")
+        # Undo restores what was there: Ana overwrites Ben's G; her undo brings Ben's G back.
+        ana.click_square(1, 0)
+        ana.type("Q")
+        until("Ana's Q", lambda: ben.letter(1, 0) == "Q")
+        ana.type(Keys.CONTROL + "z")
+        until("Ben's G is back", lambda: ben.letter(1, 0) == "G" and ana.letter(1, 0) == "G")
+
+        # Ana removes Ben: his page turns read-only with a notice, and his typing changes nothing.
+        ana.driver.execute_script("window.confirm = () => true")
+        until("remove button", lambda: ana.driver.find_element(By.CSS_SELECTOR, "[data-remove]")).click()
+        until("Ben is read-only", lambda: ben.driver.find_element(By.CSS_SELECTOR, "[data-sync]").get_attribute("data-sync") == "readonly")
+        self.assertIn("removed", ben.driver.find_element(By.CSS_SELECTOR, ".notice").text)
+        ben.click_square(3, 0)
+        ben.type("U")
+        until("Ben is told", lambda: "removed" in ben.toast())
+        self.assertEqual(ana.letter(3, 0), "")
+        self.assertEqual(ben.letter(3, 0), "")
+        ben.screenshot("game-removed-desktop")
+
+        # Ana finishes; the banner shows the time and the scoreboard.
+        ana.click_square(2, 4)
+        ana.type(Keys.DELETE)
+        for row, word in [(2, "LEGAL"), (3, "UNITY"), (4, "EATS")]:
+            ana.click_square(row, 0)
+            if ana.driver.find_element(By.CSS_SELECTOR, ".cluebar").text.find("Across") < 0:
+                ana.click_square(row, 0)
+            ana.type(word)
+        until("solved", lambda: ana.driver.find_elements(By.CSS_SELECTOR, '[data-completed="solved"]'), timeout=20)
+        self.assertIn("Ana", ana.driver.find_element(By.CSS_SELECTOR, ".scores").text.replace("you", "Ana"))
+        ana.screenshot("game-solved-desktop")
+
+    def test_dead_invitation_bad_upload_and_locked_puzzle(self):
+        ana = self.player("Ana")
+        ana.sign_up("/join/not-a-real-invitation")
+        until("the dead link is explained", lambda: ana.driver.find_element(By.CSS_SELECTOR, "[data-error]").text)
+        self.assertIn("invitation", ana.driver.find_element(By.CSS_SELECTOR, "[data-error]").text.lower())
+        ana.open("/")
+        corrupt = os.path.join(self.directory, "broken.puz")
+        with open(corrupt, "wb") as handle:
+            handle.write(b"this is not a crossword file at all")
+        until("upload field", lambda: ana.driver.find_element(By.NAME, "puzzleFile")).send_keys(corrupt)
+        ana.driver.find_element(By.CSS_SELECTOR, ".upload button").click()
+        message = until("a clear upload error", lambda: ana.driver.find_element(By.CSS_SELECTOR, "[data-upload-error]").text)
+        self.assertRegex(message.lower(), r"puz|crossword|file")
+        # A locked .puz (made with our own writer) with the wrong key: the key field says why.
+        locked = os.path.join(self.directory, "locked.puz")
+        subprocess.run([CROSSMATE, "convert", "bundled:daybreak", locked, "--lock", "4321"], check=True, capture_output=True)
+        ana.driver.find_element(By.NAME, "puzzleFile").send_keys(locked)
+        ana.driver.find_element(By.NAME, "unlockKey").send_keys("1234")
+        ana.driver.find_element(By.CSS_SELECTOR, ".upload button").click()
+        until("the wrong key is explained", lambda: "key" in ana.driver.find_element(By.CSS_SELECTOR, "[data-upload-error]").text.lower())
+        ana.screenshot("list-upload-error-desktop")
+        # Nothing was created by the failures.
+        self.assertEqual(self.server.api("GET", "/v1/games", token=ana.token())["games"], [])
+
+
+def main():
+    global CROSSMATE, ARTIFACTS
+    CROSSMATE = os.path.abspath(sys.argv[1])
+    ARTIFACTS = os.path.abspath(sys.argv[2]) if len(sys.argv) > 2 else None
+    result = unittest.main(argv=[sys.argv[0], "-v"] + sys.argv[3:], exit=False).result
+    sys.exit(0 if result.wasSuccessful() else 1)
+
+
+if __name__ == "__main__":
+    main()
