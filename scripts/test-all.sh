@@ -11,10 +11,15 @@ trap 'rm -rf "$work"' EXIT
 failed=0
 passed=0
 
-# The terminal client's tests drive a real `crossmate play` in tmux.
-if ! command -v tmux >/dev/null && command -v apt-get >/dev/null && [ "$(id -u)" = 0 ]; then
-    echo "== installing tmux"
-    apt-get update -qq >/dev/null && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq tmux >/dev/null
+# The terminal client's tests drive a real `crossmate play` in tmux; the web app's tests drive
+# Debian's Chromium through its chromium-driver.
+missing=()
+command -v tmux >/dev/null || missing+=(tmux)
+command -v chromium >/dev/null || missing+=(chromium)
+command -v chromedriver >/dev/null || missing+=(chromium-driver)
+if [ "${#missing[@]}" -gt 0 ] && command -v apt-get >/dev/null && [ "$(id -u)" = 0 ]; then
+    echo "== installing ${missing[*]}"
+    apt-get update -qq >/dev/null && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >/dev/null
 fi
 
 echo "== swift format lint --strict (the layout .swift-format describes)"
@@ -35,9 +40,17 @@ if "$work/venv/bin/python" Tests/oracle/puzpy_oracle.py "$(swift build --show-bi
 oracle=$(tail -1 "$work/oracle.log" | grep -o '^[0-9]*' || echo 0)
 passed=$((passed + oracle))
 
+echo "== the web app in Chromium (Selenium; screenshots and web-bench.json in .artifacts/web)"
+"$work/venv/bin/pip" install --quiet --disable-pip-version-check selenium
+rm -rf .artifacts/web
+if timeout -k 30 900 "$work/venv/bin/python" Tests/browser/test_web.py "$(swift build --show-bin-path)/crossmate" .artifacts/web \
+    2>&1 | tee "$work/web.log"; then :; else failed=$((failed + 1)); fi
+web=$(grep -o '^Ran [0-9]* tests' "$work/web.log" | grep -o '[0-9]*' || echo 0)
+if grep -q '^OK' "$work/web.log"; then passed=$((passed + web)); fi
+
 echo "== fuzzing the .puz, .ipuz and .jpz readers and the socket push reader"
 if scripts/fuzz.sh "${FUZZ_SECONDS:-30}"; then passed=$((passed + 4)); else failed=$((failed + 1)); fi
 
-echo "== summary: format lint, swift tests, puzpy oracle checks and fuzz targets"
+echo "== summary: format lint, swift tests, puzpy oracle checks, browser tests and fuzz targets"
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

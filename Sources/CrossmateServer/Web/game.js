@@ -427,12 +427,17 @@ class GamePage {
     this.renderTimer();
     this.renderPlayers();
     this.renderEnding();
-    this.undoButton.disabled = !this.view.canUndo || this.view.readOnly || !!this.view.completion;
-    this.redoButton.disabled = !this.view.canRedo || this.view.readOnly || !!this.view.completion;
+    const frozen = this.view.readOnly || !!this.view.completion;
+    for (const control of this.main.querySelectorAll(".tools button:not([data-share]), .tools summary")) {
+      control.toggleAttribute("disabled", frozen);
+      control.closest("details")?.classList.toggle("disabled", frozen);
+    }
+    this.undoButton.disabled = !this.view.canUndo || frozen;
+    this.redoButton.disabled = !this.view.canRedo || frozen;
     this.pencilButton.setAttribute("aria-pressed", String(this.cursor.pencil));
     this.pencilButton.classList.toggle("on", this.cursor.pencil);
     this.rebusButton.classList.toggle("on", this.cursor.rebus !== null);
-    for (const button of this.main.querySelectorAll("[data-action^=check],[data-action^=reveal]")) button.disabled = !this.view.layout.hasSolution;
+    for (const button of this.main.querySelectorAll("[data-action^=check],[data-action^=reveal]")) button.disabled = frozen || !this.view.layout.hasSolution;
   }
 
   colorOf(authorID) {
@@ -445,6 +450,7 @@ class GamePage {
   }
 
   renderGrid() {
+    this.grid.dataset.cursor = `${this.cursor.row},${this.cursor.col},${this.cursor.direction}`;
     const word = this.board.clue(this.cursor, this.cursor.direction);
     const inWord = new Set((word?.cells ?? []).map(key));
     const peerAt = new Map();
@@ -575,8 +581,8 @@ class GamePage {
             {},
             el("i", { class: "swatch", style: `background:${this.colorOf(score.authorID)}` }),
             `${this.nameOf(score.authorID)}: ${score.lettersAuthored} letters`,
-            score.checksUsed ? `, ${score.checksUsed} checks` : "",
-            score.revealsUsed ? `, ${score.revealsUsed} reveals` : "",
+            score.checksUsed ? `, ${score.checksUsed} ${score.checksUsed === 1 ? "check" : "checks"}` : "",
+            score.revealsUsed ? `, ${score.revealsUsed} ${score.revealsUsed === 1 ? "reveal" : "reveals"}` : "",
           ),
         ),
       ),
