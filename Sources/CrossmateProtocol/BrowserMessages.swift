@@ -336,9 +336,11 @@ extension MutationRefusal {
         case let .invalidLetter(letter):
             CommandRefusal.Reason(
                 code: "invalidLetter",
-                reason: "\"\(letter.prefix(20))\" cannot go in a square (up to \(LetterRule.maximumLength) letters, digits or symbols such as / and &)")
+                reason:
+                    "\"\(letter.prefix(20))\" cannot go in a square (up to \(LetterRule.maximumLength) letters, digits or symbols such as / and &)")
         case .squareRevealed: CommandRefusal.Reason(code: "squareRevealed", reason: "that square was revealed; only undo can change it")
-        case .noSolution: CommandRefusal.Reason(code: "noSolution", reason: "this puzzle came without its answers, so it cannot be checked or revealed")
+        case .noSolution:
+            CommandRefusal.Reason(code: "noSolution", reason: "this puzzle came without its answers, so it cannot be checked or revealed")
         case .noWord: CommandRefusal.Reason(code: "noWord", reason: "that square has no word in this direction")
         case .nothingToUndo: CommandRefusal.Reason(code: "nothingToUndo", reason: "there is nothing of yours left to undo")
         case .nothingToRedo: CommandRefusal.Reason(code: "nothingToRedo", reason: "there is nothing to redo")

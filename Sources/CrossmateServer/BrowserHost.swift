@@ -97,7 +97,9 @@ actor BrowserGame {
         return try await body()
     }
 
-    private init(gameID: String, device: StoredDevice, puzzle: Puzzle, replica: GameReplica, sequence: Int64, moves: [Move], players: [StoredParticipant]) {
+    private init(
+        gameID: String, device: StoredDevice, puzzle: Puzzle, replica: GameReplica, sequence: Int64, moves: [Move], players: [StoredParticipant]
+    ) {
         self.gameID = gameID
         self.device = device
         self.puzzle = puzzle

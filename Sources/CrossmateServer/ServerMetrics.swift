@@ -8,6 +8,8 @@ public final class ServerMetrics: Sendable {
     let requests: CoreMetrics.Counter
     let movesIngested: CoreMetrics.Counter
     let connectedSockets: CoreMetrics.Gauge
+    /// Browsers' replicas the server hosts (one per browser device and open game).
+    let browserReplicas: CoreMetrics.Gauge
     let pushLatency: CoreMetrics.Timer
     /// Group commits of moves: each transaction's duration and how many pushes it held.
     let commitDuration: CoreMetrics.Timer
@@ -23,6 +25,7 @@ public final class ServerMetrics: Sendable {
         requests = CoreMetrics.Counter(label: "crossmate_requests_total", factory: factory)
         movesIngested = CoreMetrics.Counter(label: "crossmate_moves_ingested_total", factory: factory)
         connectedSockets = CoreMetrics.Gauge(label: "crossmate_connected_sockets", factory: factory)
+        browserReplicas = CoreMetrics.Gauge(label: "crossmate_browser_replicas", factory: factory)
         factory.defaultValueHistogramBuckets = [1, 2, 4, 8, 16, 32, 64, 128, 256, 512]
         pushLatency = CoreMetrics.Timer(label: "crossmate_push_latency_seconds", factory: factory)
         commitDuration = CoreMetrics.Timer(label: "crossmate_commit_seconds", factory: factory)

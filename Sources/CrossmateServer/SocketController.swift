@@ -61,6 +61,7 @@ struct SocketController {
         state.metrics.connectedSockets.record(state.hub.count)
         defer {
             state.browsers.close(connection: id)
+            state.metrics.browserReplicas.record(state.browsers.count)
             state.hub.unregister(id)
             state.metrics.connectedSockets.record(state.hub.count)
         }
@@ -148,6 +149,7 @@ struct SocketController {
                 let game = try await state.browsers.open(gameID, device: device, connection: connection, state: state)
                 state.hub.openInBrowser(connection, game: gameID, true)
                 state.hub.subscribe(connection, to: [gameID])  // for the other players' cursors
+                state.metrics.browserReplicas.record(state.browsers.count)
                 state.hub.reply(connection, .opened(try await game.open(state: state)))
             } catch let error as APIError {
                 state.browsers.close(connection: connection, gameID: gameID)
@@ -160,6 +162,7 @@ struct SocketController {
             }
         case let .close(gameID):
             state.browsers.close(connection: connection, gameID: gameID)
+            state.metrics.browserReplicas.record(state.browsers.count)
             state.hub.openInBrowser(connection, game: gameID, false)
             state.hub.unsubscribe(connection, from: [gameID])
         case let .command(request):

@@ -63,7 +63,8 @@ struct WebController {
         router.get("v1/puzzles/:name") { _, context -> Response in
             let name = try context.parameters.require("name")
             guard let found = try Self.bundled.first(where: { $0.summary.name == name }) else {
-                throw APIError(.notFound, "there is no bundled puzzle \(name.prefix(100)) (try \(BundledPuzzles.identifiers.joined(separator: ", ")))")
+                throw APIError(
+                    .notFound, "there is no bundled puzzle \(name.prefix(100)) (try \(BundledPuzzles.identifiers.joined(separator: ", ")))")
             }
             return try ServerState.json(PuzzleLayout(found.puzzle))
         }

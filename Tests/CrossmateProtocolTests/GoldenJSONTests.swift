@@ -206,4 +206,50 @@ import Testing
             #"{"coverage":{"r":1},"grid":{"cells":[{"cellAuthorID":"","letter":"","mark":{"isPencil":false,"verdict":0}},{"cellAuthorID":"a","key":{"authorID":"a","replicaID":"r","seq":1,"timestamp":{"counter":0,"wallMillis":1}},"letter":"Q","mark":{"isPencil":false,"verdict":0}}],"height":1,"width":2}}"#
         #expect(try roundTrip(Snapshot.self, json) == snapshot)
     }
+
+    /// A browser's commands and the server's answers (the browser holds no rules: it sends
+    /// commands and draws the squares it is sent).
+    @Test func browserMessages() throws {
+        _ = try roundTrip(ClientSocketMessage.self, #"{"gameID":"game-1","type":"open"}"#)
+        _ = try roundTrip(ClientSocketMessage.self, #"{"gameID":"game-1","type":"close"}"#)
+        let command = try roundTrip(
+            ClientSocketMessage.self,
+            #"{"command":{"col":2,"kind":"setLetter","letter":"QU","pencil":true,"row":1},"gameID":"game-1","id":7,"type":"command","typedAt":1794890000000}"#
+        )
+        guard case let .command(request) = command else {
+            Issue.record("not a command")
+            return
+        }
+        #expect(try request.command.command().get() == .setLetter(GridPosition(row: 1, col: 2), "QU", pencil: true))
+        _ = try roundTrip(
+            ClientSocketMessage.self,
+            #"{"command":{"col":0,"direction":"down","kind":"check","row":3,"scope":"word"},"gameID":"game-1","id":8,"type":"command"}"#)
+        #expect(
+            try BrowserCommand(kind: "check", row: 3, col: 0, scope: "word", direction: "down").command().get()
+                == .check(.word(GridPosition(row: 3, col: 0), .down)))
+        #expect(try BrowserCommand(kind: "reveal", scope: "puzzle").command().get() == .reveal(.puzzle))
+        #expect(try BrowserCommand(kind: "undo").command().get() == .undo)
+        let square = #"{"authorID":"acct-ann","col":2,"letter":"QU","pencil":true,"row":1,"verdict":"none"}"#
+        _ = try roundTrip(
+            ServerSocketMessage.self,
+            #"{"answer":{"canRedo":false,"canUndo":true,"gameID":"game-1","id":7,"squares":[SQUARE],"timer":{"countsFor":60,"seconds":12}},"type":"applied"}"#
+                .replacingOccurrences(of: "SQUARE", with: square))
+        _ = try roundTrip(
+            ServerSocketMessage.self,
+            #"{"refusal":{"code":"squareRevealed","gameID":"game-1","id":8,"reason":"that square was revealed; only undo can change it"},"type":"refused"}"#
+        )
+        _ = try roundTrip(
+            ServerSocketMessage.self,
+            ##"{"game":{"canRedo":false,"canUndo":false,"completion":{"at":{"counter":0,"wallMillis":4},"by":"acct-bob","kind":"solved"},"gameID":"game-1","players":[{"authorID":"acct-bob","color":"#2563c9","displayName":"Bob","removed":false,"role":"player"}],"readOnly":false,"scoreboard":[{"authorID":"acct-bob","checksUsed":0,"lettersAuthored":21,"revealsUsed":1}],"squares":[SQUARE],"timer":{"countsFor":0,"seconds":300}},"type":"update"}"##
+                .replacingOccurrences(of: "SQUARE", with: square))
+        let opened = try roundTrip(
+            ServerSocketMessage.self,
+            #"{"game":{"canRedo":false,"canUndo":false,"deviceID":"dev-1","gameID":"game-1","layout":{"across":[{"cells":[[0,0],[0,1]],"number":1,"text":"Hi"}],"author":"A","copyright":"","down":[],"hasSolution":true,"height":1,"notes":"","squares":[{"kind":"letter","number":1},{"circled":true,"kind":"letter"},{"kind":"block"}],"title":"T","width":3},"me":"acct-ann","players":[],"readOnly":false,"squares":[SQUARE],"timer":{"countsFor":0,"seconds":0}},"type":"opened"}"#
+                .replacingOccurrences(of: "SQUARE", with: square))
+        guard case let .opened(game) = opened else {
+            Issue.record("not opened")
+            return
+        }
+        #expect(game.layout.squares.map(\.kind) == ["letter", "letter", "block"])
+    }
 }

@@ -1,0 +1,204 @@
+import CrossmateCore
+import CrossmateProtocol
+import CrossmateSync
+import CrossmateTestSupport
+import Foundation
+import Hummingbird
+import HummingbirdTesting
+import Testing
+
+@testable import CrossmateServer
+
+/// A browser's commands over its socket: the server performs them with the browser device's
+/// replica and answers with the squares they changed, or refuses them with a reason.
+@Suite struct BrowserCommandTests {
+    /// A browser's socket in a test, with the next answer to each command.
+    struct Browser {
+        let probe: SocketProbe
+        var iterator: AsyncStream<ServerSocketMessage>.Iterator
+        var nextID = 1
+
+        init(port: Int, token: String) {
+            probe = SocketProbe(port: port, token: token)
+            iterator = probe.received.makeAsyncIterator()
+        }
+
+        mutating func open(_ gameID: String) async throws -> GameOpened {
+            probe.send(.open(gameID: gameID))
+            guard case let .opened(game) = try await probe.next(&iterator, where: { if case .opened = $0 { true } else { false } }) else {
+                throw SocketProbe.ProbeClosed()
+            }
+            return game
+        }
+
+        /// Sends a command; its answer (applied or refused).
+        mutating func run(_ gameID: String, _ command: BrowserCommand) async throws -> ServerSocketMessage {
+            let id = nextID
+            nextID += 1
+            probe.send(.command(CommandRequest(gameID: gameID, id: id, command: command)))
+            return try await probe.next(&iterator) { message in
+                switch message {
+                case let .applied(answer): answer.id == id
+                case let .refused(refusal): refusal.id == id
+                default: false
+                }
+            }
+        }
+
+        mutating func applied(_ gameID: String, _ command: BrowserCommand) async throws -> CommandApplied {
+            let answer = try await run(gameID, command)
+            guard case let .applied(applied) = answer else { throw Unexpected(answer: answer) }
+            return applied
+        }
+
+        mutating func refused(_ gameID: String, _ command: BrowserCommand) async throws -> CommandRefusal {
+            let answer = try await run(gameID, command)
+            guard case let .refused(refusal) = answer else { throw Unexpected(answer: answer) }
+            return refusal
+        }
+
+        mutating func update(where predicate: (GameUpdate) -> Bool) async throws -> GameUpdate {
+            guard
+                case let .update(update) = try await probe.next(
+                    &iterator, where: { if case let .update(update) = $0 { predicate(update) } else { false } })
+            else { throw SocketProbe.ProbeClosed() }
+            return update
+        }
+    }
+
+    struct Unexpected: Error, CustomStringConvertible {
+        var answer: ServerSocketMessage
+        var description: String { "unexpected answer: \(answer)" }
+    }
+
+    static func letter(_ row: Int, _ col: Int, _ letter: String, pencil: Bool = false) -> BrowserCommand {
+        BrowserCommand(kind: "setLetter", row: row, col: col, letter: letter, pencil: pencil)
+    }
+
+    static func scoped(_ kind: String, _ scope: String, _ row: Int = 0, _ col: Int = 0, _ direction: String = "across") -> BrowserCommand {
+        BrowserCommand(kind: kind, row: row, col: col, scope: scope, direction: direction)
+    }
+
+    @Test func everyCommandIsPerformedAsTheBrowsersOwnMoves() async throws {
+        let server = try TestServer()
+        defer { server.removeFiles() }
+        try await server.application().test(.live) { client in
+            let port = try #require(client.port)
+            let ann = try await client.account("Ann")
+            let bob = try await client.account("Bob")
+            let game = try await client.newGame(ann)
+            try await client.join(bob, game.gameID, invitedBy: ann)
+            var browser = Browser(port: port, token: ann.token)
+            browser.probe.send(.ping)
+            let opened = try await browser.open(game.gameID)
+            #expect(opened.layout.width == 5 && opened.layout.across.first?.number == 1 && opened.layout.hasSolution)
+            #expect(opened.squares.count == greenLight.letterPositions.count && opened.squares.allSatisfy { $0.letter.isEmpty })
+            #expect(Set(opened.players.map(\.displayName)) == ["Ann", "Bob"] && opened.me == ann.account.authorID)
+            #expect(Set(opened.players.map(\.color)).count == 2)
+            #expect(!opened.canUndo && !opened.readOnly && opened.completion == nil)
+
+            // Letters (pen and pencil, normalised) and deletes answer with the squares they changed.
+            let typed = try await browser.applied(game.gameID, Self.letter(1, 0, "g"))
+            #expect(typed.squares == [SquareView(row: 1, col: 0, letter: "G", pencil: false, verdict: "none", authorID: ann.account.authorID)])
+            #expect(typed.canUndo && !typed.canRedo)
+            #expect(try await browser.applied(game.gameID, Self.letter(1, 1, "R", pencil: true)).squares.first?.pencil == true)
+            #expect(try await browser.applied(game.gameID, BrowserCommand(kind: "delete", row: 1, col: 1)).squares.first?.letter == "")
+            #expect(try await browser.applied(game.gameID, Self.letter(1, 0, "G")).squares.isEmpty)  // nothing to change
+
+            // Another device's letter arrives as an update, in its author's name.
+            var bobDevice = TestDevice(bob, puzzle: greenLight, gameID: game.gameID)
+            _ = try await client.push(bob, game.gameID, try bobDevice.replica.perform(.setLetter(at(2, 0), "L"), wallMillis: server.clock.now))
+            let update = try await browser.update { $0.squares.contains { $0.row == 2 && $0.col == 0 } }
+            #expect(update.squares.first { $0.row == 2 }?.authorID == bob.account.authorID)
+
+            // Overwriting Bob's letter and undoing it brings Bob's letter back; redo writes it again.
+            _ = try await browser.applied(game.gameID, Self.letter(2, 0, "X"))
+            let undone = try await browser.applied(game.gameID, BrowserCommand(kind: "undo"))
+            #expect(undone.squares == [SquareView(row: 2, col: 0, letter: "L", pencil: false, verdict: "none", authorID: bob.account.authorID)])
+            #expect(undone.canRedo)
+            #expect(try await browser.applied(game.gameID, BrowserCommand(kind: "redo")).squares.first?.letter == "X")
+
+            // Check, reveal and clear at a word, a square and the puzzle.
+            let checked = try await browser.applied(game.gameID, Self.scoped("check", "word", 2, 0, "down"))
+            #expect(checked.squares.first { $0.row == 2 && $0.col == 0 }?.verdict == "checkedWrong")
+            let revealed = try await browser.applied(game.gameID, Self.scoped("reveal", "square", 2, 0))
+            #expect(revealed.squares == [SquareView(row: 2, col: 0, letter: "L", pencil: false, verdict: "revealed", authorID: ann.account.authorID)])
+            let cleared = try await browser.applied(game.gameID, Self.scoped("clear", "puzzle"))
+            #expect(cleared.squares.map { "\($0.row),\($0.col)" } == ["1,0"])  // the revealed square stays
+
+            // Each refusal says why, and changes nothing.
+            let refusals: [(BrowserCommand, String)] = [
+                (Self.letter(2, 0, "Q"), "squareRevealed"),
+                (Self.letter(0, 0, "A"), "notALetterSquare"),
+                (Self.letter(1, 0, "A B"), "invalidLetter"),
+                (BrowserCommand(kind: "setLetter", row: 1, col: 0), "invalid"),
+                (BrowserCommand(kind: "shout"), "invalid"),
+                (Self.scoped("check", "everything"), "invalid"),
+                (BrowserCommand(kind: "redo"), "nothingToRedo"),
+            ]
+            for (command, code) in refusals {
+                let refusal = try await browser.refused(game.gameID, command)
+                #expect(refusal.code == code, "\(command)")
+                #expect(!refusal.reason.isEmpty)
+            }
+            #expect(try await browser.refused("game-elsewhere", BrowserCommand(kind: "undo")).code == "notOpen")
+
+            // The moves are the browser device's own, stored like any device's.
+            let (changes, _) = try await client.allChanges(bob, game.gameID)
+            let annMoves = changes.compactMap { change -> MoveRecord? in
+                if case let .move(record) = change.record, record.authorID == ann.account.authorID { record } else { nil }
+            }
+            #expect(!annMoves.isEmpty && annMoves.allSatisfy { $0.replicaID == ann.deviceID })
+            #expect(annMoves.map(\.seq) == Array(1...annMoves.count))
+
+            // Removed: the browser hears it is read-only, and its commands are refused.
+            var bobBrowser = Browser(port: port, token: bob.token)
+            bobBrowser.probe.send(.ping)
+            _ = try await bobBrowser.open(game.gameID)
+            let _: OKResponse = try await client.call(.delete, "/v1/games/\(game.gameID)/participants/\(bob.account.authorID)", token: ann.token)
+            _ = try await bobBrowser.update { $0.readOnly }
+            let removed = try await bobBrowser.refused(game.gameID, Self.letter(3, 0, "U"))
+            #expect(removed.code == "removed" && removed.reason.contains("removed"))
+
+            // Finished: revealing the puzzle solves it; later commands are refused.
+            let solved = try await browser.applied(game.gameID, Self.scoped("reveal", "puzzle"))
+            #expect(solved.completion?.kind == .solved)
+            #expect(try await browser.refused(game.gameID, Self.letter(3, 0, "U")).code == "gameComplete")
+            await browser.probe.close()
+            await bobBrowser.probe.close()
+        }
+    }
+
+    @Test func aBrowsersReplicaRebuiltFromStoredMovesKeepsItsUndoAndRedo() async throws {
+        let server = try TestServer()
+        defer { server.removeFiles() }
+        try await server.application().test(.live) { client in
+            let port = try #require(client.port)
+            let ann = try await client.account("Ann")
+            let game = try await client.newGame(ann)
+            var first = Browser(port: port, token: ann.token)
+            first.probe.send(.ping)
+            _ = try await first.open(game.gameID)
+            for (col, letter) in ["G", "R", "E"].enumerated() { _ = try await first.applied(game.gameID, Self.letter(1, col, letter)) }
+            _ = try await first.applied(game.gameID, Self.letter(1, 0, "Q"))
+            let undone = try await first.applied(game.gameID, BrowserCommand(kind: "undo"))
+            #expect(undone.squares.first?.letter == "G" && undone.canUndo && undone.canRedo)
+            await first.probe.close()
+            try await eventually("the hosted replica is dropped") {
+                String(buffer: try await client.send(.get, "/metrics").body).contains("crossmate_browser_replicas 0")
+            }
+
+            // A new socket rebuilds the replica from the store: the same undo and redo stacks.
+            var second = Browser(port: port, token: ann.token)
+            second.probe.send(.ping)
+            let reopened = try await second.open(game.gameID)
+            #expect(reopened.canUndo && reopened.canRedo)
+            #expect(try await second.applied(game.gameID, BrowserCommand(kind: "redo")).squares.first?.letter == "Q")
+            #expect(try await second.applied(game.gameID, BrowserCommand(kind: "undo")).squares.first?.letter == "G")
+            #expect(try await second.applied(game.gameID, BrowserCommand(kind: "undo")).squares.map(\.letter) == [""])
+            let last = try await second.applied(game.gameID, BrowserCommand(kind: "undo"))
+            #expect(last.squares.first?.col == 1 && last.squares.first?.letter == "")
+            await second.probe.close()
+        }
+    }
+}
