@@ -86,7 +86,7 @@ import Testing
             for descriptor in 3...((open.max() ?? 1024) + 64) { posix_spawn_file_actions_addclose(&actions, descriptor) }
             let argv = ["tmux", "-S", directory + "/tmux.socket"] + arguments
             var cStrings = argv.map { strdup($0) }
-            defer { cStrings.forEach { free($0) } }
+            defer { for pointer in cStrings { free(pointer) } }
             cStrings.append(nil)
             var pid = pid_t()
             let spawned = posix_spawnp(&pid, "tmux", &actions, nil, cStrings, environ)
