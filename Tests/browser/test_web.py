@@ -303,6 +303,199 @@ class WebAppTests(unittest.TestCase):
         # Nothing was created by the failures.
         self.assertEqual(self.server.api("GET", "/v1/games", token=ana.token())["games"], [])
 
+    def test_offline_typing_survives_a_reload_and_arrives(self):
+        ana = self.player("Ana")
+        ana.sign_up()
+        game = ana.start_bundled()
+        ana.type("AL")
+        until("AL saved", lambda: ana.driver.find_element(By.CSS_SELECTOR, "[data-sync]").text == "Live" and ana.row(0) == "#AL..")
+        # The service worker has the app shell before the network goes.
+        until("the service worker", lambda: ana.driver.execute_script("return !!navigator.serviceWorker.controller"))
+        self.server.kill()
+        until("Ana sees she is offline", lambda: ana.driver.find_element(By.CSS_SELECTOR, "[data-sync]").get_attribute("data-sync") != "live")
+        ana.type("SO")
+        until("typed offline, shown at once", lambda: ana.row(0) == "#ALSO")
+        until("two unsent", lambda: "2 unsent" in ana.driver.find_element(By.CSS_SELECTOR, "[data-sync]").text)
+        ana.screenshot("game-offline-desktop")
+        # A reload with the server still down: the page, the grid and the queue are all kept.
+        ana.driver.refresh()
+        until("the game after a reload, offline", lambda: ana.row(0) == "#ALSO")
+        self.assertIn("unsent", ana.driver.find_element(By.CSS_SELECTOR, "[data-sync]").text)
+        ana.type("G")  # and typing goes on
+        until("G shown", lambda: ana.letter(1, 0) == "G")
+        # The server comes back on the same port and data: every letter arrives, the queue empties.
+        self.server.start()
+        until("live again", lambda: ana.driver.find_element(By.CSS_SELECTOR, "[data-sync]").text == "Live", timeout=30)
+        games = self.server.api("GET", "/v1/games", token=ana.token())["games"]
+        self.assertEqual([g["filled"] for g in games if g["gameID"] == game], [5])
+        self.assertEqual(ana.row(0), "#ALSO")
+
+    def test_the_solving_keys_table_runs_in_the_browser(self):
+        ana = self.player("Ana")
+        ana.open("/")
+        with open(os.path.join(ROOT, "Tests", "CrossmateCoreTests", "Resources", "solving-keys.json")) as handle:
+            table = json.load(handle)
+        layouts = {name: self.server.api("GET", f"/v1/puzzles/{name}") for name in {case["puzzle"] for case in table["cases"]}}
+        failures = ana.driver.execute_async_script(
+            """
+            const [table, layouts, done] = arguments;
+            import("/app/keys.js").then(({ Board, press }) => {
+              const named = { Left: "left", Right: "right", Up: "up", Down: "down", Space: "space", Tab: "tab",
+                "Shift+Tab": "shiftTab", Backspace: "backspace", Delete: "delete", Home: "home", End: "end",
+                Rebus: "rebus", Enter: "enter", Escape: "escape", Pencil: "pencil" };
+              const toKey = (name) => {
+                if (named[name]) return named[name];
+                const jump = name.match(/^Jump (\\d+) (across|down)$/);
+                if (jump) return { jump: Number(jump[1]), direction: jump[2] };
+                return { letter: name };
+              };
+              const failures = [];
+              for (const c of table.cases) {
+                const board = new Board(layouts[c.puzzle]);
+                const letters = new Map();
+                if (typeof c.filled === "string") {
+                  const except = new Set(c.filled.split(" ").slice(2));
+                  board.squares.forEach((square, index) => {
+                    const at = `${Math.floor(index / board.width)},${index % board.width}`;
+                    if (square.kind === "letter" && !except.has(at)) letters.set(at, "?");
+                  });
+                } else for (const [at, letter] of Object.entries(c.filled ?? {})) letters.set(at, letter);
+                const expected = new Map(letters);
+                for (const [at, letter] of Object.entries(c.expect.changes)) letter ? expected.set(at, letter) : expected.delete(at);
+                const pencilled = new Set();
+                let cursor = { ...c.start, pencil: false, rebus: null };
+                const options = { skipFilledSquares: c.options?.skipFilledSquares ?? true };
+                for (const name of c.keys) {
+                  const { cursor: next, edit } = press(toKey(name), cursor, board, (s) => letters.get(`${s.row},${s.col}`) ?? "", options);
+                  if (edit?.kind === "write") {
+                    letters.set(`${edit.row},${edit.col}`, edit.letter);
+                    edit.pencil ? pencilled.add(`${edit.row},${edit.col}`) : pencilled.delete(`${edit.row},${edit.col}`);
+                  } else if (edit?.kind === "erase") {
+                    letters.delete(`${edit.row},${edit.col}`);
+                    pencilled.delete(`${edit.row},${edit.col}`);
+                  }
+                  cursor = next;
+                }
+                const same = (a, b) => a.size === b.size && [...a].every(([k, v]) => b.get(k) === v);
+                const problems = [];
+                if (cursor.row !== c.expect.row || cursor.col !== c.expect.col) problems.push(`cursor ${cursor.row},${cursor.col}`);
+                if (cursor.direction !== c.expect.direction) problems.push(`direction ${cursor.direction}`);
+                if (!same(letters, expected)) problems.push(`letters ${JSON.stringify([...letters])}`);
+                const wantPencilled = new Set(c.expect.pencilled ?? []);
+                if (pencilled.size !== wantPencilled.size || [...pencilled].some((p) => !wantPencilled.has(p))) problems.push(`pencilled ${[...pencilled]}`);
+                if (c.expect.pencil !== undefined && cursor.pencil !== c.expect.pencil) problems.push(`pencil ${cursor.pencil}`);
+                if ((cursor.rebus ?? null) !== (c.expect.rebus ?? null)) problems.push(`rebus ${cursor.rebus}`);
+                if (problems.length) failures.push(`${c.name}: ${problems.join("; ")}`);
+              }
+              done({ count: table.cases.length, failures });
+            }, (error) => done({ count: 0, failures: [String(error)] }));
+            """, table, layouts)
+        self.assertEqual(failures["failures"], [])
+        self.assertGreaterEqual(failures["count"], 40)
+
+    def test_phone_size(self):
+        ana = self.player("Ana", width=390, height=844, mobile=True)
+        ana.sign_up()
+        ana.screenshot("list-phone")
+        ana.start_bundled("daybreak")
+        # The grid fits the width, and the clue bar sits above it.
+        width = ana.driver.execute_script("return document.querySelector('.grid').getBoundingClientRect().width")
+        self.assertLessEqual(width, 390)
+        bar = ana.driver.execute_script("return document.querySelector('.cluebar').getBoundingClientRect().bottom")
+        top = ana.driver.execute_script("return document.querySelector('.grid').getBoundingClientRect().top")
+        self.assertLessEqual(bar, top)
+        ana.driver.find_element(By.CSS_SELECTOR, '.cell[data-r="0"][data-c="0"]').click()
+        # Tapping a square focuses the input that brings up the phone's keyboard.
+        self.assertEqual(ana.driver.execute_script("return document.activeElement.dataset.keys !== undefined"), True)
+        ana.type("SUN")
+        until("typed on the phone", lambda: ana.letter(0, 0) == "S")
+        ana.screenshot("game-phone")
+
+    def test_a_browser_and_a_native_client_play_the_same_game(self):
+        ana = self.player("Ana")
+        ana.sign_up()
+        game = ana.start_bundled()
+        ana.type("ALSO")
+        ana.driver.find_element(By.CSS_SELECTOR, "[data-share]").click()
+        link = until("link", lambda: ana.driver.find_element(By.CSS_SELECTOR, "[data-invite-link]").get_attribute("href"))
+        # Carl uses the terminal client's engine (`crossmate` join/sync/games) on his own profile.
+        home = dict(os.environ, XDG_DATA_HOME=os.path.join(self.directory, "carl"))
+        run = lambda *arguments: subprocess.run([CROSSMATE, *arguments], env=home, check=True, capture_output=True, text=True).stdout
+        run("login", "--server", self.server.url, "--name", "Carl")
+        run("join", link)
+        until("Carl's engine has Ana's letters", lambda: '"filled":4' in (run("sync") and run("games", "--json")))
+        # Dan is a device driven through the HTTP API: his move shows in Ana's browser.
+        dan = self.server.api("POST", "/v1/accounts", {"displayName": "Dan"})
+        self.server.api("POST", "/v1/invitations/" + link.rsplit("/", 1)[1] + "/accept", {}, token=dan["token"])
+        now = self.server.api("GET", "/v1/me", token=dan["token"])["serverTime"]
+        move = {"gameID": game, "replicaID": dan["deviceID"], "authorID": dan["account"]["authorID"], "seq": 1,
+                "timestamp": {"wallMillis": now, "counter": 0}, "row": 4, "col": 0, "letter": "E", "mark": 0,
+                "cellAuthorID": dan["account"]["authorID"], "kind": "input", "batchID": dan["deviceID"] + ":1"}
+        answer = self.server.api("POST", f"/v1/games/{game}/moves", {"moves": [move]}, token=dan["token"])
+        self.assertEqual(answer["results"][0]["status"], "saved")
+        until("Ana sees Dan's letter", lambda: ana.letter(4, 0) == "E")
+        until("Dan is on Ana's roster", lambda: "Dan" in ana.driver.find_element(By.CSS_SELECTOR, ".roster").text)
+
+    def test_benchmark_keystroke_to_the_other_screen(self):
+        """Not a pass/fail check: measures and records (BENCHMARKS.md explains the figures)."""
+        ana = self.player("Ana")
+        ana.sign_up()
+        ana.start_bundled("daybreak")
+        ana.driver.find_element(By.CSS_SELECTOR, "[data-share]").click()
+        link = until("link", lambda: ana.driver.find_element(By.CSS_SELECTOR, "[data-invite-link]").get_attribute("href"))
+        ben = self.player("Ben")
+        ben.sign_up(link[len(self.server.url):])
+        ben.wait_live()
+        ana.driver.execute_script(
+            "window.__typed = []; document.querySelector('[data-keys]').addEventListener('keydown', (e) => "
+            "__typed.push({ key: e.key.toUpperCase(), at: performance.timeOrigin + performance.now(), "
+            "cursor: document.querySelector('.grid').dataset.cursor }), true)")
+        ben.driver.execute_script(
+            "window.__seen = []; new MutationObserver((records) => { const at = performance.timeOrigin + performance.now(); "
+            "for (const r of records) { const span = r.target.nodeType === 1 ? r.target : r.target.parentElement; "
+            "if (span?.dataset?.row !== undefined) __seen.push({ square: span.dataset.row + ',' + span.dataset.col, text: span.textContent, at }); } })"
+            ".observe(document.querySelector('.grid'), { subtree: true, childList: true, characterData: true })")
+        letters = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+        keys = ana.driver.find_element(By.CSS_SELECTOR, "[data-keys]")
+        for lap in range(2):
+            for i in range(60):
+                keys.send_keys(letters[(i + lap) % 26])
+                time.sleep(0.05)  # pacing, as a quick typist types
+            until("Ben has the round", lambda: len(ben.driver.execute_script("return __seen")) >= 60 * (lap + 1), timeout=30)
+            if lap == 0:
+                ana.action("clear-puzzle")
+                until("cleared", lambda: all(ben.letter(0, c) == "" for c in range(3)))
+                ben.driver.execute_script("__seen = __seen.filter((s) => s.text !== '')")
+                ana.click_square(0, 0, "across")
+        typed = ana.driver.execute_script("return __typed")
+        seen = ben.driver.execute_script("return __seen")
+        latencies = []
+        for entry in typed:
+            row, col, _ = entry["cursor"].split(",")
+            square = f"{row},{col}"
+            match = next((s for s in seen if s["square"] == square and s["text"] == entry["key"] and s["at"] >= entry["at"]), None)
+            if match:
+                latencies.append(match["at"] - entry["at"])
+                seen.remove(match)
+        latencies.sort()
+        weight = sum(len(urllib.request.urlopen(self.server.url + path).read())
+                     for path in ["/", "/app/app.js", "/app/game.js", "/app/keys.js", "/app/api.js", "/app/queue.js", "/app/style.css", "/app/icon.svg", "/sw.js"])
+        result = {
+            "keystrokes": 120, "measured": len(latencies),
+            "p50_ms": round(statistics.median(latencies), 1),
+            "p99_ms": round(latencies[min(len(latencies) - 1, int(len(latencies) * 0.99))], 1),
+            "max_ms": round(latencies[-1], 1),
+            "page_weight_bytes": weight,
+        }
+        print("\nkeystroke to the other browser's screen (two Chromium pages, one machine)")
+        print(f"  keystrokes {result['keystrokes']}  measured {result['measured']}  p50 {result['p50_ms']} ms  p99 {result['p99_ms']} ms  max {result['max_ms']} ms")
+        print(f"  page weight (HTML + CSS + JS + icon, uncompressed): {weight} bytes")
+        if ARTIFACTS:
+            os.makedirs(ARTIFACTS, exist_ok=True)
+            with open(os.path.join(ARTIFACTS, "web-bench.json"), "w") as handle:
+                json.dump(result, handle, indent=1)
+        self.assertGreater(len(latencies), 100)
+
 
 def main():
     global CROSSMATE, ARTIFACTS

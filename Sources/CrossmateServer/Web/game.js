@@ -46,13 +46,16 @@ class GamePage {
 
   async start() {
     this.main.replaceChildren(el("p", { class: "loading" }, "Opening the game…"));
-    const saved = await savedGame(this.gameID);
-    if (saved) this.opened(saved, false);
+    // What was typed and not yet answered shows first, so the cursor starts after it.
     for (const row of await queued(this.gameID)) {
       this.pending.set(row.key, { command: row.command, typedAt: row.typedAt, sent: false });
       this.showOptimistic(row.key, row.command);
     }
-    if (saved) this.render();
+    const saved = await savedGame(this.gameID);
+    if (saved) {
+      this.opened(saved, false);
+      this.render();
+    }
     this.stops.push(connection.listen((message) => this.heard(message)));
     if (connection.live) connection.send({ type: "open", gameID: this.gameID });
     this.ticker = setInterval(() => this.renderTimer(), 1000);
@@ -506,7 +509,12 @@ class GamePage {
     for (const item of this.main.querySelectorAll(".clues li")) {
       const current = word && item.dataset.clue === `${word.number}-${word.direction}`;
       const crossing = cross && item.dataset.clue === `${cross.number}-${cross.direction}`;
-      if (current && !item.classList.contains("current")) item.scrollIntoView({ block: "nearest" });
+      if (current && !item.classList.contains("current")) {
+        // Scroll the list only, never the page (on a phone the grid must stay in view).
+        const box = item.closest(".clues");
+        const top = item.offsetTop - box.offsetTop;
+        if (top < box.scrollTop || top + item.offsetHeight > box.scrollTop + box.clientHeight) box.scrollTop = top - box.clientHeight / 3;
+      }
       item.classList.toggle("current", !!current);
       item.classList.toggle("crossing", !!crossing);
       const clue = this.board[item.dataset.clue.split("-")[1]].find((c) => `${c.number}-${c.direction}` === item.dataset.clue);
