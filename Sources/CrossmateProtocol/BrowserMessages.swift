@@ -363,3 +363,44 @@ public struct CommandRequest: Codable, Hashable, Sendable {
         self.typedAt = typedAt
     }
 }
+
+/// A finished game's replay for a browser: once every device that wrote has sealed its moves,
+/// each step is the square a move changed as it stood after that move (so drawing the steps in
+/// order over an empty grid shows the game at any point), with the move's time; until then,
+/// how many devices are still to sync their history.
+public struct ReplayView: Codable, Hashable, Sendable {
+    public var gameID: String
+    public var ready: Bool
+    public var waitingFor: Int
+    public var steps: [SquareView]
+    /// Each step's wall time, Unix milliseconds.
+    public var times: [Int64]
+
+    public init(gameID: String, ready: Bool, waitingFor: Int, steps: [SquareView], times: [Int64]) {
+        self.gameID = gameID
+        self.ready = ready
+        self.waitingFor = waitingFor
+        self.steps = steps
+        self.times = times
+    }
+
+    /// The replay of `availability` for a `width × height` game.
+    public init(gameID: String, width: Int, height: Int, availability: ReplayAvailability) {
+        switch availability {
+        case let .ready(timeline):
+            var grid = GameGrid(width: width, height: height)
+            var steps: [SquareView] = []
+            for move in timeline.steps where grid.contains(move.position) {
+                grid.apply(move)
+                steps.append(SquareView(grid.state(at: move.position), at: move.position))
+            }
+            self.init(
+                gameID: gameID, ready: true, waitingFor: 0, steps: steps,
+                times: timeline.steps.filter { grid.contains($0.position) }.map(\.timestamp.wallMillis))
+        case let .waiting(missing):
+            self.init(gameID: gameID, ready: false, waitingFor: missing.count, steps: [], times: [])
+        case .unavailable:
+            self.init(gameID: gameID, ready: false, waitingFor: 0, steps: [], times: [])
+        }
+    }
+}

@@ -29,6 +29,8 @@ public enum ClientSocketMessage: Codable, Hashable, Sendable {
     case close(gameID: String)
     /// A browser's command in an open game, answered by `applied` or `refused` with its id.
     case command(CommandRequest)
+    /// A browser asks for an open, finished game's replay; answered by `replay`.
+    case replay(gameID: String)
 
     enum CodingKeys: String, CodingKey { case type, games, gameID, cursor, id, moves, command, typedAt }
 
@@ -49,6 +51,7 @@ public enum ClientSocketMessage: Codable, Hashable, Sendable {
         case "ping": self = .ping
         case "open": self = .open(gameID: try container.decode(String.self, forKey: .gameID))
         case "close": self = .close(gameID: try container.decode(String.self, forKey: .gameID))
+        case "replay": self = .replay(gameID: try container.decode(String.self, forKey: .gameID))
         case "command":
             self = .command(
                 CommandRequest(
@@ -68,6 +71,9 @@ public enum ClientSocketMessage: Codable, Hashable, Sendable {
             try container.encode(gameID, forKey: .gameID)
         case let .close(gameID):
             try container.encode("close", forKey: .type)
+            try container.encode(gameID, forKey: .gameID)
+        case let .replay(gameID):
+            try container.encode("replay", forKey: .type)
             try container.encode(gameID, forKey: .gameID)
         case let .command(request):
             try container.encode("command", forKey: .type)
@@ -122,10 +128,12 @@ public enum ServerSocketMessage: Codable, Hashable, Sendable {
     case applied(CommandApplied)
     /// A browser's command, not performed, and why.
     case refused(CommandRefusal)
+    /// A finished game's replay, or how many devices it waits for.
+    case replay(ReplayView)
 
     enum CodingKeys: String, CodingKey {
         case type, zone, token, after, changes, gameID, deviceID, authorID, cursor, serverTime, error, id, response, retryAfterSeconds
-        case game, answer, refusal
+        case game, answer, refusal, replay
     }
 
     public init(from decoder: any Decoder) throws {
@@ -161,6 +169,7 @@ public enum ServerSocketMessage: Codable, Hashable, Sendable {
         case "update": self = .update(try container.decode(GameUpdate.self, forKey: .game))
         case "applied": self = .applied(try container.decode(CommandApplied.self, forKey: .answer))
         case "refused": self = .refused(try container.decode(CommandRefusal.self, forKey: .refusal))
+        case "replay": self = .replay(try container.decode(ReplayView.self, forKey: .replay))
         case let other:
             throw DecodingError.dataCorruptedError(forKey: .type, in: container, debugDescription: "unknown message type \(other)")
         }
@@ -213,6 +222,9 @@ public enum ServerSocketMessage: Codable, Hashable, Sendable {
         case let .refused(refusal):
             try container.encode("refused", forKey: .type)
             try container.encode(refusal, forKey: .refusal)
+        case let .replay(replay):
+            try container.encode("replay", forKey: .type)
+            try container.encode(replay, forKey: .replay)
         }
     }
 }

@@ -80,6 +80,8 @@ actor BrowserGame {
     private var moves: [Move]
     private var players: [StoredParticipant]
     private var refreshing = false
+    /// Whether this device's Seal (all its moves are stored) has been written since completion.
+    private var sealed = false
     private var refreshAgain = false
     /// Commands and catch-ups take turns: each awaits the store, and the actor would otherwise
     /// let one start while another is half done.
@@ -192,7 +194,11 @@ actor BrowserGame {
             let wasComplete = replica.completion
             let roster = playerViews
             let caughtUp = await exclusively { () -> [SquareView]? in
-                do { return try await catchUp(state: state) } catch {
+                do {
+                    let squares = try await catchUp(state: state)
+                    await sealIfComplete(state: state)
+                    return squares
+                } catch {
                     state.logger.error("a browser's replica could not catch up", metadata: ["game": "\(gameID)", "error": "\(error)"])
                     return nil
                 }
@@ -206,6 +212,36 @@ actor BrowserGame {
                     canUndo: replica.canUndo && !readOnly, canRedo: replica.canRedo && !readOnly, timer: timer(now: state.now())))
             for viewer in viewers { state.hub.reply(viewer, update) }
         } while refreshAgain
+    }
+
+    /// Once the game is complete, every move this device made is stored (the server made and
+    /// stored them itself), so it seals at once: the replay waits for no browser.
+    private func sealIfComplete(state: ServerState) async {
+        guard replica.completion != nil, !sealed, !readOnly else { return }
+        let seal = Seal(gameID: gameID, replicaID: device.deviceID, lastSeq: replica.journal.count)
+        do {
+            let sequence = try await state.store.putRecord(gameID: gameID, type: "seal", key: device.deviceID, body: Store.json(seal))
+            sealed = true
+            await state.recordStored(game: gameID, sequence: sequence)
+        } catch {
+            state.logger.error("a browser's seal could not be stored", metadata: ["game": "\(gameID)", "error": "\(error)"])
+        }
+    }
+
+    /// The finished game's replay, once every device that wrote has sealed.
+    func replay(state: ServerState) async throws -> ReplayView {
+        try await exclusively { () async throws -> ReplayView in
+            _ = try await catchUp(state: state)
+            guard replica.completion != nil else {
+                return ReplayView(gameID: gameID, ready: false, waitingFor: 0, steps: [], times: [])
+            }
+            let seals = try await state.store.keyedRecords(gameID: gameID, through: .max).filter { $0.type == "seal" }.map {
+                try Store.decode(Seal.self, $0.body, what: "seal at \($0.sequence)", gameID: gameID)
+            }
+            return ReplayView(
+                gameID: gameID, width: puzzle.width, height: puzzle.height,
+                availability: ReplayAssembler.assemble(width: puzzle.width, height: puzzle.height, moves: moves, seals: seals))
+        }
     }
 
     /// How far in the past a command's `typedAt` may be: a browser offline for longer sends its
@@ -266,6 +302,7 @@ actor BrowserGame {
         }
         let squares = SquareView.changed(from: replica.grid, to: next.grid, of: puzzle)
         replica = next
+        await sealIfComplete(state: state)
         let measured = SolvingTime.measure(
             moveTimes: moveTimes + made.map(\.timestamp.wallMillis), end: replica.completion?.at.wallMillis, now: now)
         return .applied(

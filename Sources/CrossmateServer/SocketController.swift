@@ -165,6 +165,17 @@ struct SocketController {
             state.metrics.browserReplicas.record(state.browsers.count)
             state.hub.openInBrowser(connection, game: gameID, false)
             state.hub.unsubscribe(connection, from: [gameID])
+        case let .replay(gameID):
+            guard let game = state.browsers.game(gameID, deviceID: device.deviceID, connection: connection) else {
+                state.hub.reply(connection, .error(ErrorBody(.invalid, "open game \(gameID.prefix(100)) before asking for its replay")))
+                return
+            }
+            do {
+                state.hub.reply(connection, .replay(try await game.replay(state: state)))
+            } catch {
+                state.logger.error("a replay could not be assembled", metadata: ["game": "\(gameID)", "error": "\(error)"])
+                state.hub.reply(connection, .error(ErrorBody(.serverError, "the server could not assemble the replay; it has been logged")))
+            }
         case let .command(request):
             state.metrics.requests.increment()
             guard let game = state.browsers.game(request.gameID, deviceID: device.deviceID, connection: connection) else {

@@ -277,7 +277,36 @@ class WebAppTests(unittest.TestCase):
             ana.type(word)
         until("solved", lambda: ana.driver.find_elements(By.CSS_SELECTOR, '[data-completed="solved"]'), timeout=20)
         self.assertIn("Ana", ana.driver.find_element(By.CSS_SELECTOR, ".scores").text.replace("you", "Ana"))
+        # Ben was removed before the end, so his browser never sealed its history: the replay
+        # says what it waits for.
+        until("the replay waits", lambda: "waiting for 1 device" in ana.driver.find_element(By.CSS_SELECTOR, "[data-replay]").text)
         ana.screenshot("game-solved-desktop")
+
+    def test_the_replay_scrubber_moves_the_grid(self):
+        ana = self.player("Ana")
+        ana.sign_up()
+        ana.start_bundled()
+        ana.type("ALSO")
+        ana.click_square(1, 0, "across")
+        ana.type("GREEN")
+        until("typed", lambda: ana.row(1) == "GREEN")
+        ana.action("reveal-puzzle")
+        until("solved", lambda: ana.driver.find_elements(By.CSS_SELECTOR, '[data-completed="solved"]'))
+        slider = until("the scrubber", lambda: ana.driver.find_element(By.CSS_SELECTOR, "[data-replay-slider]"))
+        count = int(slider.get_attribute("max"))
+        self.assertGreaterEqual(count, 21)
+        set_to = lambda step: ana.driver.execute_script(
+            "const s = arguments[0]; s.value = arguments[1]; s.dispatchEvent(new Event('input'))", slider, step)
+        set_to(0)
+        until("the empty grid", lambda: ana.row(0) == "#...." and ana.row(4) == "....#")
+        set_to(4)
+        until("the first word", lambda: ana.row(0) == "#ALSO" and ana.row(1) == ".....")
+        set_to(9)
+        until("two words", lambda: ana.row(1) == "GREEN" and ana.row(2) == ".....")
+        ana.screenshot("game-replay-desktop")
+        ana.driver.find_element(By.CSS_SELECTOR, "select[aria-label='replay speed']").send_keys("100")
+        ana.driver.find_element(By.CSS_SELECTOR, "[data-replay-play]").click()
+        until("played to the end", lambda: ana.row(4) == "EATS#" and slider.get_attribute("value") == str(count))
 
     def test_dead_invitation_bad_upload_and_locked_puzzle(self):
         ana = self.player("Ana")

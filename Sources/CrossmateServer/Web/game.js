@@ -67,6 +67,8 @@ class GamePage {
   leave() {
     for (const stop of this.stops) stop();
     clearInterval(this.ticker);
+    clearTimeout(this.replayPoll);
+    clearTimeout(this.playing);
     connection.send({ type: "close", gameID: this.gameID });
   }
 
@@ -112,6 +114,15 @@ class GamePage {
         this.render();
         break;
       }
+      case "replay":
+        if (message.replay.gameID !== this.gameID) return;
+        this.replayData = message.replay;
+        if (!message.replay.ready) {
+          clearTimeout(this.replayPoll);
+          this.replayPoll = setTimeout(() => connection.send({ type: "replay", gameID: this.gameID }), 3000);
+        }
+        this.renderReplay();
+        break;
       case "cursor":
         if (message.gameID !== this.gameID) return;
         this.peers.set(message.deviceID, { authorID: message.authorID, ...message.cursor, at: Date.now() });
@@ -196,6 +207,7 @@ class GamePage {
 
   /** The letter a square shows: the newest unanswered edit, else the server's. */
   shown(position) {
+    if (this.replayFrame) return this.replayFrame.get(key(position)) ?? { letter: "", pencil: false, verdict: "none", authorID: "" };
     for (let i = this.optimistic.length - 1; i >= 0; i--) {
       const entry = this.optimistic[i];
       if (entry.row === position.row && entry.col === position.col) return { ...this.squares.get(key(position)), ...entry, pendingEdit: true };
@@ -594,8 +606,65 @@ class GamePage {
           ),
         ),
       ),
+      this.replayBox = el("div", { class: "replay", "data-replay": true }, "Loading the replay…"),
       el("a", { href: "/", "data-route": true }, "Back to your games"),
     );
+    if (!this.replayData?.ready) connection.send({ type: "replay", gameID: this.gameID });
+    else this.renderReplay();
+  }
+
+  /** The replay scrubber: drag from the finished grid back to the empty one, or play it. */
+  renderReplay() {
+    const replay = this.replayData;
+    if (!this.replayBox || !replay) return;
+    if (!replay.ready) {
+      this.replayBox.textContent = replay.waitingFor
+        ? `Replay: waiting for ${replay.waitingFor} ${replay.waitingFor === 1 ? "device" : "devices"} to sync their history.`
+        : "Replay: waiting for the game's history.";
+      return;
+    }
+    if (this.replayBox.dataset.steps === String(replay.steps.length)) return;
+    this.replayBox.dataset.steps = String(replay.steps.length);
+    const count = replay.steps.length;
+    const slider = el("input", { type: "range", min: "0", max: String(count), value: String(count), "aria-label": "replay position", "data-replay-slider": true });
+    const label = el("span", { class: "replay-at" });
+    const speed = el("select", { "aria-label": "replay speed" }, ...[1, 10, 100].map((x) => el("option", { value: String(x) }, `${x}×`)));
+    const play = el("button", { type: "button", "data-replay-play": true }, "▶ Play");
+    const show = (step) => {
+      slider.value = String(step);
+      if (step >= count) this.replayFrame = null;
+      else {
+        const frame = new Map();
+        for (let i = 0; i < step; i++) frame.set(key(replay.steps[i]), replay.steps[i]);
+        this.replayFrame = frame;
+      }
+      label.textContent = `move ${step} of ${count}`;
+      this.renderGrid();
+    };
+    const stop = () => {
+      clearTimeout(this.playing);
+      this.playing = null;
+      play.textContent = "▶ Play";
+    };
+    const advance = () => {
+      const step = Number(slider.value);
+      if (step >= count) return stop();
+      show(step + 1);
+      const gap = step + 1 < count ? replay.times[step + 1] - replay.times[step] : 0;
+      this.playing = setTimeout(advance, Math.min(1500, Math.max(16, gap / Number(speed.value))));
+    };
+    slider.addEventListener("input", () => {
+      stop();
+      show(Number(slider.value));
+    });
+    play.addEventListener("click", () => {
+      if (this.playing) return stop();
+      if (Number(slider.value) >= count) show(0);
+      play.textContent = "❚❚ Pause";
+      advance();
+    });
+    label.textContent = `move ${count} of ${count}`;
+    this.replayBox.replaceChildren(el("b", {}, "Replay "), play, " ", speed, " ", slider, " ", label);
   }
 }
 
