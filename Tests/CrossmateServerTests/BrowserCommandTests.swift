@@ -201,4 +201,44 @@ import Testing
             await second.probe.close()
         }
     }
+
+    /// With PostgreSQL, any instance hosts a browser's replica: two browsers on two instances
+    /// see each other's commands, and a browser that reconnects to the other instance carries on
+    /// with the same undo stack.
+    @Test(.enabled(if: ProcessInfo.processInfo.environment["CROSSMATE_TEST_POSTGRES_URL"] != nil, "needs CROSSMATE_TEST_POSTGRES_URL"))
+    func browsersOnTwoInstancesPlayTogether() async throws {
+        let first = try TestServer(postgres: true)
+        let second = try TestServer(postgres: true)
+        try await first.application().test(.live) { one in
+            try await second.application().test(.live) { two in
+                let ann = try await one.account("Ann")
+                let game = try await one.newGame(ann)
+                let invite: InvitationResponse = try await one.call(
+                    .post, "/v1/games/\(game.gameID)/invitations", token: ann.token, json: CreateInvitationRequest())
+                let bob = try await two.account("Bob")
+                let _: GameSummary = try await two.call(.post, "/v1/invitations/\(invite.token)/accept", token: bob.token)
+                var annBrowser = Browser(port: try #require(one.port), token: ann.token)
+                var bobBrowser = Browser(port: try #require(two.port), token: bob.token)
+                annBrowser.probe.send(.ping)
+                bobBrowser.probe.send(.ping)
+                _ = try await annBrowser.open(game.gameID)
+                _ = try await bobBrowser.open(game.gameID)
+                _ = try await annBrowser.applied(game.gameID, Self.letter(1, 0, "G"))
+                let heard = try await bobBrowser.update { $0.squares.contains { $0.row == 1 && $0.col == 0 && $0.letter == "G" } }
+                #expect(heard.squares.first { $0.row == 1 }?.authorID == ann.account.authorID)
+                _ = try await bobBrowser.applied(game.gameID, Self.letter(1, 1, "R"))
+                _ = try await annBrowser.update { $0.squares.contains { $0.row == 1 && $0.col == 1 && $0.letter == "R" } }
+                await annBrowser.probe.close()
+
+                // Ann comes back through the other instance: her replica is rebuilt there.
+                var annAgain = Browser(port: try #require(two.port), token: ann.token)
+                annAgain.probe.send(.ping)
+                let reopened = try await annAgain.open(game.gameID)
+                #expect(reopened.canUndo)
+                #expect(try await annAgain.applied(game.gameID, BrowserCommand(kind: "undo")).squares.first?.letter == "")
+                await annAgain.probe.close()
+                await bobBrowser.probe.close()
+            }
+        }
+    }
 }

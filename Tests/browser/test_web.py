@@ -308,6 +308,24 @@ class WebAppTests(unittest.TestCase):
         ana.driver.find_element(By.CSS_SELECTOR, "[data-replay-play]").click()
         until("played to the end", lambda: ana.row(4) == "EATS#" and slider.get_attribute("value") == str(count))
 
+    def test_a_second_browser_links_to_the_same_account(self):
+        ana = self.player("Ana")
+        ana.sign_up()
+        ana.start_bundled()
+        ana.open("/link")
+        code = until("a link code", lambda: re.fullmatch(r"\S{4,}", ana.driver.find_element(By.CSS_SELECTOR, "[data-link-code]").text)).group(0)
+        ana.screenshot("link-code-desktop")
+        phone = self.player("Ana's phone", width=390, height=844, mobile=True)
+        phone.open("/")
+        until("the code field", lambda: phone.driver.find_element(By.NAME, "linkCode")).send_keys(code + Keys.ENTER)
+        until("Ana's game on her phone", lambda: phone.driver.find_elements(By.CSS_SELECTOR, ".games [data-game]"))
+        self.assertEqual(phone.driver.find_element(By.ID, "who").text, "Ana")
+        # A code works once.
+        other = self.player("Someone")
+        other.open("/")
+        until("the code field", lambda: other.driver.find_element(By.NAME, "linkCode")).send_keys(code + Keys.ENTER)
+        until("a used code is refused", lambda: other.driver.find_element(By.CSS_SELECTOR, ".card.quiet .error").text)
+
     def test_dead_invitation_bad_upload_and_locked_puzzle(self):
         ana = self.player("Ana")
         ana.sign_up("/join/not-a-real-invitation")

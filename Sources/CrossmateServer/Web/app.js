@@ -62,7 +62,7 @@ class Connection {
     this.state = "connecting";
     this.socket = null;
     this.attempt = 0;
-    this.games = new Set();
+    this.offset = Number(localStorage.getItem("crossmate.clockOffset") ?? 0) || 0;
     addEventListener("online", () => this.retryNow());
   }
 
@@ -99,6 +99,11 @@ class Connection {
       } catch {
         return;
       }
+      if (message.type === "pong") {
+        // The server's clock, so commands are stamped in its time even when this one is off.
+        this.offset = message.serverTime - Date.now();
+        localStorage.setItem("crossmate.clockOffset", String(this.offset));
+      }
       this.emit(message);
     };
     socket.onclose = () => {
@@ -126,6 +131,11 @@ class Connection {
     if (this.socket?.readyState !== WebSocket.OPEN) return false;
     this.socket.send(JSON.stringify(message));
     return true;
+  }
+
+  /** Now, in the server's time (as far as this browser last heard it). */
+  now() {
+    return Date.now() + this.offset;
   }
 
   get live() {

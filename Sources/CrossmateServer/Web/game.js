@@ -186,7 +186,7 @@ class GamePage {
   async issue(command) {
     if (this.view.readOnly) return toast("You were removed from this game; it is read-only for you.", "error");
     if (this.view.completion) return toast("The game is finished; the grid is final.", "error");
-    const typedAt = Date.now();
+    const typedAt = Math.round(connection.now());
     const local = this.nextLocal--;
     this.showOptimistic(local, command);
     this.render();
@@ -469,8 +469,14 @@ class GamePage {
     const word = this.board.clue(this.cursor, this.cursor.direction);
     const inWord = new Set((word?.cells ?? []).map(key));
     const peerAt = new Map();
+    const peerWord = new Map();
     const now = Date.now();
-    for (const peer of this.peers.values()) if (now - peer.at < 120_000) peerAt.set(key(peer), peer);
+    for (const peer of this.peers.values()) {
+      if (now - peer.at >= 120_000) continue;
+      peerAt.set(key(peer), peer);
+      // Their current word, underlined in their colour.
+      for (const cell of this.board.clue(peer, peer.direction)?.cells ?? []) peerWord.set(key(cell), peer);
+    }
     for (const [where, { cell, letter }] of this.cells) {
       const [row, col] = where.split(",").map(Number);
       const square = this.shown({ row, col });
@@ -488,6 +494,9 @@ class GamePage {
       const peer = peerAt.get(where);
       cell.classList.toggle("peer", !!peer);
       cell.style.setProperty("--peer", peer ? this.colorOf(peer.authorID) : "transparent");
+      const along = peerWord.get(where);
+      cell.classList.toggle("peerword", !!along);
+      cell.style.setProperty("--peerword", along ? this.colorOf(along.authorID) : "transparent");
       cell.setAttribute("aria-label", this.describe({ row, col }, square, text));
       cell.setAttribute("aria-selected", String(row === this.cursor.row && col === this.cursor.col));
     }
