@@ -153,13 +153,16 @@ public struct GameSummary: Codable, Hashable, Sendable {
     /// A small picture of the grid, a row of `width` characters per line: `#` a block, `.` an
     /// empty square, `x` a filled one, `~` no square.
     public var picture: String?
+    /// The players' display names (those not removed), the owner first.
+    public var players: [String]?
 
     public init(
         gameID: String, title: String, width: Int, height: Int, ownerID: String, role: ParticipantRecord.Role,
         readOnly: Bool, filled: Int, total: Int, completion: CompletionRecord?, token: ChangeToken, serverTime: Int64,
-        picture: String? = nil
+        picture: String? = nil, players: [String]? = nil
     ) {
         self.picture = picture
+        self.players = players
         self.gameID = gameID
         self.title = title
         self.width = width

@@ -111,7 +111,13 @@ struct GameController {
             gameID: game.gameID, title: game.title, width: puzzle.width, height: puzzle.height, ownerID: game.ownerID,
             role: participant.role, readOnly: participant.revoked, filled: progress.filled, total: progress.total,
             completion: completion.map(CompletionRecord.init), token: ChangeToken(zone: game.gameID, sequence: game.zoneSeq),
-            serverTime: state.now(), picture: picture)
+            serverTime: state.now(), picture: picture, players: try await players(of: game.gameID))
+    }
+
+    /// A game's players for the list: names of those not removed, the owner first.
+    func players(of gameID: String) async throws -> [String] {
+        try await state.store.participants(gameID: gameID).filter { !$0.revoked && !$0.hasLeft }
+            .sorted { ($0.role == .owner ? 0 : 1, $0.displayName) < ($1.role == .owner ? 0 : 1, $1.displayName) }.map(\.displayName)
     }
 
     @Sendable func pushMoves(_ request: Request, context: CrossmateRequestContext) async throws -> Response {

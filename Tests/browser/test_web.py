@@ -66,13 +66,15 @@ class Server:
         if self.process and self.process.poll() is None:
             self.process.send_signal(signal.SIGKILL)
             self.process.wait()
+        if self.process:
+            self.process.stdout.close()
 
     def api(self, method, path, body=None, token=None):
         request = urllib.request.Request(self.url + path, method=method, data=None if body is None else json.dumps(body).encode())
         request.add_header("Content-Type", "application/json")
         if token:
             request.add_header("Authorization", "Bearer " + token)
-        with urllib.request.urlopen(request, timeout=10) as response:
+        with urllib.request.urlopen(request, timeout=10) as response:  # noqa: S310 (loopback only)
             return json.loads(response.read() or b"null")
 
 
@@ -320,6 +322,7 @@ class WebAppTests(unittest.TestCase):
         until("the code field", lambda: phone.driver.find_element(By.NAME, "linkCode")).send_keys(code + Keys.ENTER)
         until("Ana's game on her phone", lambda: phone.driver.find_elements(By.CSS_SELECTOR, ".games [data-game]"))
         self.assertEqual(phone.driver.find_element(By.ID, "who").text, "Ana")
+        phone.screenshot("list-with-game-phone")
         # A code works once.
         other = self.player("Someone")
         other.open("/")
@@ -482,6 +485,9 @@ class WebAppTests(unittest.TestCase):
         self.assertEqual(answer["results"][0]["status"], "saved")
         until("Ana sees Dan's letter", lambda: ana.letter(4, 0) == "E")
         until("Dan is on Ana's roster", lambda: "Dan" in ana.driver.find_element(By.CSS_SELECTOR, ".roster").text)
+        ana.open("/")
+        until("the list shows the game's progress", lambda: "5 of 23" in ana.driver.find_element(By.CSS_SELECTOR, ".games").text)
+        ana.screenshot("list-with-game-desktop")
 
     def test_benchmark_keystroke_to_the_other_screen(self):
         """Not a pass/fail check: measures and records (BENCHMARKS.md explains the figures)."""

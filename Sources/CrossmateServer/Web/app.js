@@ -353,7 +353,7 @@ async function gamesPage() {
                 miniGrid(game),
                 el("span", { class: "title" }, game.title || "Untitled"),
                 el("span", { class: `state ${game.completion ? "done" : game.readOnly ? "readonly" : ""}` }, state),
-                el("span", { class: "role" }, game.role === "owner" ? "You started it" : "Shared with you"),
+                el("span", { class: "role" }, (game.players ?? []).join(", ") || (game.role === "owner" ? "You started it" : "Shared with you")),
               ),
             );
           }),
