@@ -278,7 +278,9 @@ class WebAppTests(unittest.TestCase):
             ana.click_square(row, 0, "across")
             ana.type(word)
         until("solved", lambda: ana.driver.find_elements(By.CSS_SELECTOR, '[data-completed="solved"]'), timeout=20)
-        self.assertIn("Ana", ana.driver.find_element(By.CSS_SELECTOR, ".scores").text.replace("you", "Ana"))
+        # The scoreboard follows the completion (it comes with the update that settles the game).
+        until("the scoreboard", lambda: "you:" in ana.driver.find_element(By.CSS_SELECTOR, ".scores").text
+              and "Ben:" in ana.driver.find_element(By.CSS_SELECTOR, ".scores").text)
         # Ben was removed before the end, so his browser never sealed its history: the replay
         # says what it waits for.
         until("the replay waits", lambda: "waiting for 1 device" in ana.driver.find_element(By.CSS_SELECTOR, "[data-replay]").text)
