@@ -282,11 +282,15 @@ public struct CommandApplied: Codable, Hashable, Sendable {
     public var canUndo: Bool
     public var canRedo: Bool
     public var completion: CompletionRecord?
+    /// With a completion: who did what.
+    public var scoreboard: [PlayerScore]?
     public var timer: TimerView
 
     public init(
-        id: Int, gameID: String, squares: [SquareView], canUndo: Bool, canRedo: Bool, completion: CompletionRecord?, timer: TimerView
+        id: Int, gameID: String, squares: [SquareView], canUndo: Bool, canRedo: Bool, completion: CompletionRecord?,
+        scoreboard: [PlayerScore]? = nil, timer: TimerView
     ) {
+        self.scoreboard = scoreboard
         self.timer = timer
         self.id = id
         self.gameID = gameID

@@ -16,31 +16,30 @@ final class BrowserHost: Sendable {
         var viewers: Set<Int>
     }
 
-    private let hosted = Mutex([String: Hosted]())
-
-    static func key(deviceID: String, gameID: String) -> String { deviceID + "\u{0}" + gameID }
+    /// By game, then by device: a poke finds its game's replicas without looking at the rest.
+    private let hosted = Mutex([String: [String: Hosted]]())
 
     /// The replica of `gameID` for `device`, shared by every socket of that device (two tabs of
     /// one browser are one device), loaded on first use.
     func open(_ gameID: String, device: StoredDevice, connection: Int, state: ServerState) async throws -> BrowserGame {
-        let key = Self.key(deviceID: device.deviceID, gameID: gameID)
+        let deviceID = device.deviceID
         if let game = hosted.withLock({ hosted -> BrowserGame? in
-            hosted[key]?.viewers.insert(connection)
-            return hosted[key]?.game
+            hosted[gameID]?[deviceID]?.viewers.insert(connection)
+            return hosted[gameID]?[deviceID]?.game
         }) {
             return game
         }
         let loaded = try await BrowserGame.load(gameID, device: device, state: state)
         return hosted.withLock { hosted in
-            if hosted[key] == nil { hosted[key] = Hosted(game: loaded, viewers: []) }
-            hosted[key]!.viewers.insert(connection)
-            return hosted[key]!.game
+            if hosted[gameID, default: [:]][deviceID] == nil { hosted[gameID, default: [:]][deviceID] = Hosted(game: loaded, viewers: []) }
+            hosted[gameID]![deviceID]!.viewers.insert(connection)
+            return hosted[gameID]![deviceID]!.game
         }
     }
 
     func game(_ gameID: String, deviceID: String, connection: Int) -> BrowserGame? {
         hosted.withLock { hosted in
-            guard let entry = hosted[Self.key(deviceID: deviceID, gameID: gameID)], entry.viewers.contains(connection) else { return nil }
+            guard let entry = hosted[gameID]?[deviceID], entry.viewers.contains(connection) else { return nil }
             return entry.game
         }
     }
@@ -49,23 +48,25 @@ final class BrowserHost: Sendable {
     /// is dropped and rebuilt from the store on the next open.
     func close(connection: Int, gameID: String? = nil) {
         hosted.withLock { hosted in
-            for (key, entry) in hosted where gameID == nil || entry.game.gameID == gameID {
-                guard entry.viewers.contains(connection) else { continue }
-                hosted[key]!.viewers.remove(connection)
-                if hosted[key]!.viewers.isEmpty { hosted[key] = nil }
+            for game in gameID.map({ [$0] }) ?? Array(hosted.keys) {
+                for (deviceID, entry) in hosted[game] ?? [:] where entry.viewers.contains(connection) {
+                    hosted[game]![deviceID]!.viewers.remove(connection)
+                    if hosted[game]![deviceID]!.viewers.isEmpty { hosted[game]![deviceID] = nil }
+                }
+                if hosted[game]?.isEmpty == true { hosted[game] = nil }
             }
         }
     }
 
     /// A game's zone changed: every hosted replica of it catches up and tells its viewers.
     func changed(gameID: String, state: ServerState) {
-        let games = hosted.withLock { $0.values.filter { $0.game.gameID == gameID }.map { ($0.game, $0.viewers) } }
+        guard let games = hosted.withLock({ $0[gameID]?.values.map { ($0.game, $0.viewers) } }) else { return }
         for (game, viewers) in games {
             Task { await game.refresh(state: state, viewers: viewers) }
         }
     }
 
-    var count: Int { hosted.withLock { $0.count } }
+    var count: Int { hosted.withLock { $0.values.reduce(0) { $0 + $1.count } } }
 }
 
 /// One browser device's replica of one game.
@@ -309,6 +310,7 @@ actor BrowserGame {
             CommandApplied(
                 id: request.id, gameID: gameID, squares: squares, canUndo: replica.canUndo, canRedo: replica.canRedo,
                 completion: replica.completion.map(CompletionRecord.init),
+                scoreboard: replica.completion == nil ? nil : Scoreboard.scores(finalGrid: replica.grid, moves: moves + made),
                 timer: TimerView(seconds: measured.seconds, countsFor: measured.countsFor)))
     }
 }

@@ -163,6 +163,7 @@ import Testing
             // Finished: revealing the puzzle solves it; later commands are refused.
             let solved = try await browser.applied(game.gameID, Self.scoped("reveal", "puzzle"))
             #expect(solved.completion?.kind == .solved)
+            #expect(solved.scoreboard?.first { $0.authorID == ann.account.authorID }?.revealsUsed == 2)
             #expect(try await browser.refused(game.gameID, Self.letter(3, 0, "U")).code == "gameComplete")
             await browser.probe.close()
             await bobBrowser.probe.close()
