@@ -170,6 +170,40 @@ import Testing
         }
     }
 
+    @Test func theRemainingRefusals() async throws {
+        let server = try TestServer { $0.rateLimitBurst = 12 }
+        defer { server.removeFiles() }
+        try await server.application().test(.live) { client in
+            let port = try #require(client.port)
+            let ann = try await client.account("Ann")
+            let game = try await client.newGame(ann)
+            // A puzzle published without its answers cannot be checked or revealed.
+            let fixture = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+                .appendingPathComponent("CrossmateFormatsTests/Fixtures/kotwords/puz/test-no-solution.puz")
+            let unsolved: GameSummary = try await client.call(
+                .post, "/v1/games", token: ann.token,
+                json: CreateGameRequest(fileName: "no-solution.puz", fileBase64: try Data(contentsOf: fixture).base64EncodedString()))
+            var browser = Browser(port: port, token: ann.token)
+            browser.probe.send(.ping)
+            _ = try await browser.open(game.gameID)
+            let opened = try await browser.open(unsolved.gameID)
+            #expect(!opened.layout.hasSolution)
+            let square = try #require(opened.squares.first)
+            #expect(try await browser.refused(unsolved.gameID, Self.scoped("check", "square", square.row, square.col)).code == "noSolution")
+            #expect(try await browser.refused(game.gameID, BrowserCommand(kind: "undo")).code == "nothingToUndo")
+            #expect(try await browser.refused(game.gameID, Self.scoped("check", "word", 0, 0)).code == "noWord")
+            // Commands take the device's request tokens, as pushes do: past the burst, refused
+            // with a reason (the browser keeps such a command and sends it again later).
+            var limited: CommandRefusal?
+            for col in 0..<40 where limited == nil {
+                let answer = try await browser.run(game.gameID, Self.letter(1 + col % 4, col % 5, col.isMultiple(of: 2) ? "A" : "B"))
+                if case let .refused(refusal) = answer, refusal.code == "rateLimited" { limited = refusal }
+            }
+            #expect(limited?.reason.contains("retry") == true)
+            await browser.probe.close()
+        }
+    }
+
     @Test func aBrowsersReplicaRebuiltFromStoredMovesKeepsItsUndoAndRedo() async throws {
         let server = try TestServer()
         defer { server.removeFiles() }
