@@ -14,6 +14,8 @@ final class BrowserHost: Sendable {
     private struct Hosted {
         var game: BrowserGame
         var viewers: Set<Int>
+        /// When the last viewer left (nil while someone views it).
+        var idleSince: Int64?
     }
 
     /// By game, then by device: a poke finds its game's replicas without looking at the rest.
@@ -25,6 +27,7 @@ final class BrowserHost: Sendable {
         let deviceID = device.deviceID
         if let game = hosted.withLock({ hosted -> BrowserGame? in
             hosted[gameID]?[deviceID]?.viewers.insert(connection)
+            hosted[gameID]?[deviceID]?.idleSince = nil
             return hosted[gameID]?[deviceID]?.game
         }) {
             return game
@@ -44,14 +47,20 @@ final class BrowserHost: Sendable {
         }
     }
 
-    /// A socket stops viewing a game (or every game, when it closes); a replica nobody views
-    /// is dropped and rebuilt from the store on the next open.
-    func close(connection: Int, gameID: String? = nil) {
+    /// A socket stops viewing a game (or every game, when it closes). A replica nobody views is
+    /// kept for `grace` milliseconds (a reconnecting browser resends what it has not heard
+    /// answered), then dropped, to be rebuilt from the store on the next open.
+    func close(connection: Int, gameID: String? = nil, now: Int64, grace: Int64) {
         hosted.withLock { hosted in
             for game in gameID.map({ [$0] }) ?? Array(hosted.keys) {
                 for (deviceID, entry) in hosted[game] ?? [:] where entry.viewers.contains(connection) {
                     hosted[game]![deviceID]!.viewers.remove(connection)
-                    if hosted[game]![deviceID]!.viewers.isEmpty { hosted[game]![deviceID] = nil }
+                    if hosted[game]![deviceID]!.viewers.isEmpty { hosted[game]![deviceID]!.idleSince = now }
+                }
+            }
+            for (game, devices) in hosted {
+                for (deviceID, entry) in devices {
+                    if let idle = entry.idleSince, now - idle >= grace { hosted[game]![deviceID] = nil }
                 }
                 if hosted[game]?.isEmpty == true { hosted[game] = nil }
             }
@@ -60,7 +69,9 @@ final class BrowserHost: Sendable {
 
     /// A game's zone changed: every hosted replica of it catches up and tells its viewers.
     func changed(gameID: String, state: ServerState) {
-        guard let games = hosted.withLock({ $0[gameID]?.values.map { ($0.game, $0.viewers) } }) else { return }
+        guard let games = hosted.withLock({ $0[gameID]?.values.filter { !$0.viewers.isEmpty }.map { ($0.game, $0.viewers) } }) else {
+            return
+        }
         for (game, viewers) in games {
             Task { await game.refresh(state: state, viewers: viewers) }
         }
@@ -88,6 +99,11 @@ actor BrowserGame {
     /// let one start while another is half done.
     private var busy = false
     private var waiting: [CheckedContinuation<Void, Never>] = []
+    /// The latest commands answered, by the browser's id (nil: applied), so a command sent
+    /// again after a lost answer is not performed twice.
+    private var answered: [Int: CommandRefusal?] = [:]
+    private var answeredOrder: [Int] = []
+    static let answersKept = 1_024
 
     private func exclusively<T>(_ body: () async throws -> T) async rethrows -> T {
         if busy {
@@ -255,6 +271,31 @@ actor BrowserGame {
     }
 
     private func performAlone(_ request: CommandRequest, state: ServerState) async -> ServerSocketMessage {
+        if let earlier = answered[request.id] {
+            // Already answered: the grid the browser was sent on reopening holds its effect.
+            if let refusal = earlier { return .refused(refusal) }
+            let measured = SolvingTime.measure(moveTimes: moveTimes, end: replica.completion?.at.wallMillis, now: state.now())
+            return .applied(
+                CommandApplied(
+                    id: request.id, gameID: gameID, squares: [], canUndo: replica.canUndo && !readOnly, canRedo: replica.canRedo && !readOnly,
+                    completion: replica.completion.map(CompletionRecord.init),
+                    timer: TimerView(seconds: measured.seconds, countsFor: measured.countsFor)))
+        }
+        let answer = await performOnce(request, state: state)
+        switch answer {
+        case let .refused(refusal) where ["rateLimited", "serverError"].contains(refusal.code): break  // to be sent again
+        case let .refused(refusal): remember(request.id, refusal)
+        default: remember(request.id, nil)
+        }
+        return answer
+    }
+
+    private func remember(_ id: Int, _ refusal: CommandRefusal?) {
+        if answered.updateValue(refusal, forKey: id) == nil { answeredOrder.append(id) }
+        if answeredOrder.count > Self.answersKept { answered[answeredOrder.removeFirst()] = nil }
+    }
+
+    private func performOnce(_ request: CommandRequest, state: ServerState) async -> ServerSocketMessage {
         func refuse(_ code: String, _ reason: String) -> ServerSocketMessage {
             .refused(CommandRefusal(id: request.id, gameID: gameID, CommandRefusal.Reason(code: code, reason: reason)))
         }

@@ -32,6 +32,9 @@ public struct ServerConfiguration: Sendable {
     /// slower than its games change) is disconnected at this point rather than buffered for
     /// without bound; it fetches what it missed when it reconnects.
     public var socketBufferBytes = 1 << 20
+    /// How long a browser's hosted replica outlives its last socket: a browser that reconnects
+    /// within it finds the commands it already sent answered (and not performed twice).
+    public var browserReplicaGraceMillis: Int64 = 300_000
     /// Uploaded puzzle files parsed or waiting to be parsed at once; more are refused as busy.
     public var maximumConcurrentUploads = 8
     public var linkCodeLifetimeMillis: Int64 = 10 * 60 * 1000

@@ -60,7 +60,7 @@ struct SocketController {
         let id = state.hub.register(deviceID: device.deviceID, authorID: device.authorID, channel: channel)
         state.metrics.connectedSockets.record(state.hub.count)
         defer {
-            state.browsers.close(connection: id)
+            state.browsers.close(connection: id, now: state.now(), grace: state.configuration.browserReplicaGraceMillis)
             state.metrics.browserReplicas.record(state.browsers.count)
             state.hub.unregister(id)
             state.metrics.connectedSockets.record(state.hub.count)
@@ -152,16 +152,16 @@ struct SocketController {
                 state.metrics.browserReplicas.record(state.browsers.count)
                 state.hub.reply(connection, .opened(try await game.open(state: state)))
             } catch let error as APIError {
-                state.browsers.close(connection: connection, gameID: gameID)
+                state.browsers.close(connection: connection, gameID: gameID, now: state.now(), grace: state.configuration.browserReplicaGraceMillis)
                 state.hub.reply(connection, .error(error.body))
             } catch {
-                state.browsers.close(connection: connection, gameID: gameID)
+                state.browsers.close(connection: connection, gameID: gameID, now: state.now(), grace: state.configuration.browserReplicaGraceMillis)
                 state.logger.error("a browser could not open a game", metadata: ["game": "\(gameID)", "error": "\(error)"])
                 state.hub.reply(
                     connection, .error(ErrorBody(.serverError, "the server could not open game \(gameID.prefix(100)); it has been logged")))
             }
         case let .close(gameID):
-            state.browsers.close(connection: connection, gameID: gameID)
+            state.browsers.close(connection: connection, gameID: gameID, now: state.now(), grace: state.configuration.browserReplicaGraceMillis)
             state.metrics.browserReplicas.record(state.browsers.count)
             state.hub.openInBrowser(connection, game: gameID, false)
             state.hub.unsubscribe(connection, from: [gameID])

@@ -204,8 +204,37 @@ import Testing
         }
     }
 
-    @Test func aBrowsersReplicaRebuiltFromStoredMovesKeepsItsUndoAndRedo() async throws {
+    @Test func aCommandSentAgainAfterALostAnswerIsNotPerformedTwice() async throws {
         let server = try TestServer()
+        defer { server.removeFiles() }
+        try await server.application().test(.live) { client in
+            let port = try #require(client.port)
+            let ann = try await client.account("Ann")
+            let game = try await client.newGame(ann)
+            var first = Browser(port: port, token: ann.token)
+            first.probe.send(.ping)
+            _ = try await first.open(game.gameID)
+            _ = try await first.applied(game.gameID, Self.letter(1, 0, "G"))
+            _ = try await first.applied(game.gameID, Self.letter(1, 1, "R"))
+            #expect(try await first.applied(game.gameID, BrowserCommand(kind: "undo")).squares.map(\.letter) == [""])
+            await first.probe.close()
+            // The browser did not hear the undo answered (its socket dropped), so it sends the
+            // same command, same id, on its next socket: answered, not performed again.
+            var second = Browser(port: port, token: ann.token)
+            second.nextID = 3
+            second.probe.send(.ping)
+            _ = try await second.open(game.gameID)
+            let again = try await second.applied(game.gameID, BrowserCommand(kind: "undo"))
+            #expect(again.squares.isEmpty && again.canRedo)
+            let grid = try await second.open(game.gameID)
+            #expect(grid.squares.first { $0.row == 1 && $0.col == 0 }?.letter == "G")
+            #expect(grid.squares.first { $0.row == 1 && $0.col == 1 }?.letter == "")
+            await second.probe.close()
+        }
+    }
+
+    @Test func aBrowsersReplicaRebuiltFromStoredMovesKeepsItsUndoAndRedo() async throws {
+        let server = try TestServer { $0.browserReplicaGraceMillis = 0 }
         defer { server.removeFiles() }
         try await server.application().test(.live) { client in
             let port = try #require(client.port)
