@@ -67,6 +67,12 @@ struct Serve: AsyncParsableCommand {
         configuration.rateLimitPerSecond = try positive("CROSSMATE_RATE_LIMIT_PER_SECOND") ?? configuration.rateLimitPerSecond
         configuration.accountRateLimitBurst = try positive("CROSSMATE_ACCOUNT_RATE_LIMIT_BURST") ?? configuration.accountRateLimitBurst
         configuration.accountRateLimitPerSecond = try positive("CROSSMATE_ACCOUNT_RATE_LIMIT_PER_SECOND") ?? configuration.accountRateLimitPerSecond
+        if let text = environment["CROSSMATE_BROWSER_REPLICA_GRACE_SECONDS"] {
+            guard let seconds = Int64(text), (0...86_400).contains(seconds) else {
+                throw ValidationError("CROSSMATE_BROWSER_REPLICA_GRACE_SECONDS must be 0 to 86400, not \(text)")
+            }
+            configuration.browserReplicaGraceMillis = seconds * 1000
+        }
         if let level = logLevel ?? environment["CROSSMATE_LOG_LEVEL"] {
             guard let parsed = Logger.Level(rawValue: level) else { throw ValidationError("unknown log level \(level)") }
             configuration.logLevel = parsed
