@@ -42,8 +42,8 @@ final class ServerState: Sendable {
         self.metrics = metrics
         self.logger = logger
         uploads = UploadParser(maximumAdmitted: configuration.maximumConcurrentUploads)
-        hub.onRevoked.withLock { [devices] in $0 = { devices.forget(deviceID: $0) } }
-        hub.onPoke.withLock { $0 = { [unowned self] game in browsers.changed(gameID: game, state: self) } }
+        hub.onRevoked.withLock { [devices] in $0 = SocketHub.Listener { devices.forget(deviceID: $0) } }
+        hub.onPoke.withLock { $0 = SocketHub.Listener { [unowned self] game in browsers.changed(gameID: game, state: self) } }
     }
 
     func now() -> Int64 { configuration.clock() }
