@@ -70,4 +70,12 @@ public enum PlayerColors {
         }
         return colors
     }
+
+    /// Symbols for avatars, beside the colour (so colour is never the only cue).
+    public static let symbols = ["★", "●", "■", "▲", "◆", "♥", "♣", "♠", "✿", "☀", "☾", "✚"]
+
+    /// The account's avatar symbol: FNV-1a of `"symbol-" + authorID`.
+    public static func avatarSymbol(_ authorID: String) -> String {
+        symbols[Int(fnv1a("symbol-" + authorID) % UInt64(symbols.count))]
+    }
 }
