@@ -121,8 +121,16 @@ public struct PlayerView: Codable, Hashable, Sendable {
     public var removed: Bool
     /// Their colour as the viewing player sees it (`PlayerColors`), `#rrggbb`.
     public var color: String
+    /// Their avatar symbol (`PlayerColors.avatarSymbol`).
+    public var symbol: String
+    /// How many of their devices have the game open right now.
+    public var here: Int
 
-    public init(authorID: String, displayName: String, role: ParticipantRecord.Role, removed: Bool, color: String) {
+    public init(
+        authorID: String, displayName: String, role: ParticipantRecord.Role, removed: Bool, color: String, symbol: String = "", here: Int = 0
+    ) {
+        self.symbol = symbol
+        self.here = here
         self.authorID = authorID
         self.displayName = displayName
         self.role = role
@@ -143,8 +151,22 @@ public struct TimerView: Codable, Hashable, Sendable {
     }
 }
 
+/// What other players did since this account last saw the game: squares to highlight and a line.
+public struct CatchUpView: Codable, Hashable, Sendable {
+    /// Each `[row, col]`.
+    public var squares: [[Int]]
+    public var sentence: String
+
+    public init(squares: [[Int]], sentence: String) {
+        self.squares = squares
+        self.sentence = sentence
+    }
+}
+
 /// Everything a browser needs to draw a game it opens.
 public struct GameOpened: Codable, Hashable, Sendable {
+    /// Shown once per account: the device that opens the game first after others moved.
+    public var catchUp: CatchUpView?
     public var gameID: String
     public var layout: PuzzleLayout
     public var squares: [SquareView]
@@ -160,8 +182,10 @@ public struct GameOpened: Codable, Hashable, Sendable {
 
     public init(
         gameID: String, layout: PuzzleLayout, squares: [SquareView], players: [PlayerView], me: String, deviceID: String,
-        readOnly: Bool, completion: CompletionRecord?, scoreboard: [PlayerScore]?, canUndo: Bool, canRedo: Bool, timer: TimerView
+        readOnly: Bool, completion: CompletionRecord?, scoreboard: [PlayerScore]?, canUndo: Bool, canRedo: Bool, timer: TimerView,
+        catchUp: CatchUpView? = nil
     ) {
+        self.catchUp = catchUp
         self.gameID = gameID
         self.layout = layout
         self.squares = squares

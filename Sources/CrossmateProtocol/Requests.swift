@@ -155,12 +155,16 @@ public struct GameSummary: Codable, Hashable, Sendable {
     public var picture: String?
     /// The players' display names (those not removed), the owner first.
     public var players: [String]?
+    /// Another player has moved since this account last looked, and none of its devices is in
+    /// the game now.
+    public var unread: Bool?
 
     public init(
         gameID: String, title: String, width: Int, height: Int, ownerID: String, role: ParticipantRecord.Role,
         readOnly: Bool, filled: Int, total: Int, completion: CompletionRecord?, token: ChangeToken, serverTime: Int64,
-        picture: String? = nil, players: [String]? = nil
+        picture: String? = nil, players: [String]? = nil, unread: Bool? = nil
     ) {
+        self.unread = unread
         self.picture = picture
         self.players = players
         self.gameID = gameID
@@ -193,11 +197,14 @@ public struct CompletionResponse: Codable, Hashable, Sendable {
 public struct GameListResponse: Codable, Hashable, Sendable {
     /// Newest first.
     public var games: [GameSummary]
+    /// How many games on this page are unread.
+    public var unreadCount: Int?
     /// Where the next page starts (`GET /v1/games?after=NEXT`), or nil on the last page.
     public var next: GameListCursor?
     public var serverTime: Int64
-    public init(games: [GameSummary], next: GameListCursor? = nil, serverTime: Int64) {
+    public init(games: [GameSummary], next: GameListCursor? = nil, serverTime: Int64, unreadCount: Int? = nil) {
         self.games = games
+        self.unreadCount = unreadCount
         self.next = next
         self.serverTime = serverTime
     }
@@ -375,6 +382,36 @@ public struct OKResponse: Codable, Hashable, Sendable {
     public var serverTime: Int64
     public init(serverTime: Int64) {
         ok = true
+        self.serverTime = serverTime
+    }
+}
+
+/// `POST /v1/games/{id}/presence`: a native device enters the game (a ten-minute lease, renewed
+/// by entering again), has shown everything through `readThrough` (a zone sequence it holds), or
+/// leaves (its lease ends; what it has read stays).
+public struct PresenceRequest: Codable, Hashable, Sendable {
+    /// `enter` or `leave`.
+    public var action: String
+    public var readThrough: Int64?
+
+    public init(action: String, readThrough: Int64? = nil) {
+        self.action = action
+        self.readThrough = readThrough
+    }
+}
+
+public struct PresenceResponse: Codable, Hashable, Sendable {
+    public var leaseUntil: Int64
+    /// The account's read horizon before this request: entering, a device shows the catch-up
+    /// from here (and the next sibling to enter gets none).
+    public var previousHorizon: Int64
+    public var horizon: Int64
+    public var serverTime: Int64
+
+    public init(leaseUntil: Int64, previousHorizon: Int64, horizon: Int64, serverTime: Int64) {
+        self.leaseUntil = leaseUntil
+        self.previousHorizon = previousHorizon
+        self.horizon = horizon
         self.serverTime = serverTime
     }
 }

@@ -50,12 +50,18 @@ final class BrowserHost: Sendable {
     /// A socket stops viewing a game (or every game, when it closes). A replica nobody views is
     /// kept for `grace` milliseconds (a reconnecting browser resends what it has not heard
     /// answered), then dropped, to be rebuilt from the store on the next open.
-    func close(connection: Int, gameID: String? = nil, now: Int64, grace: Int64) {
+    /// Returns the replicas nobody views any more (their devices have left the game).
+    @discardableResult
+    func close(connection: Int, gameID: String? = nil, now: Int64, grace: Int64) -> [BrowserGame] {
         hosted.withLock { hosted in
+            var left: [BrowserGame] = []
             for game in gameID.map({ [$0] }) ?? Array(hosted.keys) {
                 for (deviceID, entry) in hosted[game] ?? [:] where entry.viewers.contains(connection) {
                     hosted[game]![deviceID]!.viewers.remove(connection)
-                    if hosted[game]![deviceID]!.viewers.isEmpty { hosted[game]![deviceID]!.idleSince = now }
+                    if hosted[game]![deviceID]!.viewers.isEmpty {
+                        hosted[game]![deviceID]!.idleSince = now
+                        left.append(entry.game)
+                    }
                 }
             }
             for (game, devices) in hosted {
@@ -64,6 +70,7 @@ final class BrowserHost: Sendable {
                 }
                 if hosted[game]?.isEmpty == true { hosted[game] = nil }
             }
+            return left
         }
     }
 
@@ -90,6 +97,13 @@ actor BrowserGame {
     private var sequence: Int64
     private var moveTimes: [Int64]
     private var moves: [Move]
+    /// Each move's zone sequence, beside `moves`.
+    private var moveSequences: [Int64]
+    /// This device's presence in the game (a lease while a browser views it, and what it has
+    /// been shown).
+    private var presence: DevicePresence
+    /// Devices viewing the game now, by account (sockets on this instance).
+    private var here: [String: Int] = [:]
     private var players: [StoredParticipant]
     private var refreshing = false
     /// Whether this device's Seal (all its moves are stored) has been written since completion.
@@ -117,24 +131,27 @@ actor BrowserGame {
     }
 
     private init(
-        gameID: String, device: StoredDevice, puzzle: Puzzle, replica: GameReplica, sequence: Int64, moves: [Move], players: [StoredParticipant]
+        gameID: String, device: StoredDevice, puzzle: Puzzle, replica: GameReplica, sequence: Int64, moves: [(sequence: Int64, move: Move)],
+        players: [StoredParticipant]
     ) {
         self.gameID = gameID
         self.device = device
         self.puzzle = puzzle
         self.replica = replica
         self.sequence = sequence
-        self.moves = moves
-        moveTimes = moves.map(\.timestamp.wallMillis)
+        self.moves = moves.map(\.move)
+        moveSequences = moves.map(\.sequence)
+        moveTimes = moves.map(\.move.timestamp.wallMillis)
         self.players = players
+        presence = DevicePresence(gameID: gameID, deviceID: device.deviceID, authorID: device.authorID)
     }
 
     static func load(_ gameID: String, device: StoredDevice, state: ServerState) async throws -> BrowserGame {
         let (stored, _) = try await state.access(gameID, for: device, write: false)
         let projection = try await state.directory.projection(for: stored)
-        let (moves, sequence) = try await GameProjection.moves(store: state.store, gameID: gameID, after: 0)
+        let (moves, sequence) = try await GameProjection.sequencedMoves(store: state.store, gameID: gameID, after: 0)
         var replica = GameReplica(
-            puzzle: projection.puzzle, gameID: gameID, replicaID: device.deviceID, authorID: device.authorID, moves: moves)
+            puzzle: projection.puzzle, gameID: gameID, replicaID: device.deviceID, authorID: device.authorID, moves: moves.map(\.move))
         if let completion = await projection.completion { replica.adopt(completion, finalGrid: await projection.replica.grid) }
         let players = try await state.store.participants(gameID: gameID)
         return BrowserGame(
@@ -157,9 +174,15 @@ actor BrowserGame {
         let colors = PlayerColors.assign(players: present.map(\.authorID) + authors, local: device.authorID)
         func color(_ authorID: String) -> String { PlayerColors.palette[colors[authorID] ?? 0].hex }
         return present.map {
-            PlayerView(authorID: $0.authorID, displayName: $0.displayName, role: $0.role, removed: $0.revoked, color: color($0.authorID))
+            PlayerView(
+                authorID: $0.authorID, displayName: $0.displayName, role: $0.role, removed: $0.revoked, color: color($0.authorID),
+                symbol: PlayerColors.avatarSymbol($0.authorID), here: here[$0.authorID] ?? 0)
         }
-            + authors.sorted().map { PlayerView(authorID: $0, displayName: "Player \($0.suffix(4))", role: .player, removed: true, color: color($0)) }
+            + authors.sorted().map {
+                PlayerView(
+                    authorID: $0, displayName: "Player \($0.suffix(4))", role: .player, removed: true, color: color($0),
+                    symbol: PlayerColors.avatarSymbol($0))
+            }
     }
 
     private var scoreboard: [PlayerScore]? {
@@ -168,8 +191,44 @@ actor BrowserGame {
 
     /// The whole game as it now is, for a browser opening it.
     func open(state: ServerState) async throws -> GameOpened {
-        try await exclusively { () async throws -> Void in _ = try await catchUp(state: state) }
-        return opened(now: state.now())
+        try await exclusively { () async throws -> GameOpened in
+            _ = try await catchUp(state: state)
+            here = state.hub.browsersViewing(gameID)
+            // Entering: a lease, and this device has now shown everything through `sequence`.
+            // The account's horizon before this is where the catch-up starts; storing the new
+            // read-through moves it on, so a sibling device entering next has nothing to show.
+            let now = state.now()
+            presence = Presence.showed(Presence.enter(presence, now: now), through: sequence)
+            let baseline = try await state.store.putPresence(presence)
+            await announcePresence(state: state)
+            var opened = opened(now: now)
+            let summary = CatchUp.since(baseline, moves: zip(moveSequences, moves).map { (sequence: $0.0, move: $0.1) }, me: device.authorID)
+            if baseline > 0, let sentence = summary.sentence(name: name) {
+                opened.catchUp = CatchUpView(squares: summary.squares.map { [$0.row, $0.col] }, sentence: sentence)
+            }
+            return opened
+        }
+    }
+
+    /// The device has left the game: its lease ends now (what it was shown stays).
+    func leave(state: ServerState) async {
+        await exclusively {
+            presence = Presence.leave(presence, now: state.now())
+            do { try await state.store.putPresence(presence) } catch {
+                state.logger.error("a browser's presence could not be stored", metadata: ["game": "\(gameID)", "error": "\(error)"])
+            }
+            await announcePresence(state: state)
+        }
+    }
+
+    /// The account's other devices redraw their game lists (the unread badge may change).
+    private func announcePresence(state: ServerState) async {
+        guard let sequence = try? await state.store.feedSequence(authorID: device.authorID) else { return }
+        await state.fanout.publish(.feed(authorID: device.authorID, sequence: sequence))
+    }
+
+    private func name(_ authorID: String) -> String {
+        players.first { $0.authorID == authorID }?.displayName ?? "Player \(authorID.suffix(4))"
     }
 
     private func opened(now: Int64) -> GameOpened {
@@ -183,12 +242,13 @@ actor BrowserGame {
     /// moves too: they are already in its journal and change nothing); the squares that changed.
     private func catchUp(state: ServerState) async throws -> [SquareView] {
         let before = replica.grid
-        let (fresh, through) = try await GameProjection.moves(store: state.store, gameID: gameID, after: sequence)
+        let (fresh, through) = try await GameProjection.sequencedMoves(store: state.store, gameID: gameID, after: sequence)
         guard through > sequence else { return [] }
         sequence = through
-        replica.receive(fresh)
-        moves += fresh
-        moveTimes += fresh.map(\.timestamp.wallMillis)
+        replica.receive(fresh.map(\.move))
+        moves += fresh.map(\.move)
+        moveSequences += fresh.map(\.sequence)
+        moveTimes += fresh.map(\.move.timestamp.wallMillis)
         players = try await state.store.participants(gameID: gameID)
         if let projection = state.directory.cached(gameID), let completion = await projection.completion, replica.completion != completion {
             replica.adopt(completion, finalGrid: await projection.replica.grid)
@@ -212,8 +272,17 @@ actor BrowserGame {
             let roster = playerViews
             let caughtUp = await exclusively { () -> [SquareView]? in
                 do {
+                    let before = sequence
                     let squares = try await catchUp(state: state)
+                    here = state.hub.browsersViewing(gameID)
                     await sealIfComplete(state: state)
+                    // Shown (or already on screen): what this device has read moves on, and a
+                    // viewed game keeps its lease.
+                    let now = state.now()
+                    if sequence > before || Presence.needsRefresh(presence, now: now) {
+                        presence = Presence.showed(Presence.enter(presence, now: now), through: sequence)
+                        try await state.store.putPresence(presence)
+                    }
                     return squares
                 } catch {
                     state.logger.error("a browser's replica could not catch up", metadata: ["game": "\(gameID)", "error": "\(error)"])

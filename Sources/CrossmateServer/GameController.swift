@@ -18,6 +18,7 @@ struct GameController {
         router.get("v1/games/:game/snapshot", use: snapshot)
         router.post("v1/games/:game/resign", use: resign)
         router.post("v1/games/:game/seals", use: seal)
+        router.post("v1/games/:game/presence", use: presence)
     }
 
     @Sendable func create(_ request: Request, context: CrossmateRequestContext) async throws -> Response {
@@ -86,7 +87,8 @@ struct GameController {
             summaries.append(try await summary(game, participant))
         }
         let next = page.count > limit ? page.prefix(limit).last.map { GameListCursor(createdAt: $0.0.createdAt, gameID: $0.0.gameID) } : nil
-        return try ServerState.json(GameListResponse(games: summaries, next: next, serverTime: state.now()))
+        let unread = summaries.count { $0.unread == true }
+        return try ServerState.json(GameListResponse(games: summaries, next: next, serverTime: state.now(), unreadCount: unread))
     }
 
     func summary(_ game: StoredGame, _ participant: StoredParticipant) async throws -> GameSummary {
@@ -111,7 +113,19 @@ struct GameController {
             gameID: game.gameID, title: game.title, width: puzzle.width, height: puzzle.height, ownerID: game.ownerID,
             role: participant.role, readOnly: participant.revoked, filled: progress.filled, total: progress.total,
             completion: completion.map(CompletionRecord.init), token: ChangeToken(zone: game.gameID, sequence: game.zoneSeq),
-            serverTime: state.now(), picture: picture, players: try await players(of: game.gameID))
+            serverTime: state.now(), picture: picture, players: try await players(of: game.gameID),
+            unread: try await isUnread(game.gameID, for: participant.authorID))
+    }
+
+    /// Whether another player moved after the account's horizon while none of its devices is
+    /// in the game (`Presence`).
+    func isUnread(_ gameID: String, for authorID: String) async throws -> Bool {
+        let devices = try await state.store.presence(gameID: gameID, authorID: authorID)
+        let now = state.now()
+        if Presence.isHere(devices, now: now) { return false }
+        let horizon = Presence.horizon(of: devices, previous: try await state.store.horizon(gameID: gameID, authorID: authorID))
+        let latest = try await state.store.latestMove(gameID: gameID, after: horizon, notBy: authorID)
+        return Presence.isUnread(latestOtherMove: latest, horizon: horizon, devices: devices, now: now)
     }
 
     /// A game's players for the list: names of those not removed, the owner first.
@@ -339,5 +353,34 @@ struct GameController {
         let sequence = try await state.store.putRecord(gameID: gameID, type: "seal", key: device.deviceID, body: Store.json(seal))
         await state.recordStored(game: gameID, sequence: sequence)
         return try ServerState.json(OKResponse(serverTime: state.now()))
+    }
+
+    /// A native device enters, reads or leaves a game (a browser's hosted replica does the same
+    /// for it). Reading cannot run ahead of the zone: a device only shows what exists.
+    @Sendable func presence(_ request: Request, context: CrossmateRequestContext) async throws -> Response {
+        let device = try context.requireDevice()
+        let gameID = try context.parameters.require("game")
+        let body = try await state.decode(PresenceRequest.self, from: request, limit: 4 * 1024)
+        let (game, _) = try await state.access(gameID, for: device, write: false)
+        let readThrough = body.readThrough ?? 0
+        guard (0...game.zoneSeq).contains(readThrough) else {
+            throw APIError(.invalid, "readThrough must be a sequence of this game, 0 to \(game.zoneSeq); it was \(readThrough)")
+        }
+        let now = state.now()
+        var presence =
+            try await state.store.presence(gameID: gameID, deviceID: device.deviceID)
+            ?? DevicePresence(gameID: gameID, deviceID: device.deviceID, authorID: device.authorID)
+        switch body.action {
+        case "enter": presence = Presence.enter(presence, now: now)
+        case "leave": presence = Presence.leave(presence, now: now)
+        default: throw APIError(.invalid, "action is enter or leave, not \(body.action.prefix(40))")
+        }
+        presence = Presence.showed(presence, through: readThrough)
+        let previous = try await state.store.putPresence(presence)
+        // The account's other devices redraw their lists (badges).
+        await state.fanout.publish(.feed(authorID: device.authorID, sequence: try await state.store.feedSequence(authorID: device.authorID)))
+        return try ServerState.json(
+            PresenceResponse(
+                leaseUntil: presence.leaseUntil, previousHorizon: previous, horizon: max(previous, presence.readThrough), serverTime: now))
     }
 }

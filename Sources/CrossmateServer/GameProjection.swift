@@ -54,13 +54,19 @@ actor GameProjection {
 
     /// Every move in the zone after `sequence`, in zone order, and the last sequence read.
     static func moves(store: Store, gameID: String, after sequence: Int64) async throws -> ([Move], Int64) {
-        var moves: [Move] = []
+        let (sequenced, last) = try await sequencedMoves(store: store, gameID: gameID, after: sequence)
+        return (sequenced.map(\.move), last)
+    }
+
+    /// Every move in the zone after `sequence` with its zone sequence, and the last sequence read.
+    static func sequencedMoves(store: Store, gameID: String, after sequence: Int64) async throws -> ([(sequence: Int64, move: Move)], Int64) {
+        var moves: [(sequence: Int64, move: Move)] = []
         var cursor = sequence
         while true {
             let page = try await store.changes(gameID: gameID, after: cursor, limit: 1_000)
             for change in page where change.type == "move" {
                 let record = try Store.decode(MoveRecord.self, change.body, what: "move at \(change.sequence)", gameID: gameID)
-                moves.append(try move(record, at: change.sequence, gameID: gameID))
+                moves.append((change.sequence, try move(record, at: change.sequence, gameID: gameID)))
             }
             guard let last = page.last else { return (moves, cursor) }
             cursor = last.sequence

@@ -59,23 +59,38 @@ struct SocketController {
         try? await channel.setOption(ChannelOptions.writeBufferWaterMark, value: .init(low: unsent / 2, high: unsent)).get()
         let id = state.hub.register(deviceID: device.deviceID, authorID: device.authorID, channel: channel)
         state.metrics.connectedSockets.record(state.hub.count)
-        defer {
-            state.browsers.close(connection: id, now: state.now(), grace: state.configuration.browserReplicaGraceMillis)
-            state.metrics.browserReplicas.record(state.browsers.count)
-            state.hub.unregister(id)
-            state.metrics.connectedSockets.record(state.hub.count)
-        }
         let decoder = JSONDecoder()
-        for try await message in inbound.messages(maxSize: Self.maximumMessageBytes) {
-            guard case let .text(text) = message else { continue }
-            let parsed: ClientSocketMessage
-            do {
-                parsed = try ClientSocketMessage.decode(text, decoder: decoder)
-            } catch {
-                state.hub.reply(id, refusal(of: Data(text.utf8), error))
-                continue
+        var ending: (any Error)?
+        do {
+            for try await message in inbound.messages(maxSize: Self.maximumMessageBytes) {
+                guard case let .text(text) = message else { continue }
+                let parsed: ClientSocketMessage
+                do {
+                    parsed = try ClientSocketMessage.decode(text, decoder: decoder)
+                } catch {
+                    state.hub.reply(id, refusal(of: Data(text.utf8), error))
+                    continue
+                }
+                await handle(parsed, connection: id, device: device)
             }
-            await handle(parsed, connection: id, device: device)
+        } catch {
+            ending = error
+        }
+        // The socket is gone (closed, or its network dropped and the pings went unanswered):
+        // the games it had open lose this device at once.
+        state.hub.unregister(id)
+        state.metrics.connectedSockets.record(state.hub.count)
+        await leave(state.browsers.close(connection: id, now: state.now(), grace: state.configuration.browserReplicaGraceMillis))
+        if let ending { throw ending }
+    }
+
+    /// Browser replicas whose last socket left: the device leaves the game (its lease ends), and
+    /// the others viewing the game see it go.
+    private func leave(_ games: [BrowserGame]) async {
+        state.metrics.browserReplicas.record(state.browsers.count)
+        for game in games {
+            await game.leave(state: state)
+            state.browsers.changed(gameID: game.gameID, state: state)
         }
     }
 
@@ -151,6 +166,7 @@ struct SocketController {
                 state.hub.subscribe(connection, to: [gameID])  // for the other players' cursors
                 state.metrics.browserReplicas.record(state.browsers.count)
                 state.hub.reply(connection, .opened(try await game.open(state: state)))
+                state.browsers.changed(gameID: gameID, state: state)  // the others see this device arrive
             } catch let error as APIError {
                 state.browsers.close(connection: connection, gameID: gameID, now: state.now(), grace: state.configuration.browserReplicaGraceMillis)
                 state.hub.reply(connection, .error(error.body))
@@ -161,10 +177,10 @@ struct SocketController {
                     connection, .error(ErrorBody(.serverError, "the server could not open game \(gameID.prefix(100)); it has been logged")))
             }
         case let .close(gameID):
-            state.browsers.close(connection: connection, gameID: gameID, now: state.now(), grace: state.configuration.browserReplicaGraceMillis)
-            state.metrics.browserReplicas.record(state.browsers.count)
             state.hub.openInBrowser(connection, game: gameID, false)
             state.hub.unsubscribe(connection, from: [gameID])
+            await leave(
+                state.browsers.close(connection: connection, gameID: gameID, now: state.now(), grace: state.configuration.browserReplicaGraceMillis))
         case let .replay(gameID):
             guard let game = state.browsers.game(gameID, deviceID: device.deviceID, connection: connection) else {
                 state.hub.reply(connection, .error(ErrorBody(.invalid, "open game \(gameID.prefix(100)) before asking for its replay")))

@@ -120,6 +120,18 @@ final class SocketHub: Sendable {
         }
     }
 
+    /// How many browser sockets of each account have `game` open.
+    func browsersViewing(_ game: String) -> [String: Int] {
+        state.withLock { state in
+            var counts: [String: Int] = [:]
+            for id in state.byGame[game] ?? [] {
+                guard let connection = state.connections[id], connection.openInBrowser.contains(game) else { continue }
+                counts[connection.authorID, default: 0] += 1
+            }
+            return counts
+        }
+    }
+
     func isSubscribed(_ id: Int, to game: String) -> Bool {
         state.withLock { $0.connections[id]?.games.contains(game) ?? false }
     }

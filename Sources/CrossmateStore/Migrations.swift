@@ -85,6 +85,24 @@ enum Migrations {
                 "CREATE INDEX devices_by_author ON devices (author_id)",
             ]
         ),
+        // Presence per device (a lease and what it has shown), and each account's read horizon
+        // per game, which only moves forward.
+        (
+            4,
+            [
+                """
+                CREATE TABLE presence (
+                    game_id TEXT NOT NULL REFERENCES games (game_id), device_id TEXT NOT NULL, author_id TEXT NOT NULL,
+                    lease_until BIGINT NOT NULL, read_through BIGINT NOT NULL, PRIMARY KEY (game_id, device_id))
+                """,
+                "CREATE INDEX presence_by_author ON presence (author_id, game_id)",
+                """
+                CREATE TABLE horizons (
+                    game_id TEXT NOT NULL REFERENCES games (game_id), author_id TEXT NOT NULL,
+                    read_through BIGINT NOT NULL, PRIMARY KEY (game_id, author_id))
+                """,
+            ]
+        ),
     ]
 
     /// Applies every migration not yet recorded (up to `version`), each in its own transaction.

@@ -240,11 +240,11 @@ import Testing
         )
         _ = try roundTrip(
             ServerSocketMessage.self,
-            ##"{"game":{"canRedo":false,"canUndo":false,"completion":{"at":{"counter":0,"wallMillis":4},"by":"acct-bob","kind":"solved"},"gameID":"game-1","players":[{"authorID":"acct-bob","color":"#2563c9","displayName":"Bob","removed":false,"role":"player"}],"readOnly":false,"scoreboard":[{"authorID":"acct-bob","checksUsed":0,"lettersAuthored":21,"revealsUsed":1}],"squares":[SQUARE],"timer":{"countsFor":0,"seconds":300}},"type":"update"}"##
+            ##"{"game":{"canRedo":false,"canUndo":false,"completion":{"at":{"counter":0,"wallMillis":4},"by":"acct-bob","kind":"solved"},"gameID":"game-1","players":[{"authorID":"acct-bob","color":"#2563c9","displayName":"Bob","here":1,"removed":false,"role":"player","symbol":"★"}],"readOnly":false,"scoreboard":[{"authorID":"acct-bob","checksUsed":0,"lettersAuthored":21,"revealsUsed":1}],"squares":[SQUARE],"timer":{"countsFor":0,"seconds":300}},"type":"update"}"##
                 .replacingOccurrences(of: "SQUARE", with: square))
         let opened = try roundTrip(
             ServerSocketMessage.self,
-            #"{"game":{"canRedo":false,"canUndo":false,"deviceID":"dev-1","gameID":"game-1","layout":{"across":[{"cells":[[0,0],[0,1]],"number":1,"text":"Hi"}],"author":"A","copyright":"","down":[],"hasSolution":true,"height":1,"notes":"","squares":[{"kind":"letter","number":1},{"circled":true,"kind":"letter"},{"kind":"block"}],"title":"T","width":3},"me":"acct-ann","players":[],"readOnly":false,"squares":[SQUARE],"timer":{"countsFor":0,"seconds":0}},"type":"opened"}"#
+            #"{"game":{"canRedo":false,"canUndo":false,"catchUp":{"sentence":"Bob filled 2 squares","squares":[[1,2],[1,3]]},"deviceID":"dev-1","gameID":"game-1","layout":{"across":[{"cells":[[0,0],[0,1]],"number":1,"text":"Hi"}],"author":"A","copyright":"","down":[],"hasSolution":true,"height":1,"notes":"","squares":[{"kind":"letter","number":1},{"circled":true,"kind":"letter"},{"kind":"block"}],"title":"T","width":3},"me":"acct-ann","players":[],"readOnly":false,"squares":[SQUARE],"timer":{"countsFor":0,"seconds":0}},"type":"opened"}"#
                 .replacingOccurrences(of: "SQUARE", with: square))
         guard case let .opened(game) = opened else {
             Issue.record("not opened")

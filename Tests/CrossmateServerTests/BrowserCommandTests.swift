@@ -305,4 +305,88 @@ import Testing
             }
         }
     }
+
+    /// Presence per device: one device leaving never hides a friend's move from a sibling that
+    /// is still in the game; the badge shows once every device has left and a friend moves;
+    /// the catch-up is shown once, by the first device to come back.
+    @Test func presenceIsPerDeviceAndTheCatchUpIsShownOnce() async throws {
+        let server = try TestServer()
+        defer { server.removeFiles() }
+        try await server.application().test(.live) { client in
+            let port = try #require(client.port)
+            let ann = try await client.account("Ann")
+            let code: LinkCodeResponse = try await client.call(.post, "/v1/devices/link-codes", token: ann.token)
+            let annPhone: DeviceSession = try await client.call(.post, "/v1/devices", json: LinkDeviceRequest(code: code.code))
+            let bob = try await client.account("Bob")
+            let game = try await client.newGame(ann)
+            try await client.join(bob, game.gameID, invitedBy: ann)
+            var bobDevice = TestDevice(bob, puzzle: greenLight, gameID: game.gameID)
+            func bobTypes(_ row: Int, _ col: Int, _ letter: String) async throws {
+                _ = try await client.push(
+                    bob, game.gameID, try bobDevice.replica.perform(.setLetter(at(row, col), letter), wallMillis: server.clock.now))
+            }
+            func unread(_ session: DeviceSession) async throws -> Bool {
+                let list: GameListResponse = try await client.call(.get, "/v1/games", token: session.token)
+                #expect(list.unreadCount == list.games.count { $0.unread == true })
+                return list.games.first { $0.gameID == game.gameID }?.unread == true
+            }
+            func viewers() async throws -> Int {
+                let metrics = String(buffer: try await client.send(.get, "/metrics").body)
+                let line = metrics.split(separator: "\n").first { $0.hasPrefix("crossmate_connected_sockets ") }
+                return line.flatMap { Double($0.split(separator: " ")[1]) }.map { Int($0) } ?? -1
+            }
+
+            // Bob moves before Ann ever looked: unread.
+            try await bobTypes(1, 0, "G")
+            #expect(try await unread(ann))
+            // Both of Ann's devices open the game (the laptop shows the catch-up: nothing before
+            // its first visit is "since she left").
+            var laptop = Browser(port: port, token: ann.token)
+            var phone = Browser(port: port, token: annPhone.token)
+            laptop.probe.send(.ping)
+            phone.probe.send(.ping)
+            _ = try await laptop.open(game.gameID)
+            _ = try await phone.open(game.gameID)
+            #expect(try await !unread(ann))
+            // The laptop leaves; Bob moves while the phone is still in the game: no badge.
+            await laptop.probe.close()
+            try await eventually("the laptop's socket is gone") { try await viewers() == 1 }
+            try await bobTypes(1, 1, "R")
+            _ = try await phone.update { $0.squares.contains { $0.col == 1 && $0.letter == "R" } }
+            #expect(try await !unread(ann))
+            #expect(try await !unread(annPhone))
+            // The phone leaves too; Bob's next move shows the badge on both devices' lists.
+            await phone.probe.close()
+            try await eventually("the phone's socket is gone") { try await viewers() == 0 }
+            #expect(try await !unread(ann))  // everything so far was shown on the phone
+            try await bobTypes(1, 2, "E")
+            try await bobTypes(1, 3, "E")
+            #expect(try await unread(ann))
+            #expect(try await unread(annPhone))
+            // The laptop comes back: the badge clears on both, and it shows the catch-up …
+            var back = Browser(port: port, token: ann.token)
+            back.probe.send(.ping)
+            let reopened = try await back.open(game.gameID)
+            #expect(reopened.catchUp?.sentence == "Bob filled 2 squares")
+            #expect(reopened.catchUp?.squares == [[1, 2], [1, 3]])
+            #expect(try await !unread(ann))
+            #expect(try await !unread(annPhone))
+            // … which the phone, opening next, does not show again.
+            var phoneAgain = Browser(port: port, token: annPhone.token)
+            phoneAgain.probe.send(.ping)
+            #expect(try await phoneAgain.open(game.gameID).catchUp == nil)
+            // A native device's late leave does not mark anything read.
+            await back.probe.close()
+            await phoneAgain.probe.close()
+            try await eventually("both sockets are gone") { try await viewers() == 0 }
+            try await bobTypes(2, 0, "L")
+            let left: PresenceResponse = try await client.call(
+                .post, "/v1/games/\(game.gameID)/presence", token: annPhone.token, json: PresenceRequest(action: "leave"))
+            #expect(left.horizon == left.previousHorizon)
+            #expect(try await unread(ann))
+            let (status, refusal) = try await client.failure(
+                .post, "/v1/games/\(game.gameID)/presence", token: annPhone.token, json: PresenceRequest(action: "enter", readThrough: 1_000_000))
+            #expect(status == .badRequest && refusal.message.contains("readThrough"))
+        }
+    }
 }
