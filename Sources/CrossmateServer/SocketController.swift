@@ -177,8 +177,9 @@ struct SocketController {
                     connection, .error(ErrorBody(.serverError, "the server could not open game \(gameID.prefix(100)); it has been logged")))
             }
         case let .close(gameID):
+            // The socket stays subscribed: the page it goes back to (the games list) wants the
+            // game's pokes for its badges and pictures.
             state.hub.openInBrowser(connection, game: gameID, false)
-            state.hub.unsubscribe(connection, from: [gameID])
             await leave(
                 state.browsers.close(connection: connection, gameID: gameID, now: state.now(), grace: state.configuration.browserReplicaGraceMillis))
         case let .replay(gameID):

@@ -69,6 +69,11 @@ class Server:
         if self.process:
             self.process.stdout.close()
 
+    def metric(self, name):
+        text = urllib.request.urlopen(self.url + "/metrics", timeout=10).read().decode()
+        line = next((line for line in text.splitlines() if line.startswith(name + " ")), None)
+        return float(line.split(" ")[1]) if line else None
+
     def api(self, method, path, body=None, token=None):
         request = urllib.request.Request(self.url + path, method=method, data=None if body is None else json.dumps(body).encode())
         request.add_header("Content-Type", "application/json")
@@ -330,6 +335,39 @@ class WebAppTests(unittest.TestCase):
         other.open("/")
         until("the code field", lambda: other.driver.find_element(By.NAME, "linkCode")).send_keys(code + Keys.ENTER)
         until("a used code is refused", lambda: other.driver.find_element(By.CSS_SELECTOR, ".card.quiet .error").text)
+
+    def test_unread_badge_and_catch_up(self):
+        ana = self.player("Ana")
+        ana.sign_up()
+        game = ana.start_bundled()
+        ana.driver.find_element(By.CSS_SELECTOR, "[data-share]").click()
+        link = until("link", lambda: ana.driver.find_element(By.CSS_SELECTOR, "[data-invite-link]").get_attribute("href"))
+        ben = self.player("Ben")
+        ben.sign_up(link[len(self.server.url):])
+        ben.wait_live()
+        until("Ana sees Ben is here", lambda: "Ben · here" in ana.driver.find_element(By.CSS_SELECTOR, ".roster").text)
+        # Ana goes back to her list; Ben fills a word: a badge on Ana's list, and a count in its title.
+        ana.open("/")
+        until("the list", lambda: ana.driver.find_elements(By.CSS_SELECTOR, f'[data-game="{game}"]'))
+        self.assertFalse(ana.driver.find_elements(By.CSS_SELECTOR, "[data-unread]"))
+        # The game page's socket has closed (Ana's list and Ben's game are the two left), so
+        # Ana's device has left the game before Ben types.
+        until("Ana's game socket is closed", lambda: self.server.metric("crossmate_connected_sockets") == 2)
+        ben.click_square(1, 0, "across")
+        ben.type("GREEN")
+        until("the badge", lambda: ana.driver.find_elements(By.CSS_SELECTOR, f'[data-game="{game}"] [data-unread]'))
+        until("the count in the title", lambda: ana.driver.title.startswith("(1)"))
+        ana.screenshot("list-unread-desktop")
+        # Opening the game says what Ben did, marks those squares, and clears the badge.
+        ana.driver.find_element(By.CSS_SELECTOR, f'[data-game="{game}"] a').click()
+        line = until("the catch-up line", lambda: ana.driver.find_element(By.CSS_SELECTOR, "[data-catch-up]").text)
+        self.assertEqual(line, "Since you were last here: Ben filled 5 squares.")
+        self.assertIn("caught", ana.cell_classes(1, 2))
+        ana.screenshot("game-catch-up-desktop")
+        ana.open("/")
+        until("no badge", lambda: ana.driver.find_elements(By.CSS_SELECTOR, f'[data-game="{game}"]')
+              and not ana.driver.find_elements(By.CSS_SELECTOR, "[data-unread]"))
+        self.assertFalse(ana.driver.title.startswith("("))
 
     def test_dead_invitation_bad_upload_and_locked_puzzle(self):
         ana = self.player("Ana")

@@ -63,6 +63,7 @@ class Connection {
     this.socket = null;
     this.attempt = 0;
     this.offset = Number(localStorage.getItem("crossmate.clockOffset") ?? 0) || 0;
+    this.subscribed = [];
     addEventListener("online", () => this.retryNow());
   }
 
@@ -88,8 +89,10 @@ class Connection {
     this.socket = socket;
     socket.onopen = () => {
       this.attempt = 0;
-      // Clients speak first (see the server's README): a ping, then the pages' opens.
+      // Clients speak first (see the server's README): a ping, then the list's subscription
+      // and the pages' opens.
       socket.send(JSON.stringify({ type: "ping" }));
+      if (this.subscribed.length) socket.send(JSON.stringify({ type: "subscribe", games: this.subscribed }));
       this.setState("live");
     };
     socket.onmessage = (event) => {
@@ -133,6 +136,13 @@ class Connection {
     return true;
   }
 
+  /** Hear of changes to these games (pokes) on this socket and every later one. */
+  subscribe(games) {
+    const fresh = games.filter((game) => !this.subscribed.includes(game));
+    this.subscribed = [...this.subscribed, ...fresh].slice(-200);
+    if (fresh.length) this.send({ type: "subscribe", games: fresh });
+  }
+
   /** Now, in the server's time (as far as this browser last heard it). */
   now() {
     return Date.now() + this.offset;
@@ -153,6 +163,21 @@ class Connection {
 }
 
 export const connection = new Connection();
+
+// Leaving the page closes the socket at once (a page kept for the back button would otherwise
+// keep it open, and this device would still count as in the game); coming back reconnects.
+addEventListener("pagehide", () => {
+  leavePage();
+  const socket = connection.socket;
+  connection.socket = null;
+  socket?.close();
+});
+addEventListener("pageshow", (event) => {
+  if (event.persisted) {
+    connection.retryNow();
+    route();
+  }
+});
 
 function signedOut() {
   forget();
@@ -334,8 +359,9 @@ async function gamesPage() {
 
   const refresh = async () => {
     try {
-      const { games } = await api("GET", "/v1/games");
+      const { games, unreadCount } = await api("GET", "/v1/games");
       problem.textContent = "";
+      document.title = unreadCount ? `(${unreadCount}) Your games · Crossmate` : "Your games · Crossmate";
       if (!games.length) {
         list.replaceChildren(el("li", { class: "empty" }, "No games yet. Start one below, or open an invitation link a friend sent you."));
       } else {
@@ -351,7 +377,7 @@ async function gamesPage() {
                 "a",
                 { href: `/games/${encodeURIComponent(game.gameID)}`, "data-route": true, class: "game" },
                 miniGrid(game),
-                el("span", { class: "title" }, game.title || "Untitled"),
+                el("span", { class: "title" }, game.title || "Untitled", game.unread ? el("b", { class: "unread", "data-unread": true, title: "another player moved since you last looked" }, "new") : null),
                 el("span", { class: `state ${game.completion ? "done" : game.readOnly ? "readonly" : ""}` }, state),
                 el("span", { class: "role" }, (game.players ?? []).join(", ") || (game.role === "owner" ? "You started it" : "Shared with you")),
               ),
@@ -359,7 +385,7 @@ async function gamesPage() {
           }),
         );
       }
-      connection.send({ type: "subscribe", games: games.map((game) => game.gameID).slice(0, 200) });
+      connection.subscribe(games.map((game) => game.gameID).slice(0, 200));
     } catch (failure) {
       if (failure.status === 401) return signedOut();
       problem.textContent = failure.message;

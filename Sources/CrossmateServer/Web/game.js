@@ -158,6 +158,13 @@ class GamePage {
     }
     if (fresh) this.view.stale = false;
     else this.view.stale = true;
+    // What others did since this account last looked: a line, and the squares marked until
+    // this device types or moves on.
+    if (fresh && game.catchUp) {
+      this.caught = new Set(game.catchUp.squares.map(([row, col]) => key({ row, col })));
+      this.catchUpLine = game.catchUp.sentence;
+      this.view.catchUp = null;
+    }
   }
 
   /** An answer or update: changed squares and the game's state as it now is. */
@@ -186,6 +193,10 @@ class GamePage {
   async issue(command) {
     if (this.view.readOnly) return toast("You were removed from this game; it is read-only for you.", "error");
     if (this.view.completion) return toast("The game is finished; the grid is final.", "error");
+    if (this.caught) {
+      this.caught = null;
+      this.catchUpLine = null;
+    }
     const typedAt = Math.round(connection.now());
     const local = this.nextLocal--;
     this.showOptimistic(local, command);
@@ -278,6 +289,7 @@ class GamePage {
     this.roster = el("ul", { class: "roster", "aria-label": "players" });
     this.clueBar = el("div", { class: "cluebar", "aria-live": "polite", "data-clue-bar": true });
     this.notice = el("div", { class: "notice", role: "status" });
+    this.catchUpBox = el("div", { class: "catchup", role: "status", "data-catch-up": true });
     this.banner = el("div", { class: "banner", "aria-live": "polite" });
     this.grid = el("div", { class: "grid", role: "grid", "aria-label": "crossword grid", style: `--cols:${v.layout.width};--rows:${v.layout.height}` });
     this.cells = new Map();
@@ -363,6 +375,7 @@ class GamePage {
           this.shareButton, this.shareBox,
         ),
         this.notice,
+        this.catchUpBox,
         this.banner,
         el("div", { class: "board" }, el("div", { class: "play" }, this.clueBar, el("div", { class: "gridwrap" }, this.grid, this.input)), el("div", { class: "lists" }, this.acrossList, this.downList)),
         this.roster,
@@ -491,6 +504,7 @@ class GamePage {
       cell.classList.toggle("revealed", square.verdict === "revealed");
       cell.classList.toggle("current", row === this.cursor.row && col === this.cursor.col);
       cell.classList.toggle("word", inWord.has(where));
+      cell.classList.toggle("caught", !!this.caught?.has(where));
       const peer = peerAt.get(where);
       cell.classList.toggle("peer", !!peer);
       cell.style.setProperty("--peer", peer ? this.colorOf(peer.authorID) : "transparent");
@@ -555,6 +569,9 @@ class GamePage {
     this.statusBox.textContent = text;
     this.statusBox.dataset.sync = state;
     this.notice.textContent = this.view?.readOnly ? "You were removed from this game by its owner. You can still look at it, but not change it." : "";
+    if (this.catchUpBox) {
+      this.catchUpBox.textContent = this.catchUpLine ? `Since you were last here: ${this.catchUpLine}.` : "";
+    }
   }
 
   renderTimer() {
@@ -571,8 +588,9 @@ class GamePage {
         el(
           "li",
           { dataset: { player: player.authorID } },
-          el("i", { class: "swatch", style: `background:${player.color}` }),
+          el("span", { class: "avatar", style: `background:${player.color}`, "aria-hidden": "true" }, player.symbol ?? ""),
           player.authorID === this.view.me ? `${player.displayName} (you)` : player.displayName,
+          player.here && player.authorID !== this.view.me ? el("small", { class: "here", title: "has the game open now" }, " · here") : null,
           player.role === "owner" ? el("small", {}, " owner") : null,
           player.removed ? el("small", {}, " removed") : null,
           owner && player.authorID !== this.view.me && !player.removed
