@@ -128,6 +128,10 @@ public struct ServerAPI: Sendable {
         try await call(.POST, "/v1/invitations/\(token)/accept", body: Empty())
     }
 
+    public func presence(gameID: String, _ request: PresenceRequest) async throws(ServerFailure) -> PresenceResponse {
+        try await call(.POST, "/v1/games/\(gameID)/presence", body: request)
+    }
+
     public func removePlayer(gameID: String, authorID: String) async throws(ServerFailure) -> OKResponse {
         try await call(.DELETE, "/v1/games/\(gameID)/participants/\(authorID)")
     }
@@ -205,6 +209,7 @@ extension DeviceSession: ServerTimed {}
 extension LinkCodeResponse: ServerTimed {}
 extension MeResponse: ServerTimed {}
 extension GameListResponse: ServerTimed {}
+extension PresenceResponse: ServerTimed {}
 extension GameSummary: ServerTimed {}
 extension PushMovesResponse: ServerTimed {}
 extension ChangesResponse: ServerTimed {}

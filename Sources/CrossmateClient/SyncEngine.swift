@@ -326,6 +326,20 @@ public actor SyncEngine {
 
     // MARK: Games
 
+    /// Whether each game was unread when the server last listed them (`GameSummary.unread`).
+    public private(set) var unread: [String: Bool] = [:]
+
+    /// This device enters a game (a ten-minute lease; entering again renews it) or leaves it,
+    /// having shown everything through its change token. Returns the server's answer, or nil
+    /// when it cannot be reached (presence is best effort: the lease runs out by itself).
+    @discardableResult
+    public func presence(_ gameID: String, entering: Bool) async -> PresenceResponse? {
+        let shown = (try? store.game(gameID))?.token?.sequence ?? 0
+        let answer = try? await api.presence(gameID: gameID, PresenceRequest(action: entering ? "enter" : "leave", readThrough: shown))
+        if answer != nil { unread[gameID] = false }
+        return answer
+    }
+
     /// Learns the account's games from the server (new ones are loaded, removals turn read-only).
     private func refreshGameList(report: inout SyncReport) async throws(ServerFailure) {
         var cursor: GameListCursor?
@@ -333,6 +347,7 @@ public actor SyncEngine {
         repeat {
             let page = try await api.games(after: cursor)
             for summary in page.games {
+                unread[summary.gameID] = summary.unread ?? false
                 let local = try? store.game(summary.gameID)
                 if local == nil {
                     _ = try await fetch(summary.gameID)

@@ -157,6 +157,8 @@ struct Games: AsyncParsableCommand {
         var readOnly: Bool
         var players: [String]
         var unsent: Int
+        /// Another player moved since this account last looked (as the server last said).
+        var unread: Bool
     }
 
     func run() async throws {
@@ -174,7 +176,8 @@ struct Games: AsyncParsableCommand {
                         completed: view.completion != nil, readOnly: view.readOnly,
                         players: view.players.filter { !$0.revoked }.sorted { ($0.role == .owner ? 0 : 1) < ($1.role == .owner ? 0 : 1) }
                             .map(\.displayName),
-                        unsent: try engine.store.unsentCount(gameID: local.game.gameID)))
+                        unsent: try engine.store.unsentCount(gameID: local.game.gameID),
+                        unread: await engine.unread[local.game.gameID] ?? false))
             }
             if let offline { printError("offline (\(offline)): showing what this device knows") }
             if json {
@@ -189,6 +192,7 @@ struct Games: AsyncParsableCommand {
             }
             for entry in entries {
                 var state: [String] = []
+                if entry.unread { state.append("new moves") }
                 if entry.completed { state.append("completed") }
                 if entry.readOnly { state.append("read-only") }
                 if entry.unsent > 0 { state.append("\(entry.unsent) unsent") }

@@ -30,7 +30,19 @@ struct Play: AsyncParsableCommand {
             let terminal = try RawTerminal()
             defer { terminal.restore() }
             await engine.start()
+            // This device is in the game while it plays (a lease renewed every few minutes),
+            // and leaves it on the way out, having shown everything it holds.
+            await engine.presence(session.gameID, entering: true)
+            let lease = Task {
+                while !Task.isCancelled {
+                    try? await Task.sleep(for: .seconds(240))
+                    if !Task.isCancelled { await engine.presence(session.gameID, entering: true) }
+                }
+            }
+            defer { lease.cancel() }
             try await PlayLoop(engine: engine, session: session, terminal: terminal).run()
+            lease.cancel()
+            await engine.presence(session.gameID, entering: false)
             await engine.stop()
         }
     }

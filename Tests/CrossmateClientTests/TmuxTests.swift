@@ -127,6 +127,10 @@ import Testing
             let games = try crossmate(["games", "--json", "--profile", "bob"], home)
             return games.contains(#""filled":4"#)
         }
+        // Bob has not looked since Ann typed: the game is unread for him. Ann, playing, is in
+        // the game: not for her.
+        #expect(try crossmate(["games", "--json", "--profile", "bob"], home).contains(#""unread":true"#))
+        #expect(try crossmate(["games", "--json"], home).contains(#""unread":false"#))
         // A wider terminal redraws with both clue lists beside the grid.
         try tmux(["resize-window", "-t", session, "-x", "130", "-y", "30"])
         try await eventually("the resize redraws with clue lists") {
