@@ -26,22 +26,25 @@ public struct PlayScreen: Sendable {
 
     // MARK: Colours
 
-    /// Player colours, one per player in the game's order (owner first, then by id). Issue 14's
-    /// roster replaces this ordering; every view uses the same function.
+    /// The nine player colours of `PlayerColors.palette`, as terminal colours (the nearest of
+    /// the 256, kept readable on a dark background, and of the 16).
     static let palette: [TerminalColor] = [
-        TerminalColor(basic: 12, extended: 33), TerminalColor(basic: 13, extended: 170), TerminalColor(basic: 10, extended: 34),
-        TerminalColor(basic: 14, extended: 37), TerminalColor(basic: 11, extended: 178), TerminalColor(basic: 9, extended: 167),
+        TerminalColor(basic: 9, extended: 167), TerminalColor(basic: 3, extended: 166), TerminalColor(basic: 11, extended: 136),
+        TerminalColor(basic: 10, extended: 28), TerminalColor(basic: 6, extended: 30), TerminalColor(basic: 12, extended: 32),
+        TerminalColor(basic: 4, extended: 62), TerminalColor(basic: 13, extended: 97), TerminalColor(basic: 5, extended: 162),
     ]
     static let wordBackground = TerminalColor(basic: 8, extended: 238)
     static let shadedBackground = TerminalColor(basic: 0, extended: 236)
     static let block = TerminalColor(basic: 8, extended: 240)
     static let wrong = TerminalColor(basic: 9, extended: 196)
 
+    /// A player's colour by the game's roster as this account sees it (`PlayerColors`): the
+    /// same colours the browser and every other client draw.
     func color(of authorID: String) -> TerminalColor? {
         guard !authorID.isEmpty else { return nil }
-        let order = view.players.sorted { ($0.role == .owner ? 0 : 1, $0.authorID) < ($1.role == .owner ? 0 : 1, $1.authorID) }
-        guard let index = order.firstIndex(where: { $0.authorID == authorID }) else { return Self.palette.last }
-        return Self.palette[index % Self.palette.count]
+        let authors = view.players.map(\.authorID) + view.grid.cells.map(\.cellAuthorID).filter { !$0.isEmpty }
+        let roster = PlayerColors.assign(players: authors, local: view.me)
+        return Self.palette[roster[authorID] ?? PlayerColors.stableColor(authorID, reserved: [])]
     }
 
     // MARK: Layout

@@ -51,6 +51,27 @@ import Testing
         #expect(text == expected, "frame \(name) differs from Frames/\(name).txt")
     }
 
+    /// Letters are drawn in the roster's colours (`PlayerColors`, as the browser draws them):
+    /// Ann (blue, 256-colour 32) and Bob (green, 28).
+    @Test func lettersAreInTheRostersColours() throws {
+        let puzzle = try BundledPuzzles.puzzle("green-light")
+        var ann = GameReplica(puzzle: puzzle, gameID: "game-1", replicaID: "dev-ann", authorID: "acct-ann")
+        var bob = GameReplica(puzzle: puzzle, gameID: "game-1", replicaID: "dev-bob", authorID: "acct-bob")
+        let moves =
+            try ann.perform(.setLetter(GridPosition(row: 0, col: 1), "A"), wallMillis: 1_000)
+            + bob.perform(.setLetter(GridPosition(row: 1, col: 0), "G"), wallMillis: 1_001)
+        var grid = GameGrid(puzzle: puzzle)
+        grid.apply(moves)
+        let roster = PlayerColors.assign(players: ["acct-ann", "acct-bob"], local: "acct-ann")
+        #expect(roster == ["acct-ann": 5, "acct-bob": 3])
+        let screen = PlayScreen(
+            view: view(puzzle, grid: grid), state: PlayState(puzzle: puzzle) { grid.letter(at: $0) },
+            status: SyncStatus(connection: .online, unsent: 0), elapsedSeconds: 0)
+        let ansi = screen.render(width: 80, height: 24, colors: .twoFiftySix).ansi(.twoFiftySix)
+        #expect(ansi.contains("38;5;32;48;5;238mA"))  // Ann's A, in her word (highlighted)
+        #expect(ansi.contains("38;5;28mG"))
+    }
+
     @Test func aFifteenByFifteenFitsEightyByTwentyFour() throws {
         let puzzle = Self.fifteen
         var replica = GameReplica(puzzle: puzzle, gameID: "game-1", replicaID: "dev-ann", authorID: "acct-ann")
