@@ -315,7 +315,7 @@ public actor SyncEngine {
                 returning: .failure(.refused(error, status: status, retryAfterSeconds: retryAfterSeconds)))
         case let .error(body):
             logger.warning("the server refused the socket", metadata: ["error": "\(body.message)"])
-        case .opened, .update, .applied, .refused, .replay:
+        case .opened, .update, .applied, .refused, .replay, .nudge:
             break  // answers to a browser's messages, which this engine does not send
         }
     }

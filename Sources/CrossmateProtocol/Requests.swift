@@ -158,13 +158,16 @@ public struct GameSummary: Codable, Hashable, Sendable {
     /// Another player has moved since this account last looked, and none of its devices is in
     /// the game now.
     public var unread: Bool?
+    /// Nudges to this account in the last day (none from accounts it blocked), newest first.
+    public var nudges: [NudgeView]?
 
     public init(
         gameID: String, title: String, width: Int, height: Int, ownerID: String, role: ParticipantRecord.Role,
         readOnly: Bool, filled: Int, total: Int, completion: CompletionRecord?, token: ChangeToken, serverTime: Int64,
-        picture: String? = nil, players: [String]? = nil, unread: Bool? = nil
+        picture: String? = nil, players: [String]? = nil, unread: Bool? = nil, nudges: [NudgeView]? = nil
     ) {
         self.unread = unread
+        self.nudges = nudges
         self.picture = picture
         self.players = players
         self.gameID = gameID
@@ -413,5 +416,119 @@ public struct PresenceResponse: Codable, Hashable, Sendable {
         self.previousHorizon = previousHorizon
         self.horizon = horizon
         self.serverTime = serverTime
+    }
+}
+
+/// One of the account's Decisions about another account: `kind` "block" (value "1") or "color"
+/// (value the palette index, "0" to "8", a pin). Last writer wins by `writtenAt`.
+public struct DecisionRecord: Codable, Hashable, Sendable {
+    public var kind: String
+    public var key: String
+    public var value: String
+    public var writtenAt: Int64
+
+    public init(kind: String, key: String, value: String, writtenAt: Int64) {
+        self.kind = kind
+        self.key = key
+        self.value = value
+        self.writtenAt = writtenAt
+    }
+}
+
+/// `POST /v1/decisions`: sets a Decision, or clears it with `deleted`. `writtenAt` (Unix ms,
+/// default now) orders concurrent writes from the account's devices.
+public struct DecisionRequest: Codable, Hashable, Sendable {
+    public var kind: String
+    public var key: String
+    public var value: String?
+    public var deleted: Bool?
+    public var writtenAt: Int64?
+
+    public init(kind: String, key: String, value: String? = nil, deleted: Bool? = nil, writtenAt: Int64? = nil) {
+        self.kind = kind
+        self.key = key
+        self.value = value
+        self.deleted = deleted
+        self.writtenAt = writtenAt
+    }
+}
+
+/// `PUT /v1/preferences`: the account's preferred colour (a palette index, or null to clear).
+public struct PreferencesRequest: Codable, Hashable, Sendable {
+    public var color: Int?
+
+    public init(color: Int?) {
+        self.color = color
+    }
+}
+
+/// A player this account has played with, as `GET /v1/friends` lists them.
+public struct FriendView: Codable, Hashable, Sendable {
+    public var authorID: String
+    public var displayName: String
+    /// Their colour as this account sees them: the pin, else the stable colour beside this
+    /// account's own.
+    public var color: String
+    public var colorIndex: Int
+    public var symbol: String
+    public var pinned: Int?
+    public var blocked: Bool
+    public var gamesTogether: Int
+    public var lastPlayed: Int64
+
+    public init(
+        authorID: String, displayName: String, color: String, colorIndex: Int, symbol: String, pinned: Int?, blocked: Bool,
+        gamesTogether: Int, lastPlayed: Int64
+    ) {
+        self.authorID = authorID
+        self.displayName = displayName
+        self.color = color
+        self.colorIndex = colorIndex
+        self.symbol = symbol
+        self.pinned = pinned
+        self.blocked = blocked
+        self.gamesTogether = gamesTogether
+        self.lastPlayed = lastPlayed
+    }
+}
+
+public struct FriendsResponse: Codable, Hashable, Sendable {
+    public var friends: [FriendView]
+    public var decisions: [DecisionRecord]
+    public var preferredColor: Int?
+    public var serverTime: Int64
+
+    public init(friends: [FriendView], decisions: [DecisionRecord], preferredColor: Int?, serverTime: Int64) {
+        self.friends = friends
+        self.decisions = decisions
+        self.preferredColor = preferredColor
+        self.serverTime = serverTime
+    }
+}
+
+/// `POST /v1/games/{id}/nudges`: ask the other players to come and help.
+public struct NudgeRequest: Codable, Hashable, Sendable {
+    public var message: String?
+
+    public init(message: String? = nil) {
+        self.message = message
+    }
+}
+
+public struct NudgeView: Codable, Hashable, Sendable {
+    public var gameID: String
+    public var nudgeID: String
+    public var fromAuthor: String
+    public var fromName: String
+    public var message: String
+    public var createdAt: Int64
+
+    public init(gameID: String, nudgeID: String, fromAuthor: String, fromName: String, message: String, createdAt: Int64) {
+        self.gameID = gameID
+        self.nudgeID = nudgeID
+        self.fromAuthor = fromAuthor
+        self.fromName = fromName
+        self.message = message
+        self.createdAt = createdAt
     }
 }

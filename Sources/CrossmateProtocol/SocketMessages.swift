@@ -130,10 +130,12 @@ public enum ServerSocketMessage: Codable, Hashable, Sendable {
     case refused(CommandRefusal)
     /// A finished game's replay, or how many devices it waits for.
     case replay(ReplayView)
+    /// Another player asks this account to come and help.
+    case nudge(NudgeView)
 
     enum CodingKeys: String, CodingKey {
         case type, zone, token, after, changes, gameID, deviceID, authorID, cursor, serverTime, error, id, response, retryAfterSeconds
-        case game, answer, refusal, replay
+        case game, answer, refusal, replay, nudge
     }
 
     public init(from decoder: any Decoder) throws {
@@ -170,6 +172,7 @@ public enum ServerSocketMessage: Codable, Hashable, Sendable {
         case "applied": self = .applied(try container.decode(CommandApplied.self, forKey: .answer))
         case "refused": self = .refused(try container.decode(CommandRefusal.self, forKey: .refusal))
         case "replay": self = .replay(try container.decode(ReplayView.self, forKey: .replay))
+        case "nudge": self = .nudge(try container.decode(NudgeView.self, forKey: .nudge))
         case let other:
             throw DecodingError.dataCorruptedError(forKey: .type, in: container, debugDescription: "unknown message type \(other)")
         }
@@ -225,6 +228,9 @@ public enum ServerSocketMessage: Codable, Hashable, Sendable {
         case let .replay(replay):
             try container.encode("replay", forKey: .type)
             try container.encode(replay, forKey: .replay)
+        case let .nudge(nudge):
+            try container.encode("nudge", forKey: .type)
+            try container.encode(nudge, forKey: .nudge)
         }
     }
 }

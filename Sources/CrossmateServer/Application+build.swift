@@ -52,6 +52,7 @@ public func buildApplication(_ configuration: ServerConfiguration, logger: Logge
     ShareController(state: state, games: games).addRoutes(to: router)
     FeedController(state: state).addRoutes(to: router)
     WebController(state: state).addRoutes(to: router)
+    SocialController(state: state).addRoutes(to: router)
     // WebSocket upgrades get a router of their own, so ordinary requests never try to match it.
     let socketRouter = Router(context: CrossmateRequestContext.self)
     socketRouter.add(middleware: SocketAuthenticator(state: state))

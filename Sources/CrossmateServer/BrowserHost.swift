@@ -84,6 +84,16 @@ final class BrowserHost: Sendable {
         }
     }
 
+    /// An account's Decisions or Preferences changed: its devices' open games redraw (colours).
+    func changed(authorID: String, state: ServerState) {
+        let games = hosted.withLock { hosted in
+            hosted.values.flatMap { $0.values.filter { $0.game.device.authorID == authorID && !$0.viewers.isEmpty }.map { ($0.game, $0.viewers) } }
+        }
+        for (game, viewers) in games {
+            Task { await game.refresh(state: state, viewers: viewers) }
+        }
+    }
+
     var count: Int { hosted.withLock { $0.values.reduce(0) { $0 + $1.count } } }
 }
 
@@ -104,6 +114,17 @@ actor BrowserGame {
     private var presence: DevicePresence
     /// Devices viewing the game now, by account (sockets on this instance).
     private var here: [String: Int] = [:]
+    /// This account's colour pins and preferred colour (its account zone).
+    private var pins: [String: Int] = [:]
+    private var preferred: Int?
+
+    private func readAccountZone(state: ServerState) async throws {
+        let decisions = try await state.store.decisions(of: device.authorID)
+        pins = Dictionary(
+            decisions.filter { $0.kind == "color" }.compactMap { decision in Int(decision.value).map { (decision.key, $0) } },
+            uniquingKeysWith: { first, _ in first })
+        preferred = try await state.store.preferredColor(of: device.authorID)
+    }
     private var players: [StoredParticipant]
     private var refreshing = false
     /// Whether this device's Seal (all its moves are stored) has been written since completion.
@@ -171,7 +192,7 @@ actor BrowserGame {
     private var playerViews: [PlayerView] {
         let present = players.filter { !$0.hasLeft }
         let authors = Set(moves.map(\.authorID)).subtracting(present.map(\.authorID))
-        let colors = PlayerColors.assign(players: present.map(\.authorID) + authors, local: device.authorID)
+        let colors = PlayerColors.assign(players: present.map(\.authorID) + authors, local: device.authorID, preferred: preferred, pinned: pins)
         func color(_ authorID: String) -> String { PlayerColors.palette[colors[authorID] ?? 0].hex }
         return present.map {
             PlayerView(
@@ -194,6 +215,7 @@ actor BrowserGame {
         try await exclusively { () async throws -> GameOpened in
             _ = try await catchUp(state: state)
             here = state.hub.browsersViewing(gameID)
+            try await readAccountZone(state: state)
             // Entering: a lease, and this device has now shown everything through `sequence`.
             // The account's horizon before this is where the catch-up starts; storing the new
             // read-through moves it on, so a sibling device entering next has nothing to show.
@@ -275,6 +297,7 @@ actor BrowserGame {
                     let before = sequence
                     let squares = try await catchUp(state: state)
                     here = state.hub.browsersViewing(gameID)
+                    try await readAccountZone(state: state)
                     await sealIfComplete(state: state)
                     // Shown (or already on screen): what this device has read moves on, and a
                     // viewed game keeps its lease.

@@ -114,7 +114,7 @@ struct GameController {
             role: participant.role, readOnly: participant.revoked, filled: progress.filled, total: progress.total,
             completion: completion.map(CompletionRecord.init), token: ChangeToken(zone: game.gameID, sequence: game.zoneSeq),
             serverTime: state.now(), picture: picture, players: try await players(of: game.gameID),
-            unread: try await isUnread(game.gameID, for: participant.authorID))
+            unread: try await isUnread(game.gameID, for: participant.authorID), nudges: try await nudges(game.gameID, for: participant.authorID))
     }
 
     /// Whether another player moved after the account's horizon while none of its devices is
@@ -126,6 +126,21 @@ struct GameController {
         let horizon = Presence.horizon(of: devices, previous: try await state.store.horizon(gameID: gameID, authorID: authorID))
         let latest = try await state.store.latestMove(gameID: gameID, after: horizon, notBy: authorID)
         return Presence.isUnread(latestOtherMove: latest, horizon: horizon, devices: devices, now: now)
+    }
+
+    /// Nudges to `authorID` in the last day, never from an account it blocked.
+    func nudges(_ gameID: String, for authorID: String) async throws -> [NudgeView] {
+        let recent = try await state.store.nudges(gameID: gameID, since: state.now() - SocialController.nudgeShownMillis)
+            .filter { $0.fromAuthor != authorID }
+        guard !recent.isEmpty else { return [] }
+        let blocked = try await SocialController.blocked(by: authorID, store: state.store)
+        let names = Dictionary(
+            try await state.store.participants(gameID: gameID).map { ($0.authorID, $0.displayName) }, uniquingKeysWith: { first, _ in first })
+        return recent.filter { !blocked.contains($0.fromAuthor) }.map {
+            NudgeView(
+                gameID: gameID, nudgeID: $0.nudgeID, fromAuthor: $0.fromAuthor, fromName: names[$0.fromAuthor] ?? "Player \($0.fromAuthor.suffix(4))",
+                message: $0.message, createdAt: $0.createdAt)
+        }
     }
 
     /// A game's players for the list: names of those not removed, the owner first.

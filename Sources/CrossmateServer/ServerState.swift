@@ -26,6 +26,8 @@ final class ServerState: Sendable {
     let uploads: UploadParser
     /// Browsers' replicas of the games they have open.
     let browsers = BrowserHost()
+    /// Nudges, per sending account.
+    let nudgeLimiter = RateLimiter(burst: SocialController.nudgeBurst, perSecond: SocialController.nudgesPerSecond)
 
     init(
         configuration: ServerConfiguration, store: Store, directory: GameDirectory, hub: SocketHub, fanout: any Fanout,

@@ -68,6 +68,9 @@ struct ShareController {
             throw APIError(.gone, "this invitation has expired; ask the owner for a new link")
         }
         guard let game = try await state.store.game(invitation.gameID) else { throw APIError(.notFound, "the game no longer exists") }
+        if try await SocialController.blocked(by: device.authorID, store: state.store).contains(invitation.createdBy) {
+            throw APIError(.forbidden, "you blocked the player who sent this invitation; unblock them under Friends to join")
+        }
         if let existing = try await state.store.participant(gameID: game.gameID, authorID: device.authorID) {
             guard !existing.revoked else {
                 throw APIError(.forbidden, "you were removed from this game by its owner; an invitation cannot undo that")

@@ -120,6 +120,11 @@ final class SocketHub: Sendable {
         }
     }
 
+    /// Sends a message to every socket of an account.
+    func send(_ message: ServerSocketMessage, toAuthor authorID: String) {
+        write(Self.encode(message), to: state.withLock { $0.connections.values.filter { $0.authorID == authorID }.map(\.channel) })
+    }
+
     /// How many browser sockets of each account have `game` open.
     func browsersViewing(_ game: String) -> [String: Int] {
         state.withLock { state in

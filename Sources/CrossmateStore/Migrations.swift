@@ -103,6 +103,30 @@ enum Migrations {
                 """,
             ]
         ),
+        // The account zone (an account's Decisions about other accounts, one per kind and key,
+        // last writer wins, a deletion kept as a tombstone so an older write cannot revive it;
+        // its Preferences) and nudges, written once.
+        (
+            5,
+            [
+                """
+                CREATE TABLE decisions (
+                    author_id TEXT NOT NULL REFERENCES accounts (author_id), kind TEXT NOT NULL, decision_key TEXT NOT NULL,
+                    value TEXT NOT NULL, written_at BIGINT NOT NULL, written_by TEXT NOT NULL, deleted BIGINT NOT NULL DEFAULT 0,
+                    PRIMARY KEY (author_id, kind, decision_key))
+                """,
+                """
+                CREATE TABLE preferences (
+                    author_id TEXT PRIMARY KEY REFERENCES accounts (author_id), color BIGINT, written_at BIGINT NOT NULL)
+                """,
+                """
+                CREATE TABLE nudges (
+                    game_id TEXT NOT NULL REFERENCES games (game_id), nudge_id TEXT NOT NULL, from_author TEXT NOT NULL,
+                    message TEXT NOT NULL, created_at BIGINT NOT NULL, PRIMARY KEY (game_id, nudge_id))
+                """,
+                "CREATE INDEX nudges_by_time ON nudges (game_id, created_at)",
+            ]
+        ),
     ]
 
     /// Applies every migration not yet recorded (up to `version`), each in its own transaction.

@@ -1,0 +1,145 @@
+import CrossmateCore
+import CrossmateProtocol
+import CrossmateStore
+import Foundation
+import Hummingbird
+
+/// Friends, the account zone's Decisions (block, colour pins) and Preferences (a preferred
+/// colour), and nudges.
+struct SocialController {
+    let state: ServerState
+
+    /// Nudges per sender: a few at once, then one a minute.
+    static let nudgeBurst = 3.0
+    static let nudgesPerSecond = 1.0 / 60
+    static let maximumNudgeBytes = 200
+    /// How long a nudge shows in the games list.
+    static let nudgeShownMillis: Int64 = 24 * 3_600_000
+
+    func addRoutes(to router: Router<CrossmateRequestContext>) {
+        router.get("v1/friends", use: friends)
+        router.post("v1/decisions", use: decide)
+        router.put("v1/preferences", use: preferences)
+        router.post("v1/games/:game/nudges", use: nudge)
+    }
+
+    /// The colours `viewer` sees `players` in: its preferred colour first, its pins, then the
+    /// rest (`PlayerColors.assign`).
+    static func colors(for viewer: String, players: [String], store: Store) async throws -> [String: Int] {
+        let decisions = try await store.decisions(of: viewer)
+        let pins = Dictionary(
+            decisions.filter { $0.kind == "color" }.compactMap { decision in Int(decision.value).map { (decision.key, $0) } },
+            uniquingKeysWith: { first, _ in first })
+        return PlayerColors.assign(players: players, local: viewer, preferred: try await store.preferredColor(of: viewer), pinned: pins)
+    }
+
+    static func blocked(by authorID: String, store: Store) async throws -> Set<String> {
+        Set(try await store.decisions(of: authorID).filter { $0.kind == "block" }.map(\.key))
+    }
+
+    @Sendable func friends(_ request: Request, context: CrossmateRequestContext) async throws -> Response {
+        let device = try context.requireDevice()
+        return try ServerState.json(try await friendsResponse(for: device.authorID))
+    }
+
+    func friendsResponse(for authorID: String) async throws -> FriendsResponse {
+        let stored = try await state.store.friends(of: authorID)
+        let decisions = try await state.store.decisions(of: authorID)
+        let preferred = try await state.store.preferredColor(of: authorID)
+        let colors = try await Self.colors(for: authorID, players: stored.map(\.authorID), store: state.store)
+        let blocked = Set(decisions.filter { $0.kind == "block" }.map(\.key))
+        let pins = Dictionary(decisions.filter { $0.kind == "color" }.map { ($0.key, Int($0.value)) }, uniquingKeysWith: { first, _ in first })
+        let friends = stored.map { friend in
+            let index = colors[friend.authorID] ?? PlayerColors.stableColor(friend.authorID, reserved: [])
+            return FriendView(
+                authorID: friend.authorID, displayName: friend.displayName, color: PlayerColors.palette[index].hex, colorIndex: index,
+                symbol: PlayerColors.avatarSymbol(friend.authorID), pinned: pins[friend.authorID] ?? nil,
+                blocked: blocked.contains(friend.authorID), gamesTogether: friend.gamesTogether, lastPlayed: friend.lastPlayed)
+        }
+        return FriendsResponse(
+            friends: friends,
+            decisions: decisions.map { DecisionRecord(kind: $0.kind, key: $0.key, value: $0.value, writtenAt: $0.writtenAt) },
+            preferredColor: preferred, serverTime: state.now())
+    }
+
+    /// Sets or clears a Decision; the account's devices hear of it (their lists and open games
+    /// redraw with the new colours or without the blocked player's nudges).
+    @Sendable func decide(_ request: Request, context: CrossmateRequestContext) async throws -> Response {
+        let device = try context.requireDevice()
+        let body = try await state.decode(DecisionRequest.self, from: request, limit: 4 * 1024)
+        let now = state.now()
+        guard ["block", "color"].contains(body.kind) else { throw APIError(.invalid, "kind is block or color, not \(body.kind.prefix(40))") }
+        guard !body.key.isEmpty, body.key.utf8.count <= 100, body.key != device.authorID else {
+            throw APIError(.invalid, "key is another account's authorID")
+        }
+        let deleted = body.deleted ?? false
+        var value = body.value ?? (body.kind == "block" ? "1" : "")
+        if deleted { value = "" }
+        if body.kind == "color", !deleted {
+            guard let index = Int(value), PlayerColors.palette.indices.contains(index) else {
+                throw APIError(.invalid, "a colour pin's value is a palette index, 0 to \(PlayerColors.palette.count - 1)")
+            }
+            value = String(index)
+        }
+        // A device's clock may be a little ahead; never further than the server allows moves.
+        let writtenAt = min(body.writtenAt ?? now, now + state.configuration.maximumSkewMillis)
+        let won = try await state.store.putDecision(
+            StoredDecision(
+                authorID: device.authorID, kind: body.kind, key: body.key, value: value, writtenAt: writtenAt, writtenBy: device.deviceID,
+                deleted: deleted))
+        if won { await announce(to: device.authorID) }
+        return try ServerState.json(try await friendsResponse(for: device.authorID))
+    }
+
+    @Sendable func preferences(_ request: Request, context: CrossmateRequestContext) async throws -> Response {
+        let device = try context.requireDevice()
+        let body = try await state.decode(PreferencesRequest.self, from: request, limit: 1024)
+        if let color = body.color, !PlayerColors.palette.indices.contains(color) {
+            throw APIError(.invalid, "color is a palette index, 0 to \(PlayerColors.palette.count - 1), or null")
+        }
+        try await state.store.putPreferredColor(body.color, authorID: device.authorID, writtenAt: state.now())
+        await announce(to: device.authorID)
+        return try ServerState.json(try await friendsResponse(for: device.authorID))
+    }
+
+    /// The account's devices redraw: their game lists (a feed poke) and the games their browsers
+    /// have open.
+    private func announce(to authorID: String) async {
+        if let sequence = try? await state.store.feedSequence(authorID: authorID) {
+            await state.fanout.publish(.feed(authorID: authorID, sequence: sequence))
+        }
+        state.browsers.changed(authorID: authorID, state: state)
+    }
+
+    /// A player nudges the game's other players: stored once, listed with the game for a day,
+    /// and sent live to their sockets — except to players who blocked the sender.
+    @Sendable func nudge(_ request: Request, context: CrossmateRequestContext) async throws -> Response {
+        let device = try context.requireDevice()
+        let gameID = try context.parameters.require("game")
+        let body = try await state.decode(NudgeRequest.self, from: request, limit: 4 * 1024)
+        let message = (body.message ?? "").trimmingCharacters(in: .whitespacesAndNewlines)
+        guard message.utf8.count <= Self.maximumNudgeBytes else {
+            throw APIError(.limitExceeded, "a nudge's message is at most \(Self.maximumNudgeBytes) bytes")
+        }
+        _ = try await state.access(gameID, for: device, write: true)
+        let now = state.now()
+        if let wait = state.nudgeLimiter.take(device.authorID, now: now) {
+            throw APIError(.rateLimited, "you nudged a moment ago; you can nudge again in \(wait) s", retryAfterSeconds: wait)
+        }
+        let nudge = StoredNudge(
+            gameID: gameID, nudgeID: Secrets.identifier(prefix: "nudge"), fromAuthor: device.authorID, message: message, createdAt: now)
+        try await state.store.putNudge(nudge)
+        let view = NudgeView(
+            gameID: gameID, nudgeID: nudge.nudgeID, fromAuthor: device.authorID, fromName: device.displayName, message: message,
+            createdAt: now)
+        for participant in try await state.store.participants(gameID: gameID)
+        where participant.authorID != device.authorID && !participant.hasLeft && !participant.revoked {
+            guard try await !Self.blocked(by: participant.authorID, store: state.store).contains(device.authorID) else { continue }
+            state.hub.send(.nudge(view), toAuthor: participant.authorID)
+            if let sequence = try? await state.store.feedSequence(authorID: participant.authorID) {
+                await state.fanout.publish(.feed(authorID: participant.authorID, sequence: sequence))
+            }
+        }
+        return try ServerState.json(view, status: .created)
+    }
+}
