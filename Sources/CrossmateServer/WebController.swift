@@ -41,7 +41,7 @@ struct WebController {
         + "frame-ancestors 'none'; base-uri 'none'; form-action 'self'"
 
     func addRoutes(to router: Router<CrossmateRequestContext>) {
-        for path in ["/", "games/:game", "join/:token", "link"] {
+        for path in ["/", "games/:game", "join/:token", "link", "friends"] {
             router.get(RouterPath(path)) { _, _ in try page("index.html") }
         }
         router.get("app/:file") { _, context in try page(try context.parameters.require("file")) }

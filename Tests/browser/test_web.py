@@ -369,6 +369,49 @@ class WebAppTests(unittest.TestCase):
               and not ana.driver.find_elements(By.CSS_SELECTOR, "[data-unread]"))
         self.assertFalse(ana.driver.title.startswith("("))
 
+    def test_friends_pins_blocks_and_nudges(self):
+        ana = self.player("Ana")
+        ana.sign_up()
+        game = ana.start_bundled()
+        ana.driver.find_element(By.CSS_SELECTOR, "[data-share]").click()
+        link = until("link", lambda: ana.driver.find_element(By.CSS_SELECTOR, "[data-invite-link]").get_attribute("href"))
+        ben = self.player("Ben")
+        ben.sign_up(link[len(self.server.url):])
+        ben.wait_live()
+        ben.click_square(1, 0, "across")
+        ben.type("G")
+        until("Ana sees G", lambda: ana.letter(1, 0) == "G")
+        colour = lambda: ana.driver.find_element(By.CSS_SELECTOR, '.letter[data-row="1"][data-col="0"]').value_of_css_property("color")
+        before = colour()
+        # Ana pins Ben's colour (pink) in another tab: her open game redraws his letter in it.
+        ben_id = json.loads(ben.driver.execute_script("return localStorage.getItem('crossmate.identity')"))["authorID"]
+        ana.driver.switch_to.new_window("tab")
+        ana.open("/friends")
+        pin = until("Ben on Ana's friends", lambda: ana.driver.find_element(By.CSS_SELECTOR, f'[data-pin="{ben_id}"]'))
+        self.assertIn("1 game together", ana.driver.find_element(By.CSS_SELECTOR, f'[data-friend="{ben_id}"]').text)
+        # A colour other than the one Ben has now (his stable colour depends on his random id).
+        names = ["red", "orange", "gold", "green", "teal", "blue", "indigo", "purple", "pink"]
+        rgb = ["200, 55, 58", "201, 106, 18", "164, 127, 6", "47, 138, 44", "20, 135, 125", "37, 99, 201", "81, 67, 196", "140, 59, 184", "194, 48, 124"]
+        now = next(f for f in self.server.api("GET", "/v1/friends", token=ana.token())["friends"] if f["authorID"] == ben_id)["colorIndex"]
+        chosen = (now + 4) % 9
+        pin.send_keys(names[chosen])
+        until("the pin is saved", lambda: ana.driver.find_element(By.CSS_SELECTOR, f'[data-pin="{ben_id}"]').get_attribute("value") == str(chosen))
+        ana.screenshot("friends-desktop")
+        ana.driver.switch_to.window(ana.driver.window_handles[0])
+        until("Ben's letter in the pinned colour", lambda: colour() != before and rgb[chosen] in colour())
+        # Ben nudges: Ana hears it at once; after Ana blocks Ben, his nudges are not shown.
+        ben.driver.execute_script("window.prompt = () => 'come and help with 6-Across'")
+        ben.driver.find_element(By.CSS_SELECTOR, "[data-nudge-button]").click()
+        until("Ana is nudged", lambda: "Ben nudged you" in ana.toast() and "6-Across" in ana.toast())
+        ana.open("/")
+        until("the nudge on Ana's list", lambda: ana.driver.find_elements(By.CSS_SELECTOR, f'[data-game="{game}"] [data-nudge]'))
+        ana.open("/friends")
+        until("block", lambda: ana.driver.find_element(By.CSS_SELECTOR, f'[data-block="{ben_id}"]')).click()
+        until("blocked", lambda: ana.driver.find_element(By.CSS_SELECTOR, f'[data-block="{ben_id}"]').text == "Unblock")
+        ana.open("/")
+        until("the list", lambda: ana.driver.find_elements(By.CSS_SELECTOR, f'[data-game="{game}"]'))
+        self.assertFalse(ana.driver.find_elements(By.CSS_SELECTOR, "[data-nudge]"))
+
     def test_dead_invitation_bad_upload_and_locked_puzzle(self):
         ana = self.player("Ana")
         ana.sign_up("/join/not-a-real-invitation")

@@ -164,6 +164,13 @@ class Connection {
 
 export const connection = new Connection();
 
+// A nudge reaches whichever page is open.
+connection.listen((message) => {
+  if (message.type !== "nudge") return;
+  const { fromName, message: text } = message.nudge;
+  toast(`${fromName} nudged you${text ? `: “${text}”` : " to come and help"}.`);
+});
+
 // Leaving the page closes the socket at once (a page kept for the back button would otherwise
 // keep it open, and this device would still count as in the game); coming back reconnects.
 addEventListener("pagehide", () => {
@@ -202,6 +209,7 @@ export async function route() {
   if (game) leavePage = await showGame(main, decodeURIComponent(game[1]));
   else if (join) await accept(decodeURIComponent(join[1]));
   else if (path === "/link") await linkPage();
+  else if (path === "/friends") leavePage = await friendsPage();
   else leavePage = await gamesPage();
 }
 
@@ -348,7 +356,12 @@ async function gamesPage() {
     el(
       "section",
       { class: "page" },
-      el("div", { class: "heading" }, el("h1", {}, "Your games"), el("a", { href: "/link", "data-route": true }, "Use on another device")),
+      el(
+        "div",
+        { class: "heading" },
+        el("h1", {}, "Your games"),
+        el("span", { class: "links" }, el("a", { href: "/friends", "data-route": true }, "Friends"), " · ", el("a", { href: "/link", "data-route": true }, "Use on another device")),
+      ),
       list,
       problem,
       el("h2", {}, "Start a new game"),
@@ -380,6 +393,9 @@ async function gamesPage() {
                 el("span", { class: "title" }, game.title || "Untitled", game.unread ? el("b", { class: "unread", "data-unread": true, title: "another player moved since you last looked" }, "new") : null),
                 el("span", { class: `state ${game.completion ? "done" : game.readOnly ? "readonly" : ""}` }, state),
                 el("span", { class: "role" }, (game.players ?? []).join(", ") || (game.role === "owner" ? "You started it" : "Shared with you")),
+              ),
+              ...(game.nudges ?? []).slice(0, 2).map((nudge) =>
+                el("p", { class: "nudge", "data-nudge": nudge.nudgeID }, `${nudge.fromName} nudged you`, nudge.message ? `: “${nudge.message}”` : ""),
               ),
             );
           }),
@@ -429,6 +445,78 @@ async function gamesPage() {
     stop();
     clearTimeout(pending);
   };
+}
+
+/** Friends: everyone you have played with, their colours (pin one, or let it be), blocking. */
+async function friendsPage() {
+  document.title = "Friends · Crossmate";
+  const list = el("ul", { class: "friends" });
+  const problem = el("p", { class: "error", role: "alert" });
+  const mine = el("select", { id: "preferredColor", name: "preferredColor" });
+  main.replaceChildren(
+    el(
+      "section",
+      { class: "page" },
+      el("div", { class: "heading" }, el("h1", {}, "Friends"), el("a", { href: "/", "data-route": true }, "Your games")),
+      el("p", { class: "mine" }, el("label", { for: "preferredColor" }, "Your colour "), mine),
+      list,
+      problem,
+    ),
+  );
+  const palette = ["red", "orange", "gold", "green", "teal", "blue", "indigo", "purple", "pink"];
+  const choices = (selected, automatic) => [
+    el("option", { value: "", selected: selected === null || selected === undefined }, automatic),
+    ...palette.map((name, index) => el("option", { value: String(index), selected: selected === index }, name)),
+  ];
+  const draw = ({ friends, preferredColor }) => {
+    mine.replaceChildren(...choices(preferredColor, "automatic"));
+    mine.onchange = () => save("PUT", "/v1/preferences", { color: mine.value === "" ? null : Number(mine.value) });
+    if (!friends.length) {
+      list.replaceChildren(el("li", { class: "empty" }, "Nobody yet: the people you play with appear here."));
+      return;
+    }
+    list.replaceChildren(
+      ...friends.map((friend) => {
+        const pin = el("select", { "aria-label": `colour for ${friend.displayName}`, "data-pin": friend.authorID }, ...choices(friend.pinned, "automatic"));
+        pin.onchange = () =>
+          save("POST", "/v1/decisions", pin.value === ""
+            ? { kind: "color", key: friend.authorID, deleted: true, writtenAt: Math.round(connection.now()) }
+            : { kind: "color", key: friend.authorID, value: pin.value, writtenAt: Math.round(connection.now()) });
+        const block = el("button", { type: "button", class: "small", "data-block": friend.authorID }, friend.blocked ? "Unblock" : "Block");
+        block.onclick = () =>
+          save("POST", "/v1/decisions", { kind: "block", key: friend.authorID, deleted: friend.blocked, writtenAt: Math.round(connection.now()) });
+        return el(
+          "li",
+          { "data-friend": friend.authorID, class: friend.blocked ? "blocked" : "" },
+          el("span", { class: "avatar", style: `background:${friend.color}`, "aria-hidden": "true" }, friend.symbol),
+          el("span", { class: "name" }, friend.displayName, friend.blocked ? el("small", {}, " blocked: their nudges and invitations are hidden") : null),
+          el("span", { class: "meta" }, `${friend.gamesTogether} ${friend.gamesTogether === 1 ? "game" : "games"} together, last ${new Date(friend.lastPlayed).toLocaleDateString()}`),
+          pin,
+          block,
+        );
+      }),
+    );
+  };
+  const save = async (method, path, body) => {
+    try {
+      draw(await api(method, path, body));
+      problem.textContent = "";
+    } catch (failure) {
+      problem.textContent = failure.message;
+    }
+  };
+  const refresh = async () => {
+    try {
+      draw(await api("GET", "/v1/friends"));
+    } catch (failure) {
+      problem.textContent = failure.message;
+    }
+  };
+  await refresh();
+  // A pin or block made on another of your devices shows here too.
+  return connection.listen((message) => {
+    if (message.type === "feed") refresh();
+  });
 }
 
 if ("serviceWorker" in navigator) navigator.serviceWorker.register("/sw.js", { scope: "/" }).catch(() => {});

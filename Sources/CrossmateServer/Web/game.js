@@ -286,6 +286,7 @@ class GamePage {
       );
     this.shareBox = el("span", { class: "share" });
     this.shareButton = el("button", { type: "button", "data-share": true, onclick: () => this.share() }, "Share");
+    this.nudgeButton = el("button", { type: "button", "data-nudge-button": true, title: "ask the others to come and help", onclick: () => this.nudge() }, "Nudge");
     this.roster = el("ul", { class: "roster", "aria-label": "players" });
     this.clueBar = el("div", { class: "cluebar", "aria-live": "polite", "data-clue-bar": true });
     this.notice = el("div", { class: "notice", role: "status" });
@@ -372,7 +373,7 @@ class GamePage {
           { class: "tools" },
           this.undoButton, this.redoButton, this.pencilButton, this.rebusButton,
           menu("check", "Check"), menu("reveal", "Reveal"), menu("clear", "Clear"),
-          this.shareButton, this.shareBox,
+          this.shareButton, this.nudgeButton, this.shareBox,
         ),
         this.notice,
         this.catchUpBox,
@@ -429,6 +430,17 @@ class GamePage {
     this.input.focus();
   }
 
+  async nudge() {
+    const message = prompt("Nudge the other players (a short message, or leave it empty):", "");
+    if (message === null) return;
+    try {
+      await api("POST", `/v1/games/${encodeURIComponent(this.gameID)}/nudges`, { message });
+      toast("Nudged.");
+    } catch (failure) {
+      toast(failure.message, "error");
+    }
+  }
+
   async share() {
     try {
       const invitation = await api("POST", `/v1/games/${encodeURIComponent(this.gameID)}/invitations`, {});
@@ -456,7 +468,7 @@ class GamePage {
     this.renderPlayers();
     this.renderEnding();
     const frozen = this.view.readOnly || !!this.view.completion;
-    for (const control of this.main.querySelectorAll(".tools button:not([data-share]), .tools summary")) {
+    for (const control of this.main.querySelectorAll(".tools button:not([data-share]):not([data-nudge-button]), .tools summary")) {
       control.toggleAttribute("disabled", frozen);
       control.closest("details")?.classList.toggle("disabled", frozen);
     }
