@@ -64,4 +64,25 @@ extension SyncEngine {
         _ = try await serverAPI.removePlayer(gameID: gameID, authorID: authorID)
         try await fetch(gameID)
     }
+
+    // MARK: Friends and nudges
+
+    public func friends() async throws(ServerFailure) -> FriendsResponse {
+        try await serverAPI.friends()
+    }
+
+    /// Sets or clears a Decision about another account (a colour pin, a block), stamped with
+    /// this device's corrected clock so the account's devices agree on the last writer.
+    public func decide(kind: String, about authorID: String, value: String?) async throws(ServerFailure) -> FriendsResponse {
+        try await serverAPI.decide(
+            DecisionRequest(kind: kind, key: authorID, value: value, deleted: value == nil ? true : nil, writtenAt: clock.now))
+    }
+
+    public func setPreferredColor(_ color: Int?) async throws(ServerFailure) -> FriendsResponse {
+        try await serverAPI.preferences(PreferencesRequest(color: color))
+    }
+
+    public func nudge(_ gameID: String, message: String?) async throws(ServerFailure) -> NudgeView {
+        try await serverAPI.nudge(gameID: gameID, NudgeRequest(message: message))
+    }
 }

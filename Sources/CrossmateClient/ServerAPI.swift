@@ -128,6 +128,22 @@ public struct ServerAPI: Sendable {
         try await call(.POST, "/v1/invitations/\(token)/accept", body: Empty())
     }
 
+    public func friends() async throws(ServerFailure) -> FriendsResponse {
+        try await call(.GET, "/v1/friends")
+    }
+
+    public func decide(_ request: DecisionRequest) async throws(ServerFailure) -> FriendsResponse {
+        try await call(.POST, "/v1/decisions", body: request)
+    }
+
+    public func preferences(_ request: PreferencesRequest) async throws(ServerFailure) -> FriendsResponse {
+        try await call(.PUT, "/v1/preferences", body: request)
+    }
+
+    public func nudge(gameID: String, _ request: NudgeRequest) async throws(ServerFailure) -> NudgeView {
+        try await call(.POST, "/v1/games/\(gameID)/nudges", body: request)
+    }
+
     public func presence(gameID: String, _ request: PresenceRequest) async throws(ServerFailure) -> PresenceResponse {
         try await call(.POST, "/v1/games/\(gameID)/presence", body: request)
     }
@@ -210,6 +226,10 @@ extension LinkCodeResponse: ServerTimed {}
 extension MeResponse: ServerTimed {}
 extension GameListResponse: ServerTimed {}
 extension PresenceResponse: ServerTimed {}
+extension FriendsResponse: ServerTimed {}
+extension NudgeView: ServerTimed {
+    public var serverTime: Int64 { createdAt }
+}
 extension GameSummary: ServerTimed {}
 extension PushMovesResponse: ServerTimed {}
 extension ChangesResponse: ServerTimed {}

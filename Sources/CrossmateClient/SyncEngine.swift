@@ -328,6 +328,8 @@ public actor SyncEngine {
 
     /// Whether each game was unread when the server last listed them (`GameSummary.unread`).
     public private(set) var unread: [String: Bool] = [:]
+    /// Recent nudges to this account, per game, as the server last listed them.
+    public private(set) var nudges: [String: [NudgeView]] = [:]
 
     /// This device enters a game (a ten-minute lease; entering again renews it) or leaves it,
     /// having shown everything through its change token. Returns the server's answer, or nil
@@ -348,6 +350,7 @@ public actor SyncEngine {
             let page = try await api.games(after: cursor)
             for summary in page.games {
                 unread[summary.gameID] = summary.unread ?? false
+                nudges[summary.gameID] = summary.nudges ?? []
                 let local = try? store.game(summary.gameID)
                 if local == nil {
                     _ = try await fetch(summary.gameID)

@@ -159,6 +159,8 @@ struct Games: AsyncParsableCommand {
         var unsent: Int
         /// Another player moved since this account last looked (as the server last said).
         var unread: Bool
+        /// Recent nudges: "Ana: come and help with 17-Across".
+        var nudges: [String]
     }
 
     func run() async throws {
@@ -177,7 +179,10 @@ struct Games: AsyncParsableCommand {
                         players: view.players.filter { !$0.revoked }.sorted { ($0.role == .owner ? 0 : 1) < ($1.role == .owner ? 0 : 1) }
                             .map(\.displayName),
                         unsent: try engine.store.unsentCount(gameID: local.game.gameID),
-                        unread: await engine.unread[local.game.gameID] ?? false))
+                        unread: await engine.unread[local.game.gameID] ?? false,
+                        nudges: (await engine.nudges[local.game.gameID] ?? []).map {
+                            $0.fromName + ($0.message.isEmpty ? " nudged you" : ": " + $0.message)
+                        }))
             }
             if let offline { printError("offline (\(offline)): showing what this device knows") }
             if json {
@@ -200,6 +205,7 @@ struct Games: AsyncParsableCommand {
                 print(
                     "\(entry.title)  [\(entry.gameID)]  \(entry.filled)/\(entry.total) (\(percent)%)  \(entry.players.joined(separator: ", "))"
                         + (state.isEmpty ? "" : "  — " + state.joined(separator: ", ")))
+                for nudge in entry.nudges { print("    nudge from \(nudge)") }
             }
         }
     }

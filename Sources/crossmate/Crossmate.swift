@@ -7,6 +7,7 @@ struct Crossmate: AsyncParsableCommand {
         abstract: "Collaborative crossword solving: serve games, play them in the terminal, read and convert puzzle files.",
         subcommands: [
             Serve.self, Login.self, Link.self, Games.self, New.self, Invite.self, Join.self, Play.self, Replay.self, Sync.self,
+            Friends.self, Nudge.self,
             Show.self, Convert.self,
         ]
     )

@@ -57,6 +57,37 @@ import Testing
         #expect(ambiguous.status == 1 && ambiguous.errors.contains("no game called 'Nothing'"))
     }
 
+    @Test func friendsPinsBlocksAndNudgesFromTheCommandLine() async throws {
+        let directory = try TemporaryDirectory("crossmate-friends")
+        defer { directory.remove() }
+        let server = try ServerProcess(dataDirectory: directory.path + "/server")
+        defer { server.kill() }
+        let home = ["XDG_DATA_HOME": directory.path + "/xdg"]
+        try crossmate(["login", "--server", server.baseURL, "--name", "Ann"], home)
+        try crossmate(["login", "--server", server.baseURL, "--name", "Bob", "--profile", "bob"], home)
+        try crossmate(["new", "--bundled", "green-light"], home)
+        try crossmate(["join", try crossmate(["invite", "Green"], home).trimmingCharacters(in: .whitespacesAndNewlines), "--profile", "bob"], home)
+
+        #expect(try crossmate(["friends"], home).contains("Bob"))
+        let pinned = try crossmate(["friends", "pin", "bo", "pink"], home)
+        #expect(pinned.contains("Bob  pink") && pinned.contains("pinned"))
+        let json = try crossmate(["friends", "--json"], home)
+        #expect(json.contains(#""pinned":8"#))
+        let mine = try crossmate(["friends", "colour", "teal"], home)
+        #expect(mine.contains("Your colour: teal"))
+        let wrong = try run(["friends", "pin", "Bob", "mauve"], home)
+        #expect(wrong.status == 1 && wrong.errors.contains("not a colour"))
+        let nobody = try run(["friends", "pin", "Zed", "red"], home)
+        #expect(nobody.status == 1 && nobody.errors.contains("not played with anyone called 'Zed'"))
+
+        #expect(try crossmate(["nudge", "Green", "come and help with 5-Across", "--profile", "bob"], home).contains("Nudged"))
+        #expect(try crossmate(["games", "--json"], home).contains(#""nudges":["Bob: come and help with 5-Across"]"#))
+        #expect(try crossmate(["games"], home).contains("nudge from Bob: come and help with 5-Across"))
+        #expect(try crossmate(["friends", "block", "Bob"], home).contains("blocked"))
+        #expect(try crossmate(["games", "--json"], home).contains(#""nudges":[]"#))
+        #expect(try crossmate(["friends", "unblock", "Bob"], home).contains("Bob") == true)
+    }
+
     /// tmux on a socket of its own in `directory`, so the tests neither use nor leave a server the
     /// person running them has. Spawned directly, with every descriptor beyond the three standard
     /// ones closed and its output written to a file: the tmux server that the first command starts
