@@ -532,3 +532,12 @@ public struct NudgeView: Codable, Hashable, Sendable {
         self.createdAt = createdAt
     }
 }
+
+/// `PUT /v1/me`: a new display name, shown in every game the account is in.
+public struct RenameRequest: Codable, Hashable, Sendable {
+    public var displayName: String
+
+    public init(displayName: String) {
+        self.displayName = displayName
+    }
+}

@@ -12,6 +12,7 @@ struct AccountController {
         router.post("v1/devices/link-codes", use: createLinkCode)
         router.post("v1/devices", use: linkDevice)
         router.get("v1/me", use: me)
+        router.put("v1/me", use: rename)
         router.get("v1/devices", use: listDevices)
         router.delete("v1/devices/:device", use: revokeDevice)
         router.post("v1/socket-tickets", use: createSocketTicket)
@@ -68,6 +69,25 @@ struct AccountController {
             DeviceSession(
                 account: AccountInfo(authorID: device.authorID, displayName: device.displayName),
                 deviceID: deviceID, token: token, serverTime: state.now()), status: .created)
+    }
+
+    /// Renames the account: the name fans out to every game it is in (each game's participant
+    /// record is written again, so every device of every player hears of it).
+    @Sendable func rename(_ request: Request, context: CrossmateRequestContext) async throws -> Response {
+        let device = try context.requireDevice()
+        let body = try await state.decode(RenameRequest.self, from: request, limit: 16 * 1024)
+        let name = try DisplayName.validated(body.displayName)
+        let games = try await state.store.renameAccount(authorID: device.authorID, displayName: name)
+        state.devices.rename(authorID: device.authorID, to: name)
+        for participant in games {
+            let record = ParticipantRecord(
+                gameID: participant.gameID, authorID: participant.authorID, displayName: name, role: participant.role,
+                revoked: participant.revoked)
+            let sequence = try await state.store.setParticipant(record, feedState: participant.revoked ? .readOnly : .active)
+            await state.recordStored(game: participant.gameID, sequence: sequence)
+        }
+        return try ServerState.json(
+            MeResponse(account: AccountInfo(authorID: device.authorID, displayName: name), deviceID: device.deviceID, serverTime: state.now()))
     }
 
     @Sendable func me(_ request: Request, context: CrossmateRequestContext) async throws -> Response {

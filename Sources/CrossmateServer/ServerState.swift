@@ -151,6 +151,13 @@ final class DeviceCache: Sendable {
         }
     }
 
+    /// An account was renamed: its cached devices carry the new name.
+    func rename(authorID: String, to name: String) {
+        entries.withLock {
+            for (hash, device) in $0.byTokenHash where device.authorID == authorID { $0.byTokenHash[hash]?.displayName = name }
+        }
+    }
+
     func forget(deviceID: String) {
         entries.withLock {
             $0.byTokenHash = $0.byTokenHash.filter { $0.value.deviceID != deviceID }

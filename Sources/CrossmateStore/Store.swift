@@ -733,6 +733,19 @@ public final class Store: Sendable {
         }
     }
 
+    /// Renames an account; its games (the participant rows, to be republished) are returned.
+    public func renameAccount(authorID: String, displayName: String) async throws -> [StoredParticipant] {
+        try await database.transaction { db in
+            try await db.execute("UPDATE accounts SET display_name = ? WHERE author_id = ?", .text(displayName), .text(authorID))
+            return try await db.query(
+                """
+                SELECT p.game_id, p.author_id, a.display_name, p.role, p.revoked, p.left_game FROM participants p
+                JOIN accounts a ON a.author_id = p.author_id WHERE p.author_id = ? AND p.left_game = 0 ORDER BY p.game_id
+                """, .text(authorID)
+            ).map(Self.storedParticipant)
+        }
+    }
+
     // MARK: The account zone, friends and nudges
 
     /// Writes a Decision (or, with `deleted`, clears it) unless a later write is already stored:

@@ -119,4 +119,32 @@ import Testing
             await cySocket.close()
         }
     }
+
+    @Test func aNewNameReachesEveryGameAndEveryPlayer() async throws {
+        try await withServer { client, _ in
+            let ann = try await client.account("Ann")
+            let bob = try await client.account("Bob")
+            let first = try await client.newGame(ann)
+            let second = try await client.newGame(ann, bundled: "daybreak")
+            try await client.join(bob, first.gameID, invitedBy: ann)
+            try await client.join(bob, second.gameID, invitedBy: ann)
+            let renamed: MeResponse = try await client.call(.put, "/v1/me", token: ann.token, json: RenameRequest(displayName: "  Annie "))
+            #expect(renamed.account.displayName == "Annie")
+            let me: MeResponse = try await client.call(.get, "/v1/me", token: ann.token)
+            #expect(me.account.displayName == "Annie")
+            for game in [first, second] {
+                let (changes, _) = try await client.allChanges(bob, game.gameID)
+                let names = changes.compactMap { change -> String? in
+                    if case let .participant(record) = change.record, record.authorID == ann.account.authorID { record.displayName } else { nil }
+                }
+                #expect(names.last == "Annie")
+                let list: GameListResponse = try await client.call(.get, "/v1/games", token: bob.token)
+                #expect(list.games.first { $0.gameID == game.gameID }?.players?.contains("Annie") == true)
+            }
+            let friends: FriendsResponse = try await client.call(.get, "/v1/friends", token: bob.token)
+            #expect(friends.friends.map(\.displayName) == ["Annie"])
+            let (status, body) = try await client.failure(.put, "/v1/me", token: ann.token, json: RenameRequest(displayName: "  "))
+            #expect(status == .badRequest && body.message.contains("display name"))
+        }
+    }
 }

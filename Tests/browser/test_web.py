@@ -397,6 +397,11 @@ class WebAppTests(unittest.TestCase):
         pin.send_keys(names[chosen])
         until("the pin is saved", lambda: ana.driver.find_element(By.CSS_SELECTOR, f'[data-pin="{ben_id}"]').get_attribute("value") == str(chosen))
         ana.screenshot("friends-desktop")
+        # A new name reaches Ben's roster.
+        field = ana.driver.find_element(By.NAME, "newDisplayName")
+        field.clear()
+        field.send_keys("Annie" + Keys.ENTER)
+        until("Ben sees Annie", lambda: "Annie" in ben.driver.find_element(By.CSS_SELECTOR, ".roster").text)
         ana.driver.switch_to.window(ana.driver.window_handles[0])
         until("Ben's letter in the pinned colour", lambda: colour() != before and rgb[chosen] in colour())
         # Ben nudges: Ana hears it at once; after Ana blocks Ben, his nudges are not shown.

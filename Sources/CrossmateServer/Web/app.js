@@ -453,11 +453,34 @@ async function friendsPage() {
   const list = el("ul", { class: "friends" });
   const problem = el("p", { class: "error", role: "alert" });
   const mine = el("select", { id: "preferredColor", name: "preferredColor" });
+  const nameField = el("input", { id: "displayNameChange", name: "newDisplayName", maxlength: "60", value: identity()?.displayName ?? "" });
   main.replaceChildren(
     el(
       "section",
       { class: "page" },
       el("div", { class: "heading" }, el("h1", {}, "Friends"), el("a", { href: "/", "data-route": true }, "Your games")),
+      el(
+        "form",
+        {
+          class: "mine",
+          onsubmit: async (event) => {
+            event.preventDefault();
+            try {
+              const answer = await api("PUT", "/v1/me", { displayName: nameField.value });
+              const me = identity();
+              localStorage.setItem("crossmate.identity", JSON.stringify({ ...me, displayName: answer.account.displayName }));
+              document.getElementById("who").textContent = answer.account.displayName;
+              nameField.value = answer.account.displayName;
+              toast("Your name is changed in every game.");
+            } catch (failure) {
+              problem.textContent = failure.message;
+            }
+          },
+        },
+        el("label", { for: "displayNameChange" }, "Your name "),
+        nameField,
+        el("button", { type: "submit" }, "Rename"),
+      ),
       el("p", { class: "mine" }, el("label", { for: "preferredColor" }, "Your colour "), mine),
       list,
       problem,
