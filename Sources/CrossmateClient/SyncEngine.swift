@@ -265,6 +265,7 @@ public actor SyncEngine {
                 socket?.send(.subscribe(games: Array(games[start..<min(games.count, start + 200)])))
             }
             for (gameID, cursor) in cursorLast { socket?.send(.cursor(gameID: gameID, cursor: cursor)) }
+            for gameID in viewed { socket?.send(.viewing(gameID: gameID, viewing: true)) }
             wake()
             var report = SyncReport()
             do {
@@ -330,6 +331,15 @@ public actor SyncEngine {
     public private(set) var unread: [String: Bool] = [:]
     /// Recent nudges to this account, per game, as the server last listed them.
     public private(set) var nudges: [String: [NudgeView]] = [:]
+
+    /// Games this device shows on screen (the others see it is here, live, over the socket).
+    private var viewed: Set<String> = []
+
+    /// The game is on this device's screen, or no longer.
+    public func viewing(_ gameID: String, _ on: Bool) {
+        if on { viewed.insert(gameID) } else { viewed.remove(gameID) }
+        socket?.send(.viewing(gameID: gameID, viewing: on))
+    }
 
     /// This device enters a game (a ten-minute lease; entering again renews it) or leaves it,
     /// having shown everything through its change token. Returns the server's answer, or nil

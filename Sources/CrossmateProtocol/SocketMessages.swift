@@ -31,8 +31,10 @@ public enum ClientSocketMessage: Codable, Hashable, Sendable {
     case command(CommandRequest)
     /// A browser asks for an open, finished game's replay; answered by `replay`.
     case replay(gameID: String)
+    /// A native device shows a game on screen (or stops): the other players see it is here.
+    case viewing(gameID: String, viewing: Bool)
 
-    enum CodingKeys: String, CodingKey { case type, games, gameID, cursor, id, moves, command, typedAt }
+    enum CodingKeys: String, CodingKey { case type, games, gameID, cursor, id, moves, command, typedAt, viewing }
 
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
@@ -52,6 +54,8 @@ public enum ClientSocketMessage: Codable, Hashable, Sendable {
         case "open": self = .open(gameID: try container.decode(String.self, forKey: .gameID))
         case "close": self = .close(gameID: try container.decode(String.self, forKey: .gameID))
         case "replay": self = .replay(gameID: try container.decode(String.self, forKey: .gameID))
+        case "viewing":
+            self = .viewing(gameID: try container.decode(String.self, forKey: .gameID), viewing: try container.decode(Bool.self, forKey: .viewing))
         case "command":
             self = .command(
                 CommandRequest(
@@ -75,6 +79,10 @@ public enum ClientSocketMessage: Codable, Hashable, Sendable {
         case let .replay(gameID):
             try container.encode("replay", forKey: .type)
             try container.encode(gameID, forKey: .gameID)
+        case let .viewing(gameID, viewing):
+            try container.encode("viewing", forKey: .type)
+            try container.encode(gameID, forKey: .gameID)
+            try container.encode(viewing, forKey: .viewing)
         case let .command(request):
             try container.encode("command", forKey: .type)
             try container.encode(request.gameID, forKey: .gameID)

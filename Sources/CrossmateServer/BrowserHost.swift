@@ -214,7 +214,7 @@ actor BrowserGame {
     func open(state: ServerState) async throws -> GameOpened {
         try await exclusively { () async throws -> GameOpened in
             _ = try await catchUp(state: state)
-            here = state.hub.browsersViewing(gameID)
+            here = state.hub.devicesViewing(gameID)
             try await readAccountZone(state: state)
             // Entering: a lease, and this device has now shown everything through `sequence`.
             // The account's horizon before this is where the catch-up starts; storing the new
@@ -296,7 +296,7 @@ actor BrowserGame {
                 do {
                     let before = sequence
                     let squares = try await catchUp(state: state)
-                    here = state.hub.browsersViewing(gameID)
+                    here = state.hub.devicesViewing(gameID)
                     try await readAccountZone(state: state)
                     await sealIfComplete(state: state)
                     // Shown (or already on screen): what this device has read moves on, and a

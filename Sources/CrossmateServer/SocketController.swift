@@ -78,7 +78,9 @@ struct SocketController {
         }
         // The socket is gone (closed, or its network dropped and the pings went unanswered):
         // the games it had open lose this device at once.
+        let viewed = state.hub.viewedGames(id)
         state.hub.unregister(id)
+        for game in viewed { state.browsers.changed(gameID: game, state: state) }
         state.metrics.connectedSockets.record(state.hub.count)
         await leave(state.browsers.close(connection: id, now: state.now(), grace: state.configuration.browserReplicaGraceMillis))
         if let ending { throw ending }
@@ -182,6 +184,13 @@ struct SocketController {
             state.hub.openInBrowser(connection, game: gameID, false)
             await leave(
                 state.browsers.close(connection: connection, gameID: gameID, now: state.now(), grace: state.configuration.browserReplicaGraceMillis))
+        case let .viewing(gameID, viewing):
+            guard state.hub.isSubscribed(connection, to: gameID) else {
+                state.hub.reply(connection, .error(ErrorBody(.forbidden, "subscribe to game \(gameID.prefix(100)) before viewing it")))
+                return
+            }
+            state.hub.setViewing(connection, game: gameID, viewing)
+            state.browsers.changed(gameID: gameID, state: state)
         case let .replay(gameID):
             guard let game = state.browsers.game(gameID, deviceID: device.deviceID, connection: connection) else {
                 state.hub.reply(connection, .error(ErrorBody(.invalid, "open game \(gameID.prefix(100)) before asking for its replay")))

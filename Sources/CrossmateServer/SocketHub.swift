@@ -35,6 +35,8 @@ final class SocketHub: Sendable {
         /// Games a browser has open on this socket: it hears of their changes as squares from
         /// its hosted replica, so their pokes (moves to merge) are not sent to it.
         var openInBrowser: Set<String> = []
+        /// Games a native device shows on screen on this socket.
+        var viewing: Set<String> = []
     }
 
     private struct State {
@@ -125,12 +127,25 @@ final class SocketHub: Sendable {
         write(Self.encode(message), to: state.withLock { $0.connections.values.filter { $0.authorID == authorID }.map(\.channel) })
     }
 
-    /// How many browser sockets of each account have `game` open.
-    func browsersViewing(_ game: String) -> [String: Int] {
+    /// The games a native device's socket says it views.
+    func viewedGames(_ id: Int) -> Set<String> {
+        state.withLock { $0.connections[id]?.viewing ?? [] }
+    }
+
+    func setViewing(_ id: Int, game: String, _ viewing: Bool) {
+        state.withLock {
+            if viewing { $0.connections[id]?.viewing.insert(game) } else { $0.connections[id]?.viewing.remove(game) }
+        }
+    }
+
+    /// How many sockets of each account show `game` now (browsers with it open, native devices
+    /// that said they view it).
+    func devicesViewing(_ game: String) -> [String: Int] {
         state.withLock { state in
             var counts: [String: Int] = [:]
             for id in state.byGame[game] ?? [] {
-                guard let connection = state.connections[id], connection.openInBrowser.contains(game) else { continue }
+                guard let connection = state.connections[id], connection.openInBrowser.contains(game) || connection.viewing.contains(game)
+                else { continue }
                 counts[connection.authorID, default: 0] += 1
             }
             return counts

@@ -33,6 +33,7 @@ struct Play: AsyncParsableCommand {
             // This device is in the game while it plays (a lease renewed every few minutes),
             // and leaves it on the way out, having shown everything it holds.
             await engine.presence(session.gameID, entering: true)
+            await engine.viewing(session.gameID, true)
             let lease = Task {
                 while !Task.isCancelled {
                     try? await Task.sleep(for: .seconds(240))
@@ -42,6 +43,7 @@ struct Play: AsyncParsableCommand {
             defer { lease.cancel() }
             try await PlayLoop(engine: engine, session: session, terminal: terminal).run()
             lease.cancel()
+            await engine.viewing(session.gameID, false)
             await engine.presence(session.gameID, entering: false)
             await engine.stop()
         }

@@ -212,6 +212,11 @@ import Testing
     @Test func browserMessages() throws {
         _ = try roundTrip(ClientSocketMessage.self, #"{"gameID":"game-1","type":"open"}"#)
         _ = try roundTrip(ClientSocketMessage.self, #"{"gameID":"game-1","type":"close"}"#)
+        _ = try roundTrip(ClientSocketMessage.self, #"{"gameID":"game-1","type":"viewing","viewing":true}"#)
+        _ = try roundTrip(
+            ServerSocketMessage.self,
+            #"{"nudge":{"createdAt":5,"fromAuthor":"acct-ann","fromName":"Ann","gameID":"game-1","message":"help with 5A","nudgeID":"nudge-1"},"type":"nudge"}"#
+        )
         let command = try roundTrip(
             ClientSocketMessage.self,
             #"{"command":{"col":2,"kind":"setLetter","letter":"QU","pencil":true,"row":1},"gameID":"game-1","id":7,"type":"command","typedAt":1794890000000}"#

@@ -389,4 +389,32 @@ import Testing
             #expect(status == .badRequest && refusal.message.contains("readThrough"))
         }
     }
+
+    /// Who is here, live: a native device that views the game and a browser that has it open
+    /// count; a closed socket stops counting at once.
+    @Test func whoIsHereFollowsTheSockets() async throws {
+        let server = try TestServer()
+        defer { server.removeFiles() }
+        try await server.application().test(.live) { client in
+            let port = try #require(client.port)
+            let ann = try await client.account("Ann")
+            let bob = try await client.account("Bob")
+            let game = try await client.newGame(ann)
+            try await client.join(bob, game.gameID, invitedBy: ann)
+            var browser = Browser(port: port, token: ann.token)
+            browser.probe.send(.ping)
+            let opened = try await browser.open(game.gameID)
+            #expect(opened.players.first { $0.authorID == ann.account.authorID }?.here == 1)
+            #expect(opened.players.first { $0.authorID == bob.account.authorID }?.here == 0)
+            // Bob's terminal client views the game.
+            let native = SocketProbe(port: port, token: bob.token)
+            var nativeIterator = native.received.makeAsyncIterator()
+            try await native.subscribe([game.gameID], iterator: &nativeIterator)
+            native.send(.viewing(gameID: game.gameID, viewing: true))
+            _ = try await browser.update { $0.players.first { $0.authorID == bob.account.authorID }?.here == 1 }
+            await native.close()
+            _ = try await browser.update { $0.players.first { $0.authorID == bob.account.authorID }?.here == 0 }
+            await browser.probe.close()
+        }
+    }
 }
