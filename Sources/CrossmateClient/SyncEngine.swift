@@ -79,6 +79,8 @@ public enum EngineEvent: Sendable {
     case gamesChanged
     /// The server refused one of this device's moves for good.
     case moveRefused(gameID: String, seq: Int, reason: String)
+    /// Another player asks this account to come and help.
+    case nudged(NudgeView)
 }
 
 /// Why a command was not carried out.
@@ -316,7 +318,10 @@ public actor SyncEngine {
                 returning: .failure(.refused(error, status: status, retryAfterSeconds: retryAfterSeconds)))
         case let .error(body):
             logger.warning("the server refused the socket", metadata: ["error": "\(body.message)"])
-        case .opened, .update, .applied, .refused, .replay, .nudge:
+        case let .nudge(nudge):
+            nudges[nudge.gameID, default: []].insert(nudge, at: 0)
+            emit(.nudged(nudge))
+        case .opened, .update, .applied, .refused, .replay:
             break  // answers to a browser's messages, which this engine does not send
         }
     }

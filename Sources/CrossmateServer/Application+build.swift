@@ -62,7 +62,7 @@ public func buildApplication(_ configuration: ServerConfiguration, logger: Logge
         router: router,
         server: .http1WebSocketUpgrade(
             webSocketRouter: socketRouter,
-            configuration: .init(ws: .init(maxFrameSize: SocketController.maximumMessageBytes, autoPing: .enabled(timePeriod: .seconds(30))))),
+            configuration: .init(ws: .init(maxFrameSize: SocketController.maximumMessageBytes, autoPing: .enabled(timePeriod: .seconds(15))))),
         configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "crossmate"),
         onServerRunning: { channel in
             // Printed, not logged, so scripts and people see the URL whatever the log level.

@@ -15,13 +15,21 @@ public struct PlayScreen: Sendable {
     /// Seconds of solving so far (idle gaps over a minute not counted).
     public var elapsedSeconds: Int
     public var scores: [PlayerScore]
+    /// This account's colour pins (friend → palette index) and its preferred colour.
+    public var pins: [String: Int]
+    public var preferred: Int?
 
-    public init(view: GameView, state: PlayState, status: SyncStatus, elapsedSeconds: Int, scores: [PlayerScore] = []) {
+    public init(
+        view: GameView, state: PlayState, status: SyncStatus, elapsedSeconds: Int, scores: [PlayerScore] = [], pins: [String: Int] = [:],
+        preferred: Int? = nil
+    ) {
         self.view = view
         self.state = state
         self.status = status
         self.elapsedSeconds = elapsedSeconds
         self.scores = scores
+        self.pins = pins
+        self.preferred = preferred
     }
 
     // MARK: Colours
@@ -43,7 +51,7 @@ public struct PlayScreen: Sendable {
     func color(of authorID: String) -> TerminalColor? {
         guard !authorID.isEmpty else { return nil }
         let authors = view.players.map(\.authorID) + view.grid.cells.map(\.cellAuthorID).filter { !$0.isEmpty }
-        let roster = PlayerColors.assign(players: authors, local: view.me)
+        let roster = PlayerColors.assign(players: authors, local: view.me, preferred: preferred, pinned: pins)
         return Self.palette[roster[authorID] ?? PlayerColors.stableColor(authorID, reserved: [])]
     }
 

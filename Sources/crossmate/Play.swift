@@ -63,12 +63,17 @@ struct PlayLoop {
         var status = await engine.status
         var elapsed = await engine.solvingSeconds(session.gameID)
         var scores: [PlayerScore] = view.completion == nil ? [] : try await session.scoreboard()
+        // The account's pins and preferred colour (best effort: offline, the stable colours).
+        let zone = try? await engine.friends()
+        let pins = Dictionary(
+            (zone?.decisions ?? []).filter { $0.kind == "color" }.compactMap { decision in Int(decision.value).map { (decision.key, $0) } },
+            uniquingKeysWith: { first, _ in first })
         let events = await engine.events()
         let inputs = terminal.inputs
         let forward = Task {
             for await event in events {
                 switch event {
-                case .gridChanged, .cursorsChanged, .becameReadOnly, .completed, .gamesChanged, .moveRefused, .status:
+                case .gridChanged, .cursorsChanged, .becameReadOnly, .completed, .gamesChanged, .moveRefused, .status, .nudged:
                     await merge.send(.engine(event))
                 }
             }
@@ -91,7 +96,8 @@ struct PlayLoop {
         var lastCursor = state.cursor
         func draw() {
             let size = terminal.size
-            let screen = PlayScreen(view: view, state: state, status: status, elapsedSeconds: elapsed, scores: scores)
+            let screen = PlayScreen(
+                view: view, state: state, status: status, elapsedSeconds: elapsed, scores: scores, pins: pins, preferred: zone?.preferredColor)
             terminal.write(screen.render(width: size.width, height: size.height, colors: colors).ansi(colors))
         }
         draw()
@@ -124,6 +130,8 @@ struct PlayLoop {
                 case let .status(new): status = new
                 case let .becameReadOnly(_, reason): state.notice = "Read-only: \(reason)"
                 case let .moveRefused(_, seq, reason): state.notice = "The server refused move \(seq): \(reason)"
+                case let .nudged(nudge):
+                    state.notice = "\(nudge.fromName) nudged you" + (nudge.message.isEmpty ? "" : ": \(nudge.message)")
                 case .completed:
                     elapsed = await engine.solvingSeconds(session.gameID)
                 default: break

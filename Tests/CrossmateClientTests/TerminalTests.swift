@@ -70,6 +70,10 @@ import Testing
         let ansi = screen.render(width: 80, height: 24, colors: .twoFiftySix).ansi(.twoFiftySix)
         #expect(ansi.contains("38;5;32;48;5;238mA"))  // Ann's A, in her word (highlighted)
         #expect(ansi.contains("38;5;28mG"))
+        // Ann pinned Bob pink (256-colour 162): the terminal draws the pin.
+        var pinned = screen
+        pinned.pins = ["acct-bob": 8]
+        #expect(pinned.render(width: 80, height: 24, colors: .twoFiftySix).ansi(.twoFiftySix).contains("38;5;162mG"))
     }
 
     @Test func aFifteenByFifteenFitsEightyByTwentyFour() throws {
