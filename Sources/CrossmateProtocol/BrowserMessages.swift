@@ -167,6 +167,9 @@ public struct CatchUpView: Codable, Hashable, Sendable {
 public struct GameOpened: Codable, Hashable, Sendable {
     /// Shown once per account: the device that opens the game first after others moved.
     public var catchUp: CatchUpView?
+    /// Where the other devices in the game now last were (their stored cursors), so they show
+    /// before they next move.
+    public var cursors: [PeerCursorView]?
     public var gameID: String
     public var layout: PuzzleLayout
     public var squares: [SquareView]
@@ -430,5 +433,18 @@ public struct ReplayView: Codable, Hashable, Sendable {
         case .unavailable:
             self.init(gameID: gameID, ready: false, waitingFor: 0, steps: [], times: [])
         }
+    }
+}
+
+/// Another device's cursor as a browser draws it.
+public struct PeerCursorView: Codable, Hashable, Sendable {
+    public var deviceID: String
+    public var authorID: String
+    public var cursor: CursorPosition
+
+    public init(deviceID: String, authorID: String, cursor: CursorPosition) {
+        self.deviceID = deviceID
+        self.authorID = authorID
+        self.cursor = cursor
     }
 }

@@ -224,6 +224,13 @@ actor BrowserGame {
             let baseline = try await state.store.putPresence(presence)
             await announcePresence(state: state)
             var opened = opened(now: now)
+            let viewing = Set(here.keys)
+            opened.cursors = try await state.store.cursors(gameID: gameID).compactMap { stored in
+                guard stored.deviceID != device.deviceID, viewing.contains(stored.authorID),
+                    let cursor = try? JSONDecoder().decode(CursorPosition.self, from: Data(stored.cursor.utf8))
+                else { return nil }
+                return PeerCursorView(deviceID: stored.deviceID, authorID: stored.authorID, cursor: cursor)
+            }
             let summary = CatchUp.since(baseline, moves: zip(moveSequences, moves).map { (sequence: $0.0, move: $0.1) }, me: device.authorID)
             if baseline > 0, let sentence = summary.sentence(name: name) {
                 opened.catchUp = CatchUpView(squares: summary.squares.map { [$0.row, $0.col] }, sentence: sentence)

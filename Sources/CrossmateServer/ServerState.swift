@@ -26,6 +26,10 @@ final class ServerState: Sendable {
     let uploads: UploadParser
     /// Browsers' replicas of the games they have open.
     let browsers = BrowserHost()
+    /// When each device's cursor in each game was last stored ("device game" → ms).
+    let cursorsStored = Mutex([String: Int64]())
+    /// A cursor is stored at most this often per device and game.
+    static let cursorStoreMillis: Int64 = 5_000
     /// Nudges, per sending account.
     let nudgeLimiter = RateLimiter(burst: SocialController.nudgeBurst, perSecond: SocialController.nudgesPerSecond)
 

@@ -157,6 +157,23 @@ struct SocketController {
                 return
             }
             await state.fanout.publish(.cursor(game: gameID, deviceID: device.deviceID, authorID: device.authorID, cursor: cursor))
+            // Live cursors stay on the socket; the last one is stored at most every few seconds.
+            let now = state.now()
+            let key = device.deviceID + " " + gameID
+            let due = state.cursorsStored.withLock { stored -> Bool in
+                guard now - (stored[key] ?? .min / 2) >= ServerState.cursorStoreMillis else { return false }
+                if stored.count > 100_000 { stored.removeAll() }
+                stored[key] = now
+                return true
+            }
+            if due {
+                do {
+                    try await state.store.putCursor(
+                        gameID: gameID, deviceID: device.deviceID, authorID: device.authorID, cursor: Store.json(cursor))
+                } catch {
+                    state.logger.error("a cursor could not be stored", metadata: ["game": "\(gameID)", "error": "\(error)"])
+                }
+            }
         case let .push(gameID, pushID, moves):
             state.hub.reply(connection, await push(moves, into: gameID, id: pushID, from: device))
         case .ping:

@@ -127,6 +127,8 @@ enum Migrations {
                 "CREATE INDEX nudges_by_time ON nudges (game_id, created_at)",
             ]
         ),
+        // Each device's last cursor in a game, stored at most every few seconds.
+        (6, ["ALTER TABLE presence ADD COLUMN last_cursor TEXT"]),
     ]
 
     /// Applies every migration not yet recorded (up to `version`), each in its own transaction.

@@ -677,6 +677,27 @@ public final class Store: Sendable {
         }
     }
 
+    /// Stores a device's last cursor in a game (JSON), beside its presence.
+    public func putCursor(gameID: String, deviceID: String, authorID: String, cursor: String) async throws {
+        try await database.transaction { db in
+            try await db.execute(
+                """
+                INSERT INTO presence (game_id, device_id, author_id, lease_until, read_through, last_cursor) VALUES (?, ?, ?, 0, 0, ?)
+                ON CONFLICT (game_id, device_id) DO UPDATE SET last_cursor = excluded.last_cursor
+                """, .text(gameID), .text(deviceID), .text(authorID), .text(cursor))
+        }
+    }
+
+    /// The last cursors stored for a game's devices: device, account and the cursor's JSON.
+    public func cursors(gameID: String) async throws -> [(deviceID: String, authorID: String, cursor: String)] {
+        try await database.read { db in
+            try await db.query(
+                "SELECT device_id, author_id, last_cursor FROM presence WHERE game_id = ? AND last_cursor IS NOT NULL ORDER BY device_id",
+                .text(gameID)
+            ).map { ($0.text(0)!, $0.text(1)!, $0.text(2)!) }
+        }
+    }
+
     /// The presence records of an account's devices in a game.
     public func presence(gameID: String, authorID: String) async throws -> [DevicePresence] {
         try await database.read { db in

@@ -160,6 +160,9 @@ class GamePage {
     else this.view.stale = true;
     // What others did since this account last looked: a line, and the squares marked until
     // this device types or moves on.
+    for (const peer of (fresh ? game.cursors : null) ?? []) {
+      this.peers.set(peer.deviceID, { authorID: peer.authorID, ...peer.cursor, at: Date.now() });
+    }
     if (fresh && game.catchUp) {
       this.caught = new Set(game.catchUp.squares.map(([row, col]) => key({ row, col })));
       this.catchUpLine = game.catchUp.sentence;
