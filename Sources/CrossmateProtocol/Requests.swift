@@ -409,9 +409,13 @@ public struct PresenceResponse: Codable, Hashable, Sendable {
     /// from here (and the next sibling to enter gets none).
     public var previousHorizon: Int64
     public var horizon: Int64
+    /// Entering: what other players did since the account last saw the game (once per
+    /// account: the next sibling to enter gets none).
+    public var catchUp: String?
     public var serverTime: Int64
 
-    public init(leaseUntil: Int64, previousHorizon: Int64, horizon: Int64, serverTime: Int64) {
+    public init(leaseUntil: Int64, previousHorizon: Int64, horizon: Int64, catchUp: String? = nil, serverTime: Int64) {
+        self.catchUp = catchUp
         self.leaseUntil = leaseUntil
         self.previousHorizon = previousHorizon
         self.horizon = horizon

@@ -31,8 +31,10 @@ struct Play: AsyncParsableCommand {
             defer { terminal.restore() }
             await engine.start()
             // This device is in the game while it plays (a lease renewed every few minutes),
-            // and leaves it on the way out, having shown everything it holds.
-            await engine.presence(session.gameID, entering: true)
+            // and leaves it on the way out, having shown everything it holds. Entering after
+            // others moved brings the catch-up, shown as the opening notice.
+            _ = try? await engine.syncOnce()
+            let entered = await engine.presence(session.gameID, entering: true)
             await engine.viewing(session.gameID, true)
             let lease = Task {
                 while !Task.isCancelled {
@@ -41,7 +43,9 @@ struct Play: AsyncParsableCommand {
                 }
             }
             defer { lease.cancel() }
-            try await PlayLoop(engine: engine, session: session, terminal: terminal).run()
+            try await PlayLoop(
+                engine: engine, session: session, terminal: terminal, opening: entered?.catchUp.map { "Since you were last here: \($0)." }
+            ).run()
             lease.cancel()
             await engine.viewing(session.gameID, false)
             await engine.presence(session.gameID, entering: false)
@@ -55,11 +59,14 @@ struct PlayLoop {
     let engine: SyncEngine
     let session: GameSession
     let terminal: RawTerminal
+    /// A notice to open with (the catch-up).
+    var opening: String?
 
     func run() async throws {
         let colors = ColorMode(environment: ProcessInfo.processInfo.environment)
         var view = try await session.view()
         var state = PlayState(puzzle: view.puzzle) { view.grid.letter(at: $0) }
+        if let opening { state.notice = opening }
         var status = await engine.status
         var elapsed = await engine.solvingSeconds(session.gameID)
         var scores: [PlayerScore] = view.completion == nil ? [] : try await session.scoreboard()

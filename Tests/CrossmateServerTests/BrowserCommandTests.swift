@@ -384,6 +384,16 @@ import Testing
                 .post, "/v1/games/\(game.gameID)/presence", token: annPhone.token, json: PresenceRequest(action: "leave"))
             #expect(left.horizon == left.previousHorizon)
             #expect(try await unread(ann))
+            // The phone's terminal client enters holding everything: the catch-up comes with it,
+            // once.
+            let list: GameListResponse = try await client.call(.get, "/v1/games", token: annPhone.token)
+            let latest = try #require(list.games.first?.token.sequence)
+            let entered: PresenceResponse = try await client.call(
+                .post, "/v1/games/\(game.gameID)/presence", token: annPhone.token, json: PresenceRequest(action: "enter", readThrough: latest))
+            #expect(entered.catchUp == "Bob filled 1 square")
+            let again: PresenceResponse = try await client.call(
+                .post, "/v1/games/\(game.gameID)/presence", token: ann.token, json: PresenceRequest(action: "enter", readThrough: latest))
+            #expect(again.catchUp == nil)
             let (status, refusal) = try await client.failure(
                 .post, "/v1/games/\(game.gameID)/presence", token: annPhone.token, json: PresenceRequest(action: "enter", readThrough: 1_000_000))
             #expect(status == .badRequest && refusal.message.contains("readThrough"))
