@@ -612,7 +612,8 @@ public actor SyncEngine {
         func assemble() -> ReplayAvailability {
             ReplayAssembler.assemble(
                 width: puzzle.width, height: puzzle.height, moves: try? store.moves(gameID: gameID),
-                seals: (try? store.seals(gameID: gameID)) ?? [])
+                seals: (try? store.seals(gameID: gameID)) ?? [],
+                removed: Set(((try? store.participants(gameID: gameID)) ?? []).filter(\.revoked).map(\.authorID)))
         }
         let first = assemble()
         guard case .waiting = first, replica.completion != nil else { return first }

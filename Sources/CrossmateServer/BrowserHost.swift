@@ -356,7 +356,9 @@ actor BrowserGame {
             }
             return ReplayView(
                 gameID: gameID, width: puzzle.width, height: puzzle.height,
-                availability: ReplayAssembler.assemble(width: puzzle.width, height: puzzle.height, moves: moves, seals: seals))
+                availability: ReplayAssembler.assemble(
+                    width: puzzle.width, height: puzzle.height, moves: moves, seals: seals,
+                    removed: Set(players.filter(\.revoked).map(\.authorID))))
         }
     }
 

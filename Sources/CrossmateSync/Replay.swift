@@ -66,11 +66,20 @@ public enum ReplayAvailability: Sendable {
 /// Decides replay availability from the moves at hand and the replicas' Seals.
 public enum ReplayAssembler {
     /// `moves` is `nil` when the game cannot be reached.
-    public static func assemble(width: Int, height: Int, moves: [Move]?, seals: [Seal]) -> ReplayAvailability {
+    /// `removed` are authors the owner removed: they can write nothing more, so their replicas
+    /// count as sealed at the last move held (still without gaps) — their devices never seal.
+    public static func assemble(
+        width: Int, height: Int, moves: [Move]?, seals: [Seal], removed: Set<AuthorID> = []
+    ) -> ReplayAvailability {
         guard let moves else { return .unavailable }
         var seqs: [ReplicaID: Set<Int>] = [:]
-        for move in moves { seqs[move.replicaID, default: []].insert(move.seq) }
-        let sealed = Dictionary(seals.map { ($0.replicaID, $0.lastSeq) }, uniquingKeysWith: max)
+        var removedReplicas: [ReplicaID: Int] = [:]
+        for move in moves {
+            seqs[move.replicaID, default: []].insert(move.seq)
+            if removed.contains(move.authorID) { removedReplicas[move.replicaID] = max(removedReplicas[move.replicaID] ?? 0, move.seq) }
+        }
+        var sealed = Dictionary(seals.map { ($0.replicaID, $0.lastSeq) }, uniquingKeysWith: max)
+        for (replica, last) in removedReplicas where sealed[replica] == nil { sealed[replica] = last }
         let missing = seqs.keys.filter { replica in
             guard let last = sealed[replica] else { return true }
             let held = seqs[replica, default: []]

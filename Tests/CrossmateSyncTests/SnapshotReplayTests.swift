@@ -112,6 +112,18 @@ import Testing
             return
         }
         #expect(timeline.count == 3)
+        // A removed player's replica (author "author-B" in these moves) never seals: its moves
+        // held, without gaps, are all it will ever have.
+        let removedAuthor = Set(moves.filter { $0.replicaID == "B" }.map(\.authorID))
+        guard case .ready = ReplayAssembler.assemble(width: 5, height: 5, moves: moves, seals: [sealA], removed: removedAuthor) else {
+            Issue.record("expected ready with B removed")
+            return
+        }
+        let gap = moves + [move("B", 3, at: at(2, 0), "Q", time: 4)]
+        guard case .waiting = ReplayAssembler.assemble(width: 5, height: 5, moves: gap, seals: [sealA], removed: removedAuthor) else {
+            Issue.record("expected waiting for B's missing second move")
+            return
+        }
         guard case .unavailable = ReplayAssembler.assemble(width: 5, height: 5, moves: nil, seals: []) else {
             Issue.record("expected unavailable")
             return
