@@ -32,6 +32,13 @@ struct Friends: AsyncParsableCommand {
         return found[0]
     }
 
+    /// Finds the friend `name` and sets (or, with a nil value, clears) a Decision about them.
+    static func decide(_ kind: String, about name: String, value: String?, profile: ProfileOption) async throws {
+        let engine = try profile.engine()
+        let friend = try Friends.friend(name, in: try await engine.friends())
+        try Friends.show(try await engine.decide(kind: kind, about: friend.authorID, value: value), json: false)
+    }
+
     static func show(_ response: FriendsResponse, json: Bool) throws {
         if json {
             let encoder = JSONEncoder()
@@ -72,10 +79,7 @@ struct Friends: AsyncParsableCommand {
 
         func run() async throws {
             try await reporting {
-                let engine = try profile.engine()
-                let friend = try Friends.friend(name, in: try await engine.friends())
-                let index = try Friends.colorIndex(colour)
-                try Friends.show(try await engine.decide(kind: "color", about: friend.authorID, value: index.map(String.init)), json: false)
+                try await Friends.decide("color", about: name, value: try Friends.colorIndex(colour).map(String.init), profile: profile)
             }
         }
     }
@@ -86,11 +90,7 @@ struct Friends: AsyncParsableCommand {
         @OptionGroup var profile: ProfileOption
 
         func run() async throws {
-            try await reporting {
-                let engine = try profile.engine()
-                let friend = try Friends.friend(name, in: try await engine.friends())
-                try Friends.show(try await engine.decide(kind: "color", about: friend.authorID, value: nil), json: false)
-            }
+            try await reporting { try await Friends.decide("color", about: name, value: nil, profile: profile) }
         }
     }
 
@@ -100,11 +100,7 @@ struct Friends: AsyncParsableCommand {
         @OptionGroup var profile: ProfileOption
 
         func run() async throws {
-            try await reporting {
-                let engine = try profile.engine()
-                let friend = try Friends.friend(name, in: try await engine.friends())
-                try Friends.show(try await engine.decide(kind: "block", about: friend.authorID, value: "1"), json: false)
-            }
+            try await reporting { try await Friends.decide("block", about: name, value: "1", profile: profile) }
         }
     }
 
@@ -114,11 +110,7 @@ struct Friends: AsyncParsableCommand {
         @OptionGroup var profile: ProfileOption
 
         func run() async throws {
-            try await reporting {
-                let engine = try profile.engine()
-                let friend = try Friends.friend(name, in: try await engine.friends())
-                try Friends.show(try await engine.decide(kind: "block", about: friend.authorID, value: nil), json: false)
-            }
+            try await reporting { try await Friends.decide("block", about: name, value: nil, profile: profile) }
         }
     }
 
