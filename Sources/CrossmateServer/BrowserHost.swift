@@ -90,7 +90,7 @@ final class BrowserHost: Sendable {
             hosted.values.flatMap { $0.values.filter { $0.game.device.authorID == authorID && !$0.viewers.isEmpty }.map { ($0.game, $0.viewers) } }
         }
         for (game, viewers) in games {
-            Task { await game.refresh(state: state, viewers: viewers) }
+            Task { await game.accountZoneChanged(state: state, viewers: viewers) }
         }
     }
 
@@ -119,10 +119,7 @@ actor BrowserGame {
     private var preferred: Int?
 
     private func readAccountZone(state: ServerState) async throws {
-        let decisions = try await state.store.decisions(of: device.authorID)
-        pins = Dictionary(
-            decisions.filter { $0.kind == "color" }.compactMap { decision in Int(decision.value).map { (decision.key, $0) } },
-            uniquingKeysWith: { first, _ in first })
+        pins = SocialController.pins(try await state.store.decisions(of: device.authorID))
         preferred = try await state.store.preferredColor(of: device.authorID)
     }
     private var players: [StoredParticipant]
@@ -273,12 +270,15 @@ actor BrowserGame {
         let before = replica.grid
         let (fresh, through) = try await GameProjection.sequencedMoves(store: state.store, gameID: gameID, after: sequence)
         guard through > sequence else { return [] }
+        // Every record takes the next zone sequence, so fewer moves than sequences read means a
+        // participant (or seal) record came: only then is the roster read again.
+        let rosterMayHaveChanged = through - sequence > Int64(fresh.count)
         sequence = through
         replica.receive(fresh.map(\.move))
         moves += fresh.map(\.move)
         moveSequences += fresh.map(\.sequence)
         moveTimes += fresh.map(\.move.timestamp.wallMillis)
-        players = try await state.store.participants(gameID: gameID)
+        if rosterMayHaveChanged { players = try await state.store.participants(gameID: gameID) }
         if let projection = state.directory.cached(gameID), let completion = await projection.completion, replica.completion != completion {
             replica.adopt(completion, finalGrid: await projection.replica.grid)
         }
@@ -304,7 +304,6 @@ actor BrowserGame {
                     let before = sequence
                     let squares = try await catchUp(state: state)
                     here = state.hub.devicesViewing(gameID)
-                    try await readAccountZone(state: state)
                     await sealIfComplete(state: state)
                     // Shown (or already on screen): what this device has read moves on, and a
                     // viewed game keeps its lease.
@@ -321,13 +320,32 @@ actor BrowserGame {
             }
             guard let squares = caughtUp else { return }
             guard !squares.isEmpty || wasReadOnly != readOnly || wasComplete != replica.completion || roster != playerViews else { continue }
-            let update = ServerSocketMessage.update(
-                GameUpdate(
-                    gameID: gameID, squares: squares, players: playerViews, readOnly: readOnly,
-                    completion: replica.completion.map(CompletionRecord.init), scoreboard: scoreboard,
-                    canUndo: replica.canUndo && !readOnly, canRedo: replica.canRedo && !readOnly, timer: timer(now: state.now())))
+            let update = ServerSocketMessage.update(update(squares: squares, now: state.now()))
             for viewer in viewers { state.hub.reply(viewer, update) }
         } while refreshAgain
+    }
+
+    /// The game as it now is, with the squares that changed.
+    private func update(squares: [SquareView], now: Int64) -> GameUpdate {
+        GameUpdate(
+            gameID: gameID, squares: squares, players: playerViews, readOnly: readOnly,
+            completion: replica.completion.map(CompletionRecord.init), scoreboard: scoreboard,
+            canUndo: replica.canUndo && !readOnly, canRedo: replica.canRedo && !readOnly, timer: timer(now: now))
+    }
+
+    /// The account's pins or preferred colour changed: read them again, and redraw the roster
+    /// if its colours moved. (Only then: a poke does not read the account zone.)
+    func accountZoneChanged(state: ServerState, viewers: Set<Int>) async {
+        let changed = await exclusively { () -> GameUpdate? in
+            let before = playerViews
+            do { try await readAccountZone(state: state) } catch {
+                state.logger.error("a browser's colours could not be read", metadata: ["game": "\(gameID)", "error": "\(error)"])
+                return nil
+            }
+            return playerViews == before ? nil : update(squares: [], now: state.now())
+        }
+        guard let changed else { return }
+        for viewer in viewers { state.hub.reply(viewer, .update(changed)) }
     }
 
     /// Once the game is complete, every move this device made is stored (the server made and

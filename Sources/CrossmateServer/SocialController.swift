@@ -23,14 +23,11 @@ struct SocialController {
         router.post("v1/games/:game/nudges", use: nudge)
     }
 
-    /// The colours `viewer` sees `players` in: its preferred colour first, its pins, then the
-    /// rest (`PlayerColors.assign`).
-    static func colors(for viewer: String, players: [String], store: Store) async throws -> [String: Int] {
-        let decisions = try await store.decisions(of: viewer)
-        let pins = Dictionary(
+    /// The colour pins among an account's Decisions: friend → palette index.
+    static func pins(_ decisions: [StoredDecision]) -> [String: Int] {
+        Dictionary(
             decisions.filter { $0.kind == "color" }.compactMap { decision in Int(decision.value).map { (decision.key, $0) } },
             uniquingKeysWith: { first, _ in first })
-        return PlayerColors.assign(players: players, local: viewer, preferred: try await store.preferredColor(of: viewer), pinned: pins)
     }
 
     static func blocked(by authorID: String, store: Store) async throws -> Set<String> {
@@ -46,14 +43,15 @@ struct SocialController {
         let stored = try await state.store.friends(of: authorID)
         let decisions = try await state.store.decisions(of: authorID)
         let preferred = try await state.store.preferredColor(of: authorID)
-        let colors = try await Self.colors(for: authorID, players: stored.map(\.authorID), store: state.store)
+        let pins = Self.pins(decisions)
+        // As a game's roster would colour them: my colour first, pins, the rest.
+        let colors = PlayerColors.assign(players: stored.map(\.authorID), local: authorID, preferred: preferred, pinned: pins)
         let blocked = Set(decisions.filter { $0.kind == "block" }.map(\.key))
-        let pins = Dictionary(decisions.filter { $0.kind == "color" }.map { ($0.key, Int($0.value)) }, uniquingKeysWith: { first, _ in first })
         let friends = stored.map { friend in
             let index = colors[friend.authorID] ?? PlayerColors.stableColor(friend.authorID, reserved: [])
             return FriendView(
                 authorID: friend.authorID, displayName: friend.displayName, color: PlayerColors.palette[index].hex, colorIndex: index,
-                symbol: PlayerColors.avatarSymbol(friend.authorID), pinned: pins[friend.authorID] ?? nil,
+                symbol: PlayerColors.avatarSymbol(friend.authorID), pinned: pins[friend.authorID],
                 blocked: blocked.contains(friend.authorID), gamesTogether: friend.gamesTogether, lastPlayed: friend.lastPlayed)
         }
         return FriendsResponse(

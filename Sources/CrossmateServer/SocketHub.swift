@@ -187,8 +187,7 @@ final class SocketHub: Sendable {
     }
 
     func feed(authorID: String, sequence: Int64) {
-        let text = Self.encode(.feed(token: ChangeToken(zone: "feed", sequence: sequence)))
-        write(text, to: state.withLock { $0.connections.values.filter { $0.authorID == authorID }.map(\.channel) })
+        send(.feed(token: ChangeToken(zone: "feed", sequence: sequence)), toAuthor: authorID)
     }
 
     func cursor(game: String, deviceID: String, authorID: String, cursor: CursorPosition) {
