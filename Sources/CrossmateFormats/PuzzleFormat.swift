@@ -26,14 +26,16 @@ public enum PuzzleFormat: String, CaseIterable, Sendable {
 
     public var canWrite: Bool { self == .puz || self == .ipuz }
 
-    /// Reads a puzzle in this format.
+    /// Reads a puzzle in this format, its texts held to `TextRule`.
     public func read(_ data: [UInt8]) throws(PuzzleFileError) -> Puzzle {
-        switch self {
-        case .puz: try PuzReader.read(data)
-        case .ipuz: try IpuzReader.read(data)
-        case .jpz: try JpzReader.read(data)
-        case .xd: try XdReader.read(data)
-        }
+        let puzzle =
+            switch self {
+            case .puz: try PuzReader.read(data)
+            case .ipuz: try IpuzReader.read(data)
+            case .jpz: try JpzReader.read(data)
+            case .xd: try XdReader.read(data)
+            }
+        return puzzle.withCleanText()
     }
 
     /// Writes a puzzle in this format, scrambling a .puz solution with `lockKey` when given.

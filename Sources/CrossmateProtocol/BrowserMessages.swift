@@ -274,7 +274,9 @@ public struct BrowserCommand: Codable, Hashable, Sendable {
             }
         }
         let malformed = CommandRefusal.Reason(
-            code: "invalid", reason: "that command is incomplete (\(kind) needs \(Self.needs[kind] ?? "one of \(Self.kinds)"))")
+            code: "invalid",
+            reason: Self.needs[kind].map { "that command is incomplete (\(kind) needs \($0))" }
+                ?? "\"\(TextRule.quote(kind))\" is not a command (one of \(Self.kinds))")
         switch kind {
         case "setLetter":
             guard let position = position(), let letter else { return .failure(malformed) }
@@ -336,7 +338,7 @@ public struct CommandRefusal: Codable, Hashable, Sendable {
 
         public init(code: String, reason: String) {
             self.code = code
-            self.reason = reason
+            self.reason = reason.prefix(bytes: ErrorBody.maximumMessageBytes)
         }
     }
 
@@ -350,7 +352,7 @@ public struct CommandRefusal: Codable, Hashable, Sendable {
 
     public init(id: Int, gameID: String, _ reason: Reason) {
         self.id = id
-        self.gameID = gameID
+        self.gameID = TextRule.quote(gameID, maximumBytes: ProtocolLimits.maximumIdentifierBytes)
         code = reason.code
         self.reason = reason.reason
     }
@@ -368,7 +370,8 @@ extension MutationRefusal {
             CommandRefusal.Reason(
                 code: "invalidLetter",
                 reason:
-                    "\"\(letter.prefix(20))\" cannot go in a square (up to \(LetterRule.maximumLength) letters, digits or symbols such as / and &)")
+                    "\"\(TextRule.quote(letter))\" cannot go in a square (up to \(LetterRule.maximumLength) letters, digits or symbols such as / and &)"
+            )
         case .squareRevealed: CommandRefusal.Reason(code: "squareRevealed", reason: "that square was revealed; only undo can change it")
         case .noSolution:
             CommandRefusal.Reason(code: "noSolution", reason: "this puzzle came without its answers, so it cannot be checked or revealed")

@@ -41,7 +41,7 @@ extension MoveRecord {
 
     /// The engine's move, or why this record is not one.
     public func move() throws(ErrorBody) -> Move {
-        guard let kind = MoveKind(rawValue: kind) else { throw ErrorBody(.invalid, "unknown move kind \"\(self.kind)\"") }
+        guard let kind = MoveKind(rawValue: kind) else { throw ErrorBody(.invalid, "unknown move kind \"\(TextRule.quote(self.kind))\"") }
         guard let mark = CellMark(code: mark) else { throw ErrorBody(.invalid, "unknown mark code \(self.mark)") }
         return Move(
             gameID: gameID, replicaID: replicaID, authorID: authorID, seq: seq, timestamp: timestamp,

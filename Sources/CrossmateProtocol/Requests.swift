@@ -12,6 +12,9 @@ public enum ProtocolLimits {
     public static let maximumDisplayNameLength = 60
     /// A display name's limit in UTF-8 bytes (what storage and every message carrying it pay).
     public static let maximumDisplayNameBytes = 120
+    /// Identifiers (games, devices, accounts) are at most this many bytes: anything longer names
+    /// nothing, and an answer quoting one quotes at most this much.
+    public static let maximumIdentifierBytes = 64
     /// How long an invitation link may live, in seconds: one second to a year.
     public static let invitationLifetimeSeconds = 1...366 * 24 * 60 * 60
 }

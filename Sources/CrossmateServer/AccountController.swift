@@ -1,3 +1,4 @@
+import CrossmateCore
 import CrossmateProtocol
 import CrossmateStore
 import Hummingbird
@@ -50,7 +51,8 @@ struct AccountController {
         let device = try context.requireDevice()
         let code = Secrets.token()
         let expiresAt = state.now() + state.configuration.linkCodeLifetimeMillis
-        try await state.store.createLinkCode(codeHash: Secrets.hash(code), authorID: device.authorID, expiresAt: expiresAt)
+        try await state.store.createLinkCode(
+            codeHash: Secrets.hash(code), authorID: device.authorID, issuedBy: device.deviceID, expiresAt: expiresAt)
         return try ServerState.json(LinkCodeResponse(code: code, expiresAt: expiresAt, serverTime: state.now()), status: .created)
     }
 
@@ -77,6 +79,9 @@ struct AccountController {
         let device = try context.requireDevice()
         let body = try await state.decode(RenameRequest.self, from: request, limit: 16 * 1024)
         let name = try DisplayName.validated(body.displayName)
+        if let wait = state.renameLimiter.take(device.authorID, now: state.now()) {
+            throw APIError(.rateLimited, "you renamed yourself a moment ago; you can rename again in \(wait) s", retryAfterSeconds: wait)
+        }
         let games = try await state.store.renameAccount(authorID: device.authorID, displayName: name)
         state.devices.rename(authorID: device.authorID, to: name)
         for participant in games {
@@ -112,7 +117,7 @@ struct AccountController {
         let device = try context.requireDevice()
         let target = try context.parameters.require("device")
         guard try await state.store.revokeDevice(target, of: device.authorID) else {
-            throw APIError(.notFound, "this account has no device \(target.prefix(100))")
+            throw APIError(.notFound, "this account has no device \(TextRule.quote(target))")
         }
         await state.fanout.publish(.deviceRevoked(deviceID: target))
         state.logger.info("device revoked", metadata: ["author": "\(device.authorID)", "device": "\(target)"])

@@ -3,6 +3,7 @@ import CrossmateProtocol
 import CrossmateStore
 import Foundation
 import Hummingbird
+import HummingbirdCore
 import HummingbirdWebSocket
 import Logging
 import ServiceLifecycle
@@ -58,11 +59,23 @@ public func buildApplication(_ configuration: ServerConfiguration, logger: Logge
     socketRouter.add(middleware: SocketAuthenticator(state: state))
     SocketController(state: state).addRoutes(to: socketRouter)
 
+    // Every connection is guarded from its first byte (`HTTPGuard`): malformed requests are
+    // answered and closed, slow and silent clients time out, headers and targets are bounded.
+    let limits = configuration.httpLimits
+    let socketResponder = socketRouter.buildResponder()
+    let channel = HTTP1WebSocketUpgradeChannel.Configuration(
+        http1: .init(
+            httpDecoderConfiguration: .init(
+                maxHeaderFieldSize: limits.maximumHeaderFieldBytes, maxHeaderListSize: limits.maximumHeaderBytes,
+                maxHeaderFieldCount: limits.maximumHeaderCount)),
+        ws: .init(maxFrameSize: SocketController.maximumMessageBytes, autoPing: .enabled(timePeriod: .seconds(15))))
     var app = Application(
         router: router,
-        server: .http1WebSocketUpgrade(
-            webSocketRouter: socketRouter,
-            configuration: .init(ws: .init(maxFrameSize: SocketController.maximumMessageBytes, autoPing: .enabled(timePeriod: .seconds(15))))),
+        server: HTTPServerBuilder { responder in
+            GuardedHTTPChannel(
+                base: HTTP1WebSocketUpgradeChannel(responder: responder, webSocketResponder: socketResponder, configuration: channel),
+                limits: limits)
+        },
         configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "crossmate"),
         onServerRunning: { channel in
             // Printed, not logged, so scripts and people see the URL whatever the log level.
@@ -71,6 +84,7 @@ public func buildApplication(_ configuration: ServerConfiguration, logger: Logge
         },
         logger: logger
     )
+    services.append(Housekeeping(state: state))
     app.addServices(services)
     app.beforeServerStarts {
         try await store.migrate(now: configuration.clock())
@@ -88,7 +102,8 @@ struct OperationsController {
             return try ServerState.json(["status": "ok"])
         }
         router.get("metrics") { _, _ -> Response in
-            Response(
+            state.metrics.gameProjections.record(state.directory.count)
+            return Response(
                 status: .ok, headers: [.contentType: "text/plain; version=0.0.4"],
                 body: .init(byteBuffer: ByteBuffer(string: state.metrics.render())))
         }

@@ -64,14 +64,37 @@ final class BrowserHost: Sendable {
                     }
                 }
             }
-            for (game, devices) in hosted {
-                for (deviceID, entry) in devices {
-                    if let idle = entry.idleSince, now - idle >= grace { hosted[game]![deviceID] = nil }
-                }
-                if hosted[game]?.isEmpty == true { hosted[game] = nil }
-            }
+            Self.dropIdle(&hosted, now: now, grace: grace)
             return left
         }
+    }
+
+    /// Drops the replicas nobody has viewed for `grace` milliseconds. Called on a timer, so an
+    /// idle replica goes whether or not any other socket ever closes; the number dropped.
+    @discardableResult
+    func sweep(now: Int64, grace: Int64) -> Int {
+        hosted.withLock { hosted in
+            let before = hosted.values.reduce(0) { $0 + $1.count }
+            Self.dropIdle(&hosted, now: now, grace: grace)
+            return before - hosted.values.reduce(0) { $0 + $1.count }
+        }
+    }
+
+    private static func dropIdle(_ hosted: inout [String: [String: Hosted]], now: Int64, grace: Int64) {
+        for (game, devices) in hosted {
+            for (deviceID, entry) in devices {
+                if let idle = entry.idleSince, now - idle >= grace { hosted[game]![deviceID] = nil }
+            }
+            if hosted[game]?.isEmpty == true { hosted[game] = nil }
+        }
+    }
+
+    /// Games one socket has open at once: a page shows one, a few tabs share a socket at most.
+    static let maximumOpenPerConnection = 8
+
+    /// How many games `connection` has open.
+    func openCount(connection: Int) -> Int {
+        hosted.withLock { hosted in hosted.values.reduce(0) { $0 + $1.values.count { $0.viewers.contains(connection) } } }
     }
 
     /// A game's zone changed: every hosted replica of it catches up and tells its viewers.
@@ -102,6 +125,12 @@ actor BrowserGame {
     nonisolated let gameID: String
     let device: StoredDevice
     let puzzle: Puzzle
+    /// When the game was created: no move is stamped before it.
+    let createdAt: Int64
+    /// The batches of this device's journal: a command's moves are one batch named after the
+    /// command (`batchID(for:)`), so a command sent again after a restart, on any instance, is
+    /// found here and answered rather than performed twice.
+    private var performedBatches: Set<String>
     private var replica: GameReplica
     /// The zone sequence read through.
     private var sequence: Int64
@@ -132,10 +161,13 @@ actor BrowserGame {
     private var busy = false
     private var waiting: [CheckedContinuation<Void, Never>] = []
     /// The latest commands answered, by the browser's id (nil: applied), so a command sent
-    /// again after a lost answer is not performed twice.
+    /// again after a lost answer is not performed twice. Bounded in bytes: at most
+    /// `answersKept` entries, each reason at most `ErrorBody.maximumMessageBytes`, its game id
+    /// at most `ProtocolLimits.maximumIdentifierBytes` (commands that made moves are also found
+    /// in the journal, which outlives this memory: see `journalAnswer`).
     private var answered: [Int: CommandRefusal?] = [:]
     private var answeredOrder: [Int] = []
-    static let answersKept = 1_024
+    static let answersKept = 256
 
     private func exclusively<T>(_ body: () async throws -> T) async rethrows -> T {
         if busy {
@@ -149,13 +181,15 @@ actor BrowserGame {
     }
 
     private init(
-        gameID: String, device: StoredDevice, puzzle: Puzzle, replica: GameReplica, sequence: Int64, moves: [(sequence: Int64, move: Move)],
-        players: [StoredParticipant]
+        gameID: String, device: StoredDevice, puzzle: Puzzle, createdAt: Int64, replica: GameReplica, sequence: Int64,
+        moves: [(sequence: Int64, move: Move)], players: [StoredParticipant]
     ) {
         self.gameID = gameID
         self.device = device
         self.puzzle = puzzle
+        self.createdAt = createdAt
         self.replica = replica
+        performedBatches = Set(replica.journal.map(\.batchID))
         self.sequence = sequence
         self.moves = moves.map(\.move)
         moveSequences = moves.map(\.sequence)
@@ -173,7 +207,8 @@ actor BrowserGame {
         if let completion = await projection.completion { replica.adopt(completion, finalGrid: await projection.replica.grid) }
         let players = try await state.store.participants(gameID: gameID)
         return BrowserGame(
-            gameID: gameID, device: device, puzzle: projection.puzzle, replica: replica, sequence: sequence, moves: moves, players: players)
+            gameID: gameID, device: device, puzzle: projection.puzzle, createdAt: stored.createdAt, replica: replica, sequence: sequence,
+            moves: moves, players: players)
     }
 
     private var me: StoredParticipant? { players.first { $0.authorID == device.authorID } }
@@ -275,6 +310,7 @@ actor BrowserGame {
         let rosterMayHaveChanged = through - sequence > Int64(fresh.count)
         sequence = through
         replica.receive(fresh.map(\.move))
+        for (_, move) in fresh where move.replicaID == device.deviceID { performedBatches.insert(move.batchID) }
         moves += fresh.map(\.move)
         moveSequences += fresh.map(\.sequence)
         moveTimes += fresh.map(\.move.timestamp.wallMillis)
@@ -389,8 +425,17 @@ actor BrowserGame {
         await exclusively { await performAlone(request, state: state) }
     }
 
+    /// The batch a command's moves are stored under: the device, the command's id and the time
+    /// it was typed (a browser whose queue was wiped starts its ids again, with new times). A
+    /// command without its time has no lasting identity, and its moves are batched as any.
+    func batchID(for request: CommandRequest) -> String? {
+        request.typedAt.map { "\(device.deviceID):c\(request.id):\($0)" }
+    }
+
     private func performAlone(_ request: CommandRequest, state: ServerState) async -> ServerSocketMessage {
-        if let earlier = answered[request.id] {
+        let performed = batchID(for: request).map(performedBatches.contains) ?? false
+        let earlier: CommandRefusal?? = answered[request.id] ?? (performed ? .some(nil) : nil)
+        if let earlier {
             // Already answered: the grid the browser was sent on reopening holds its effect.
             if let refusal = earlier { return .refused(refusal) }
             let measured = SolvingTime.measure(moveTimes: moveTimes, end: replica.completion?.at.wallMillis, now: state.now())
@@ -431,17 +476,21 @@ actor BrowserGame {
         }
         guard !readOnly else { return refuse("removed", "you were removed from this game; it is read-only for you") }
         let now = state.now()
-        let typedAt = min(now, max(now - Self.oldestTypedAt, request.typedAt ?? now))
+        // A command is stamped when it was typed, but never before the game existed (a browser
+        // whose clock offset is stale may say so) nor after now, nor more than a week back.
+        let typedAt = max(createdAt, min(now, max(now - Self.oldestTypedAt, request.typedAt ?? now)))
         var next = replica
         let made: [Move]
-        do { made = try next.perform(command, wallMillis: typedAt) } catch {
+        do { made = try next.perform(command, wallMillis: typedAt, batchID: batchID(for: request)) } catch {
             return .refused(CommandRefusal(id: request.id, gameID: gameID, error.browserReason))
         }
         if !made.isEmpty {
             let response: PushMovesResponse
             do {
-                try state.takeRequestToken(device)
-                response = try await GameController(state: state).ingest(made.map(MoveRecord.init), into: gameID, from: device)
+                // One gesture is one batch however many squares it touches (a whole 25×25 grid
+                // checked is 625 moves): the grid bounds it, not the batch limit pushes have.
+                response = try await GameController(state: state).ingest(
+                    made.map(MoveRecord.init), into: gameID, from: device, maximumRecords: puzzle.width * puzzle.height)
             } catch let error as APIError {
                 if error.body.error == .readOnly { players = (try? await state.store.participants(gameID: gameID)) ?? players }
                 let code = error.body.error == .readOnly ? "removed" : error.body.error == .rateLimited ? "rateLimited" : error.body.error.rawValue
@@ -451,10 +500,13 @@ actor BrowserGame {
                 return refuse("serverError", "the server could not save that; it has been logged")
             }
             if let refused = response.results.first(where: { $0.status == .rejected }) {
-                // The mutator's moves pass the server's rules; if one does not, nothing is kept.
-                state.logger.error("a browser's move was refused", metadata: ["game": "\(gameID)", "error": "\(refused.error?.message ?? "")"])
-                return refuse("serverError", refused.error?.message ?? "the server refused that move")
+                // The mutator's moves pass the server's rules; one that does not is kept out, and
+                // the browser is told why (a command that cannot be stored is not the server's
+                // fault to retry for ever).
+                state.logger.warning("a browser's move was refused", metadata: ["game": "\(gameID)", "error": "\(refused.error?.message ?? "")"])
+                return refuse("invalid", refused.error?.message ?? "the server refused that move")
             }
+            performedBatches.insert(made[0].batchID)
             if let stored = response.completion?.completion, next.completion != stored,
                 let projection = state.directory.cached(gameID)
             {

@@ -31,7 +31,7 @@ struct GameController {
                 puzzle = try BundledPuzzles.puzzle(bundled)
             } else if let encoded = body.fileBase64 {
                 guard let data = Data(base64Encoded: encoded) else { throw APIError(.invalid, "fileBase64 is not base64") }
-                puzzle = try await state.uploads.parse(Array(data), fileName: body.fileName ?? "upload")
+                puzzle = try await state.uploads.parse(Array(data), fileName: body.fileName ?? "upload", for: device.authorID)
             } else {
                 throw APIError(
                     .invalid,
@@ -39,13 +39,16 @@ struct GameController {
             }
             // A locked .puz with its key becomes an unlocked game (its rebus answers included).
             if let key = body.unlockKey { puzzle = try puzzle.unlocked(withKey: key) }
+            try BrowserFrameBudget.check(puzzle, socketBufferBytes: state.configuration.socketBufferBytes)
         } catch let error as PuzzleFileError {
-            throw APIError(.invalid, "\(body.fileName ?? body.bundled ?? "the file"): \(error)")
+            throw APIError(.invalid, "\(TextRule.quote(body.fileName ?? body.bundled ?? "the file")): \(error)")
         }
         let gameID = Secrets.identifier(prefix: "game")
         let game = GameRecord(gameID: gameID, ownerID: device.authorID, createdAt: state.now(), puzzle: puzzle)
         let owner = ParticipantRecord(gameID: gameID, authorID: device.authorID, displayName: device.displayName, role: .owner)
-        let sequence = try await state.store.createGame(game, title: Self.listTitle(puzzle.title), owner: owner)
+        let sequence = try await state.store.createGame(
+            game, title: Self.listTitle(puzzle.title), owner: owner,
+            summary: GameProjection.listSummary(puzzle, grid: GameGrid(puzzle: puzzle), through: 2))
         await state.fanout.publish(.feed(authorID: device.authorID, sequence: try await state.store.feedSequence(authorID: device.authorID)))
         state.logger.info("game created", metadata: ["game": "\(gameID)", "owner": "\(device.authorID)"])
         let total = puzzle.letterPositions.count
@@ -68,8 +71,9 @@ struct GameController {
     }
 
     /// One page of the account's games, newest first (`?limit=`, at most 100; `?after=` the
-    /// previous page's `next`): each game's projection is loaded for its progress, so a page
-    /// is bounded whatever the number of games.
+    /// previous page's `next`). A game's size, progress and picture come from the projection
+    /// this instance holds, else from its stored summary (no grid is built for a list); only a
+    /// game made before summaries were stored is loaded, once, to store its summary.
     @Sendable func list(_ request: Request, context: CrossmateRequestContext) async throws -> Response {
         let device = try context.requireDevice()
         let query = request.uri.queryParameters
@@ -83,37 +87,38 @@ struct GameController {
         }
         let page = try await state.store.games(of: device.authorID, after: after.map { ($0.createdAt, $0.gameID) }, limit: limit + 1)
         var summaries: [GameSummary] = []
-        for (game, participant) in page.prefix(limit) {
-            summaries.append(try await summary(game, participant))
+        for (game, participant, stored) in page.prefix(limit) {
+            let shown: StoredGameSummary
+            if let held = state.directory.held(game.gameID) {
+                shown = await held.listSummary
+            } else if let stored {
+                shown = stored
+            } else {
+                let projection = try await state.directory.projection(for: game)
+                shown = await projection.listSummary
+                try await state.store.putSummary(gameID: game.gameID, shown)
+            }
+            summaries.append(try await summary(game, participant, shown))
         }
         let next = page.count > limit ? page.prefix(limit).last.map { GameListCursor(createdAt: $0.0.createdAt, gameID: $0.0.gameID) } : nil
         let unread = summaries.count { $0.unread == true }
         return try ServerState.json(GameListResponse(games: summaries, next: next, serverTime: state.now(), unreadCount: unread))
     }
 
+    /// A game as one player's list shows it, from the game's projection.
     func summary(_ game: StoredGame, _ participant: StoredParticipant) async throws -> GameSummary {
         let projection = try await state.directory.projection(for: game)
-        let puzzle = projection.puzzle
-        let progress = await projection.progress
-        let completion = await projection.completion
-        let grid = await projection.replica.grid
-        var picture = ""
-        for row in 0..<puzzle.height {
-            if row > 0 { picture += "\n" }
-            for col in 0..<puzzle.width {
-                let position = GridPosition(row: row, col: col)
-                switch puzzle.cell(at: position).kind {
-                case .block: picture += "#"
-                case .void: picture += "~"
-                case .letter: picture += grid.letter(at: position).isEmpty ? "." : "x"
-                }
-            }
-        }
-        return GameSummary(
-            gameID: game.gameID, title: game.title, width: puzzle.width, height: puzzle.height, ownerID: game.ownerID,
-            role: participant.role, readOnly: participant.revoked, filled: progress.filled, total: progress.total,
-            completion: completion.map(CompletionRecord.init), token: ChangeToken(zone: game.gameID, sequence: game.zoneSeq),
-            serverTime: state.now(), picture: picture, players: try await players(of: game.gameID),
+        return try await summary(game, participant, await projection.listSummary)
+    }
+
+    /// A game as one player's list shows it, from its list summary (the completion comes from
+    /// the game's row, the authority).
+    func summary(_ game: StoredGame, _ participant: StoredParticipant, _ shown: StoredGameSummary) async throws -> GameSummary {
+        GameSummary(
+            gameID: game.gameID, title: game.title, width: shown.width, height: shown.height, ownerID: game.ownerID,
+            role: participant.role, readOnly: participant.revoked, filled: shown.filled, total: shown.total,
+            completion: game.completion, token: ChangeToken(zone: game.gameID, sequence: game.zoneSeq),
+            serverTime: state.now(), picture: shown.picture, players: try await players(of: game.gameID),
             unread: try await isUnread(game.gameID, for: participant.authorID), nudges: try await nudges(game.gameID, for: participant.authorID))
     }
 
@@ -159,9 +164,11 @@ struct GameController {
     /// A batch of moves from a device, over HTTP or its socket: validated, stored, folded into
     /// the game's projection and poked to the game's other devices. Throws `APIError` when the
     /// whole batch is refused.
-    func ingest(_ moves: [MoveRecord], into gameID: String, from device: StoredDevice) async throws -> PushMovesResponse {
-        guard moves.count <= ProtocolLimits.maximumRecordsPerBatch else {
-            throw APIError(.limitExceeded, "a batch holds at most \(ProtocolLimits.maximumRecordsPerBatch) records; this one has \(moves.count)")
+    func ingest(
+        _ moves: [MoveRecord], into gameID: String, from device: StoredDevice, maximumRecords: Int = ProtocolLimits.maximumRecordsPerBatch
+    ) async throws -> PushMovesResponse {
+        guard moves.count <= maximumRecords else {
+            throw APIError(.limitExceeded, "a batch holds at most \(maximumRecords) records; this one has \(moves.count)")
         }
         // Access is checked inside the store's transaction; the projection (cached after the
         // first request) gives the puzzle to validate against.
@@ -222,6 +229,7 @@ struct GameController {
             // This instance's sockets hear of the moves from inside the fold, so in zone order.
             let hub = state.hub
             let (announced, completed) = try await projection.fold(saved: outcome.saved) { hub.deliver(poke) }
+            state.directory.changed(gameID)
             if let completed {
                 sequence = max(sequence, completed.sequence)
                 state.logger.info("game completed", metadata: ["game": "\(gameID)", "by": "\(completed.completion.by)"])
@@ -260,7 +268,7 @@ struct GameController {
             return .failure(
                 ErrorBody(
                     .invalid,
-                    "\"\(record.letter.prefix(LetterRule.maximumLength))\" is not a letter a square takes (1 to \(LetterRule.maximumLength) upper case letters, digits or rebus symbols, at most \(LetterRule.maximumBytes) bytes)"
+                    "\"\(TextRule.quote(record.letter))\" is not a letter a square takes (1 to \(LetterRule.maximumLength) upper case letters, digits or rebus symbols, at most \(LetterRule.maximumBytes) bytes)"
                 ))
         }
         guard record.batchID.utf8.count <= 200, record.cellAuthorID.utf8.count <= 200 else {
@@ -299,7 +307,7 @@ struct GameController {
         var after: Int64 = 0
         if let since = request.uri.queryParameters["since"] {
             guard let token = ChangeToken(encoded: String(since)), token.zone == gameID else {
-                throw APIError(.invalid, "since is not a change token of game \(gameID)")
+                throw APIError(.invalid, "since is not a change token of game \(TextRule.quote(gameID))")
             }
             after = token.sequence
         }
@@ -388,7 +396,7 @@ struct GameController {
         switch body.action {
         case "enter": presence = Presence.enter(presence, now: now)
         case "leave": presence = Presence.leave(presence, now: now)
-        default: throw APIError(.invalid, "action is enter or leave, not \(body.action.prefix(40))")
+        default: throw APIError(.invalid, "action is enter or leave, not \(TextRule.quote(body.action))")
         }
         presence = Presence.showed(presence, through: readThrough)
         let previous = try await state.store.putPresence(presence)

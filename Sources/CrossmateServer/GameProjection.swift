@@ -248,6 +248,40 @@ actor GameProjection {
         let squares = puzzle.letterPositions
         return (squares.filter { !replica.grid.letter(at: $0).isEmpty }.count, squares.count)
     }
+
+    /// What the games list shows of this game now.
+    var listSummary: StoredGameSummary {
+        Self.listSummary(puzzle, grid: replica.grid, through: zoneSeq)
+    }
+
+    /// The games list's view of `puzzle` with `grid`: size, progress and the picture (a row a
+    /// line: `#` block, `~` void, `.` empty, `x` filled).
+    static func listSummary(_ puzzle: Puzzle, grid: GameGrid, through sequence: Int64) -> StoredGameSummary {
+        var picture = ""
+        picture.reserveCapacity((puzzle.width + 1) * puzzle.height)
+        var filled = 0
+        var total = 0
+        for row in 0..<puzzle.height {
+            if row > 0 { picture += "\n" }
+            for col in 0..<puzzle.width {
+                let position = GridPosition(row: row, col: col)
+                switch puzzle.cell(at: position).kind {
+                case .block: picture += "#"
+                case .void: picture += "~"
+                case .letter:
+                    total += 1
+                    if grid.letter(at: position).isEmpty {
+                        picture += "."
+                    } else {
+                        filled += 1
+                        picture += "x"
+                    }
+                }
+            }
+        }
+        return StoredGameSummary(
+            width: puzzle.width, height: puzzle.height, filled: filled, total: total, picture: picture, throughSequence: sequence)
+    }
 }
 
 /// The projections this instance holds, loaded on first use. A cache bounded twice: past
@@ -276,6 +310,9 @@ actor GameDirectory {
     }
 
     private let cache = Mutex(Cache())
+    /// Projections whose games changed since their list summaries were last stored (kept even
+    /// when the cache forgets them, until `takeChanged` hands them on).
+    private let changedSinceSummary = Mutex([String: GameProjection]())
     private let capacity: Int
     private let byteBudget: Int
     private var loading: [String: Task<GameProjection, any Error>] = [:]
@@ -298,6 +335,26 @@ actor GameDirectory {
     nonisolated var totalBytes: Int { cache.withLock { $0.totalBytes } }
     nonisolated var count: Int { cache.withLock { $0.projections.count } }
     nonisolated var cachedGames: [String] { cache.withLock { Array($0.projections.keys) } }
+
+    /// A game's projection folded new moves: its list summary is due to be stored.
+    nonisolated func changed(_ gameID: String) {
+        guard let projection = cache.withLock({ $0.projections[gameID] }) else { return }
+        changedSinceSummary.withLock { $0[gameID] = projection }
+    }
+
+    /// The projections changed since the last call, whose summaries are to be stored.
+    nonisolated func takeChanged() -> [String: GameProjection] {
+        changedSinceSummary.withLock { changed in
+            defer { changed = [:] }
+            return changed
+        }
+    }
+
+    /// A projection this instance holds for `gameID`, waiting for its summary to be stored or
+    /// cached, without loading one or counting as a use.
+    nonisolated func held(_ gameID: String) -> GameProjection? {
+        changedSinceSummary.withLock { $0[gameID] } ?? cache.withLock { $0.projections[gameID] }
+    }
 
     /// Drops a game's projection; the next request reloads it from the store.
     nonisolated func forget(_ gameID: String) {

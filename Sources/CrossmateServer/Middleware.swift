@@ -1,3 +1,4 @@
+import CrossmateCore
 import CrossmateProtocol
 import CrossmateStore
 import Hummingbird
@@ -122,7 +123,7 @@ struct JSONErrors: RouterMiddleware {
         } catch let error as CorruptRecord {
             state.logger.error("stored record unreadable", metadata: ["path": "\(request.uri.path)", "error": "\(error)"])
             throw APIError(
-                .serverError, "game \(error.gameID.prefix(100)) cannot be read: its stored \(error.what) is damaged (logged for the operator)")
+                .serverError, "game \(TextRule.quote(error.gameID)) cannot be read: its stored \(error.what) is damaged (logged for the operator)")
         } catch {
             state.logger.error("request failed", metadata: ["path": "\(request.uri.path)", "error": "\(error)"])
             throw APIError(.serverError, "the server could not complete this request; it has been logged")

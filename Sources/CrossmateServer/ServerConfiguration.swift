@@ -35,8 +35,13 @@ public struct ServerConfiguration: Sendable {
     /// How long a browser's hosted replica outlives its last socket: a browser that reconnects
     /// within it finds the commands it already sent answered (and not performed twice).
     public var browserReplicaGraceMillis: Int64 = 300_000
+    /// How often changed games' list summaries are stored and idle browser replicas (older than
+    /// the grace above) are freed.
+    public var housekeepingInterval = Duration.seconds(2)
     /// Uploaded puzzle files parsed or waiting to be parsed at once; more are refused as busy.
     public var maximumConcurrentUploads = 8
+    /// Timeouts and sizes for HTTP requests (`HTTPGuard`).
+    public var httpLimits = HTTPLimits()
     public var linkCodeLifetimeMillis: Int64 = 10 * 60 * 1000
     public var logLevel: Logger.Level = .info
     /// The server's clock in Unix milliseconds; tests inject their own.

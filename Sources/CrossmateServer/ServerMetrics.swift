@@ -10,6 +10,8 @@ public final class ServerMetrics: Sendable {
     let connectedSockets: CoreMetrics.Gauge
     /// Browsers' replicas the server hosts (one per browser device and open game).
     let browserReplicas: CoreMetrics.Gauge
+    /// Games whose merged grid this instance holds (read when the metrics are).
+    let gameProjections: CoreMetrics.Gauge
     let pushLatency: CoreMetrics.Timer
     /// Group commits of moves: each transaction's duration and how many pushes it held.
     let commitDuration: CoreMetrics.Timer
@@ -26,6 +28,7 @@ public final class ServerMetrics: Sendable {
         movesIngested = CoreMetrics.Counter(label: "crossmate_moves_ingested_total", factory: factory)
         connectedSockets = CoreMetrics.Gauge(label: "crossmate_connected_sockets", factory: factory)
         browserReplicas = CoreMetrics.Gauge(label: "crossmate_browser_replicas", factory: factory)
+        gameProjections = CoreMetrics.Gauge(label: "crossmate_game_projections", factory: factory)
         factory.defaultValueHistogramBuckets = [1, 2, 4, 8, 16, 32, 64, 128, 256, 512]
         pushLatency = CoreMetrics.Timer(label: "crossmate_push_latency_seconds", factory: factory)
         commitDuration = CoreMetrics.Timer(label: "crossmate_commit_seconds", factory: factory)

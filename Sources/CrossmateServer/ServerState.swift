@@ -32,6 +32,8 @@ final class ServerState: Sendable {
     static let cursorStoreMillis: Int64 = 5_000
     /// Nudges, per sending account.
     let nudgeLimiter = RateLimiter(burst: SocialController.nudgeBurst, perSecond: SocialController.nudgesPerSecond)
+    /// Renames, per account: each writes a record into every game the account is in.
+    let renameLimiter = RateLimiter(burst: 3, perSecond: 1.0 / 60)
 
     init(
         configuration: ServerConfiguration, store: Store, directory: GameDirectory, hub: SocketHub, fanout: any Fanout,
@@ -105,13 +107,13 @@ final class ServerState: Sendable {
     /// The game and the caller's participation, or the error that ends the request.
     func access(_ gameID: String, for device: StoredDevice, write: Bool) async throws -> (StoredGame, StoredParticipant) {
         guard let (game, found) = try await store.access(gameID: gameID, authorID: device.authorID) else {
-            throw APIError(.notFound, "there is no game \(gameID)")
+            throw APIError(.notFound, "there is no game \(TextRule.quote(gameID))")
         }
         guard let participant = found, !participant.hasLeft else {
-            throw APIError(.forbidden, "you are not a player in game \(gameID); ask its owner for an invitation link")
+            throw APIError(.forbidden, "you are not a player in game \(TextRule.quote(gameID)); ask its owner for an invitation link")
         }
         if write, participant.revoked {
-            throw APIError(.readOnly, "you were removed from game \(gameID); it stays readable but takes no more input")
+            throw APIError(.readOnly, "you were removed from game \(TextRule.quote(gameID)); it stays readable but takes no more input")
         }
         return (game, participant)
     }
@@ -178,6 +180,9 @@ extension StoreRefusal {
         case .notParticipant: APIError(.forbidden, "you are not a player in this game")
         case .revoked: APIError(.readOnly, "you were removed from this game; it takes no more input from you")
         case .busy: APIError(.rateLimited, "the server is busy saving other moves; retry after 1 s", retryAfterSeconds: 1)
+        case .notPlayedWith: APIError(.invalid, "a Decision's key is an account you have played a game with")
+        case let .tooManyDecisions(maximum):
+            APIError(.limitExceeded, "an account keeps at most \(maximum) Decisions; clear some (delete) or change one you have")
         }
     }
 }

@@ -1,3 +1,4 @@
+import CrossmateCore
 import CrossmateProtocol
 import CrossmateStore
 import Hummingbird
@@ -112,7 +113,7 @@ struct ShareController {
         guard game.ownerID == device.authorID else { throw APIError(.forbidden, "only the game's owner can remove players") }
         guard author != device.authorID else { throw APIError(.invalid, "the owner cannot remove themselves") }
         guard let target = try await state.store.participant(gameID: gameID, authorID: author) else {
-            throw APIError(.notFound, "\(author) is not a player in this game")
+            throw APIError(.notFound, "\(TextRule.quote(author)) is not a player in this game")
         }
         let record = ParticipantRecord(gameID: gameID, authorID: author, displayName: target.displayName, role: target.role, revoked: true)
         let sequence = try await state.store.setParticipant(record, feedState: .readOnly)

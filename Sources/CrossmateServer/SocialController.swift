@@ -13,6 +13,8 @@ struct SocialController {
     static let nudgeBurst = 3.0
     static let nudgesPerSecond = 1.0 / 60
     static let maximumNudgeBytes = 200
+    /// Decisions one account may hold (a block or a colour per friend; tombstones count).
+    static let maximumDecisions = 1_000
     /// How long a nudge shows in the games list.
     static let nudgeShownMillis: Int64 = 24 * 3_600_000
 
@@ -66,7 +68,7 @@ struct SocialController {
         let device = try context.requireDevice()
         let body = try await state.decode(DecisionRequest.self, from: request, limit: 4 * 1024)
         let now = state.now()
-        guard ["block", "color"].contains(body.kind) else { throw APIError(.invalid, "kind is block or color, not \(body.kind.prefix(40))") }
+        guard ["block", "color"].contains(body.kind) else { throw APIError(.invalid, "kind is block or color, not \(TextRule.quote(body.kind))") }
         guard !body.key.isEmpty, body.key.utf8.count <= 100, body.key != device.authorID else {
             throw APIError(.invalid, "key is another account's authorID")
         }
@@ -81,10 +83,15 @@ struct SocialController {
         }
         // A device's clock may be a little ahead; never further than the server allows moves.
         let writtenAt = min(body.writtenAt ?? now, now + state.configuration.maximumSkewMillis)
-        let won = try await state.store.putDecision(
-            StoredDecision(
-                authorID: device.authorID, kind: body.kind, key: body.key, value: value, writtenAt: writtenAt, writtenBy: device.deviceID,
-                deleted: deleted))
+        let won: Bool
+        do {
+            won = try await state.store.putDecision(
+                StoredDecision(
+                    authorID: device.authorID, kind: body.kind, key: body.key, value: value, writtenAt: writtenAt, writtenBy: device.deviceID,
+                    deleted: deleted), maximumDecisions: Self.maximumDecisions)
+        } catch let refusal as StoreRefusal {
+            throw refusal.apiError
+        }
         if won { await announce(to: device.authorID) }
         return try ServerState.json(try await friendsResponse(for: device.authorID))
     }
@@ -115,9 +122,12 @@ struct SocialController {
         let device = try context.requireDevice()
         let gameID = try context.parameters.require("game")
         let body = try await state.decode(NudgeRequest.self, from: request, limit: 4 * 1024)
-        let message = (body.message ?? "").trimmingCharacters(in: .whitespacesAndNewlines)
-        guard message.utf8.count <= Self.maximumNudgeBytes else {
-            throw APIError(.limitExceeded, "a nudge's message is at most \(Self.maximumNudgeBytes) bytes")
+        let message: String
+        do {
+            message = try TextRule.check(body.message ?? "", field: "a nudge's message", maximumBytes: Self.maximumNudgeBytes, required: false)
+        } catch let violation {
+            if case .tooLong = violation { throw APIError(.limitExceeded, "\(violation)") }
+            throw APIError(.invalid, "\(violation)")
         }
         _ = try await state.access(gameID, for: device, write: true)
         let now = state.now()

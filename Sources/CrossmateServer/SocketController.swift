@@ -68,6 +68,8 @@ struct SocketController {
                 do {
                     parsed = try ClientSocketMessage.decode(text, decoder: decoder)
                 } catch {
+                    // Unreadable messages cost a token too, and past the limit get no answer.
+                    guard state.socketLimiter.take(device.deviceID, now: state.now()) == nil else { continue }
                     state.hub.reply(id, refusal(of: Data(text.utf8), error))
                     continue
                 }
@@ -100,11 +102,20 @@ struct SocketController {
     static let maximumGamesPerSubscribe = 200
 
     private func handle(_ message: ClientSocketMessage, connection: Int, device: StoredDevice) async {
-        // Every message costs a token from the device's socket bucket (a subscribe one per 50
-        // games it names); a push also takes a request token, as over HTTP.
+        // Every message costs a token. Pushes and a browser's commands (which stand for pushes)
+        // take a request token, as over HTTP, whether or not they change anything; the rest take
+        // one from the device's socket bucket (a subscribe one per 50 games it names).
         let cost: Int = if case let .subscribe(games) = message { 1 + games.count / 50 } else { 1 }
         if case .push = message {
-        } else if case .command = message {
+        } else if case let .command(request) = message {
+            do { try state.takeRequestToken(device) } catch let error as APIError {
+                state.hub.reply(
+                    connection,
+                    .refused(
+                        CommandRefusal(id: request.id, gameID: request.gameID, CommandRefusal.Reason(code: "rateLimited", reason: error.body.message))
+                    ))
+                return
+            } catch {}
         } else if let wait = state.socketLimiter.take(device.deviceID, cost: cost, now: state.now()) {
             state.hub.reply(connection, .error(ErrorBody(.rateLimited, "too many socket messages from this device; retry after \(wait) s")))
             return
@@ -127,14 +138,14 @@ struct SocketController {
                 return
             }
             for game in games where !readable.contains(game) {
-                state.hub.reply(connection, .error(ErrorBody(.forbidden, "you are not a player in game \(game.prefix(100))")))
+                state.hub.reply(connection, .error(ErrorBody(.forbidden, "you are not a player in game \(TextRule.quote(game))")))
             }
             state.hub.subscribe(connection, to: games.filter(readable.contains))
         case let .unsubscribe(games):
             state.hub.unsubscribe(connection, from: games)
         case let .cursor(gameID, cursor):
             guard state.hub.isSubscribed(connection, to: gameID) else {
-                state.hub.reply(connection, .error(ErrorBody(.forbidden, "subscribe to game \(gameID.prefix(100)) before sending cursors")))
+                state.hub.reply(connection, .error(ErrorBody(.forbidden, "subscribe to game \(TextRule.quote(gameID)) before sending cursors")))
                 return
             }
             let puzzle: Puzzle
@@ -144,7 +155,7 @@ struct SocketController {
             } catch {
                 state.logger.error("cursor: the game could not be loaded", metadata: ["game": "\(gameID)", "error": "\(error)"])
                 state.hub.reply(
-                    connection, .error(ErrorBody(.serverError, "the server could not load game \(gameID.prefix(100)); it has been logged")))
+                    connection, .error(ErrorBody(.serverError, "the server could not load game \(TextRule.quote(gameID)); it has been logged")))
                 return
             }
             guard puzzle.isLetter(GridPosition(row: cursor.row, col: cursor.col)), ["across", "down"].contains(cursor.direction) else {
@@ -179,12 +190,29 @@ struct SocketController {
         case .ping:
             state.hub.reply(connection, .pong(serverTime: state.now()))
         case let .open(gameID):
+            guard
+                state.browsers.game(gameID, deviceID: device.deviceID, connection: connection) != nil
+                    || state.browsers.openCount(connection: connection) < BrowserHost.maximumOpenPerConnection
+            else {
+                state.hub.reply(
+                    connection,
+                    .error(
+                        ErrorBody(.limitExceeded, "a socket has at most \(BrowserHost.maximumOpenPerConnection) games open at once; close one first"))
+                )
+                return
+            }
             do {
                 let game = try await state.browsers.open(gameID, device: device, connection: connection, state: state)
                 state.hub.openInBrowser(connection, game: gameID, true)
                 state.hub.subscribe(connection, to: [gameID])  // for the other players' cursors
                 state.metrics.browserReplicas.record(state.browsers.count)
-                state.hub.reply(connection, .opened(try await game.open(state: state)))
+                // A game made before uploads were held to `BrowserFrameBudget` may not fit: it is
+                // refused in words rather than cut off mid-frame.
+                let opened = SocketHub.encode(.opened(try await game.open(state: state)))
+                guard opened.utf8.count <= state.configuration.socketBufferBytes * 3 / 4 else {
+                    throw APIError(.limitExceeded, "this game is too large to open in a browser; play it with crossmate play")
+                }
+                state.hub.reply(connection, text: opened)
                 state.browsers.changed(gameID: gameID, state: state)  // the others see this device arrive
             } catch let error as APIError {
                 state.browsers.close(connection: connection, gameID: gameID, now: state.now(), grace: state.configuration.browserReplicaGraceMillis)
@@ -193,7 +221,7 @@ struct SocketController {
                 state.browsers.close(connection: connection, gameID: gameID, now: state.now(), grace: state.configuration.browserReplicaGraceMillis)
                 state.logger.error("a browser could not open a game", metadata: ["game": "\(gameID)", "error": "\(error)"])
                 state.hub.reply(
-                    connection, .error(ErrorBody(.serverError, "the server could not open game \(gameID.prefix(100)); it has been logged")))
+                    connection, .error(ErrorBody(.serverError, "the server could not open game \(TextRule.quote(gameID)); it has been logged")))
             }
         case let .close(gameID):
             // The socket stays subscribed: the page it goes back to (the games list) wants the
@@ -203,14 +231,14 @@ struct SocketController {
                 state.browsers.close(connection: connection, gameID: gameID, now: state.now(), grace: state.configuration.browserReplicaGraceMillis))
         case let .viewing(gameID, viewing):
             guard state.hub.isSubscribed(connection, to: gameID) else {
-                state.hub.reply(connection, .error(ErrorBody(.forbidden, "subscribe to game \(gameID.prefix(100)) before viewing it")))
+                state.hub.reply(connection, .error(ErrorBody(.forbidden, "subscribe to game \(TextRule.quote(gameID)) before viewing it")))
                 return
             }
             state.hub.setViewing(connection, game: gameID, viewing)
             state.browsers.changed(gameID: gameID, state: state)
         case let .replay(gameID):
             guard let game = state.browsers.game(gameID, deviceID: device.deviceID, connection: connection) else {
-                state.hub.reply(connection, .error(ErrorBody(.invalid, "open game \(gameID.prefix(100)) before asking for its replay")))
+                state.hub.reply(connection, .error(ErrorBody(.invalid, "open game \(TextRule.quote(gameID)) before asking for its replay")))
                 return
             }
             do {
@@ -237,15 +265,17 @@ struct SocketController {
     /// A push over the socket: the same limits, rules and answers as `POST /v1/games/{id}/moves`.
     private func push(_ moves: [MoveRecord], into gameID: String, id: Int, from device: StoredDevice) async -> ServerSocketMessage {
         state.metrics.requests.increment()
+        // A failure names the game as the client sent it, but never more than an id's length.
+        let named = TextRule.quote(gameID, maximumBytes: ProtocolLimits.maximumIdentifierBytes)
         do {
             try state.takeRequestToken(device)
             return .pushed(id: id, gameID: gameID, response: try await GameController(state: state).ingest(moves, into: gameID, from: device))
         } catch let error as APIError {
-            return .pushFailed(id: id, gameID: gameID, error: error.body, retryAfterSeconds: error.retryAfterSeconds)
+            return .pushFailed(id: id, gameID: named, error: error.body, retryAfterSeconds: error.retryAfterSeconds)
         } catch {
             state.logger.error("socket push failed", metadata: ["game": "\(gameID)", "error": "\(error)"])
             return .pushFailed(
-                id: id, gameID: gameID, error: ErrorBody(.serverError, "the server could not complete this push; it has been logged"),
+                id: id, gameID: named, error: ErrorBody(.serverError, "the server could not complete this push; it has been logged"),
                 retryAfterSeconds: nil)
         }
     }
@@ -260,7 +290,9 @@ struct SocketController {
         }
         let detail = (error as? DecodingError).map(ServerState.describe) ?? "not JSON"
         if let envelope = try? JSONDecoder().decode(Envelope.self, from: data), envelope.type == "push", let id = envelope.id {
-            return .pushFailed(id: id, gameID: envelope.gameID ?? "", error: ErrorBody(.invalid, "malformed push: \(detail)"), retryAfterSeconds: nil)
+            return .pushFailed(
+                id: id, gameID: TextRule.quote(envelope.gameID ?? "", maximumBytes: ProtocolLimits.maximumIdentifierBytes),
+                error: ErrorBody(.invalid, "malformed push: \(detail)"), retryAfterSeconds: nil)
         }
         return .error(
             ErrorBody(

@@ -196,8 +196,13 @@ final class SocketHub: Sendable {
 
     /// Tells one connection something directly (pong, errors).
     func reply(_ id: Int, _ message: ServerSocketMessage) {
+        reply(id, text: Self.encode(message))
+    }
+
+    /// Tells one connection a message already encoded.
+    func reply(_ id: Int, text: String) {
         guard let channel = state.withLock({ $0.connections[id]?.channel }) else { return }
-        write(Self.encode(message), to: [channel])
+        write(text, to: [channel])
     }
 
     /// Called with each device whose sockets close because it was revoked (the device cache

@@ -64,14 +64,14 @@ struct WebController {
             let name = try context.parameters.require("name")
             guard let found = try Self.bundled.first(where: { $0.summary.name == name }) else {
                 throw APIError(
-                    .notFound, "there is no bundled puzzle \(name.prefix(100)) (try \(BundledPuzzles.identifiers.joined(separator: ", ")))")
+                    .notFound, "there is no bundled puzzle \(TextRule.quote(name)) (try \(BundledPuzzles.identifiers.joined(separator: ", ")))")
             }
             return try ServerState.json(PuzzleLayout(found.puzzle))
         }
     }
 
     private func page(_ name: String) throws -> Response {
-        guard let file = Self.files[name] else { throw APIError(.notFound, "there is no file \(name.prefix(100)) in the web app") }
+        guard let file = Self.files[name] else { throw APIError(.notFound, "there is no file \(TextRule.quote(name)) in the web app") }
         var headers: HTTPFields = [.contentType: file.type, .cacheControl: "no-cache"]
         headers[.contentSecurityPolicy] = Self.policy
         headers[.init("X-Content-Type-Options")!] = "nosniff"

@@ -129,6 +129,28 @@ enum Migrations {
         ),
         // Each device's last cursor in a game, stored at most every few seconds.
         (6, ["ALTER TABLE presence ADD COLUMN last_cursor TEXT"]),
+        // A link code names the device that made it, so revoking that device voids its codes
+        // (codes made before this knew no issuer: they go, and are made again in a moment).
+        (
+            7,
+            [
+                "DELETE FROM link_codes",
+                "ALTER TABLE link_codes ADD COLUMN issued_by TEXT NOT NULL DEFAULT ''",
+                "CREATE INDEX link_codes_by_issuer ON link_codes (issued_by)",
+            ]
+        ),
+        // What the games list shows of each game (size, progress, the little picture), stored so
+        // that a list reads rows instead of building every game's grid from its moves.
+        (
+            8,
+            [
+                """
+                CREATE TABLE game_summaries (
+                    game_id TEXT PRIMARY KEY REFERENCES games (game_id), width BIGINT NOT NULL, height BIGINT NOT NULL,
+                    filled BIGINT NOT NULL, total BIGINT NOT NULL, picture TEXT NOT NULL, through_seq BIGINT NOT NULL)
+                """
+            ]
+        ),
     ]
 
     /// Applies every migration not yet recorded (up to `version`), each in its own transaction.

@@ -27,6 +27,27 @@ public struct StoredGame: Hashable, Sendable {
     public var completion: CompletionRecord?
 }
 
+/// What the games list shows of a game, as of zone sequence `throughSequence`: its size, how
+/// many letter squares are filled of all, and its picture (a row a line: `#` block, `~` void,
+/// `.` empty, `x` filled).
+public struct StoredGameSummary: Hashable, Sendable {
+    public var width: Int
+    public var height: Int
+    public var filled: Int
+    public var total: Int
+    public var picture: String
+    public var throughSequence: Int64
+
+    public init(width: Int, height: Int, filled: Int, total: Int, picture: String, throughSequence: Int64) {
+        self.width = width
+        self.height = height
+        self.filled = filled
+        self.total = total
+        self.picture = picture
+        self.throughSequence = throughSequence
+    }
+}
+
 /// A completion as stored: the record, the zone sequence its Game record took, and the final
 /// grid beside it (the snapshot a joining device and every replica take as the finished grid).
 public struct StoredCompletion: Sendable {
@@ -165,6 +186,10 @@ public enum StoreRefusal: Error, Hashable, Sendable {
     case revoked
     /// Too many moves are already waiting to be committed; try again shortly.
     case busy
+    /// A Decision names an account this one has never played with.
+    case notPlayedWith
+    /// The account already holds the most Decisions it may.
+    case tooManyDecisions(maximum: Int)
 }
 
 /// Crossmate's server persistence, one implementation over any `SQLDatabase` (SQLite or
@@ -236,22 +261,25 @@ public final class Store: Sendable {
         }
     }
 
-    public func createLinkCode(codeHash: String, authorID: String, expiresAt: Int64) async throws {
+    /// A one-time link code made by `deviceID`; it works only while that device does.
+    public func createLinkCode(codeHash: String, authorID: String, issuedBy deviceID: String, expiresAt: Int64) async throws {
         try await database.transaction { db in
             try await db.execute(
-                "INSERT INTO link_codes (code_hash, author_id, expires_at) VALUES (?, ?, ?)",
-                .text(codeHash), .text(authorID), .integer(expiresAt))
+                "INSERT INTO link_codes (code_hash, author_id, issued_by, expires_at) VALUES (?, ?, ?, ?)",
+                .text(codeHash), .text(authorID), .text(deviceID), .integer(expiresAt))
         }
     }
 
-    /// Uses a one-time link code to add a device; `nil` when the code is unknown, used or expired.
+    /// Uses a one-time link code to add a device; `nil` when the code is unknown, used or
+    /// expired, or the device that made it has been revoked.
     public func linkDevice(codeHash: String, deviceID: String, tokenHash: String, now: Int64) async throws -> StoredDevice? {
         let forUpdate = database.forUpdate
         return try await database.transaction { db -> StoredDevice? in
             guard
                 let code = try await db.first(
-                    "SELECT author_id, expires_at, used FROM link_codes WHERE code_hash = ?\(forUpdate)", .text(codeHash)),
-                !code.bool(2), (code.int(1) ?? 0) > now, let authorID = code.text(0)
+                    "SELECT author_id, expires_at, used, issued_by FROM link_codes WHERE code_hash = ?\(forUpdate)", .text(codeHash)),
+                !code.bool(2), (code.int(1) ?? 0) > now, let authorID = code.text(0), let issuer = code.text(3),
+                try await db.first("SELECT device_id FROM devices WHERE device_id = ? AND author_id = ?", .text(issuer), .text(authorID)) != nil
             else { return nil }
             try await db.execute("UPDATE link_codes SET used = 1 WHERE code_hash = ?", .text(codeHash))
             try await db.execute(
@@ -272,8 +300,8 @@ public final class Store: Sendable {
         }
     }
 
-    /// Revokes one of the account's devices: its token stops working and its socket tickets go.
-    /// False when the account has no such device.
+    /// Revokes one of the account's devices: its token stops working, and what it issued (socket
+    /// tickets, link codes) goes with it. False when the account has no such device.
     public func revokeDevice(_ deviceID: String, of authorID: String) async throws -> Bool {
         try await database.transaction { db in
             guard
@@ -282,6 +310,7 @@ public final class Store: Sendable {
                     .text(deviceID), .text(authorID)) != nil
             else { return false }
             try await db.execute("DELETE FROM socket_tickets WHERE device_id = ?", .text(deviceID))
+            try await db.execute("DELETE FROM link_codes WHERE issued_by = ?", .text(deviceID))
             try await db.execute("DELETE FROM devices WHERE device_id = ?", .text(deviceID))
             return true
         }
@@ -322,12 +351,15 @@ public final class Store: Sendable {
     // MARK: Games
 
     /// Creates a game zone with its Game and owner Participant records, and feeds it to the owner.
-    public func createGame(_ game: GameRecord, title: String, owner: ParticipantRecord) async throws -> Int64 {
+    public func createGame(
+        _ game: GameRecord, title: String, owner: ParticipantRecord, summary: StoredGameSummary? = nil
+    ) async throws -> Int64 {
         try await database.transaction { db in
             try await db.execute(
                 """
                 INSERT INTO games (game_id, owner_id, created_at, zone_seq, title) VALUES (?, ?, ?, 2, ?)
                 """, .text(game.gameID), .text(game.ownerID), .integer(game.createdAt), .text(title))
+            if let summary { try await Self.putSummary(db, gameID: game.gameID, summary) }
             try await db.execute("INSERT INTO game_puzzles (game_id, puzzle) VALUES (?, ?)", .text(game.gameID), .text(Self.json(game.puzzle)))
             try await Self.putRecord(db, gameID: game.gameID, sequence: 1, type: "game", key: "game", body: Self.json(game))
             try await Self.putRecord(db, gameID: game.gameID, sequence: 2, type: "participant", key: owner.authorID, body: Self.json(owner))
@@ -337,6 +369,22 @@ public final class Store: Sendable {
             try await Self.appendFeed(db, authorID: owner.authorID, gameID: game.gameID, state: .active)
             return 2
         }
+    }
+
+    /// Stores what the games list shows of a game, unless a summary of a later sequence is
+    /// already stored.
+    public func putSummary(gameID: String, _ summary: StoredGameSummary) async throws {
+        try await database.transaction { db in try await Self.putSummary(db, gameID: gameID, summary) }
+    }
+
+    private static func putSummary(_ db: any SQLConnection, gameID: String, _ summary: StoredGameSummary) async throws {
+        try await db.execute(
+            """
+            INSERT INTO game_summaries (game_id, width, height, filled, total, picture, through_seq) VALUES (?, ?, ?, ?, ?, ?, ?)
+            ON CONFLICT (game_id) DO UPDATE SET filled = excluded.filled, total = excluded.total, picture = excluded.picture,
+                through_seq = excluded.through_seq WHERE game_summaries.through_seq <= excluded.through_seq
+            """, .text(gameID), .integer(Int64(summary.width)), .integer(Int64(summary.height)), .integer(Int64(summary.filled)),
+            .integer(Int64(summary.total)), .text(summary.picture), .integer(summary.throughSequence))
     }
 
     public func game(_ gameID: String) async throws -> StoredGame? {
@@ -416,21 +464,34 @@ public final class Store: Sendable {
     public func games(
         of authorID: String, after: (createdAt: Int64, gameID: String)? = nil,
         limit: Int = 100
-    ) async throws -> [(StoredGame, StoredParticipant)] {
+    ) async throws -> [(StoredGame, StoredParticipant, StoredGameSummary?)] {
         let createdAt = after?.createdAt ?? .max
         let gameID = after?.gameID ?? ""
         return try await database.read { db in
+            // A game with a stored summary is listed without its puzzle (the puzzle of a large
+            // grid is megabytes); one without (made before summaries were kept) brings it, so
+            // the server can make its summary once.
             try await db.query(
                 """
-                SELECT g.game_id, g.owner_id, g.created_at, g.zone_seq, g.move_count, g.title, gp.puzzle, g.completion,
-                       p.game_id, p.author_id, a.display_name, p.role, p.revoked, p.left_game
+                SELECT g.game_id, g.owner_id, g.created_at, g.zone_seq, g.move_count, g.title,
+                       CASE WHEN s.game_id IS NULL THEN gp.puzzle ELSE '' END, g.completion,
+                       p.game_id, p.author_id, a.display_name, p.role, p.revoked, p.left_game,
+                       s.width, s.height, s.filled, s.total, s.picture, s.through_seq
                 FROM participants p JOIN games g ON g.game_id = p.game_id JOIN game_puzzles gp ON gp.game_id = g.game_id
-                JOIN accounts a ON a.author_id = p.author_id
+                JOIN accounts a ON a.author_id = p.author_id LEFT JOIN game_summaries s ON s.game_id = g.game_id
                 WHERE p.author_id = ? AND p.left_game = 0 AND (g.created_at < ? OR (g.created_at = ? AND g.game_id > ?))
                 ORDER BY g.created_at DESC, g.game_id LIMIT ?
                 """, .text(authorID), .integer(createdAt), .integer(createdAt), .text(gameID), .integer(Int64(limit))
             ).map { row in
-                (try Self.storedGame(SQLRow(Array(row.values[0..<8]))), Self.storedParticipant(SQLRow(Array(row.values[8...]))))
+                let summary = SQLRow(Array(row.values[14...]))
+                return (
+                    try Self.storedGame(SQLRow(Array(row.values[0..<8]))), Self.storedParticipant(SQLRow(Array(row.values[8..<14]))),
+                    summary.int(0).map { width in
+                        StoredGameSummary(
+                            width: Int(width), height: Int(summary.int(1)!), filled: Int(summary.int(2)!), total: Int(summary.int(3)!),
+                            picture: summary.text(4)!, throughSequence: summary.int(5)!)
+                    }
+                )
             }
         }
     }
@@ -770,9 +831,11 @@ public final class Store: Sendable {
     // MARK: The account zone, friends and nudges
 
     /// Writes a Decision (or, with `deleted`, clears it) unless a later write is already stored:
-    /// last writer wins by (`writtenAt`, `writtenBy`). Returns whether this write won.
+    /// last writer wins by (`writtenAt`, `writtenBy`). Returns whether this write won. A new key
+    /// must be an account `authorID` has played with, and an account holds at most
+    /// `maximumDecisions` (tombstones included); otherwise `StoreRefusal`.
     @discardableResult
-    public func putDecision(_ decision: StoredDecision) async throws -> Bool {
+    public func putDecision(_ decision: StoredDecision, maximumDecisions: Int = .max) async throws -> Bool {
         try await database.transaction { db in
             if let row = try await db.first(
                 "SELECT written_at, written_by FROM decisions WHERE author_id = ? AND kind = ? AND decision_key = ?\(self.database.forUpdate)",
@@ -780,6 +843,16 @@ public final class Store: Sendable {
             {
                 let stored = (row.int(0)!, row.text(1)!)
                 guard (decision.writtenAt, decision.writtenBy) > stored else { return false }
+            } else {
+                guard
+                    try await db.first(
+                        """
+                        SELECT 1 FROM participants mine JOIN participants other ON other.game_id = mine.game_id
+                        WHERE mine.author_id = ? AND other.author_id = ? LIMIT 1
+                        """, .text(decision.authorID), .text(decision.key)) != nil
+                else { throw StoreRefusal.notPlayedWith }
+                let held = try await db.first("SELECT COUNT(*) FROM decisions WHERE author_id = ?", .text(decision.authorID))?.int(0) ?? 0
+                guard held < maximumDecisions else { throw StoreRefusal.tooManyDecisions(maximum: maximumDecisions) }
             }
             try await db.execute(
                 """

@@ -84,9 +84,12 @@ public struct GameReplica: Sendable {
 
     // MARK: Commands
 
-    /// Performs a command and returns the moves it made (none when no square changes).
+    /// Performs a command and returns the moves it made (none when no square changes). The moves
+    /// share one batch (one undo step), named `batchID` when given (a host that performs commands
+    /// for a device names the batch after the command, so the journal tells which commands it
+    /// has performed), else after this replica and seq.
     @discardableResult
-    public mutating func perform(_ command: Command, wallMillis: Int64) throws(MutationRefusal) -> [Move] {
+    public mutating func perform(_ command: Command, wallMillis: Int64, batchID: BatchID? = nil) throws(MutationRefusal) -> [Move] {
         if let completion { throw .gameComplete(completion) }
         let changes: [Change]
         let kind: MoveKind
@@ -143,12 +146,12 @@ public struct GameReplica: Sendable {
             kind = .clear
         case .undo:
             guard let plan = UndoPlanner.planUndo(journal: journal, grid: grid, history: history) else { throw .nothingToUndo }
-            return emit(plan, wallMillis: wallMillis)
+            return emit(plan, wallMillis: wallMillis, batchID: batchID)
         case .redo:
             guard let plan = UndoPlanner.planRedo(journal: journal, grid: grid) else { throw .nothingToRedo }
-            return emit(plan, wallMillis: wallMillis)
+            return emit(plan, wallMillis: wallMillis, batchID: batchID)
         }
-        return emit(changes, kind: kind, wallMillis: wallMillis)
+        return emit(changes, kind: kind, wallMillis: wallMillis, batchID: batchID)
     }
 
     /// Resigns the game: it ends now, unsolved.
@@ -217,14 +220,14 @@ public struct GameReplica: Sendable {
         }
     }
 
-    private mutating func emit(_ plan: UndoPlanner.Plan, wallMillis: Int64) -> [Move] {
+    private mutating func emit(_ plan: UndoPlanner.Plan, wallMillis: Int64, batchID: BatchID?) -> [Move] {
         let changes = plan.steps.map { Change(position: $0.position, letter: $0.letter, mark: $0.mark, cellAuthorID: $0.cellAuthorID) }
-        return emit(changes, kind: plan.kind, targets: plan.steps.map(\.targetSeq), wallMillis: wallMillis)
+        return emit(changes, kind: plan.kind, targets: plan.steps.map(\.targetSeq), wallMillis: wallMillis, batchID: batchID)
     }
 
-    private mutating func emit(_ changes: [Change], kind: MoveKind, targets: [Int]? = nil, wallMillis: Int64) -> [Move] {
+    private mutating func emit(_ changes: [Change], kind: MoveKind, targets: [Int]? = nil, wallMillis: Int64, batchID: BatchID?) -> [Move] {
         guard !changes.isEmpty else { return [] }
-        let batchID = "\(replicaID):\(nextSeq)"
+        let batchID = batchID ?? "\(replicaID):\(nextSeq)"
         var moves: [Move] = []
         for (offset, change) in changes.enumerated() {
             let index = puzzle.index(of: change.position)

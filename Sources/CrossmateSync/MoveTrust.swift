@@ -31,13 +31,14 @@ public enum MoveTrust {
             switch self {
             case .emptySquareWithAuthorOrMark: "an empty square has no cellAuthorID and mark 0"
             case .letterWithoutAuthor: "a letter names its writer in cellAuthorID"
-            case let .typedForAnotherAuthor(author): "typing writes the typist's own letter; cellAuthorID \"\(author.prefix(64))\" is someone else"
+            case let .typedForAnotherAuthor(author):
+                "typing writes the typist's own letter; cellAuthorID \"\(TextRule.quote(author))\" is someone else"
             case .clearLeavesLetter: "a clear leaves the square empty"
             case let .wrongVerdictForKind(kind, verdict): "a move of kind \(kind.rawValue) cannot leave the verdict \(verdict)"
             case let .falseVerdict(verdict, letter):
-                "\"\(letter.prefix(LetterRule.maximumLength))\" is not \(verdict == .checkedWrong ? "wrong" : "the answer") at that square, so it cannot be marked \(verdict)"
+                "\"\(TextRule.quote(letter))\" is not \(verdict == .checkedWrong ? "wrong" : "the answer") at that square, so it cannot be marked \(verdict)"
             case .noSolutionForVerdict: "this puzzle has no solution to check or reveal against, so a move carries no verdict"
-            case let .unknownAuthor(author): "cellAuthorID \"\(author.prefix(64))\" is not a player of this game"
+            case let .unknownAuthor(author): "cellAuthorID \"\(TextRule.quote(author))\" is not a player of this game"
             case let .missingTarget(kind): "an \(kind.rawValue) names the earlier move it acts on in targetSeq"
             case let .seqOutOfOrder(field, seq): "\(field) \(seq) must be an earlier seq of the same device"
             }

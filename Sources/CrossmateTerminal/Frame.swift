@@ -1,3 +1,5 @@
+import CrossmateCore
+
 /// What a terminal can show in colour.
 public enum ColorMode: Hashable, Sendable {
     /// `NO_COLOR`: attributes (bold, dim, reverse, underline) only.
@@ -89,11 +91,13 @@ public struct Frame: Sendable {
     }
 
     /// Writes `text` from (row, col), clipped at the right edge. Returns the column after it.
+    /// Control and direction-changing characters (text from other players and files) are shown
+    /// as U+FFFD, never sent to the terminal.
     @discardableResult
     public mutating func put(_ text: String, row: Int, col: Int, style: Style = .plain) -> Int {
         guard row >= 0, row < height else { return col }
         var column = col
-        for character in text {
+        for character in TextRule.terminalSafe(text) {
             guard column < width else { break }
             if column >= 0 {
                 characters[row * width + column] = character

@@ -202,10 +202,12 @@ struct Games: AsyncParsableCommand {
                 if entry.readOnly { state.append("read-only") }
                 if entry.unsent > 0 { state.append("\(entry.unsent) unsent") }
                 let percent = entry.total == 0 ? 0 : entry.filled * 100 / entry.total
+                // Titles, names and nudges come from other people: shown, never obeyed.
                 print(
-                    "\(entry.title)  [\(entry.gameID)]  \(entry.filled)/\(entry.total) (\(percent)%)  \(entry.players.joined(separator: ", "))"
-                        + (state.isEmpty ? "" : "  — " + state.joined(separator: ", ")))
-                for nudge in entry.nudges { print("    nudge from \(nudge)") }
+                    TextRule.terminalSafe(
+                        "\(entry.title)  [\(entry.gameID)]  \(entry.filled)/\(entry.total) (\(percent)%)  \(entry.players.joined(separator: ", "))"
+                    ) + (state.isEmpty ? "" : "  — " + state.joined(separator: ", ")))
+                for nudge in entry.nudges { print("    nudge from \(TextRule.terminalSafe(nudge))") }
             }
         }
     }
@@ -246,7 +248,9 @@ struct New: AsyncParsableCommand {
             }
             let gameID = try await engine.createGame(request)
             let title = try engine.store.game(gameID)?.title ?? gameID
-            print("Started \(title) [\(gameID)]. Invite friends with `crossmate invite \(gameID)`; play with `crossmate play \(gameID)`.")
+            print(
+                "Started \(TextRule.terminalSafe(title)) [\(gameID)]. Invite friends with `crossmate invite \(gameID)`; play with `crossmate play \(gameID)`."
+            )
         }
     }
 }
@@ -280,7 +284,7 @@ struct Join: AsyncParsableCommand {
             let engine = try profile.engine()
             let gameID = try await engine.join(link)
             let title = try engine.store.game(gameID)?.title ?? gameID
-            print("Joined \(title) [\(gameID)]. Play with `crossmate play \(gameID)`.")
+            print("Joined \(TextRule.terminalSafe(title)) [\(gameID)]. Play with `crossmate play \(gameID)`.")
         }
     }
 }

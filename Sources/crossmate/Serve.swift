@@ -13,7 +13,9 @@ struct Serve: AsyncParsableCommand {
             Stores data in an SQLite file under --data (default \(ServerConfiguration.defaultDataDirectory)), or in \
             PostgreSQL with --postgres. Every option can also come from the environment: CROSSMATE_HOST, \
             CROSSMATE_PORT, CROSSMATE_DATA, CROSSMATE_POSTGRES_URL, CROSSMATE_LOG_LEVEL, CROSSMATE_EVENT_LOOPS; and the per-device rate \
-            limit by CROSSMATE_RATE_LIMIT_BURST (default 120 requests) and CROSSMATE_RATE_LIMIT_PER_SECOND (default 60);             new accounts and device links per client address by CROSSMATE_ACCOUNT_RATE_LIMIT_BURST (default 10) and             CROSSMATE_ACCOUNT_RATE_LIMIT_PER_SECOND (default 0.1).
+            limit by CROSSMATE_RATE_LIMIT_BURST (default 120 requests) and CROSSMATE_RATE_LIMIT_PER_SECOND (default 60);             new accounts and device links per client address by CROSSMATE_ACCOUNT_RATE_LIMIT_BURST (default 10) and             CROSSMATE_ACCOUNT_RATE_LIMIT_PER_SECOND (default 0.1); how long a request may take to arrive by \
+            CROSSMATE_REQUEST_TIMEOUT_SECONDS (default 10) and an idle connection may stay open by \
+            CROSSMATE_IDLE_TIMEOUT_SECONDS (default 60).
             """
     )
 
@@ -72,6 +74,14 @@ struct Serve: AsyncParsableCommand {
                 throw ValidationError("CROSSMATE_BROWSER_REPLICA_GRACE_SECONDS must be 0 to 86400, not \(text)")
             }
             configuration.browserReplicaGraceMillis = seconds * 1000
+        }
+        // How long a client may take over a request's head and between requests (seconds).
+        if let seconds = try positive("CROSSMATE_REQUEST_TIMEOUT_SECONDS") {
+            configuration.httpLimits.headTimeout = .milliseconds(Int64(seconds * 1000))
+            configuration.httpLimits.bodyTimeout = .milliseconds(Int64(seconds * 1000))
+        }
+        if let seconds = try positive("CROSSMATE_IDLE_TIMEOUT_SECONDS") {
+            configuration.httpLimits.idleTimeout = .milliseconds(Int64(seconds * 1000))
         }
         if let level = logLevel ?? environment["CROSSMATE_LOG_LEVEL"] {
             guard let parsed = Logger.Level(rawValue: level) else { throw ValidationError("unknown log level \(level)") }

@@ -56,7 +56,9 @@ struct Friends: AsyncParsableCommand {
             var notes = ["\(friend.gamesTogether) \(friend.gamesTogether == 1 ? "game" : "games") together"]
             if friend.pinned != nil { notes.append("pinned") }
             if friend.blocked { notes.append("blocked") }
-            print("\(friend.symbol) \(friend.displayName)  \(PlayerColors.palette[friend.colorIndex].name)  — \(notes.joined(separator: ", "))")
+            print(
+                "\(friend.symbol) \(TextRule.terminalSafe(friend.displayName))  \(PlayerColors.palette[friend.colorIndex].name)  — \(notes.joined(separator: ", "))"
+            )
         }
     }
 
@@ -139,7 +141,7 @@ struct Nudge: AsyncParsableCommand {
             let engine = try profile.engine()
             let gameID = try await engine.resolve(game)
             _ = try await engine.nudge(gameID, message: message)
-            print("Nudged the other players of \(try engine.store.game(gameID)?.title ?? gameID).")
+            print("Nudged the other players of \(TextRule.terminalSafe(try engine.store.game(gameID)?.title ?? gameID)).")
         }
     }
 }

@@ -131,7 +131,7 @@ import Testing
         let (started, startedNow) = AsyncStream<Void>.makeStream()
         let release = DispatchSemaphore(value: 0)
         let slow = Task {
-            try await parser.run { () -> String in
+            try await parser.run(for: "ann") { () -> String in
                 startedNow.yield()
                 release.wait()  // a parse that takes a while, on its own thread
                 return Thread.current.name ?? ""
@@ -140,7 +140,7 @@ import Testing
         for await _ in started { break }
         #expect(parser.inProgress == 1)
         do {
-            _ = try await parser.parse(Array("x".utf8), fileName: "x.ipuz")
+            _ = try await parser.parse(Array("x".utf8), fileName: "x.ipuz", for: "bob")
             Issue.record("a second parse was admitted past the bound")
         } catch let error as APIError {
             #expect(error.body.error == .rateLimited && error.retryAfterSeconds == 2)
@@ -149,7 +149,37 @@ import Testing
         #expect(try await slow.value.contains("TP-#"))  // a thread of NIO's blocking-work pool
         #expect(parser.inProgress == 0)
         let xd = "Title: Tiny\n\n\nAB\nCD\n\n\nA1. Top ~ AB\nA3. Bottom ~ CD\n\nD1. Left ~ AC\nD2. Right ~ BD\n"
-        let puzzle = try await parser.parse(Array(xd.utf8), fileName: "tiny.xd")
+        let puzzle = try await parser.parse(Array(xd.utf8), fileName: "tiny.xd", for: "ann")
         #expect(puzzle.width == 2 && puzzle.title == "Tiny")
+    }
+
+    /// One account holds at most its share of the parse slots: eight slow uploads from Rex
+    /// left every other account's tiny upload refused as busy; now Rex's second waits his turn
+    /// and Ann's goes through. (One slot each here: the blocking-work pool has a thread per core,
+    /// so the test holds no more of them than a two-core machine has.)
+    @Test func oneAccountHoldsOnlyItsShareOfParseSlots() async throws {
+        let parser = UploadParser(maximumAdmitted: 4)
+        #expect(parser.maximumPerAccount == 1)
+        #expect(UploadParser(maximumAdmitted: 8).maximumPerAccount == 2)
+        let (started, startedNow) = AsyncStream<Void>.makeStream()
+        let release = DispatchSemaphore(value: 0)
+        let slow = Task {
+            try await parser.run(for: "rex") { () -> Int in
+                startedNow.yield()
+                release.wait()
+                return 1
+            }
+        }
+        for await _ in started { break }
+        do {
+            _ = try await parser.run(for: "rex") { 1 }
+            Issue.record("Rex held more than his share of the parse slots")
+        } catch let error as APIError {
+            #expect(error.body.error == .rateLimited && error.body.message.contains("uploads being read already"))
+        }
+        #expect(try await parser.run(for: "ann") { 2 } == 2)
+        release.signal()
+        #expect(try await slow.value == 1)
+        #expect(parser.inProgress == 0)
     }
 }

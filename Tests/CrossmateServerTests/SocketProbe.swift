@@ -24,7 +24,7 @@ final class SocketProbe: Sendable {
             let url = "ws://127.0.0.1:\(port)/v1/socket" + (ticket.map { "?ticket=\($0)" } ?? "")
             let headers: HTTPFields = token.map { [.authorization: "Bearer \($0)"] } ?? [:]
             try await WebSocketClient.connect(
-                url: url, configuration: .init(additionalHeaders: headers),
+                url: url, configuration: .init(maxFrameSize: 4 << 20, additionalHeaders: headers),
                 logger: Logger(label: "probe")
             ) { inbound, outbound, _ in
                 try await withThrowingTaskGroup(of: Void.self) { group in

@@ -104,13 +104,17 @@ import Testing
             let ann = try await account(store)
             #expect(try await store.device(tokenHash: ann.tokenHash)?.authorID == ann.author)
             #expect(try await store.device(tokenHash: "nope") == nil)
-            try await store.createLinkCode(codeHash: "code-\(ann.author)", authorID: ann.author, expiresAt: 1_000)
+            try await store.createLinkCode(codeHash: "code-\(ann.author)", authorID: ann.author, issuedBy: ann.device, expiresAt: 1_000)
             let linked = try await store.linkDevice(codeHash: "code-\(ann.author)", deviceID: unique("dev"), tokenHash: unique("h"), now: 500)
             #expect(linked?.authorID == ann.author && linked?.displayName == "Ann")
             // A code works once, and not after it expires.
             #expect(try await store.linkDevice(codeHash: "code-\(ann.author)", deviceID: unique("dev"), tokenHash: unique("h"), now: 501) == nil)
-            try await store.createLinkCode(codeHash: "late-\(ann.author)", authorID: ann.author, expiresAt: 1_000)
+            try await store.createLinkCode(codeHash: "late-\(ann.author)", authorID: ann.author, issuedBy: ann.device, expiresAt: 1_000)
             #expect(try await store.linkDevice(codeHash: "late-\(ann.author)", deviceID: unique("dev"), tokenHash: unique("h"), now: 1_000) == nil)
+            // A code dies with the device that made it: revoking it voids the code.
+            try await store.createLinkCode(codeHash: "stolen-\(ann.author)", authorID: ann.author, issuedBy: ann.device, expiresAt: 1_000)
+            #expect(try await store.revokeDevice(ann.device, of: ann.author))
+            #expect(try await store.linkDevice(codeHash: "stolen-\(ann.author)", deviceID: unique("dev"), tokenHash: unique("h"), now: 600) == nil)
         }
     }
 

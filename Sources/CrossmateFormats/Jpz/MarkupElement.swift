@@ -1,3 +1,4 @@
+import CrossmateCore
 import Foundation
 
 #if canImport(FoundationXML)
@@ -52,9 +53,17 @@ final class MarkupElement {
         }.joined()
     }
 
+    /// Attributes one element may carry: a .jpz cell has about ten.
+    static let maximumAttributesPerElement = 64
+    /// Elements one document may hold: every square of the largest grid, its clues and words,
+    /// four times over.
+    static let maximumElements = 4 * Puzzle.maximumSide * Puzzle.maximumSide
+
     static func parse(_ data: [UInt8]) throws(PuzzleFileError) -> MarkupElement {
+        let document = try utf8Document(data)
+        try checkBudget(document)
         let builder = Builder()
-        let parser = XMLParser(data: Data(withProcessingInstructionData(try utf8Document(data))))
+        let parser = XMLParser(data: Data(withProcessingInstructionData(document)))
         parser.shouldProcessNamespaces = false
         parser.shouldResolveExternalEntities = false
         parser.delegate = builder
@@ -63,6 +72,72 @@ final class MarkupElement {
             throw .notACrossword("the XML is not well formed (near line \(line))")
         }
         return root
+    }
+
+    /// Counts elements and each element's attributes in one pass over the bytes, before the XML
+    /// parser sees them: libxml2 compares each attribute with every earlier one of its element,
+    /// so 200,000 attributes on one element took 20 s. Entity declarations are refused too (a
+    /// crossword needs none, and expanding them is another way to make a small file cost much).
+    static func checkBudget(_ document: [UInt8]) throws(PuzzleFileError) {
+        var elements = 0
+        var index = 0
+        let count = document.count
+        func starts(_ text: StaticString, at position: Int) -> Bool {
+            let length = text.utf8CodeUnitCount
+            guard position + length <= count else { return false }
+            return text.withUTF8Buffer { expected in
+                for offset in 0..<length where document[position + offset] != expected[offset] { return false }
+                return true
+            }
+        }
+        func skip(past end: StaticString, from position: Int) -> Int {
+            var position = position
+            while position < count, !starts(end, at: position) { position += 1 }
+            return position + end.utf8CodeUnitCount
+        }
+        while index < count {
+            guard document[index] == UInt8(ascii: "<") else {
+                index += 1
+                continue
+            }
+            if starts("<!--", at: index) {
+                index = skip(past: "-->", from: index + 4)
+            } else if starts("<![CDATA[", at: index) {
+                index = skip(past: "]]>", from: index + 9)
+            } else if starts("<!ENTITY", at: index) {
+                throw .malformed("the XML declares entities; a crossword needs none")
+            } else if starts("<?", at: index) {
+                index = skip(past: "?>", from: index + 2)
+            } else if starts("<!", at: index) || starts("</", at: index) {
+                index += 2
+            } else {
+                // A start tag: its attributes are its `=` signs outside quoted values.
+                elements += 1
+                guard elements <= maximumElements else {
+                    throw .malformed("the XML has more than \(maximumElements) elements; no crossword needs so many")
+                }
+                var attributes = 0
+                var quote: UInt8?
+                index += 1
+                while index < count {
+                    let byte = document[index]
+                    if let open = quote {
+                        if byte == open { quote = nil }
+                    } else if byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "'") {
+                        quote = byte
+                    } else if byte == UInt8(ascii: "=") {
+                        attributes += 1
+                        guard attributes <= maximumAttributesPerElement else {
+                            throw .malformed("an XML element has more than \(maximumAttributesPerElement) attributes; a crossword's have a few")
+                        }
+                    } else if byte == UInt8(ascii: ">") {
+                        break
+                    }
+                    index += 1
+                }
+                index += 1
+            }
+        }
     }
 
     /// The document with a space before the `?>` of every processing instruction that has no

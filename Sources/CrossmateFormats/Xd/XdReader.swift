@@ -47,8 +47,11 @@ public enum XdReader {
         try applyStart(sections["start", default: []], to: &cells, width: width, height: height)
 
         var clueTexts: [Direction: [Int: String]] = [:]
+        // The same budget as every reader: at most two clues per square.
+        var budget = WordBudget(width: width, height: height)
         for line in sections["clues", default: []] {
             guard let (direction, number, text) = parseClue(line) else { continue }
+            try budget.takeClue()
             clueTexts[direction, default: [:]][number] = text
         }
         let notes = sections["notes", default: []].joined(separator: "\n").trimmingSpaces
@@ -118,9 +121,12 @@ public enum XdReader {
         return table
     }
 
+    static let maximumClueLineBytes = 4_096
+
     /// "A1. Clue text ~ ANSWER"; lines such as "A1 ^Hint: …" are not clues.
     private static func parseClue(_ line: String) -> (Direction, Int, String)? {
-        let trimmed = line.trimmingSpaces
+        // Markup is reduced with repeated searches, so a clue is cut to a clue's length first.
+        let trimmed = (line.utf8.count > maximumClueLineBytes ? line.prefix(bytes: maximumClueLineBytes) : line).trimmingSpaces
         guard let first = trimmed.first, let direction: Direction = first == "A" ? .across : (first == "D" ? .down : nil) else {
             return nil
         }

@@ -14,8 +14,11 @@ const KEYS = {
   Delete: "delete", Home: "home", End: "end", Enter: "enter", Escape: "escape", " ": "space", Insert: "rebus",
 };
 
-/** Refusals that mean "try again later": the command stays queued. */
+/** Refusals that mean "try again later": the command stays queued. A server error is tried
+ * again a few times, more slowly each time, then dropped with a note; every other refusal
+ * drops the command at once with its reason, so the queue always drains. */
 const RETRY = new Set(["rateLimited", "serverError", "notOpen"]);
+const SERVER_ERROR_TRIES = 5;
 
 const clock = (seconds) => {
   const h = Math.floor(seconds / 3600);
@@ -98,9 +101,15 @@ class GamePage {
         const answer = message.answer ?? message.refusal;
         if (answer.gameID !== this.gameID || !this.pending.has(answer.id)) return;
         if (message.type === "refused" && RETRY.has(answer.code)) {
-          this.pending.get(answer.id).sent = false;
-          setTimeout(() => this.flush(), answer.code === "rateLimited" ? 2000 : 1000);
-          return;
+          const entry = this.pending.get(answer.id);
+          entry.sent = false;
+          if (answer.code === "serverError") entry.failures = (entry.failures ?? 0) + 1;
+          if (!(entry.failures >= SERVER_ERROR_TRIES)) {
+            const wait = answer.code === "rateLimited" ? 2000 : 1000 * 2 ** (entry.failures ?? 0);
+            setTimeout(() => this.flush(), wait);
+            return;
+          }
+          answer.reason = `a change could not be saved after ${SERVER_ERROR_TRIES} tries and was dropped (${answer.reason})`;
         }
         this.pending.delete(answer.id);
         this.optimistic = this.optimistic.filter((entry) => entry.id !== answer.id);
