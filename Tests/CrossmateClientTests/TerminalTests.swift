@@ -11,6 +11,16 @@ import Testing
 /// The terminal client: frames drawn from state (golden text for a few states, a 15×15 grid in
 /// 80×24 among them), keys decoded from raw bytes, and the real `crossmate play` in tmux.
 @Suite struct TerminalTests {
+    /// A title or name with escape sequences in it is drawn, not obeyed: nothing it holds
+    /// reaches the terminal as a control character.
+    @Test func framesDrawOtherPeoplesControlCharactersAsReplacements() {
+        var frame = Frame(width: 20, height: 1)
+        frame.put("T\u{1B}]0;PWNED\u{07}\u{202E}x", row: 0, col: 0)
+        let drawn = frame.ansi(.none)
+        #expect(!drawn.contains("\u{07}") && !drawn.contains("]0;PWNED\u{07}") && !drawn.contains("\u{202E}"))
+        #expect(frame.character(row: 0, col: 1) == "\u{FFFD}")
+    }
+
     /// A 15×15 with a symmetric block pattern; answers and clues are placeholders (the layout is
     /// what is checked).
     static let fifteen: Puzzle = {

@@ -305,6 +305,35 @@ import Testing
         }
     }
 
+    /// A Decision names an account played with, and an account holds a bounded number of them;
+    /// a game's list summary is replaced only by one of a later sequence.
+    @Test(arguments: Backend.available)
+    func decisionsNameCoPlayersUpToACapAndSummariesOnlyMoveForward(backend: Backend) async throws {
+        try await withStore(backend) { store in
+            let ann = try await account(store)
+            let bob = try await account(store)
+            let cat = try await account(store)
+            func decide(_ key: String, maximum: Int = 10) async throws -> Bool {
+                try await store.putDecision(
+                    StoredDecision(authorID: ann.author, kind: "block", key: key, value: "1", writtenAt: 1, writtenBy: ann.device, deleted: false),
+                    maximumDecisions: maximum)
+            }
+            await #expect(throws: StoreRefusal.notPlayedWith) { try await decide("acct-made-up") }
+            let id = try await game(store, owner: ann.author)
+            for friend in [bob, cat] {
+                _ = try await store.setParticipant(
+                    ParticipantRecord(gameID: id, authorID: friend.author, displayName: "F", role: .player), feedState: .active)
+            }
+            #expect(try await decide(bob.author, maximum: 1))
+            await #expect(throws: StoreRefusal.tooManyDecisions(maximum: 1)) { try await decide(cat.author, maximum: 1) }
+
+            let later = StoredGameSummary(width: 2, height: 1, filled: 2, total: 2, picture: "xx", throughSequence: 9)
+            try await store.putSummary(gameID: id, later)
+            try await store.putSummary(gameID: id, StoredGameSummary(width: 2, height: 1, filled: 1, total: 2, picture: "x.", throughSequence: 5))
+            #expect(try await store.games(of: ann.author).first?.2 == later)
+        }
+    }
+
     @Test(arguments: Backend.available)
     func snapshotsInvitationsParticipantsAndTheFeed(backend: Backend) async throws {
         try await withStore(backend) { store in
