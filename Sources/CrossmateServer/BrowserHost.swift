@@ -160,13 +160,20 @@ actor BrowserGame {
     /// let one start while another is half done.
     private var busy = false
     private var waiting: [CheckedContinuation<Void, Never>] = []
-    /// The latest commands answered, by the browser's id (nil: applied), so a command sent
-    /// again after a lost answer is not performed twice. Bounded in bytes: at most
-    /// `answersKept` entries, each reason at most `ErrorBody.maximumMessageBytes`, its game id
-    /// at most `ProtocolLimits.maximumIdentifierBytes` (commands that made moves are also found
-    /// in the journal, which outlives this memory: see `journalAnswer`).
-    private var answered: [Int: CommandRefusal?] = [:]
-    private var answeredOrder: [Int] = []
+    /// A command as the browser names it: its id, and when it was typed (ids start again in a
+    /// browser whose queue was wiped; times do not).
+    private struct CommandKey: Hashable {
+        var id: Int
+        var typedAt: Int64?
+    }
+
+    /// The latest commands answered (nil: applied), so a command sent again after a lost answer
+    /// is not performed twice. Bounded in bytes: at most `answersKept` entries, each reason at
+    /// most `ErrorBody.maximumMessageBytes`, its game id at most
+    /// `ProtocolLimits.maximumIdentifierBytes`. Commands that made moves are also found in the
+    /// journal, which outlives this memory (`performedBatches`).
+    private var answered: [CommandKey: CommandRefusal?] = [:]
+    private var answeredOrder: [CommandKey] = []
     static let answersKept = 256
 
     private func exclusively<T>(_ body: () async throws -> T) async rethrows -> T {
@@ -434,7 +441,8 @@ actor BrowserGame {
 
     private func performAlone(_ request: CommandRequest, state: ServerState) async -> ServerSocketMessage {
         let performed = batchID(for: request).map(performedBatches.contains) ?? false
-        let earlier: CommandRefusal?? = answered[request.id] ?? (performed ? .some(nil) : nil)
+        let key = CommandKey(id: request.id, typedAt: request.typedAt)
+        let earlier: CommandRefusal?? = answered[key] ?? (performed ? .some(nil) : nil)
         if let earlier {
             // Already answered: the grid the browser was sent on reopening holds its effect.
             if let refusal = earlier { return .refused(refusal) }
@@ -448,14 +456,14 @@ actor BrowserGame {
         let answer = await performOnce(request, state: state)
         switch answer {
         case let .refused(refusal) where ["rateLimited", "serverError"].contains(refusal.code): break  // to be sent again
-        case let .refused(refusal): remember(request.id, refusal)
-        default: remember(request.id, nil)
+        case let .refused(refusal): remember(key, refusal)
+        default: remember(key, nil)
         }
         return answer
     }
 
-    private func remember(_ id: Int, _ refusal: CommandRefusal?) {
-        if answered.updateValue(refusal, forKey: id) == nil { answeredOrder.append(id) }
+    private func remember(_ key: CommandKey, _ refusal: CommandRefusal?) {
+        if answered.updateValue(refusal, forKey: key) == nil { answeredOrder.append(key) }
         if answeredOrder.count > Self.answersKept { answered[answeredOrder.removeFirst()] = nil }
     }
 

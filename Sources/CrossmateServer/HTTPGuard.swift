@@ -12,7 +12,9 @@ public struct HTTPLimits: Sendable {
     /// connection opening, or of the previous response.
     public var headTimeout = TimeAmount.seconds(10)
     /// A kept-alive connection may wait this long for its next request.
-    public var idleTimeout = TimeAmount.seconds(60)
+    /// (Longer than HTTP clients keep idle connections in their pools, 60 s for
+    /// AsyncHTTPClient, so the client closes first rather than sending into a closing socket.)
+    public var idleTimeout = TimeAmount.seconds(75)
     /// A request's body must arrive within `bodyTimeout` plus a second per `bodyBytesPerSecond`.
     public var bodyTimeout = TimeAmount.seconds(10)
     public var bodyBytesPerSecond = 64 * 1024
@@ -50,7 +52,8 @@ struct GuardedHTTPChannel<Base: ServerChildChannel>: ServerChildChannel {
 /// Answers what the HTTP decoder cannot read (400, or 431 for headers over their limits, 414
 /// for an over-long target) and closes; closes connections whose requests arrive too slowly (a
 /// head trickled a line at a time, a body trickled a byte at a time, or nothing at all). Once a
-/// connection upgrades to a WebSocket it steps aside: the socket has pings of its own.
+/// connection has upgraded to a WebSocket (its 101 went out) it steps aside: the socket has
+/// pings of its own.
 final class HTTPGuard: ChannelDuplexHandler, RemovableChannelHandler {
     // Anything passes through untouched; request and response parts are looked at, not unwrapped
     // by force (after an upgrade, raw bytes and WebSocket frames flow past).
@@ -104,9 +107,8 @@ final class HTTPGuard: ChannelDuplexHandler, RemovableChannelHandler {
                     return
                 }
                 if head.headers[canonicalForm: "upgrade"].contains(where: { $0.lowercased() == "websocket" }) {
-                    // The WebSocket's own pings and limits take over from here.
+                    // An upgrade has no body: the server answers it (101, or an ordinary refusal).
                     deadline?.cancel()
-                    phase = .upgraded
                 } else {
                     let length = head.headers.first(name: "content-length").flatMap { Int($0) } ?? 0
                     let seconds = Int64(length / max(1, limits.bodyBytesPerSecond))
@@ -122,8 +124,15 @@ final class HTTPGuard: ChannelDuplexHandler, RemovableChannelHandler {
     }
 
     func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
-        if phase == .http, case .end = unwrapOutboundIn(data) as? HTTPServerResponsePart {
-            arm(context, in: limits.idleTimeout, answer: false)
+        if phase == .http, let part = unwrapOutboundIn(data) as? HTTPServerResponsePart {
+            switch part {
+            case let .head(head) where head.status == .switchingProtocols:
+                // Upgraded to a WebSocket: its own pings and limits take over from here.
+                deadline?.cancel()
+                phase = .upgraded
+            case .end: arm(context, in: limits.idleTimeout, answer: false)
+            default: break
+            }
         }
         context.write(data, promise: promise)
     }

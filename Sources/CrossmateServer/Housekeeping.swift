@@ -1,3 +1,4 @@
+import CrossmateStore
 import ServiceLifecycle
 
 /// What the server does on a timer rather than on some request's path: it stores the list
@@ -25,14 +26,15 @@ struct Housekeeping: Service {
         if dropped > 0 { state.metrics.browserReplicas.record(state.browsers.count) }
     }
 
-    /// Stores the list summary of every game whose projection changed since the last pass.
+    /// Stores the list summary of every game whose projection changed since the last pass, in
+    /// one transaction.
     func storeSummaries() async {
-        for (gameID, projection) in state.directory.takeChanged() {
-            do {
-                try await state.store.putSummary(gameID: gameID, await projection.listSummary)
-            } catch {
-                state.logger.error("a game's list summary could not be stored", metadata: ["game": "\(gameID)", "error": "\(error)"])
-            }
+        var summaries: [String: StoredGameSummary] = [:]
+        for (gameID, projection) in state.directory.takeChanged() { summaries[gameID] = await projection.listSummary }
+        do {
+            try await state.store.putSummaries(summaries)
+        } catch {
+            state.logger.error("games' list summaries could not be stored", metadata: ["games": "\(summaries.count)", "error": "\(error)"])
         }
     }
 }

@@ -374,7 +374,15 @@ public final class Store: Sendable {
     /// Stores what the games list shows of a game, unless a summary of a later sequence is
     /// already stored.
     public func putSummary(gameID: String, _ summary: StoredGameSummary) async throws {
-        try await database.transaction { db in try await Self.putSummary(db, gameID: gameID, summary) }
+        try await putSummaries([gameID: summary])
+    }
+
+    /// Stores several games' summaries in one transaction (one sync of the log for all).
+    public func putSummaries(_ summaries: [String: StoredGameSummary]) async throws {
+        guard !summaries.isEmpty else { return }
+        try await database.transaction { db in
+            for (gameID, summary) in summaries { try await Self.putSummary(db, gameID: gameID, summary) }
+        }
     }
 
     private static func putSummary(_ db: any SQLConnection, gameID: String, _ summary: StoredGameSummary) async throws {

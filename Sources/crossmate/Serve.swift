@@ -15,7 +15,7 @@ struct Serve: AsyncParsableCommand {
             CROSSMATE_PORT, CROSSMATE_DATA, CROSSMATE_POSTGRES_URL, CROSSMATE_LOG_LEVEL, CROSSMATE_EVENT_LOOPS; and the per-device rate \
             limit by CROSSMATE_RATE_LIMIT_BURST (default 120 requests) and CROSSMATE_RATE_LIMIT_PER_SECOND (default 60);             new accounts and device links per client address by CROSSMATE_ACCOUNT_RATE_LIMIT_BURST (default 10) and             CROSSMATE_ACCOUNT_RATE_LIMIT_PER_SECOND (default 0.1); how long a request may take to arrive by \
             CROSSMATE_REQUEST_TIMEOUT_SECONDS (default 10) and an idle connection may stay open by \
-            CROSSMATE_IDLE_TIMEOUT_SECONDS (default 60).
+            CROSSMATE_IDLE_TIMEOUT_SECONDS (default 75).
             """
     )
 

@@ -137,6 +137,11 @@ import Testing
             idle.send("GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n")
             let idleAnswer = try #require(idle.readUntilClosed(), "an idle kept-alive connection stayed open")
             #expect(Self.status(idleAnswer) == 200)
+
+            // Asking to upgrade where there is no WebSocket does not escape the timeouts.
+            let pretend = try RawConnection(port: port)
+            pretend.send("GET /healthz HTTP/1.1\r\nHost: x\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n\r\n")
+            #expect(pretend.readUntilClosed() != nil, "a refused upgrade's connection stayed open")
         }
     }
 }
