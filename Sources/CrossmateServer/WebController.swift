@@ -1,3 +1,4 @@
+import CompressNIO
 import CrossmateCore
 import CrossmateFormats
 import CrossmateProtocol
@@ -11,18 +12,40 @@ import NIOCore
 struct WebController {
     let state: ServerState
 
-    /// The app's files, read once from the bundle.
-    static let files: [String: (type: String, bytes: ByteBuffer)] = {
+    /// One file of the app as served: its bytes, gzipped once (kept only when smaller), and an
+    /// entity tag that names its content, so a browser revalidating an unchanged file gets a 304.
+    struct Asset: Sendable {
+        var type: String
+        var bytes: ByteBuffer
+        var gzipped: ByteBuffer?
+        var etag: String
+    }
+
+    /// The app's files, read and compressed once from the bundle.
+    static let files: [String: Asset] = {
         guard let folder = Bundle.module.url(forResource: "Web", withExtension: nil),
             let names = try? FileManager.default.contentsOfDirectory(atPath: folder.path)
         else { return [:] }
-        var files: [String: (String, ByteBuffer)] = [:]
+        var files: [String: Asset] = [:]
         for name in names {
             guard let data = try? Data(contentsOf: folder.appendingPathComponent(name)) else { continue }
-            files[name] = (contentType(of: name), ByteBuffer(bytes: data))
+            files[name] = asset(type: contentType(of: name), bytes: Array(data))
         }
         return files
     }()
+
+    static func asset(type: String, bytes: [UInt8]) -> Asset {
+        var plain = ByteBuffer(bytes: bytes)
+        var gzipped = try? plain.compress(with: .gzip(configuration: .init(compressionLevel: 9)))
+        if let compressed = gzipped, compressed.readableBytes >= bytes.count { gzipped = nil }
+        // FNV-1a over the bytes: a content tag, not a secret.
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        for byte in bytes {
+            hash ^= UInt64(byte)
+            hash = hash &* 0x100_0000_01b3
+        }
+        return Asset(type: type, bytes: ByteBuffer(bytes: bytes), gzipped: gzipped, etag: "\"\(String(hash, radix: 16))-\(bytes.count)\"")
+    }
 
     static func contentType(of name: String) -> String {
         switch name.split(separator: ".").last {
@@ -42,12 +65,12 @@ struct WebController {
 
     func addRoutes(to router: Router<CrossmateRequestContext>) {
         for path in ["/", "games/:game", "join/:token", "link", "friends"] {
-            router.get(RouterPath(path)) { _, _ in try page("index.html") }
+            router.get(RouterPath(path)) { request, _ in try page("index.html", for: request) }
         }
-        router.get("app/:file") { _, context in try page(try context.parameters.require("file")) }
+        router.get("app/:file") { request, context in try page(try context.parameters.require("file"), for: request) }
         // The service worker sits at the root so it may serve every page path offline.
-        router.get("sw.js") { _, _ in
-            var response = try page("sw.js")
+        router.get("sw.js") { request, _ in
+            var response = try page("sw.js", for: request)
             response.headers[.init("Service-Worker-Allowed")!] = "/"
             return response
         }
@@ -70,11 +93,25 @@ struct WebController {
         }
     }
 
-    private func page(_ name: String) throws -> Response {
+    /// A file of the app: gzipped for a browser that takes it, and a 304 without a body when
+    /// the browser already holds this version (`no-cache` makes it ask each time; the answer is
+    /// then a few hundred bytes).
+    private func page(_ name: String, for request: Request) throws -> Response {
         guard let file = Self.files[name] else { throw APIError(.notFound, "there is no file \(TextRule.quote(name)) in the web app") }
-        var headers: HTTPFields = [.contentType: file.type, .cacheControl: "no-cache"]
+        var headers: HTTPFields = [.contentType: file.type, .cacheControl: "no-cache", .eTag: file.etag, .vary: "Accept-Encoding"]
         headers[.contentSecurityPolicy] = Self.policy
         headers[.init("X-Content-Type-Options")!] = "nosniff"
+        let known = request.headers[values: .ifNoneMatch].flatMap { $0.split(separator: ",") }.map { $0.trimmingCharacters(in: .whitespaces) }
+        if known.contains(file.etag) || known.contains("*") {
+            return Response(status: .notModified, headers: headers)
+        }
+        let accepted = request.headers[values: .acceptEncoding].joined(separator: ",").lowercased()
+        if let gzipped = file.gzipped,
+            accepted.split(separator: ",").contains(where: { $0.split(separator: ";").first?.trimmingCharacters(in: .whitespaces) == "gzip" })
+        {
+            headers[.contentEncoding] = "gzip"
+            return Response(status: .ok, headers: headers, body: .init(byteBuffer: gzipped))
+        }
         return Response(status: .ok, headers: headers, body: .init(byteBuffer: file.bytes))
     }
 

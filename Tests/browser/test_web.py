@@ -549,6 +549,26 @@ class WebAppTests(unittest.TestCase):
         until("typed on the phone", lambda: ana.letter(0, 0) == "S")
         ana.screenshot("game-phone")
 
+    def test_a_long_title_never_scrolls_sideways(self):
+        """A 180-character title (puzpy's nyt_rebus_with_notes_and_shape.puz has one) made the
+        page 2,163 px wide. No page may scroll sideways, at either size, with any puzzle."""
+        title = "An Exceedingly Long Puzzle Title " * 6
+        xd = f"Title: {title[:180]}\nAuthor: Ana\n\n\nAB\nCD\n\n\nA1. Top ~ AB\nA3. Bottom ~ CD\n\nD1. Left ~ AC\nD2. Right ~ BD\n"
+        for size, options in [("desktop", {}), ("phone", {"width": 390, "height": 844, "mobile": True})]:
+            ana = self.player("Ana", **options)
+            ana.sign_up()
+            game = self.server.api("POST", "/v1/games", {"fileName": "long.xd", "fileBase64": base64.b64encode(xd.encode()).decode()},
+                                   token=ana.token())
+            for path in ["/", "/games/" + game["gameID"]]:
+                ana.open(path)
+                if path != "/":
+                    ana.wait_live()
+                else:
+                    until("the list", lambda: ana.driver.find_elements(By.CSS_SELECTOR, "a.game"))
+                overflow = ana.driver.execute_script("return document.documentElement.scrollWidth - window.innerWidth")
+                self.assertLessEqual(overflow, 0, f"{path} at {size} size scrolls {overflow} px sideways")
+            ana.screenshot(f"long-title-{size}")
+
     def test_a_browser_and_a_native_client_play_the_same_game(self):
         ana = self.player("Ana")
         ana.sign_up()

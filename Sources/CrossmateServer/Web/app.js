@@ -64,7 +64,12 @@ class Connection {
     this.attempt = 0;
     this.offset = Number(localStorage.getItem("crossmate.clockOffset") ?? 0) || 0;
     this.subscribed = [];
+    // Back online, or back in front of the player: try at once rather than wait out the backoff.
     addEventListener("online", () => this.retryNow());
+    addEventListener("focus", () => this.retryNow());
+    document.addEventListener("visibilitychange", () => {
+      if (document.visibilityState === "visible") this.retryNow();
+    });
   }
 
   start() {
@@ -118,7 +123,10 @@ class Connection {
 
   later() {
     this.setState(navigator.onLine === false ? "offline" : "reconnecting");
-    const delay = Math.min(10_000, 500 * 2 ** this.attempt) * (0.5 + Math.random() / 2);
+    // A page someone is looking at tries at least every 2 s (a restarted server is back within
+    // seconds, and queued letters wait on it); a hidden one backs off to 10 s.
+    const ceiling = document.visibilityState === "visible" ? 2_000 : 10_000;
+    const delay = Math.min(ceiling, 250 * 2 ** this.attempt) * (0.5 + Math.random() / 2);
     this.attempt = Math.min(this.attempt + 1, 6);
     this.timer = setTimeout(() => this.connect(), delay);
   }

@@ -1,0 +1,41 @@
+import CompressNIO
+import Foundation
+import HTTPTypes
+import Hummingbird
+import HummingbirdTesting
+import NIOCore
+import Testing
+
+@testable import CrossmateServer
+
+/// The web app's files travel compressed and are revalidated, not downloaded again: every file
+/// is gzipped once at start-up and tagged by its content.
+@Suite struct WebAssetTests {
+    static func get(_ client: some TestClientProtocol, _ path: String, _ headers: HTTPFields) async throws -> TestResponse {
+        try await client.execute(uri: path, method: .get, headers: headers, body: nil)
+    }
+
+    @Test func filesAreGzippedAndAnUnchangedFileIsA304() async throws {
+        try await withServer { client, _ in
+            var sent = 0
+            var whole = 0
+            for path in ["/", "/app/app.js", "/app/game.js", "/app/keys.js", "/app/style.css", "/app/api.js", "/app/queue.js", "/sw.js"] {
+                let plain = try await Self.get(client, path, [:])
+                #expect(plain.status == .ok && plain.headers[.contentEncoding] == nil)
+                let etag = try #require(plain.headers[.eTag], "\(path) has no ETag")
+                let gzipped = try await Self.get(client, path, [.acceptEncoding: "gzip, deflate, br"])
+                #expect(gzipped.headers[.contentEncoding] == "gzip" && gzipped.headers[.eTag] == etag, "\(path)")
+                var body = gzipped.body
+                #expect(try body.decompress(with: .gzip()) == plain.body, "\(path) does not unzip to itself")
+                #expect(gzipped.body.readableBytes < plain.body.readableBytes, "\(path) did not shrink")
+                let again = try await Self.get(client, path, [.acceptEncoding: "gzip", .ifNoneMatch: etag])
+                #expect(again.status == .notModified && again.body.readableBytes == 0, "\(path) was sent again")
+                let stale = try await Self.get(client, path, [.ifNoneMatch: "\"old\""])
+                #expect(stale.status == .ok)
+                sent += gzipped.body.readableBytes
+                whole += plain.body.readableBytes
+            }
+            print("web app first load: \(sent) bytes gzipped of \(whole)")
+        }
+    }
+}
