@@ -219,6 +219,16 @@ public final class ClientStore: Sendable {
         }
     }
 
+    /// Forgets everything this device kept (identity, games, moves, outbox): signing out, or
+    /// starting afresh as another account. The schema stays.
+    public func erase() throws {
+        try queue.write { db in
+            for table in ["identity", "games", "moves", "snapshots", "participants", "seals", "settings"] {
+                try db.execute(sql: "DELETE FROM \(table)")
+            }
+        }
+    }
+
     /// Unsent moves across every game, or of one.
     public func unsentCount(gameID: String? = nil) throws -> Int {
         try queue.read { db in

@@ -88,6 +88,11 @@ public struct ServerAPI: Sendable {
         try await call(.POST, "/v1/devices", body: LinkDeviceRequest(code: code))
     }
 
+    /// Revokes one of the account's devices (this one, to sign out): its token stops working.
+    public func revokeDevice(_ deviceID: String) async throws(ServerFailure) -> OKResponse {
+        try await call(.DELETE, "/v1/devices/\(deviceID)")
+    }
+
     public func me() async throws(ServerFailure) -> MeResponse {
         try await call(.GET, "/v1/me")
     }

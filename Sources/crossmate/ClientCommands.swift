@@ -4,32 +4,60 @@ import CrossmateCore
 import CrossmateFormats
 import CrossmateProtocol
 import Foundation
+import Synchronization
 
 /// `--profile NAME`, on every client command: which local store (which device) to use.
 struct ProfileOption: ParsableArguments {
     @Option(help: "The device profile: a separate local store (env CROSSMATE_PROFILE; default 'default').")
     var profile: String?
 
-    /// The profile's store, created on first use.
-    func store() throws -> (Profile, ClientStore) {
+    /// The profile's store, created on first use, with this process as the profile's one
+    /// writer (`ProfileLock`). With `readOnlyIfBusy`, a profile another process writes is opened
+    /// anyway, and the holder is returned: the command then only reads.
+    func store(readOnlyIfBusy: Bool = false) throws -> (Profile, ClientStore, busy: ProfileLock.Held?) {
         let profile: Profile
         do { profile = try Profile(name: self.profile) } catch { throw ClientFailure(error.description) }
+        var busy: ProfileLock.Held?
         do {
-            return (profile, try ClientStore(path: profile.databasePath))
+            try Self.holdLock(of: profile)
+        } catch let held as ProfileLock.Held {
+            guard readOnlyIfBusy else { throw ClientFailure(held.description) }
+            busy = held
+        } catch {
+            throw ClientFailure("the profile folder \(profile.directory) cannot be used: \(error)")
+        }
+        do {
+            return (profile, try ClientStore(path: profile.databasePath), busy)
         } catch {
             throw ClientFailure("the local store at \(profile.databasePath) cannot be opened: \(error)")
         }
     }
 
+    /// The profile lock this process holds until it exits.
+    private static let held = Mutex<ProfileLock?>(nil)
+
+    private static func holdLock(of profile: Profile) throws {
+        try held.withLock { held in
+            guard held == nil else { return }
+            let command = CommandLine.arguments.dropFirst().first ?? "crossmate"
+            held = try ProfileLock(profile, command: command)
+        }
+    }
+
     /// The logged-in device's engine (not started: commands start it when they need it live).
     func engine() throws -> SyncEngine {
-        let (profile, store) = try store()
+        try engine(readOnlyIfBusy: false).engine
+    }
+
+    /// The engine, and who else writes the profile when `readOnlyIfBusy` let it open anyway.
+    func engine(readOnlyIfBusy: Bool) throws -> (engine: SyncEngine, busy: ProfileLock.Held?) {
+        let (profile, store, busy) = try store(readOnlyIfBusy: readOnlyIfBusy)
         guard let identity = try? store.identity() else {
             throw ClientFailure(
                 "profile '\(profile.name)' is not signed in: run `crossmate login --server URL --name NAME`"
                     + " (or `crossmate link CODE --server URL` to join an account you have)")
         }
-        return try SyncEngine(store: store, identity: identity)
+        return (try SyncEngine(store: store, identity: identity), busy)
     }
 }
 
@@ -92,13 +120,66 @@ struct Login: AsyncParsableCommand {
     @Option(help: "Your name as other players see it.")
     var name: String
 
+    @Flag(help: "On a profile already signed in: forget it (its games stay with that account) and make a new account.")
+    var newAccount = false
+
     @OptionGroup var profile: ProfileOption
 
     func run() async throws {
         try await reporting {
-            let (profile, store) = try profile.store()
+            let (profile, store, _) = try profile.store()
+            // A second login on a signed-in profile made a new account silently, and the games of
+            // the first turned read-only here: say who is signed in, and how to change it.
+            if let current = try? store.identity() {
+                guard newAccount else {
+                    throw ClientFailure(
+                        "profile '\(profile.name)' is signed in as \(TextRule.terminalSafe(current.displayName)) on \(current.serverURL); "
+                            + "sign out first with `crossmate logout`, use another profile with --profile NAME, "
+                            + "or make a new account here with --new-account")
+                }
+                try Logout.requireNothingUnsent(store, profile: profile)
+                try store.erase()
+            }
             let identity = try await DeviceSetup.login(store: store, serverURL: server, name: name)
             print("Signed in as \(identity.displayName) on \(identity.serverURL) (profile '\(profile.name)', device \(identity.deviceID)).")
+        }
+    }
+}
+
+struct Logout: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Sign this device out: the server revokes it and this profile forgets the account.",
+        discussion: "Refused while moves typed here have not reached the server (run `crossmate sync` first), so none is lost.")
+
+    @OptionGroup var profile: ProfileOption
+
+    /// Signing out forgets the outbox: refuse while it holds anything.
+    static func requireNothingUnsent(_ store: ClientStore, profile: Profile) throws {
+        let unsent = try store.unsentCount()
+        guard unsent == 0 else {
+            throw ClientFailure(
+                "\(unsent) move\(unsent == 1 ? " has" : "s have") not reached the server yet; run `crossmate sync` (online) first, so none is lost")
+        }
+    }
+
+    func run() async throws {
+        try await reporting {
+            let (profile, store, _) = try profile.store()
+            guard let identity = try store.identity() else {
+                print("Profile '\(profile.name)' is not signed in.")
+                return
+            }
+            try Self.requireNothingUnsent(store, profile: profile)
+            do {
+                _ = try await ServerAPI(baseURL: identity.serverURL, token: identity.token).revokeDevice(identity.deviceID)
+            } catch let failure {
+                // Already revoked (from another device) is as good as signed out.
+                guard (failure as? ServerFailure)?.errorBody?.error == .unauthorized else {
+                    throw ClientFailure("could not sign out at \(identity.serverURL): \(failure); nothing was changed here")
+                }
+            }
+            try store.erase()
+            print("Signed out of \(identity.serverURL): this device is revoked and profile '\(profile.name)' is empty.")
         }
     }
 }
@@ -121,7 +202,7 @@ struct Link: AsyncParsableCommand {
     func run() async throws {
         try await reporting {
             if let code {
-                let (profile, store) = try profile.store()
+                let (profile, store, _) = try profile.store()
                 let serverURL =
                     try server ?? (store.identity()?.serverURL).map { $0 }
                     ?? {
@@ -165,9 +246,15 @@ struct Games: AsyncParsableCommand {
 
     func run() async throws {
         try await reporting {
-            let engine = try profile.engine()
+            // Listing only reads: a profile another process is playing on is shown as this device
+            // knows it, without syncing (which would write).
+            let (engine, busy) = try profile.engine(readOnlyIfBusy: true)
             var offline: String?
-            do { _ = try await engine.syncOnce() } catch { offline = "\(error)" }
+            if let busy {
+                printError("profile '\(busy.profile)' is in use by \(busy.holder): showing what this device knows, not synced")
+            } else {
+                do { _ = try await engine.syncOnce() } catch { offline = "\(error)" }
+            }
             var entries: [Entry] = []
             for local in try engine.store.games() {
                 let view = try await engine.view(local.game.gameID)

@@ -6,7 +6,7 @@ struct Crossmate: AsyncParsableCommand {
         commandName: "crossmate",
         abstract: "Collaborative crossword solving: serve games, play them in the terminal, read and convert puzzle files.",
         subcommands: [
-            Serve.self, Login.self, Link.self, Games.self, New.self, Invite.self, Join.self, Play.self, Replay.self, Sync.self,
+            Serve.self, Login.self, Logout.self, Link.self, Games.self, New.self, Invite.self, Join.self, Play.self, Replay.self, Sync.self,
             Friends.self, Nudge.self,
             Show.self, Convert.self,
         ]

@@ -192,4 +192,75 @@ import Testing
             return screen.contains("play died 139") && !screen.contains("^Q quit")
         }
     }
+
+    /// Two terminal tabs on one profile: the second `play` (and any other command that would
+    /// write) is refused at start, naming the profile and the process that has it, so no letter
+    /// typed in either is lost; `games` still lists what the device knows. Once the first quits,
+    /// everything it typed reaches the server.
+    @Test func aSecondProcessOnAProfileIsRefusedAndNothingIsLost() async throws {
+        let directory = try TemporaryDirectory("crossmate-two")
+        defer { directory.remove() }
+        let server = try ServerProcess(dataDirectory: directory.path + "/server")
+        defer { server.kill() }
+        let home = ["XDG_DATA_HOME": directory.path + "/xdg"]
+        try crossmate(["login", "--server", server.baseURL, "--name", "Ann"], home)
+        try crossmate(["login", "--server", server.baseURL, "--name", "Bob", "--profile", "bob"], home)
+        try crossmate(["new", "--bundled", "green-light"], home)
+        try crossmate(["join", try crossmate(["invite", "Green"], home).trimmingCharacters(in: .whitespacesAndNewlines), "--profile", "bob"], home)
+
+        let tmux = Tmux(directory: directory.path)
+        defer { _ = try? tmux(["kill-server"]) }
+        let session = "crossmate-\(UUID().uuidString.prefix(8))"
+        let command =
+            "XDG_DATA_HOME='\(directory.path)/xdg' TERM=xterm-256color '\(ServerProcess.executable.path)' play Green; echo \"play exited $?\"; sleep 120"
+        try tmux(["new-session", "-d", "-s", session, "-x", "80", "-y", "24", command])
+        defer { _ = try? tmux(["kill-session", "-t", session]) }
+        try await eventually("the game is drawn") { try tmux(["capture-pane", "-p", "-t", session]).contains("1A") }
+
+        for arguments in [["play", "Green"], ["sync"], ["new", "--bundled", "daybreak"]] {
+            let second = try run(arguments, home)
+            #expect(second.status == 1, "crossmate \(arguments) ran beside play")
+            #expect(
+                second.errors.contains("profile 'default' is in use by `crossmate play` (PID ") && second.errors.contains("--profile"),
+                "\(second.errors)")
+        }
+        let listed = try run(["games"], home)
+        #expect(listed.status == 0 && listed.output.contains("Green Light") && listed.errors.contains("not synced"))
+
+        try tmux(["send-keys", "-t", session, "A", "L", "S", "O"])
+        try await eventually("the letters are on the screen") {
+            try tmux(["capture-pane", "-p", "-t", session]).split(separator: "\n").dropFirst(2).first?.contains("A ² L ³ S ⁴ O") == true
+        }
+        try tmux(["send-keys", "-t", session, "C-q"])
+        try await eventually("play exited") { try tmux(["capture-pane", "-p", "-t", session]).contains("play exited 0") }
+        // The profile is free again, and every letter typed in the first process is on the server.
+        #expect(try run(["sync"], home).status == 0)
+        try await eventually("Bob sees all four letters", within: .seconds(30)) {
+            try crossmate(["games", "--json", "--profile", "bob"], home).contains(#""filled":4"#)
+        }
+    }
+
+    /// A second `login` on a signed-in profile made a new account silently; now it says who is
+    /// signed in and what to do. `logout` revokes the device on the server and empties the profile.
+    @Test func loginOnASignedInProfileIsRefusedAndLogoutRevokes() async throws {
+        let directory = try TemporaryDirectory("crossmate-relogin")
+        defer { directory.remove() }
+        let server = try ServerProcess(dataDirectory: directory.path + "/server")
+        defer { server.kill() }
+        let home = ["XDG_DATA_HOME": directory.path + "/xdg"]
+        try crossmate(["login", "--server", server.baseURL, "--name", "Ann"], home)
+        try crossmate(["new", "--bundled", "green-light"], home)
+        let again = try run(["login", "--server", server.baseURL, "--name", "Ann"], home)
+        #expect(again.status == 1 && again.errors.contains("is signed in as Ann") && again.errors.contains("crossmate logout"))
+        #expect(again.errors.contains("--new-account"))
+        #expect(try crossmate(["games"], home).contains("Green Light"))
+
+        #expect(try crossmate(["logout"], home).contains("Signed out"))
+        let after = try run(["games"], home)
+        #expect(after.status == 1 && after.errors.contains("is not signed in"))
+        #expect(try crossmate(["login", "--server", server.baseURL, "--name", "Cat"], home).contains("Signed in as Cat"))
+        let fresh = try crossmate(["login", "--server", server.baseURL, "--name", "Dan", "--new-account"], home)
+        #expect(fresh.contains("Signed in as Dan"))
+    }
+
 }
