@@ -372,7 +372,7 @@ extension MutationRefusal {
                 reason:
                     "\"\(TextRule.quote(letter))\" cannot go in a square (up to \(LetterRule.maximumLength) letters, digits or symbols such as / and &)"
             )
-        case .squareRevealed: CommandRefusal.Reason(code: "squareRevealed", reason: "that square was revealed; only undo can change it")
+        case .squareRevealed: CommandRefusal.Reason(code: "squareRevealed", reason: "that square was revealed: its answer stays")
         case .noSolution:
             CommandRefusal.Reason(code: "noSolution", reason: "this puzzle came without its answers, so it cannot be checked or revealed")
         case .noWord: CommandRefusal.Reason(code: "noWord", reason: "that square has no word in this direction")

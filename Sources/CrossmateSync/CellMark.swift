@@ -29,7 +29,7 @@ public struct CellMark: Hashable, Sendable, Codable, CustomStringConvertible {
         self.init(isPencil: code & 1 == 1, verdict: verdict)
     }
 
-    /// Revealed squares are locked: only undo may change them.
+    /// Revealed squares are locked: their answer stays (a reveal is never undone).
     public var isLocked: Bool { verdict == .revealed }
 
     public var description: String {

@@ -241,7 +241,7 @@ import Testing
                 .replacingOccurrences(of: "SQUARE", with: square))
         _ = try roundTrip(
             ServerSocketMessage.self,
-            #"{"refusal":{"code":"squareRevealed","gameID":"game-1","id":8,"reason":"that square was revealed; only undo can change it"},"type":"refused"}"#
+            #"{"refusal":{"code":"squareRevealed","gameID":"game-1","id":8,"reason":"that square was revealed: its answer stays"},"type":"refused"}"#
         )
         _ = try roundTrip(
             ServerSocketMessage.self,

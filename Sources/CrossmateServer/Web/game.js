@@ -247,7 +247,7 @@ class GamePage {
     const { cursor, edit } = press(pressed, this.cursor, this.board, (s) => this.letterAt(s));
     this.cursor = cursor;
     if (edit) {
-      if (this.shown(edit).verdict === "revealed") toast("That square was revealed; only undo can change it.", "error");
+      if (this.shown(edit).verdict === "revealed") toast("That square was revealed: its answer stays.", "error");
       else if (edit.kind === "write") this.issue({ kind: "setLetter", row: edit.row, col: edit.col, letter: edit.letter, pencil: edit.pencil });
       else this.issue({ kind: "delete", row: edit.row, col: edit.col });
     }
