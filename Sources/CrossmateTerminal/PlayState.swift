@@ -62,11 +62,30 @@ public struct PlayState: Sendable {
         guard let solvingKey = Self.solvingKey(key) else { return [] }
         let (next, edit) = SolvingKeys.press(
             solvingKey, cursor: cursor, puzzle: view.puzzle, letterAt: { view.grid.letter(at: $0) }, options: options)
+        if let edit {
+            switch view.grid.typing(edit) {
+            case .write: break
+            case .stepOver:
+                cursor = next
+                return []
+            case .refused:
+                // The engine says why; the cursor stays on the square that refused.
+                cursor.rebus = next.rebus
+                return [.perform(Self.command(edit))]
+            }
+        }
         cursor = next
         switch edit {
         case let .write(position, letter, pencil): return [.perform(.setLetter(position, letter, pencil: pencil))]
         case let .erase(position): return [.perform(.delete(position))]
         case nil: return []
+        }
+    }
+
+    static func command(_ edit: SolvingKeys.Edit) -> Command {
+        switch edit {
+        case let .write(position, letter, pencil): .setLetter(position, letter, pencil: pencil)
+        case let .erase(position): .delete(position)
         }
     }
 

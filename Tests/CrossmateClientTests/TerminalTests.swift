@@ -126,6 +126,26 @@ import Testing
         #expect(cursorRows.count == 1 && frame.style(row: cursorRows[0], col: 40).reverse)
     }
 
+    /// A letter refused on a revealed square leaves the cursor there (it moved on as if
+    /// written); the square's own letter again steps on quietly, writing nothing.
+    @Test func aRefusedLetterLeavesTheCursorWhereItWas() throws {
+        let puzzle = try BundledPuzzles.puzzle("green-light")
+        var replica = GameReplica(puzzle: puzzle, gameID: "game-1", replicaID: "dev-ann", authorID: "acct-ann")
+        let revealed = GridPosition(row: 1, col: 0)
+        try replica.perform(.reveal(.square(revealed)), wallMillis: 1_000)
+        let answer = replica.grid.letter(at: revealed)
+        let other = answer == "Q" ? "Z" : "Q"
+        var state = PlayState(puzzle: puzzle) { replica.grid.letter(at: $0) }
+        state.cursor = SolvingKeys.Cursor(position: revealed, direction: .across)
+        let refused = state.handle(.character(Character(other)), view: view(puzzle, grid: replica.grid))
+        #expect(state.cursor.position == revealed && refused.count == 1)
+        let stepped = state.handle(.character(Character(answer)), view: view(puzzle, grid: replica.grid))
+        #expect(stepped.isEmpty && state.cursor.position != revealed)
+        #expect(replica.grid.typing(.write(revealed, other, pencil: false)) == .refused)
+        #expect(replica.grid.typing(.erase(revealed)) == .refused)
+        #expect(replica.grid.typing(.write(GridPosition(row: 1, col: 1), "A", pencil: false)) == .write)
+    }
+
     @Test func marksAreNeverOnlyColour() throws {
         let puzzle = try BundledPuzzles.puzzle("green-light")
         var replica = GameReplica(puzzle: puzzle, gameID: "game-1", replicaID: "dev-ann", authorID: "acct-ann")

@@ -247,8 +247,15 @@ class GamePage {
     const { cursor, edit } = press(pressed, this.cursor, this.board, (s) => this.letterAt(s));
     this.cursor = cursor;
     if (edit) {
-      if (this.shown(edit).verdict === "revealed") toast("That square was revealed: its answer stays.", "error");
-      else if (edit.kind === "write") this.issue({ kind: "setLetter", row: edit.row, col: edit.col, letter: edit.letter, pencil: edit.pencil });
+      // A revealed square is locked (GameGrid.typing): its own letter again steps on quietly;
+      // anything else is refused and the cursor stays where it was.
+      const square = this.shown(edit);
+      if (square.verdict === "revealed") {
+        if (!(edit.kind === "write" && edit.letter.toUpperCase() === square.letter)) {
+          this.cursor = { ...before, rebus: cursor.rebus };
+          toast("That square was revealed: its answer stays.", "error");
+        }
+      } else if (edit.kind === "write") this.issue({ kind: "setLetter", row: edit.row, col: edit.col, letter: edit.letter, pencil: edit.pencil });
       else this.issue({ kind: "delete", row: edit.row, col: edit.col });
     }
     if (before.row !== cursor.row || before.col !== cursor.col || before.direction !== cursor.direction) this.sendCursor();
