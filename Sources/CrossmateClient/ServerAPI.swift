@@ -50,8 +50,10 @@ public struct ServerAPI: Sendable {
         baseURL: String, token: String? = nil, client: HTTPClient = ServerAPI.sharedClient, timeout: Duration = .seconds(20),
         observeServerTime: @escaping @Sendable (Int64) -> Void = { _ in }
     ) {
-        var base = baseURL
+        var base = baseURL.trimmingCharacters(in: .whitespaces)
         while base.hasSuffix("/") { base.removeLast() }
+        // `localhost:8080` means the plain-HTTP server there (the scheme is what people leave out).
+        if !base.contains("://") { base = "http://" + base }
         self.baseURL = base
         self.token = token
         self.client = client
@@ -192,7 +194,7 @@ public struct ServerAPI: Sendable {
             retryAfter = response.headers.first(name: "Retry-After").flatMap { Int($0) }
             bytes = try await response.body.collect(upTo: 64 << 20)
         } catch {
-            throw .unreachable(Self.describe(error))
+            throw .unreachable("\(baseURL): \(Self.describe(error))")
         }
         let data = Data(bytes.readableBytesView)
         guard (200..<300).contains(status) else {
@@ -212,12 +214,18 @@ public struct ServerAPI: Sendable {
         return answer
     }
 
+    /// A network failure in words a person can act on, never a Swift error type.
     static func describe(_ error: any Error) -> String {
         let text = String(describing: error)
         if text.contains("connectTimeout") || text.contains("deadlineExceeded") { return "timed out" }
-        if text.contains("connectionRefused") || text.contains("Connection refused") { return "connection refused" }
+        if text.contains("connectionRefused") || text.contains("Connection refused") { return "connection refused: is the server running?" }
         if text.contains("remoteConnectionClosed") { return "the connection closed" }
-        return text.count > 200 ? String(text.prefix(200)) + "…" : text
+        if text.contains("unsupportedScheme") { return "the address must start with http:// or https://" }
+        if text.contains("SSL") || text.contains("TLS") || text.contains("handshake") {
+            return "the secure (https://) connection failed: if the server speaks plain HTTP, use http://"
+        }
+        if text.contains("resolve") || text.contains("DNS") || text.contains("lookup") { return "the server's name cannot be found" }
+        return "the network failed"
     }
 }
 

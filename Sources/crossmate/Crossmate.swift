@@ -5,6 +5,7 @@ struct Crossmate: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "crossmate",
         abstract: "Collaborative crossword solving: serve games, play them in the terminal, read and convert puzzle files.",
+        version: "crossmate 0.21 (2026-11-24)",
         subcommands: [
             Serve.self, Login.self, Logout.self, Link.self, Games.self, New.self, Invite.self, Join.self, Play.self, Replay.self, Sync.self,
             Friends.self, Nudge.self,

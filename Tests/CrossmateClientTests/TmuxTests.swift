@@ -263,4 +263,19 @@ import Testing
         #expect(fresh.contains("Signed in as Dan"))
     }
 
+    /// `--version`; a server given as host:port; a network failure named in words with the
+    /// server's address, never as a Swift error type.
+    @Test func versionAndNetworkErrorsSpeakPlainly() async throws {
+        let directory = try TemporaryDirectory("crossmate-words")
+        defer { directory.remove() }
+        let home = ["XDG_DATA_HOME": directory.path + "/xdg"]
+        #expect(try crossmate(["--version"], home).hasPrefix("crossmate "))
+        let refused = try run(["login", "--server", "127.0.0.1:1", "--name", "Ann"], home)
+        #expect(refused.status == 1 && refused.errors.contains("http://127.0.0.1:1") && refused.errors.contains("connection refused"))
+        #expect(!refused.errors.contains("Error(") && !refused.errors.contains("HTTPClientError"))
+        let server = try ServerProcess(dataDirectory: directory.path + "/server")
+        defer { server.kill() }
+        #expect(try crossmate(["login", "--server", "127.0.0.1:\(server.port)", "--name", "Ann"], home).contains("Signed in as Ann"))
+    }
+
 }
