@@ -50,6 +50,14 @@ struct Play: AsyncParsableCommand {
             await engine.viewing(session.gameID, false)
             await engine.presence(session.gameID, entering: false)
             await engine.stop()
+            // Back on the ordinary screen: say what has not reached the server, and that it is kept.
+            terminal.restore()
+            let unsent = (try? engine.store.unsentCount(gameID: session.gameID)) ?? 0
+            if unsent > 0 {
+                print(
+                    "\(unsent) move\(unsent == 1 ? " has" : "s have") not reached the server yet: kept on this device, "
+                        + "sent by the next `crossmate sync` or `crossmate play`.")
+            }
         }
     }
 }

@@ -238,6 +238,20 @@ import Testing
         try await eventually("Bob sees all four letters", within: .seconds(30)) {
             try crossmate(["games", "--json", "--profile", "bob"], home).contains(#""filled":4"#)
         }
+
+        // Offline, a letter typed and the game quit: play says it is kept, and how it will go.
+        server.kill()
+        let offline = "crossmate-\(UUID().uuidString.prefix(8))"
+        try tmux(["new-session", "-d", "-s", offline, "-x", "80", "-y", "24", command])
+        defer { _ = try? tmux(["kill-session", "-t", offline]) }
+        try await eventually("the game is drawn offline") { try tmux(["capture-pane", "-p", "-t", offline]).contains("1A") }
+        try tmux(["send-keys", "-t", offline, "Tab", "Z"])
+        try await eventually("the letter is typed") { try run(["games", "--json"], home).output.contains(#""unsent":1"#) }
+        try tmux(["send-keys", "-t", offline, "C-q"])
+        try await eventually("play says the move is kept") {
+            let screen = try tmux(["capture-pane", "-p", "-t", offline])
+            return screen.contains("1 move has not reached the server yet: kept on this device") && screen.contains("play exited 0")
+        }
     }
 
     /// A second `login` on a signed-in profile made a new account silently; now it says who is
