@@ -240,8 +240,18 @@ struct Games: AsyncParsableCommand {
         var unsent: Int
         /// Another player moved since this account last looked (as the server last said).
         var unread: Bool
-        /// Recent nudges: "Ana: come and help with 17-Across".
-        var nudges: [String]
+        /// Recent nudges: who, what they said (maybe nothing) and when (Unix ms).
+        var nudges: [NudgeEntry]
+    }
+
+    struct NudgeEntry: Encodable {
+        var from: String
+        var fromAuthor: String
+        var message: String
+        var at: Int64
+
+        /// "Ben nudged you" or "Ben nudged you: come and help with 17-Across".
+        var sentence: String { from + " nudged you" + (message.isEmpty ? "" : ": " + message) }
     }
 
     func run() async throws {
@@ -268,7 +278,7 @@ struct Games: AsyncParsableCommand {
                         unsent: try engine.store.unsentCount(gameID: local.game.gameID),
                         unread: await engine.unread[local.game.gameID] ?? false,
                         nudges: (await engine.nudges[local.game.gameID] ?? []).map {
-                            $0.fromName + ($0.message.isEmpty ? " nudged you" : ": " + $0.message)
+                            NudgeEntry(from: $0.fromName, fromAuthor: $0.fromAuthor, message: $0.message, at: $0.createdAt)
                         }))
             }
             if let offline { printError("offline (\(offline)): showing what this device knows") }
@@ -294,7 +304,7 @@ struct Games: AsyncParsableCommand {
                     TextRule.terminalSafe(
                         "\(entry.title)  [\(entry.gameID)]  \(entry.filled)/\(entry.total) (\(percent)%)  \(entry.players.joined(separator: ", "))"
                     ) + (state.isEmpty ? "" : "  — " + state.joined(separator: ", ")))
-                for nudge in entry.nudges { print("    nudge from \(TextRule.terminalSafe(nudge))") }
+                for nudge in entry.nudges { print("    \(TextRule.terminalSafe(nudge.sentence))") }
             }
         }
     }

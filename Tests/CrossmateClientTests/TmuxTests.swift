@@ -81,8 +81,10 @@ import Testing
         #expect(nobody.status == 1 && nobody.errors.contains("not played with anyone called 'Zed'"))
 
         #expect(try crossmate(["nudge", "Green", "come and help with 5-Across", "--profile", "bob"], home).contains("Nudged"))
-        #expect(try crossmate(["games", "--json"], home).contains(#""nudges":["Bob: come and help with 5-Across"]"#))
-        #expect(try crossmate(["games"], home).contains("nudge from Bob: come and help with 5-Across"))
+        let nudged = try crossmate(["games", "--json"], home)
+        #expect(nudged.contains(#""from":"Bob","fromAuthor":"acct-"#) && nudged.contains(#""message":"come and help with 5-Across""#))
+        #expect(nudged.contains(#""at":1"#))
+        #expect(try crossmate(["games"], home).contains("    Bob nudged you: come and help with 5-Across"))
         #expect(try crossmate(["friends", "block", "Bob"], home).contains("blocked"))
         #expect(try crossmate(["games", "--json"], home).contains(#""nudges":[]"#))
         #expect(try crossmate(["friends", "unblock", "Bob"], home).contains("Bob") == true)
