@@ -139,6 +139,19 @@ public final class ClientStore: Sendable {
         }
     }
 
+    /// When each game last saw a move this device knows of (the move's clock, Unix ms).
+    public func lastMoveTimes() throws -> [String: Int64] {
+        try queue.read { db in
+            var times: [String: Int64] = [:]
+            for row in try Row.fetchAll(
+                db, sql: "SELECT game_id, MAX(json_extract(body, '$.timestamp.wallMillis')) FROM moves GROUP BY game_id")
+            {
+                if let gameID: String = row[0], let time: Int64 = row[1] { times[gameID] = time }
+            }
+            return times
+        }
+    }
+
     public func games() throws -> [LocalGame] {
         try queue.read { db in
             try Row.fetchAll(db, sql: "SELECT record, title, read_only, change_token, sealed FROM games ORDER BY game_id").map(Self.localGame)

@@ -242,6 +242,8 @@ struct Games: AsyncParsableCommand {
         var unread: Bool
         /// Recent nudges: who, what they said (maybe nothing) and when (Unix ms).
         var nudges: [NudgeEntry]
+        /// The last move this device knows of, or when the game was made (Unix ms): the list's order.
+        var lastActivity: Int64
     }
 
     struct NudgeEntry: Encodable {
@@ -266,6 +268,7 @@ struct Games: AsyncParsableCommand {
                 do { _ = try await engine.syncOnce() } catch { offline = "\(error)" }
             }
             var entries: [Entry] = []
+            let lastMoves = try engine.store.lastMoveTimes()
             for local in try engine.store.games() {
                 let view = try await engine.view(local.game.gameID)
                 let progress = view.progress
@@ -279,8 +282,11 @@ struct Games: AsyncParsableCommand {
                         unread: await engine.unread[local.game.gameID] ?? false,
                         nudges: (await engine.nudges[local.game.gameID] ?? []).map {
                             NudgeEntry(from: $0.fromName, fromAuthor: $0.fromAuthor, message: $0.message, at: $0.createdAt)
-                        }))
+                        },
+                        lastActivity: max(lastMoves[local.game.gameID] ?? 0, local.game.createdAt)))
             }
+            // The game with news first: by last activity, newest first.
+            entries.sort { ($0.lastActivity, $0.gameID) > ($1.lastActivity, $1.gameID) }
             if let offline { printError("offline (\(offline)): showing what this device knows") }
             if json {
                 let encoder = JSONEncoder()

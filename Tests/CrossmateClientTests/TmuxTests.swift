@@ -294,4 +294,32 @@ import Testing
         #expect(try crossmate(["login", "--server", "127.0.0.1:\(server.port)", "--name", "Ann"], home).contains("Signed in as Ann"))
     }
 
+    /// `games` lists the game with news first: by its last move, not by when it was made.
+    @Test func gamesAreListedByLastActivity() async throws {
+        let directory = try TemporaryDirectory("crossmate-order")
+        defer { directory.remove() }
+        let server = try ServerProcess(dataDirectory: directory.path + "/server")
+        defer { server.kill() }
+        let home = ["XDG_DATA_HOME": directory.path + "/xdg"]
+        try crossmate(["login", "--server", server.baseURL, "--name", "Ann"], home)
+        try crossmate(["new", "--bundled", "green-light"], home)
+        try crossmate(["new", "--bundled", "daybreak"], home)
+        func titles() throws -> [String] {
+            try crossmate(["games"], home).split(separator: "\n").filter { !$0.hasPrefix(" ") }.map { String($0.prefix(11)) }
+        }
+        #expect(try titles() == ["Daybreak  [", "Green Light"])
+
+        let tmux = Tmux(directory: directory.path)
+        defer { _ = try? tmux(["kill-server"]) }
+        let session = "crossmate-\(UUID().uuidString.prefix(8))"
+        let command = "XDG_DATA_HOME='\(directory.path)/xdg' TERM=xterm-256color '\(ServerProcess.executable.path)' play Green; sleep 120"
+        try tmux(["new-session", "-d", "-s", session, "-x", "80", "-y", "24", command])
+        defer { _ = try? tmux(["kill-session", "-t", session]) }
+        try await eventually("the game is drawn") { try tmux(["capture-pane", "-p", "-t", session]).contains("1A") }
+        try tmux(["send-keys", "-t", session, "A"])
+        try await eventually("the letter is stored") { try run(["games", "--json"], home).output.contains(#""filled":1"#) }
+        try tmux(["send-keys", "-t", session, "C-q"])
+        try await eventually("Green Light comes first") { try titles().first == "Green Light" }
+    }
+
 }
