@@ -173,11 +173,15 @@ class Player:
     def type(self, text):
         self.driver.find_element(By.CSS_SELECTOR, "[data-keys]").send_keys(text)
 
-    def action(self, name):
+    def action(self, name, confirm=True):
+        """Runs a check, reveal or clear; a whole-puzzle reveal or clear asks first, and is
+        confirmed (or, with confirm=False, left open for the test to read)."""
         kind = name.split("-")[0]
         self.driver.find_element(By.XPATH, f'//details[.//button[@data-action="{name}"]]/summary').click()
         self.driver.find_element(By.CSS_SELECTOR, f'[data-action="{name}"]').click()
         assert kind in ("check", "reveal", "clear")
+        if name in ("reveal-puzzle", "clear-puzzle") and confirm:
+            until("the confirmation", lambda: self.driver.find_element(By.CSS_SELECTOR, "dialog[open] [data-confirm-yes]")).click()
 
     def cell_classes(self, row, col):
         return self.driver.find_element(By.CSS_SELECTOR, f'.cell[data-r="{row}"][data-c="{col}"]').get_attribute("class")
@@ -301,6 +305,9 @@ class WebAppTests(unittest.TestCase):
         until("typed", lambda: ana.row(1) == "GREEN")
         ana.action("reveal-puzzle")
         until("solved", lambda: ana.driver.find_elements(By.CSS_SELECTOR, '[data-completed="solved"]'))
+        # Solved with help says so, never like a clean solve.
+        heading = ana.driver.find_element(By.CSS_SELECTOR, "[data-completed]").text
+        self.assertRegex(heading, r"^Solved with \d+ reveals?, in ")
         slider = until("the scrubber", lambda: ana.driver.find_element(By.CSS_SELECTOR, "[data-replay-slider]"))
         count = int(slider.get_attribute("max"))
         self.assertGreaterEqual(count, 21)
@@ -548,6 +555,41 @@ class WebAppTests(unittest.TestCase):
         ana.type("SUN")
         until("typed on the phone", lambda: ana.letter(0, 0) == "S")
         ana.screenshot("game-phone")
+
+    def test_clearing_or_revealing_the_puzzle_asks_first(self):
+        """Clear puzzle wiped a friend's letters at one click. It now asks, saying whose."""
+        ana = self.player("Ana")
+        ana.sign_up()
+        game = ana.start_bundled()
+        ben = self.player("Ben")
+        ben.sign_up()
+        invite = self.server.api("POST", f"/v1/games/{game}/invitations", {}, token=ana.token())
+        ben.open(invite["path"])
+        until("Ben is in the game", lambda: re.search(r"/games/", ben.driver.current_url))
+        ben.wait_live()
+        ben.click_square(1, 0, "across")
+        ben.type("GRE")
+        until("Ben's letters reach Ana", lambda: ana.row(1) == "GRE..")
+        ana.type("AL")
+        until("Ana typed", lambda: ana.row(0) == "#AL..")
+        ana.action("clear-puzzle", confirm=False)
+        text = until("the question", lambda: ana.driver.find_element(By.CSS_SELECTOR, "dialog[open] [data-confirm-text]").text)
+        self.assertIn("3 of Ben's letters", text)
+        self.assertIn("2 of yours", text)
+        ana.screenshot("confirm-clear-desktop")
+        ana.driver.find_element(By.CSS_SELECTOR, "dialog[open] [data-confirm-no]").click()
+        until("the dialog closes", lambda: not ana.driver.find_elements(By.CSS_SELECTOR, "dialog[open]"))
+        self.assertEqual(ana.row(1), "GRE..")
+        # Focus is back on the grid: the next letters are typed, not lost.
+        self.assertEqual(ana.driver.execute_script("return document.activeElement.dataset.keys !== undefined"), True)
+        # Escape closes it too; confirming clears.
+        ana.action("reveal-puzzle", confirm=False)
+        until("the reveal question", lambda: ana.driver.find_element(By.CSS_SELECTOR, "dialog[open][data-confirm=reveal]"))
+        ana.driver.find_element(By.CSS_SELECTOR, "dialog[open] [data-confirm-no]").send_keys(Keys.ESCAPE)
+        until("escape closes it", lambda: not ana.driver.find_elements(By.CSS_SELECTOR, "dialog[open]"))
+        self.assertFalse(ana.driver.find_elements(By.CSS_SELECTOR, "[data-completed]"))
+        ana.action("clear-puzzle")
+        until("cleared for Ben too", lambda: ben.row(1) == "....." and ben.row(0) == "#....")
 
     def test_a_long_title_never_scrolls_sideways(self):
         """A 180-character title (puzpy's nyt_rebus_with_notes_and_shape.puz has one) made the

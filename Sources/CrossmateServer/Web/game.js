@@ -270,6 +270,50 @@ class GamePage {
     }, 60);
   }
 
+  /** What revealing or clearing the whole puzzle would do, in words: "Clears 23 of Ben's
+   * letters and 4 of yours." */
+  puzzleConsequence(kind) {
+    const letters = [...this.squares.values()].filter((square) => square.letter && square.verdict !== "revealed");
+    if (kind === "reveal") {
+      const empty = this.view.layout.squares.filter((square) => square.kind === "letter").length - this.squares.size + [...this.squares.values()].filter((square) => !square.letter).length;
+      return `Reveals the answer in every square not already right${empty ? ` (${empty} still empty)` : ""}. The game then counts as solved with reveals, and revealed letters cannot be changed or undone.`;
+    }
+    const byAuthor = new Map();
+    for (const square of letters) byAuthor.set(square.authorID, (byAuthor.get(square.authorID) ?? 0) + 1);
+    if (!byAuthor.size) return "There are no letters to clear.";
+    const parts = [...byAuthor.entries()]
+      .sort((a, b) => (a[0] === this.view.me) - (b[0] === this.view.me) || b[1] - a[1])
+      .map(([author, count]) => `${count} of ${author === this.view.me ? "yours" : `${this.nameOf(author)}'s letters`}`);
+    const list = parts.length > 1 ? `${parts.slice(0, -1).join(", ")} and ${parts.at(-1)}` : parts[0];
+    return `Clears ${list.replace(/^(\d+) of yours$/, "$1 of your letters")}. Undo brings your own clearing back.`;
+  }
+
+  /** A modal question before a whole-puzzle reveal or clear; the grid has the focus after. */
+  confirmPuzzle(kind) {
+    const dialog = el(
+      "dialog",
+      { class: "confirm", "data-confirm": kind, "aria-labelledby": "confirm-title" },
+      el("h2", { id: "confirm-title" }, kind === "reveal" ? "Reveal the whole puzzle?" : "Clear the whole puzzle?"),
+      el("p", { "data-confirm-text": true }, this.puzzleConsequence(kind)),
+      el(
+        "div",
+        { class: "buttons" },
+        el("button", { type: "button", "data-confirm-no": true, onclick: () => dialog.close() }, "Keep playing"),
+        el("button", { type: "button", class: "danger", "data-confirm-yes": true, onclick: () => {
+          dialog.close();
+          this.scoped(kind, "puzzle");
+        } }, kind === "reveal" ? "Reveal puzzle" : "Clear puzzle"),
+      ),
+    );
+    dialog.addEventListener("close", () => {
+      dialog.remove();
+      this.input.focus();
+    });
+    document.body.append(dialog);
+    dialog.showModal();
+    dialog.querySelector("[data-confirm-no]").focus();
+  }
+
   scoped(kind, scope) {
     const { row, col, direction } = this.cursor;
     this.issue({ kind, scope, row, col, direction });
@@ -297,6 +341,8 @@ class GamePage {
           ...["square", "word", "puzzle"].map((scope) =>
             el("button", { type: "button", "data-action": `${name}-${scope}`, onclick: (event) => {
               event.target.closest("details").open = false;
+              // Revealing or clearing the whole puzzle asks first, saying what will go.
+              if (scope === "puzzle" && name !== "check") return this.confirmPuzzle(name);
               this.scoped(name, scope);
               this.input.focus();
             } }, scope[0].toUpperCase() + scope.slice(1)),
@@ -648,8 +694,13 @@ class GamePage {
     if (this.banner.dataset.shown === JSON.stringify(completion) + JSON.stringify(this.view.scoreboard ?? [])) return;
     this.banner.dataset.shown = JSON.stringify(completion) + JSON.stringify(this.view.scoreboard ?? []);
     const solved = completion.kind === "solved";
+    // A solve with help says so; never like a clean one.
+    const reveals = (this.view.scoreboard ?? []).reduce((sum, score) => sum + (score.revealsUsed ?? 0), 0);
+    const checks = (this.view.scoreboard ?? []).reduce((sum, score) => sum + (score.checksUsed ?? 0), 0);
+    const help = reveals ? ` with ${reveals} ${reveals === 1 ? "reveal" : "reveals"}` : checks ? ` with ${checks} ${checks === 1 ? "check" : "checks"}` : "";
+    const heading = solved ? (help ? `Solved${help}, in ${clock(this.view.timer?.seconds ?? 0)}` : `Solved in ${clock(this.view.timer?.seconds ?? 0)}!`) : "This game is finished.";
     this.banner.replaceChildren(
-      el("h2", { "data-completed": completion.kind }, solved ? `Solved in ${clock(this.view.timer?.seconds ?? 0)}!` : "This game is finished."),
+      el("h2", { "data-completed": completion.kind, "data-help": help ? "used" : "none" }, heading),
       el(
         "ol",
         { class: "scores" },
