@@ -591,6 +591,54 @@ class WebAppTests(unittest.TestCase):
         ana.action("clear-puzzle")
         until("cleared for Ben too", lambda: ben.row(1) == "....." and ben.row(0) == "#....")
 
+    def test_the_puzzles_words_focus_menus_and_what_a_screen_reader_hears(self):
+        """Author, copyright and notes are shown; the clue bar is not rebuilt while typing within
+        a word and the status is not announced per key; focus returns to the grid after Share; a
+        menu closes on Escape; only the owner sees Share."""
+        xd = ("Title: Tiny\nAuthor: Ana Author\nCopyright: 2026 Crossmate\n\n\nAB\nCD\n\n\n"
+              "A1. Top ~ AB\nA3. Bottom ~ CD\n\nD1. Left ~ AC\nD2. Right ~ BD\n\n\nA note about this puzzle.\n")
+        ana = self.player("Ana")
+        ana.sign_up()
+        game = self.server.api("POST", "/v1/games", {"fileName": "tiny.xd", "fileBase64": base64.b64encode(xd.encode()).decode()},
+                               token=ana.token())["gameID"]
+        ana.open("/games/" + game)
+        ana.wait_live()
+        byline = ana.driver.find_element(By.CSS_SELECTOR, "[data-byline]").text
+        self.assertIn("by Ana Author", byline)
+        self.assertIn("2026 Crossmate", byline)
+        self.assertIn("A note about this puzzle.", ana.driver.find_element(By.CSS_SELECTOR, "[data-notes]").get_attribute("textContent"))
+        # Typing within a word: the clue bar and the announced status do not change.
+        ana.click_square(0, 0, "across")
+        ana.driver.execute_script(
+            "window.__mutations = 0; const o = new MutationObserver((r) => { __mutations += r.length; });"
+            "o.observe(document.querySelector('[data-clue-bar]'), { subtree: true, childList: true, characterData: true });"
+            "o.observe(document.querySelector('[data-sync-announcer]'), { subtree: true, childList: true, characterData: true });")
+        ana.type("A")
+        until("typed", lambda: ana.letter(0, 0) == "A")
+        until("saved", lambda: ana.driver.find_element(By.CSS_SELECTOR, "[data-sync]").text == "Live")
+        self.assertEqual(ana.driver.execute_script("return __mutations"), 0)
+        # Share, then type: the letters go to the grid.
+        ana.driver.find_element(By.CSS_SELECTOR, "[data-share]").click()
+        until("the link", lambda: ana.driver.find_elements(By.CSS_SELECTOR, "[data-invite-link]"))
+        until("focus is back on the grid", lambda: ana.driver.execute_script("return document.activeElement.dataset.keys !== undefined"))
+        ana.type("B")
+        until("typed after Share", lambda: ana.letter(0, 1) == "B")
+        # A menu closes on Escape.
+        ana.driver.find_element(By.XPATH, '//details[.//button[@data-action="check-word"]]/summary').click()
+        until("the menu opens", lambda: ana.driver.find_elements(By.CSS_SELECTOR, "details.menu[open]"))
+        ana.driver.find_element(By.CSS_SELECTOR, "details.menu[open] button").send_keys(Keys.ESCAPE)
+        until("Escape closes it", lambda: not ana.driver.find_elements(By.CSS_SELECTOR, "details.menu[open]"))
+        ana.screenshot("game-byline-desktop")
+        # A player who is not the owner is not offered Share.
+        ben = self.player("Ben")
+        ben.sign_up()
+        invite = self.server.api("POST", f"/v1/games/{game}/invitations", {}, token=ana.token())
+        ben.open(invite["path"])
+        until("Ben is in", lambda: re.search(r"/games/", ben.driver.current_url))
+        ben.wait_live()
+        self.assertFalse(ben.driver.find_element(By.CSS_SELECTOR, "[data-share]").is_displayed())
+        self.assertTrue(ben.driver.find_element(By.CSS_SELECTOR, "[data-nudge-button]").is_displayed())
+
     def test_a_long_title_never_scrolls_sideways(self):
         """A 180-character title (puzpy's nyt_rebus_with_notes_and_shape.puz has one) made the
         page 2,163 px wide. No page may scroll sideways, at either size, with any puzzle."""

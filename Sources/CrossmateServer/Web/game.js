@@ -60,6 +60,17 @@ class GamePage {
       this.render();
     }
     this.stops.push(connection.listen((message) => this.heard(message)));
+    // Menus close on Escape and on a click anywhere else.
+    const outside = (event) => this.closeMenus(event.target.closest?.("details.menu"));
+    const escape = (event) => {
+      if (event.key === "Escape" && this.main.querySelector("details.menu[open]")) {
+        this.closeMenus();
+        this.input?.focus();
+      }
+    };
+    document.addEventListener("click", outside);
+    document.addEventListener("keydown", escape);
+    this.stops.push(() => document.removeEventListener("click", outside), () => document.removeEventListener("keydown", escape));
     if (connection.live) connection.send({ type: "open", gameID: this.gameID });
     this.ticker = setInterval(() => this.renderTimer(), 1000);
     if (!saved && !connection.live) {
@@ -324,7 +335,10 @@ class GamePage {
   build() {
     const v = this.view;
     document.title = `${v.layout.title || "Crossmate"} · Crossmate`;
-    this.statusBox = el("span", { class: "status", "data-sync": true, role: "status" });
+    this.statusBox = el("span", { class: "status", "data-sync": true });
+    // What a screen reader hears of the connection: a change of state ("Offline"), never the
+    // count of letters being saved at each key.
+    this.statusAnnouncer = el("span", { class: "sr-only", role: "status", "data-sync-announcer": true });
     this.timerBox = el("span", { class: "timer", "data-timer": true, "aria-label": "solving time" });
     this.undoButton = el("button", { type: "button", "data-undo": true, title: "Undo (Ctrl+Z)", onclick: () => this.issue({ kind: "undo" }) }, "↶ Undo");
     this.redoButton = el("button", { type: "button", "data-redo": true, title: "Redo (Ctrl+Shift+Z)", onclick: () => this.issue({ kind: "redo" }) }, "↷ Redo");
@@ -432,10 +446,28 @@ class GamePage {
           el("h1", {}, v.layout.title || "Untitled"),
           this.timerBox,
           this.statusBox,
+          this.statusAnnouncer,
         ),
+        // The puzzle's own words: who made it, its copyright, its notes, and why checking is off.
+        (() => {
+          const byline = [v.layout.author && `by ${v.layout.author}`, v.layout.copyright].filter(Boolean).join(" · ");
+          return byline ? el("p", { class: "byline", "data-byline": true }, byline) : null;
+        })(),
+        v.layout.notes
+          ? el("details", { class: "notes", "data-notes": true }, el("summary", {}, "Notes from the puzzle"), el("p", {}, v.layout.notes))
+          : null,
+        v.layout.hasSolution
+          ? null
+          : el("p", { class: "notice", "data-no-solution": true }, "This puzzle came without its answers (a locked .puz without its key), so checking and revealing are off."),
         el(
           "div",
-          { class: "tools" },
+          {
+            class: "tools",
+            // After any button the grid has the keys again (after Share, letters were lost).
+            onclick: (event) => {
+              if (event.target.closest("button") && !event.target.closest("summary")) setTimeout(() => this.input.focus(), 0);
+            },
+          },
           this.undoButton, this.redoButton, this.pencilButton, this.rebusButton,
           menu("check", "Check"), menu("reveal", "Reveal"), menu("clear", "Clear"),
           this.shareButton, this.nudgeButton, this.shareBox,
@@ -506,6 +538,11 @@ class GamePage {
     }
   }
 
+  /** Open menus close on Escape and on a click anywhere else. */
+  closeMenus(except) {
+    for (const menu of this.main.querySelectorAll("details.menu[open]")) if (menu !== except) menu.open = false;
+  }
+
   async share() {
     try {
       const invitation = await api("POST", `/v1/games/${encodeURIComponent(this.gameID)}/invitations`, {});
@@ -537,12 +574,19 @@ class GamePage {
       control.toggleAttribute("disabled", frozen);
       control.closest("details")?.classList.toggle("disabled", frozen);
     }
+    const owner = this.view.players.find((player) => player.authorID === this.view.me)?.role === "owner";
+    // Only the owner can make an invitation; a removed player can neither invite nor nudge.
+    this.shareButton.hidden = !owner || this.view.readOnly;
+    this.nudgeButton.hidden = this.view.readOnly;
     this.undoButton.disabled = !this.view.canUndo || frozen;
     this.redoButton.disabled = !this.view.canRedo || frozen;
     this.pencilButton.setAttribute("aria-pressed", String(this.cursor.pencil));
     this.pencilButton.classList.toggle("on", this.cursor.pencil);
     this.rebusButton.classList.toggle("on", this.cursor.rebus !== null);
-    for (const button of this.main.querySelectorAll("[data-action^=check],[data-action^=reveal]")) button.disabled = frozen || !this.view.layout.hasSolution;
+    for (const button of this.main.querySelectorAll("[data-action^=check],[data-action^=reveal]")) {
+      button.disabled = frozen || !this.view.layout.hasSolution;
+      button.title = this.view.layout.hasSolution ? "" : "This puzzle came without its answers (a locked .puz without its key), so it cannot be checked or revealed.";
+    }
   }
 
   colorOf(authorID) {
@@ -615,8 +659,12 @@ class GamePage {
   renderClues() {
     const word = this.board.clue(this.cursor, this.cursor.direction);
     const label = word ? `${word.number} ${word.direction === "across" ? "Across" : "Down"}` : "";
-    const text = word ? `${label}: ${word.text}` : "";
-    if (this.clueBar.textContent !== text) this.clueBar.replaceChildren(el("b", {}, label), " ", word?.text ?? "");
+    // Rebuilt only when the clue changes, so a screen reader announces a new clue, not every key.
+    const shown = word ? `${word.number}-${word.direction}:${word.text}` : "";
+    if (this.clueBar.dataset.shown !== shown) {
+      this.clueBar.dataset.shown = shown;
+      this.clueBar.replaceChildren(el("b", {}, label), " ", word?.text ?? "");
+    }
     const cross = this.board.clue(this.cursor, this.cursor.direction === "across" ? "down" : "across");
     for (const item of this.main.querySelectorAll(".clues li")) {
       const current = word && item.dataset.clue === `${word.number}-${word.direction}`;
@@ -644,6 +692,9 @@ class GamePage {
     else if (connection.state === "offline") [text, state] = [`Offline${unsent ? ` · ${unsent} unsent` : ""}`, "offline"];
     else [text, state] = [`Reconnecting…${unsent ? ` · ${unsent} unsent` : ""}`, "reconnecting"];
     this.statusBox.textContent = text;
+    if (this.statusBox.dataset.sync !== state && this.statusAnnouncer) {
+      this.statusAnnouncer.textContent = { live: "Live", readonly: "Read-only", offline: "Offline", reconnecting: "Reconnecting" }[state];
+    }
     this.statusBox.dataset.sync = state;
     this.notice.textContent = this.view?.readOnly ? "You were removed from this game by its owner. You can still look at it, but not change it." : "";
     if (this.catchUpBox) {
