@@ -36,6 +36,14 @@ import Testing
         return (process.terminationStatus, text, problems)
     }
 
+    /// Ann (the default profile) and Bob (profile `bob`) signed in, Ann's Green Light with Bob in it.
+    func annAndBobPlayGreenLight(_ server: ServerProcess, _ home: [String: String]) throws {
+        try crossmate(["login", "--server", server.baseURL, "--name", "Ann"], home)
+        try crossmate(["login", "--server", server.baseURL, "--name", "Bob", "--profile", "bob"], home)
+        try crossmate(["new", "--bundled", "green-light"], home)
+        try crossmate(["join", try crossmate(["invite", "Green"], home).trimmingCharacters(in: .whitespacesAndNewlines), "--profile", "bob"], home)
+    }
+
     @Test func offlineCommandsWorkOnLocalDataAndSaySo() async throws {
         let directory = try TemporaryDirectory("crossmate-cli")
         defer { directory.remove() }
@@ -63,10 +71,7 @@ import Testing
         let server = try ServerProcess(dataDirectory: directory.path + "/server")
         defer { server.kill() }
         let home = ["XDG_DATA_HOME": directory.path + "/xdg"]
-        try crossmate(["login", "--server", server.baseURL, "--name", "Ann"], home)
-        try crossmate(["login", "--server", server.baseURL, "--name", "Bob", "--profile", "bob"], home)
-        try crossmate(["new", "--bundled", "green-light"], home)
-        try crossmate(["join", try crossmate(["invite", "Green"], home).trimmingCharacters(in: .whitespacesAndNewlines), "--profile", "bob"], home)
+        try annAndBobPlayGreenLight(server, home)
 
         #expect(try crossmate(["friends"], home).contains("Bob"))
         let pinned = try crossmate(["friends", "pin", "bo", "pink"], home)
@@ -136,11 +141,7 @@ import Testing
         let server = try ServerProcess(dataDirectory: directory.path + "/server")
         defer { server.kill() }
         let home = ["XDG_DATA_HOME": directory.path + "/xdg"]
-        try crossmate(["login", "--server", server.baseURL, "--name", "Ann"], home)
-        try crossmate(["login", "--server", server.baseURL, "--name", "Bob", "--profile", "bob"], home)
-        try crossmate(["new", "--bundled", "green-light"], home)
-        let link = try crossmate(["invite", "Green"], home).trimmingCharacters(in: .whitespacesAndNewlines)
-        try crossmate(["join", link, "--profile", "bob"], home)
+        try annAndBobPlayGreenLight(server, home)
 
         // Ann plays in an 80×24 tmux pane; the shell line after it shows how it exited.
         let tmux = Tmux(directory: directory.path)
@@ -205,10 +206,7 @@ import Testing
         let server = try ServerProcess(dataDirectory: directory.path + "/server")
         defer { server.kill() }
         let home = ["XDG_DATA_HOME": directory.path + "/xdg"]
-        try crossmate(["login", "--server", server.baseURL, "--name", "Ann"], home)
-        try crossmate(["login", "--server", server.baseURL, "--name", "Bob", "--profile", "bob"], home)
-        try crossmate(["new", "--bundled", "green-light"], home)
-        try crossmate(["join", try crossmate(["invite", "Green"], home).trimmingCharacters(in: .whitespacesAndNewlines), "--profile", "bob"], home)
+        try annAndBobPlayGreenLight(server, home)
 
         let tmux = Tmux(directory: directory.path)
         defer { _ = try? tmux(["kill-server"]) }

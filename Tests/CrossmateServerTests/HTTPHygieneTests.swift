@@ -12,17 +12,7 @@ import Testing
         private let descriptor: Int32
 
         init(port: Int) throws {
-            descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-            var timeout = timeval(tv_sec: 15, tv_usec: 0)  // a safety net for reads
-            setsockopt(descriptor, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
-            var address = sockaddr_in()
-            address.sin_family = sa_family_t(AF_INET)
-            address.sin_port = in_port_t(UInt16(port).bigEndian)
-            address.sin_addr.s_addr = inet_addr("127.0.0.1")
-            let connected = withUnsafePointer(to: &address) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-            }
-            guard connected == 0 else { throw Failure("connect() failed") }
+            descriptor = try StalledSocket.connectLoopback(port: port, readTimeoutSeconds: 15)  // a safety net for reads
         }
 
         deinit { close(descriptor) }

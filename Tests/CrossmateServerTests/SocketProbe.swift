@@ -95,20 +95,8 @@ final class StalledSocket {
     private let descriptor: Int32
 
     init(port: Int, token: String, subscribeTo games: [String]) throws {
-        descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard descriptor >= 0 else { throw Failure("socket() failed") }
-        var small: Int32 = 4_096
-        setsockopt(descriptor, SOL_SOCKET, SO_RCVBUF, &small, socklen_t(MemoryLayout<Int32>.size))
-        var timeout = timeval(tv_sec: 10, tv_usec: 0)  // a safety net for `drainUntilClosed`
-        setsockopt(descriptor, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = in_port_t(UInt16(port).bigEndian)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        let connected = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-        }
-        guard connected == 0 else { throw Failure("connect() failed") }
+        // A small receive buffer fills quickly; the read timeout is a safety net for `drainUntilClosed`.
+        descriptor = try Self.connectLoopback(port: port, receiveBufferBytes: 4_096, readTimeoutSeconds: 10)
         let upgrade =
             "GET /v1/socket HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer \(token)\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
             + "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n"
@@ -117,6 +105,30 @@ final class StalledSocket {
     }
 
     deinit { close(descriptor) }
+
+    /// A TCP connection to `port` on 127.0.0.1 with a read timeout (and, when given, a receive
+    /// buffer of that size): the descriptor.
+    static func connectLoopback(port: Int, receiveBufferBytes: Int32? = nil, readTimeoutSeconds: Int) throws -> Int32 {
+        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard descriptor >= 0 else { throw Failure("socket() failed") }
+        if var size = receiveBufferBytes {
+            setsockopt(descriptor, SOL_SOCKET, SO_RCVBUF, &size, socklen_t(MemoryLayout<Int32>.size))
+        }
+        var timeout = timeval(tv_sec: readTimeoutSeconds, tv_usec: 0)
+        setsockopt(descriptor, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = in_port_t(UInt16(port).bigEndian)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        guard connected == 0 else {
+            close(descriptor)
+            throw Failure("connect() failed")
+        }
+        return descriptor
+    }
 
     /// A client's text frame (clients mask what they send), for messages under 126 bytes.
     static func maskedTextFrame(_ text: String) -> [UInt8] {
