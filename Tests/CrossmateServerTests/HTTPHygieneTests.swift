@@ -39,11 +39,6 @@ import Testing
         }
     }
 
-    struct Failure: Error, CustomStringConvertible {
-        var description: String
-        init(_ description: String) { self.description = description }
-    }
-
     static func withServer(_ body: (Int) async throws -> Void) async throws {
         let directory = try TemporaryDirectory("crossmate-http")
         defer { directory.remove() }
