@@ -247,15 +247,16 @@ public struct PlayScreen: Sendable {
                 completion.kind == .solved
                 ? "★ Solved in \(Self.clock(elapsedSeconds))! Last letter by \(when)." : "The game was ended (resigned) by \(when)."
             lines.append((headline, Style(bold: true, reverse: true)))
-            let board = scores.sorted { $0.lettersAuthored > $1.lettersAuthored }.map {
-                "\(view.name(of: $0.authorID)) \($0.lettersAuthored) letters, \($0.checksUsed) checks, \($0.revealsUsed) reveals"
+            func count(_ number: Int, _ noun: String) -> String { "\(number) \(noun)\(number == 1 ? "" : "s")" }
+            let board = scores.sorted { $0.lettersAuthored > $1.lettersAuthored }.map { score in
+                let help = [(score.checksUsed, "check"), (score.revealsUsed, "reveal")].filter { $0.0 > 0 }.map { count($0.0, $0.1) }
+                return "\(view.name(of: score.authorID)) \(count(score.lettersAuthored, "letter"))"
+                    + (help.isEmpty ? "" : " (\(help.joined(separator: ", ")))")
             }
             if !board.isEmpty { lines.append((Self.clip(board.joined(separator: " · "), to: width), .plain)) }
+            // A command short enough to copy whole at 80 columns.
             lines.append(
-                (
-                    view.sealed ? "Replay ready once every device has sealed: crossmate replay \(view.gameID)" : "Sending the last moves…",
-                    Style(dim: true)
-                ))
+                (view.sealed ? "Watch it again: crossmate replay \(view.gameID)" : "Sending the last moves…", Style(dim: true)))
         }
         if view.readOnly {
             lines.append(("You were removed from this game: it stays readable but takes no more letters.", Style(bold: true)))

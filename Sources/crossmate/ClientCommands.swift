@@ -341,16 +341,22 @@ struct New: AsyncParsableCommand {
         try await reporting {
             let engine = try profile.engine()
             var request = CreateGameRequest(bundled: bundled)
+            var locked = false
             if let file {
                 let bytes: [UInt8]
                 do { bytes = try PuzzleInput.readFile(file) } catch { throw ClientFailure("\(error)") }
                 // Read here first, so a bad file is named before anything is sent.
-                do { _ = try PuzzleFile.read(bytes, fileName: file) } catch { throw ClientFailure("\(file): \(error)") }
+                do { locked = try PuzzleFile.read(bytes, fileName: file).lock != nil } catch { throw ClientFailure("\(file): \(error)") }
                 request = CreateGameRequest(
                     fileName: (file as NSString).lastPathComponent, fileBase64: Data(bytes).base64EncodedString(), unlockKey: key?.value)
             }
             let gameID = try await engine.createGame(request)
             let title = try engine.store.game(gameID)?.title ?? gameID
+            if locked && key == nil {
+                printError(
+                    "note: \(file ?? "the puzzle") is locked (its answers are scrambled) and no --key was given, so this game cannot be checked or revealed"
+                )
+            }
             print(
                 "Started \(TextRule.terminalSafe(title)) [\(gameID)]. Invite friends with `crossmate invite \(gameID)`; play with `crossmate play \(gameID)`."
             )

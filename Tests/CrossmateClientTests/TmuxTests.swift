@@ -290,6 +290,11 @@ import Testing
         let server = try ServerProcess(dataDirectory: directory.path + "/server")
         defer { server.kill() }
         #expect(try crossmate(["login", "--server", "127.0.0.1:\(server.port)", "--name", "Ann"], home).contains("Signed in as Ann"))
+        // A locked .puz started without its key: said at once, not found out at the first check.
+        let locked = directory.path + "/locked.puz"
+        try crossmate(["convert", "bundled:daybreak", locked, "--lock", "4321"], home)
+        let started = try run(["new", locked], home)
+        #expect(started.status == 0 && started.errors.contains("is locked") && started.errors.contains("cannot be checked"))
     }
 
     /// `games` lists the game with news first: by its last move, not by when it was made.
