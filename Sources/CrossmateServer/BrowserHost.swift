@@ -207,6 +207,7 @@ actor BrowserGame {
 
     static func load(_ gameID: String, device: StoredDevice, state: ServerState) async throws -> BrowserGame {
         let (stored, _) = try await state.access(gameID, for: device, write: false)
+        try await state.store.markBrowser(deviceID: device.deviceID)
         let projection = try await state.directory.projection(for: stored)
         let (moves, sequence) = try await GameProjection.sequencedMoves(store: state.store, gameID: gameID, after: 0)
         var replica = GameReplica(

@@ -234,6 +234,7 @@ struct GameController {
                 sequence = max(sequence, completed.sequence)
                 state.logger.info("game completed", metadata: ["game": "\(gameID)", "by": "\(completed.completion.by)"])
                 await state.fanout.publish(.poke(game: gameID, sequence: sequence, exceptDevice: device.deviceID))
+                await state.sealBrowsers(of: gameID)
             } else if announced {
                 await state.fanout.forward(poke)
             } else {
@@ -362,6 +363,7 @@ struct GameController {
             throw APIError(.readOnly, "the game is already complete")
         }
         await state.fanout.publish(.poke(game: gameID, sequence: sequence))
+        await state.sealBrowsers(of: gameID)
         return try ServerState.json(CompletionResponse(completion: completion, serverTime: state.now()))
     }
 

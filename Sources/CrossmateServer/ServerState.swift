@@ -1,6 +1,7 @@
 import CrossmateCore
 import CrossmateProtocol
 import CrossmateStore
+import CrossmateSync
 import Foundation
 import Hummingbird
 import Logging
@@ -123,6 +124,20 @@ final class ServerState: Sendable {
         if let cached = directory.cached(gameID) { return cached.puzzle }
         guard let game = try await store.game(gameID) else { return nil }
         return try await directory.projection(for: game).puzzle
+    }
+
+    /// A game just completed: every browser device that wrote in it is sealed at once (the
+    /// server made and stored all its moves), so no replay waits for a browser that is not open.
+    func sealBrowsers(of gameID: String) async {
+        do {
+            for (deviceID, lastSeq) in try await store.unsealedBrowsers(gameID: gameID) {
+                let sequence = try await store.putRecord(
+                    gameID: gameID, type: "seal", key: deviceID, body: Store.json(Seal(gameID: gameID, replicaID: deviceID, lastSeq: lastSeq)))
+                await recordStored(game: gameID, sequence: sequence)
+            }
+        } catch {
+            logger.error("browsers' seals could not be stored", metadata: ["game": "\(gameID)", "error": "\(error)"])
+        }
     }
 
     /// A record that is not a move (a participant, a seal) was stored at `sequence`: the game's

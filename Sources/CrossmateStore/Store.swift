@@ -576,6 +576,27 @@ public final class Store: Sendable {
     }
 
     /// Writes a record that replaces its earlier version (participant, seal) under a new sequence.
+    /// Marks a device as a browser: the server makes its moves (see migration 9).
+    public func markBrowser(deviceID: String) async throws {
+        try await database.transaction { db in
+            try await db.execute("UPDATE devices SET browser = 1 WHERE device_id = ? AND browser = 0", .text(deviceID))
+        }
+    }
+
+    /// The browser devices that wrote moves in a game and have no Seal yet, with their last seq.
+    public func unsealedBrowsers(gameID: String) async throws -> [(deviceID: String, lastSeq: Int)] {
+        try await database.read { db in
+            try await db.query(
+                """
+                SELECT h.replica_id, h.last_seq FROM replica_heads h JOIN devices d ON d.device_id = h.replica_id
+                WHERE h.game_id = ? AND d.browser = 1 AND NOT EXISTS (
+                    SELECT 1 FROM records r WHERE r.game_id = h.game_id AND r.record_type = 'seal' AND r.record_key = h.replica_id)
+                ORDER BY h.replica_id
+                """, .text(gameID)
+            ).map { (deviceID: $0.text(0)!, lastSeq: Int($0.int(1)!)) }
+        }
+    }
+
     public func putRecord(gameID: String, type: String, key: String, body: String) async throws -> Int64 {
         let forUpdate = database.forUpdate
         return try await database.transaction { db in

@@ -340,4 +340,39 @@ import Testing
             #expect(metrics.contains("crossmate_game_projections 0"), "the list built grids")
         }
     }
+
+    /// A browser's moves are all on the server (it made them), so a finished game seals a
+    /// browser device at once, open or not: the replay never waits for a browser.
+    @Test func aBrowserDeviceNeverHoldsAReplayBack() async throws {
+        let server = try TestServer { $0.browserReplicaGraceMillis = 0 }
+        defer { server.removeFiles() }
+        try await server.application().test(.live) { client in
+            let ann = try await client.account("Ann")
+            let bob = try await client.account("Bob")
+            let game = try await client.newGame(ann)
+            try await client.join(bob, game.gameID, invitedBy: ann)
+            var browser = Browser(port: try #require(client.port), token: ann.token)
+            _ = try await browser.open(game.gameID)
+            _ = try await browser.applied(game.gameID, BrowserCommand(kind: "setLetter", row: 1, col: 0, letter: "G"))
+            await browser.probe.close()
+            try await eventually("Ann's browser has left") {
+                String(buffer: try await client.send(.get, "/metrics").body).contains("crossmate_browser_replicas 0")
+            }
+            let _: CompletionResponse = try await client.call(.post, "/v1/games/\(game.gameID)/resign", token: bob.token)
+            let (changes, _) = try await client.allChanges(bob, game.gameID)
+            let seals = changes.compactMap { change -> Seal? in
+                if case let .seal(seal) = change.record { return seal }
+                return nil
+            }
+            #expect(seals.map(\.replicaID) == [ann.deviceID] && seals.first?.lastSeq == 1)
+            var again = Browser(port: try #require(client.port), token: bob.token)
+            _ = try await again.open(game.gameID)
+            again.probe.send(.replay(gameID: game.gameID))
+            let replay = try await again.probe.next(&again.iterator) { if case .replay = $0 { true } else { false } }
+            guard case let .replay(view) = replay else { return }
+            #expect(view.ready && view.steps.count == 1)
+            await again.probe.close()
+        }
+    }
+
 }
