@@ -639,6 +639,22 @@ class WebAppTests(unittest.TestCase):
         self.assertFalse(ben.driver.find_element(By.CSS_SELECTOR, "[data-share]").is_displayed())
         self.assertTrue(ben.driver.find_element(By.CSS_SELECTOR, "[data-nudge-button]").is_displayed())
 
+    def test_a_friends_cursor_goes_when_they_leave(self):
+        """Peer cursors stayed two minutes after their player left; now they go with them."""
+        ana = self.player("Ana")
+        ana.sign_up()
+        game = ana.start_bundled()
+        ben = self.player("Ben")
+        ben.sign_up()
+        invite = self.server.api("POST", f"/v1/games/{game}/invitations", {}, token=ana.token())
+        ben.open(invite["path"])
+        until("Ben is in", lambda: re.search(r"/games/", ben.driver.current_url))
+        ben.wait_live()
+        ben.click_square(2, 2, "down")
+        until("Ben's cursor on Ana's grid", lambda: "peer" in ana.cell_classes(2, 2).split())
+        ben.open("/")
+        until("Ben's cursor is gone", lambda: not ana.driver.find_elements(By.CSS_SELECTOR, ".cell.peer"), timeout=15)
+
     def test_a_long_title_never_scrolls_sideways(self):
         """A 180-character title (puzpy's nyt_rebus_with_notes_and_shape.puz has one) made the
         page 2,163 px wide. No page may scroll sideways, at either size, with any puzzle."""

@@ -197,6 +197,12 @@ class GamePage {
       if (field in change) this.view[field] = change[field];
     }
     if ("completion" in change && !change.completion) this.view.completion = null;
+    if (change.players) {
+      // A player none of whose devices is here any more takes their cursor with them.
+      for (const [deviceID, peer] of this.peers) {
+        if (!change.players.some((player) => player.authorID === peer.authorID && player.here > 0)) this.peers.delete(deviceID);
+      }
+    }
     if (change.timer) this.timerAt = Date.now();
     this.view.squares = [...this.squares.values()];
     saveGame(this.view);
