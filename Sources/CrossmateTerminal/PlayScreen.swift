@@ -100,8 +100,8 @@ public struct PlayScreen: Sendable {
         drawStatus(&frame, row: height - 2)
         frame.put(
             frame.width >= 96
-                ? "^Z undo  ^Y redo  ^P pencil  Ins rebus  ^X check/reveal/clear  ^G go to clue  ? help  ^Q quit"
-                : "^Z undo ^Y redo ^P pencil Ins rebus ^X check/reveal ^G clue ? help ^Q quit", row: height - 1, col: 0,
+                ? "^Z undo  ^Y redo  ^P pencil  ^R rebus  ^X check/reveal/clear  ^G go to clue  ? help  ^Q quit"
+                : "^Z undo ^Y redo ^P pencil ^R rebus ^X check/reveal ^G clue ? help ^Q quit", row: height - 1, col: 0,
             style: Style(dim: true))
         return frame
     }
@@ -272,9 +272,8 @@ public struct PlayScreen: Sendable {
         }
         if let notice = state.notice { lines.append((Self.clip(notice, to: width), Style(bold: true))) }
         if state.showingHelp {
-            lines.append(
-                ("Letters fill and move on; arrows move (across the direction: turn); space turns; Tab/Shift-Tab next/previous word;", .plain))
-            lines.append(("Backspace erases back; Delete erases here; Home/End ends of word; Ins or Esc r rebus; ^P pencil. Any key closes.", .plain))
+            // Wrapped to the terminal's width: nothing of it is cut at 80 columns.
+            for line in Self.wrap(Self.help, to: width) { lines.append((line, .plain)) }
         }
         return lines
     }
@@ -299,6 +298,31 @@ public struct PlayScreen: Sendable {
     }
 
     // MARK: Text
+
+    static let help =
+        "Letters fill and move on. Arrows move (across the direction: turn); space turns; Tab and Shift-Tab go to the next and "
+        + "previous word. Backspace erases back, Delete erases here, Home/End go to the ends of the word. ^R (or Insert) opens "
+        + "a rebus, Enter writes it, Esc cancels. ^P pencil. ^Z undo, ^Y redo. ^X then c, r or x checks, reveals or clears. ^G "
+        + "and a number then a or d goes to a clue. ^Q (or Esc q) quits. Any key closes this help."
+
+    /// `text` in lines of at most `width` characters, broken between words.
+    static func wrap(_ text: String, to width: Int) -> [String] {
+        guard width > 0 else { return [] }
+        var lines: [String] = []
+        var line = ""
+        for word in text.split(separator: " ") {
+            if line.isEmpty {
+                line = String(word)
+            } else if line.count + 1 + word.count <= width {
+                line += " " + word
+            } else {
+                lines.append(line)
+                line = String(word)
+            }
+        }
+        if !line.isEmpty { lines.append(line) }
+        return lines.map { clip($0, to: width) }
+    }
 
     static func clip(_ text: String, to width: Int) -> String {
         guard width > 0 else { return "" }

@@ -108,7 +108,8 @@ public struct PlayState: Sendable {
         case .end: return .end
         case .enter: return .enter
         case .escape: return .escape
-        case .insert, .alt("r"): return .rebus
+        // ^R is the rebus key every keyboard has (a Mac laptop has no Insert).
+        case .insert, .alt("r"), .control("r"): return .rebus
         case .control("p"): return .pencil
         default: return nil
         }

@@ -81,7 +81,9 @@ final class RawTerminal: @unchecked Sendable {
         var buffer = [UInt8](repeating: 0, count: 1024)
         while true {
             var descriptor = pollfd(fd: STDIN_FILENO, events: Int16(POLLIN), revents: 0)
-            let ready = poll(&descriptor, 1, decoder.hasPendingEscape ? 60 : 1000)
+            // An Escape waits 350 ms for what follows, so Esc then a key works at a person's
+            // speed (a terminal's own sequences arrive together, far inside that).
+            let ready = poll(&descriptor, 1, decoder.hasPendingEscape ? 350 : 1000)
             if ready == 0 {
                 for key in decoder.flushEscape() { sink.yield(.key(key)) }
                 continue

@@ -146,6 +146,21 @@ import Testing
         #expect(replica.grid.typing(.write(GridPosition(row: 1, col: 1), "A", pencil: false)) == .write)
     }
 
+    /// The `?` help fits 80 columns whole (it was cut), and ^R opens a rebus (a Mac laptop has
+    /// no Insert key).
+    @Test func helpFitsEightyColumnsAndControlROpensARebus() throws {
+        let puzzle = try BundledPuzzles.puzzle("green-light")
+        var state = PlayState(puzzle: puzzle) { _ in "" }
+        _ = state.handle(.character("?"), view: view(puzzle))
+        let text = PlayScreen(view: view(puzzle), state: state, status: SyncStatus(connection: .online, unsent: 0), elapsedSeconds: 0)
+            .render(width: 80, height: 30).text
+        #expect(text.split(separator: "\n").allSatisfy { $0.count <= 80 })
+        #expect(text.contains("Any key closes this help.") && text.contains("^R (or Insert) opens") && text.contains("(or Esc q) quits."))
+        var typing = PlayState(puzzle: puzzle) { _ in "" }
+        _ = typing.handle(.control("r"), view: view(puzzle))
+        #expect(typing.cursor.rebus == "")
+    }
+
     @Test func marksAreNeverOnlyColour() throws {
         let puzzle = try BundledPuzzles.puzzle("green-light")
         var replica = GameReplica(puzzle: puzzle, gameID: "game-1", replicaID: "dev-ann", authorID: "acct-ann")
