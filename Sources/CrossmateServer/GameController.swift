@@ -119,7 +119,9 @@ struct GameController {
             role: participant.role, readOnly: participant.revoked, filled: shown.filled, total: shown.total,
             completion: game.completion, token: ChangeToken(zone: game.gameID, sequence: game.zoneSeq),
             serverTime: state.now(), picture: shown.picture, players: try await players(of: game.gameID),
-            unread: try await isUnread(game.gameID, for: participant.authorID), nudges: try await nudges(game.gameID, for: participant.authorID))
+            unread: try await isUnread(game.gameID, for: participant.authorID),
+            // A finished game needs no help: its nudges are not listed.
+            nudges: game.completion == nil ? try await nudges(game.gameID, for: participant.authorID) : [])
     }
 
     /// Whether another player moved after the account's horizon while none of its devices is

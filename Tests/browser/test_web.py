@@ -655,6 +655,22 @@ class WebAppTests(unittest.TestCase):
         ben.open("/")
         until("Ben's cursor is gone", lambda: not ana.driver.find_elements(By.CSS_SELECTOR, ".cell.peer"), timeout=15)
 
+    def test_finished_games_are_listed_apart(self):
+        """Games in progress come first; finished ones are apart below them."""
+        ana = self.player("Ana")
+        ana.sign_up()
+        first = ana.start_bundled("green-light")
+        ana.open("/")
+        second = ana.start_bundled("daybreak")
+        ana.action("reveal-puzzle")
+        until("solved", lambda: ana.driver.find_elements(By.CSS_SELECTOR, '[data-completed="solved"]'))
+        ana.open("/")
+        until("both listed", lambda: len(ana.driver.find_elements(By.CSS_SELECTOR, "li[data-game]")) == 2)
+        order = ana.driver.execute_script(
+            "return [...document.querySelectorAll('li[data-game], li[data-section]')].map((li) => li.dataset.game ?? li.dataset.section)")
+        self.assertEqual(order, [first, "finished", second])
+        ana.screenshot("list-finished-apart-desktop")
+
     def test_a_long_title_never_scrolls_sideways(self):
         """A 180-character title (puzpy's nyt_rebus_with_notes_and_shape.puz has one) made the
         page 2,163 px wide. No page may scroll sideways, at either size, with any puzzle."""

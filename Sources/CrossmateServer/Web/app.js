@@ -386,8 +386,8 @@ async function gamesPage() {
       if (!games.length) {
         list.replaceChildren(el("li", { class: "empty" }, "No games yet. Start one below, or open an invitation link a friend sent you."));
       } else {
-        list.replaceChildren(
-          ...games.map((game) => {
+        // Games in progress first, finished ones apart below them.
+        const item = (game) => {
             const state = game.completion
               ? game.completion.kind === "solved" ? "Solved" : "Finished"
               : game.readOnly ? "Read-only" : `${game.filled} of ${game.total} squares`;
@@ -406,7 +406,13 @@ async function gamesPage() {
                 el("p", { class: "nudge", "data-nudge": nudge.nudgeID }, `${nudge.fromName} nudged you`, nudge.message ? `: “${nudge.message}”` : ""),
               ),
             );
-          }),
+        };
+        const playing = games.filter((game) => !game.completion);
+        const finished = games.filter((game) => game.completion);
+        list.replaceChildren(
+          ...playing.map(item),
+          ...(finished.length ? [el("li", { class: "section", "data-section": "finished", role: "presentation" }, el("h2", {}, "Finished"))] : []),
+          ...finished.map(item),
         );
       }
       connection.subscribe(games.map((game) => game.gameID).slice(0, 200));
