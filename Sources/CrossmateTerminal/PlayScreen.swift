@@ -268,6 +268,7 @@ public struct PlayScreen: Sendable {
         switch state.menu {
         case .action: lines.append(("c check   r reveal   x clear   (Esc cancels)", Style(bold: true)))
         case let .scope(action): lines.append(("\(action.rawValue.capitalized): s square   w word   p puzzle", Style(bold: true)))
+        case .confirmClearPuzzle: lines.append((Self.clip(clearQuestion, to: width), Style(bold: true)))
         case nil: break
         }
         if let notice = state.notice { lines.append((Self.clip(notice, to: width), Style(bold: true))) }
@@ -276,6 +277,25 @@ public struct PlayScreen: Sendable {
             for line in Self.wrap(Self.help, to: width) { lines.append((line, .plain)) }
         }
         return lines
+    }
+
+    /// "Clear the whole puzzle: 3 of Ben's letters and 2 of yours? y clears, any other key keeps them."
+    private var clearQuestion: String {
+        var counts: [String: Int] = [:]
+        for position in view.puzzle.letterPositions {
+            let square = view.grid.state(at: position)
+            guard !square.letter.isEmpty, !square.mark.isLocked else { continue }
+            counts[square.cellAuthorID, default: 0] += 1
+        }
+        guard !counts.isEmpty else { return "Clear the whole puzzle? It holds no letters to clear. y / any key" }
+        // Friends' letters first (most first), then yours: "3 of Ben's letters and 2 of yours".
+        let ordered = counts.sorted { ($0.key == view.me ? 0 : 1, $0.value, $1.key) > ($1.key == view.me ? 0 : 1, $1.value, $0.key) }
+        var parts = ordered.map { author, count in
+            author == view.me ? "\(count) of yours" : "\(count) of \(view.name(of: author))'s letters"
+        }
+        if parts == ["\(counts[view.me] ?? 0) of yours"] { parts = ["\(counts[view.me] ?? 0) of your letters"] }
+        let list = parts.count > 1 ? parts.dropLast().joined(separator: ", ") + " and " + parts.last! : parts[0]
+        return "Clear the whole puzzle: \(list)? y clears, any other key keeps them."
     }
 
     private func drawStatus(_ frame: inout Frame, row: Int) {

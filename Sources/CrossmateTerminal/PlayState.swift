@@ -14,6 +14,8 @@ public struct PlayState: Sendable {
     public enum Menu: Hashable, Sendable {
         case action
         case scope(Action)
+        /// Clearing the whole puzzle (friends' letters too) waits for a y.
+        case confirmClearPuzzle
 
         public enum Action: String, Hashable, Sendable { case check, reveal, clear }
     }
@@ -130,13 +132,25 @@ public struct PlayState: Sendable {
             default: menu = nil
             }
             return []
+        case .confirmClearPuzzle:
+            menu = nil
+            guard choice == "y" else {
+                notice = "Nothing was cleared."
+                return []
+            }
+            return [.perform(.clear(.puzzle))]
         case let .scope(action):
             menu = nil
             let scope: Scope
             switch choice {
             case "s": scope = .square(cursor.position)
             case "w": scope = .word(cursor.position, cursor.direction)
-            case "p": scope = .puzzle
+            case "p":
+                if action == .clear {
+                    menu = .confirmClearPuzzle
+                    return []
+                }
+                scope = .puzzle
             default: return []
             }
             switch action {
@@ -145,6 +159,31 @@ public struct PlayState: Sendable {
             case .clear: return [.perform(.clear(scope))]
             }
         }
+    }
+
+    /// What a check found, in words: "2 wrong in 17 Across", "All right in the puzzle".
+    public static func checkSummary(_ scope: Scope, view: GameView) -> String {
+        let puzzle = view.puzzle
+        let squares: [GridPosition]
+        let place: String
+        switch scope {
+        case let .square(position):
+            squares = [position]
+            place = "that square"
+        case let .word(position, direction):
+            let clue = puzzle.clue(containing: position, direction)
+            squares = clue?.cells ?? [position]
+            place = clue.map { "\($0.number) \($0.direction == .across ? "Across" : "Down")" } ?? "that word"
+        case .puzzle:
+            squares = puzzle.letterPositions
+            place = "the puzzle"
+        }
+        let marks = squares.map { view.grid.state(at: $0) }
+        let wrong = marks.count { $0.mark.verdict == .checkedWrong }
+        let empty = marks.count { $0.letter.isEmpty }
+        if wrong > 0 { return "\(wrong) wrong in \(place)" + (empty > 0 ? " (\(empty) still empty)" : "") }
+        return empty == squares.count
+            ? "Nothing to check in \(place) yet" : "All right in \(place)" + (empty > 0 ? " so far (\(empty) still empty)" : "")
     }
 
     private mutating func typeJump(_ key: InputKey, view: GameView) -> [PlayAction] {

@@ -126,6 +126,10 @@ struct PlayLoop {
                     case let .perform(command):
                         do {
                             try await engine.perform(command, in: session.gameID)
+                            // A check says what it found.
+                            if case let .check(scope) = command {
+                                state.notice = PlayState.checkSummary(scope, view: try await session.view()) + "."
+                            }
                         } catch {
                             state.notice = error.description
                         }

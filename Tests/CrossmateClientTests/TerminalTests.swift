@@ -161,6 +161,34 @@ import Testing
         #expect(typing.cursor.rebus == "")
     }
 
+    /// Clearing the whole puzzle asks first, saying whose letters go (it wiped friends' letters
+    /// at two keys); a check says what it found.
+    @Test func clearingThePuzzleAsksAndACheckSaysWhatItFound() throws {
+        let puzzle = try BundledPuzzles.puzzle("green-light")
+        var replica = GameReplica(puzzle: puzzle, gameID: "game-1", replicaID: "dev-ann", authorID: "acct-ann")
+        var bob = GameReplica(puzzle: puzzle, gameID: "game-1", replicaID: "dev-bob", authorID: "acct-bob")
+        for (col, letter) in ["G", "R", "E"].enumerated() {
+            replica.receive(try bob.perform(.setLetter(GridPosition(row: 1, col: col), letter), wallMillis: 1_000 + Int64(col)))
+        }
+        try replica.perform(.setLetter(GridPosition(row: 0, col: 1), "Q"), wallMillis: 2_000)
+        try replica.perform(.setLetter(GridPosition(row: 0, col: 2), "L"), wallMillis: 2_001)
+        var state = PlayState(puzzle: puzzle) { replica.grid.letter(at: $0) }
+        let shown = view(puzzle, grid: replica.grid)
+        for key in [InputKey.control("x"), .character("x")] { #expect(state.handle(key, view: shown).isEmpty) }
+        #expect(state.handle(.character("p"), view: shown).isEmpty && state.menu == .confirmClearPuzzle)
+        let asked = PlayScreen(view: shown, state: state, status: SyncStatus(connection: .online, unsent: 0), elapsedSeconds: 0)
+            .render(width: 100, height: 24).text
+        #expect(asked.contains("Clear the whole puzzle: 3 of Bob's letters and 2 of yours? y clears"))
+        #expect(state.handle(.character("n"), view: shown).isEmpty && state.notice == "Nothing was cleared.")
+        for key in [InputKey.control("x"), .character("x"), .character("p")] { _ = state.handle(key, view: shown) }
+        #expect(state.handle(.character("y"), view: shown) == [.perform(.clear(.puzzle))])
+
+        try replica.perform(.check(.word(GridPosition(row: 0, col: 1), .across)), wallMillis: 3_000)
+        let checked = view(puzzle, grid: replica.grid)
+        #expect(PlayState.checkSummary(.word(GridPosition(row: 0, col: 1), .across), view: checked) == "1 wrong in 1 Across (2 still empty)")
+        #expect(PlayState.checkSummary(.square(GridPosition(row: 0, col: 2)), view: checked) == "All right in that square")
+    }
+
     @Test func marksAreNeverOnlyColour() throws {
         let puzzle = try BundledPuzzles.puzzle("green-light")
         var replica = GameReplica(puzzle: puzzle, gameID: "game-1", replicaID: "dev-ann", authorID: "acct-ann")
