@@ -43,18 +43,34 @@ extension SyncEngine {
         return summary.gameID
     }
 
-    /// An invitation link for a game: the server's address and `/join/TOKEN`.
-    public func invite(_ gameID: String) async throws(ServerFailure) -> String {
-        let invitation = try await serverAPI.invite(gameID: gameID)
+    /// An invitation link for a game: the server's address and `/join/TOKEN`; with
+    /// `expiresInSeconds`, it stops working then.
+    public func invite(_ gameID: String, expiresInSeconds: Int? = nil) async throws(ServerFailure) -> String {
+        let invitation = try await serverAPI.invite(gameID: gameID, expiresInSeconds: expiresInSeconds)
         return serverAPI.baseURL + invitation.path
+    }
+
+    /// Makes an invitation link (or its bare token) stop working.
+    public func revokeInvitation(_ link: String) async throws(ServerFailure) {
+        _ = try await serverAPI.revokeInvitation(token: Self.invitationToken(link))
+    }
+
+    /// Leaves a game someone else owns: this account's letters stay, it plays no more.
+    public func leave(_ gameID: String) async throws(ServerFailure) {
+        _ = try await serverAPI.leave(gameID: gameID)
+        _ = try await syncOnce()
+    }
+
+    /// The token of an invitation link (`…/join/TOKEN`) or the bare token.
+    static func invitationToken(_ link: String) -> String {
+        var token = link.trimmingCharacters(in: .whitespaces)
+        if let range = token.range(of: "/join/") { token = String(token[range.upperBound...]) }
+        return String(token.prefix { $0 != "?" && $0 != "#" && $0 != "/" })
     }
 
     /// Joins the game a link (or its bare token) invites to. Returns the game's id.
     public func join(_ link: String) async throws(ServerFailure) -> String {
-        var token = link.trimmingCharacters(in: .whitespaces)
-        if let range = token.range(of: "/join/") { token = String(token[range.upperBound...]) }
-        token = String(token.prefix { $0 != "?" && $0 != "#" && $0 != "/" })
-        let summary = try await serverAPI.accept(invitation: token)
+        let summary = try await serverAPI.accept(invitation: Self.invitationToken(link))
         try await fetch(summary.gameID)
         return summary.gameID
     }

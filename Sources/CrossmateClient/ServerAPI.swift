@@ -127,8 +127,16 @@ public struct ServerAPI: Sendable {
         try await call(.POST, "/v1/games/\(gameID)/resign", body: Empty())
     }
 
-    public func invite(gameID: String) async throws(ServerFailure) -> InvitationResponse {
-        try await call(.POST, "/v1/games/\(gameID)/invitations", body: Empty())
+    public func invite(gameID: String, expiresInSeconds: Int? = nil) async throws(ServerFailure) -> InvitationResponse {
+        try await call(.POST, "/v1/games/\(gameID)/invitations", body: CreateInvitationRequest(expiresInSeconds: expiresInSeconds))
+    }
+
+    public func revokeInvitation(token: String) async throws(ServerFailure) -> OKResponse {
+        try await call(.DELETE, "/v1/invitations/\(token)")
+    }
+
+    public func leave(gameID: String) async throws(ServerFailure) -> OKResponse {
+        try await call(.POST, "/v1/games/\(gameID)/leave", body: Empty())
     }
 
     public func accept(invitation token: String) async throws(ServerFailure) -> GameSummary {

@@ -365,7 +365,82 @@ struct New: AsyncParsableCommand {
 }
 
 struct Invite: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(abstract: "Print a link that invites a friend to a game.")
+    static let configuration = CommandConfiguration(
+        abstract: "Print a link that invites a friend to a game (the game's owner).",
+        discussion: "`crossmate uninvite LINK` makes a link stop working.")
+
+    @Argument(help: "The game: its id or the start of its title.")
+    var game: String
+
+    @Option(help: "Hours until the link stops working (default: it does not).")
+    var expiresIn: Int?
+
+    @OptionGroup var profile: ProfileOption
+
+    func validate() throws {
+        if let expiresIn, !(1...(366 * 24)).contains(expiresIn) { throw ValidationError("--expires-in is 1 to 8784 hours (a year)") }
+    }
+
+    func run() async throws {
+        try await reporting {
+            let engine = try profile.engine()
+            print(try await engine.invite(try await engine.resolve(game), expiresInSeconds: expiresIn.map { $0 * 3_600 }))
+        }
+    }
+}
+
+struct Uninvite: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Make an invitation link stop working.")
+
+    @Argument(help: "The link (http://…/join/TOKEN) or its token.")
+    var link: String
+
+    @OptionGroup var profile: ProfileOption
+
+    func run() async throws {
+        try await reporting {
+            try await profile.engine().revokeInvitation(link)
+            print("That link no longer lets anyone join; players who joined with it stay.")
+        }
+    }
+}
+
+struct Remove: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Remove a player from a game you own: their letters stay, they change nothing more.")
+
+    @Argument(help: "The game: its id or the start of its title.")
+    var game: String
+
+    @Argument(help: "The player's name (or the start of it).")
+    var player: String
+
+    @OptionGroup var profile: ProfileOption
+
+    func run() async throws {
+        try await reporting {
+            let engine = try profile.engine()
+            let gameID = try await engine.resolve(game)
+            _ = try await engine.fetch(gameID)  // the players as the server has them now
+            let view = try await engine.view(gameID)
+            let found = view.players.filter {
+                $0.authorID != view.me && !$0.revoked && $0.displayName.lowercased().hasPrefix(player.lowercased())
+            }
+            guard found.count == 1, let target = found.first else {
+                throw ClientFailure(
+                    found.isEmpty
+                        ? "no player of this game is called '\(TextRule.terminalSafe(player))'"
+                        : "'\(TextRule.terminalSafe(player))' could be \(found.map { TextRule.terminalSafe($0.displayName) }.joined(separator: " or ")); say more of the name"
+                )
+            }
+            try await engine.remove(target.authorID, from: gameID)
+            print("Removed \(TextRule.terminalSafe(target.displayName)): their letters stay; they can look but not change the grid.")
+        }
+    }
+}
+
+struct Leave: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Leave a game someone else owns (your letters stay).")
 
     @Argument(help: "The game: its id or the start of its title.")
     var game: String
@@ -375,7 +450,9 @@ struct Invite: AsyncParsableCommand {
     func run() async throws {
         try await reporting {
             let engine = try profile.engine()
-            print(try await engine.invite(try await engine.resolve(game)))
+            let gameID = try await engine.resolve(game)
+            try await engine.leave(gameID)
+            print("You left the game: your letters stay in it, and this device keeps it to look at, read-only.")
         }
     }
 }

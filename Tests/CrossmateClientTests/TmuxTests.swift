@@ -325,4 +325,35 @@ import Testing
         try await eventually("Green Light comes first") { try titles().first == "Green Light" }
     }
 
+    /// Invitation expiry and revocation, removing a player and leaving a game, from the command
+    /// line.
+    @Test func invitationsRemovalAndLeavingFromTheCommandLine() async throws {
+        let directory = try TemporaryDirectory("crossmate-share")
+        defer { directory.remove() }
+        let server = try ServerProcess(dataDirectory: directory.path + "/server")
+        defer { server.kill() }
+        let home = ["XDG_DATA_HOME": directory.path + "/xdg"]
+        try crossmate(["login", "--server", server.baseURL, "--name", "Ann"], home)
+        try crossmate(["login", "--server", server.baseURL, "--name", "Bob", "--profile", "bob"], home)
+        try crossmate(["login", "--server", server.baseURL, "--name", "Cat", "--profile", "cat"], home)
+        try crossmate(["new", "--bundled", "green-light"], home)
+        let link = try crossmate(["invite", "Green", "--expires-in", "2"], home).trimmingCharacters(in: .whitespacesAndNewlines)
+        try crossmate(["join", link, "--profile", "bob"], home)
+        #expect(try crossmate(["uninvite", link], home).contains("no longer lets anyone join"))
+        let late = try run(["join", link, "--profile", "cat"], home)
+        #expect(late.status == 1 && !late.errors.isEmpty)
+
+        #expect(try crossmate(["remove", "Green", "Bo"], home).contains("Removed Bob"))
+        try await eventually("Bob's copy is read-only") {
+            try crossmate(["games", "--json", "--profile", "bob"], home).contains(#""readOnly":true"#)
+        }
+        let nobody = try run(["remove", "Green", "Zed"], home)
+        #expect(nobody.status == 1 && nobody.errors.contains("no player of this game is called 'Zed'"))
+
+        try crossmate(["join", try crossmate(["invite", "Green"], home).trimmingCharacters(in: .whitespacesAndNewlines), "--profile", "cat"], home)
+        #expect(try crossmate(["leave", "Green", "--profile", "cat"], home).contains("You left the game"))
+        let left = try crossmate(["games", "--profile", "cat"], home)
+        #expect(left.contains("Green Light") && left.contains("read-only"), "\(left)")
+    }
+
 }
