@@ -243,12 +243,6 @@ actor GameProjection {
         resumeWaiters()
     }
 
-    /// Progress for the games list: filled letter squares of all.
-    var progress: (filled: Int, total: Int) {
-        let squares = puzzle.letterPositions
-        return (squares.filter { !replica.grid.letter(at: $0).isEmpty }.count, squares.count)
-    }
-
     /// What the games list shows of this game now.
     var listSummary: StoredGameSummary {
         Self.listSummary(puzzle, grid: replica.grid, through: zoneSeq)
