@@ -468,6 +468,21 @@ struct Join: AsyncParsableCommand {
     func run() async throws {
         try await reporting {
             let engine = try profile.engine()
+            // A link is good on the server that made it: one naming another server than this
+            // profile's would be refused there as unknown, so say what is wrong instead.
+            if let range = link.range(of: "/join/"), link.contains("://") {
+                let linkServer = ServerAPI(baseURL: String(link[..<range.lowerBound])).baseURL
+                let mine = engine.identity.serverURL
+                // localhost, 127.0.0.1 and [::1] are one machine's one server.
+                func same(_ url: String) -> String {
+                    url.lowercased().replacingOccurrences(of: "localhost", with: "127.0.0.1").replacingOccurrences(of: "[::1]", with: "127.0.0.1")
+                }
+                guard same(linkServer) == same(mine) else {
+                    throw ClientFailure(
+                        "this link is for the server at \(linkServer), but this profile is signed in at \(mine); "
+                            + "use a profile signed in there (--profile NAME, after `crossmate login --server \(linkServer) --name NAME`)")
+                }
+            }
             let gameID = try await engine.join(link)
             let title = try engine.store.game(gameID)?.title ?? gameID
             print("Joined \(TextRule.terminalSafe(title)) [\(gameID)]. Play with `crossmate play \(gameID)`.")

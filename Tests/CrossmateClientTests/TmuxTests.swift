@@ -342,6 +342,13 @@ import Testing
         #expect(try crossmate(["uninvite", link], home).contains("no longer lets anyone join"))
         let late = try run(["join", link, "--profile", "cat"], home)
         #expect(late.status == 1 && !late.errors.isEmpty)
+        // A link of another server is named as such, not refused as unknown.
+        let elsewhere = try run(["join", "http://192.0.2.1:9/join/abc", "--profile", "cat"], home)
+        #expect(elsewhere.status == 1 && elsewhere.errors.contains("this link is for the server at http://192.0.2.1:9"))
+        // The same machine by another name is the same server.
+        let local = link.replacingOccurrences(of: "127.0.0.1", with: "localhost")
+        let sameServer = try run(["join", local, "--profile", "cat"], home)
+        #expect(!sameServer.errors.contains("this link is for the server at"))
 
         #expect(try crossmate(["remove", "Green", "Bo"], home).contains("Removed Bob"))
         try await eventually("Bob's copy is read-only") {
