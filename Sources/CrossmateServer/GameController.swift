@@ -62,12 +62,7 @@ struct GameController {
     /// The title the games list shows: at most 200 bytes of UTF-8, cut between characters (the
     /// full title stays in the puzzle).
     static func listTitle(_ title: String) -> String {
-        var bytes = 0
-        return String(
-            title.prefix { character in
-                bytes += character.utf8.count
-                return bytes <= 200
-            })
+        title.prefix(bytes: 200)
     }
 
     /// One page of the account's games, newest first (`?limit=`, at most 100; `?after=` the

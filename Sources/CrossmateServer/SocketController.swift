@@ -108,14 +108,13 @@ struct SocketController {
         let cost: Int = if case let .subscribe(games) = message { 1 + games.count / 50 } else { 1 }
         if case .push = message {
         } else if case let .command(request) = message {
-            do { try state.takeRequestToken(device) } catch let error as APIError {
+            do { try state.takeRequestToken(device) } catch {
+                let reason = (error as? APIError)?.body.message ?? "too many requests from this device"
                 state.hub.reply(
                     connection,
-                    .refused(
-                        CommandRefusal(id: request.id, gameID: request.gameID, CommandRefusal.Reason(code: "rateLimited", reason: error.body.message))
-                    ))
+                    .refused(CommandRefusal(id: request.id, gameID: request.gameID, CommandRefusal.Reason(code: "rateLimited", reason: reason))))
                 return
-            } catch {}
+            }
         } else if let wait = state.socketLimiter.take(device.deviceID, cost: cost, now: state.now()) {
             state.hub.reply(connection, .error(ErrorBody(.rateLimited, "too many socket messages from this device; retry after \(wait) s")))
             return

@@ -77,11 +77,7 @@ public struct PlayState: Sendable {
             }
         }
         cursor = next
-        switch edit {
-        case let .write(position, letter, pencil): return [.perform(.setLetter(position, letter, pencil: pencil))]
-        case let .erase(position): return [.perform(.delete(position))]
-        case nil: return []
-        }
+        return edit.map { [.perform(Self.command($0))] } ?? []
     }
 
     static func command(_ edit: SolvingKeys.Edit) -> Command {

@@ -81,6 +81,21 @@ extension AsyncParsableCommand {
     }
 }
 
+/// The one of `items` whose id is `query`, or whose name starts with it (any case); otherwise a
+/// failure that says there is none (`none`) or whom `query` could be.
+func uniqueMatch<Item>(_ query: String, in items: [Item], id: (Item) -> String, name: (Item) -> String, none: String) throws -> Item {
+    if let exact = items.first(where: { id($0) == query }) { return exact }
+    let lowered = query.lowercased()
+    let found = items.filter { name($0).lowercased().hasPrefix(lowered) }
+    guard found.count == 1 else {
+        if found.isEmpty { throw ClientFailure(none) }
+        throw ClientFailure(
+            "'\(TextRule.terminalSafe(query))' could be \(found.map { TextRule.terminalSafe(name($0)) }.joined(separator: " or ")); give more of the name"
+        )
+    }
+    return found[0]
+}
+
 func printError(_ text: String) {
     FileHandle.standardError.write(Data((text + "\n").utf8))
 }
@@ -137,7 +152,7 @@ struct Login: AsyncParsableCommand {
                             + "sign out first with `crossmate logout`, use another profile with --profile NAME, "
                             + "or make a new account here with --new-account")
                 }
-                try Logout.requireNothingUnsent(store, profile: profile)
+                try Logout.requireNothingUnsent(store)
                 try store.erase()
             }
             let identity = try await DeviceSetup.login(store: store, serverURL: server, name: name)
@@ -154,7 +169,7 @@ struct Logout: AsyncParsableCommand {
     @OptionGroup var profile: ProfileOption
 
     /// Signing out forgets the outbox: refuse while it holds anything.
-    static func requireNothingUnsent(_ store: ClientStore, profile: Profile) throws {
+    static func requireNothingUnsent(_ store: ClientStore) throws {
         let unsent = try store.unsentCount()
         guard unsent == 0 else {
             throw ClientFailure(
@@ -169,7 +184,7 @@ struct Logout: AsyncParsableCommand {
                 print("Profile '\(profile.name)' is not signed in.")
                 return
             }
-            try Self.requireNothingUnsent(store, profile: profile)
+            try Self.requireNothingUnsent(store)
             do {
                 _ = try await ServerAPI(baseURL: identity.serverURL, token: identity.token).revokeDevice(identity.deviceID)
             } catch let failure {
@@ -423,16 +438,9 @@ struct Remove: AsyncParsableCommand {
             let gameID = try await engine.resolve(game)
             _ = try await engine.fetch(gameID)  // the players as the server has them now
             let view = try await engine.view(gameID)
-            let found = view.players.filter {
-                $0.authorID != view.me && !$0.revoked && $0.displayName.lowercased().hasPrefix(player.lowercased())
-            }
-            guard found.count == 1, let target = found.first else {
-                throw ClientFailure(
-                    found.isEmpty
-                        ? "no player of this game is called '\(TextRule.terminalSafe(player))'"
-                        : "'\(TextRule.terminalSafe(player))' could be \(found.map { TextRule.terminalSafe($0.displayName) }.joined(separator: " or ")); say more of the name"
-                )
-            }
+            let target = try uniqueMatch(
+                player, in: view.players.filter { $0.authorID != view.me && !$0.revoked }, id: \.authorID, name: \.displayName,
+                none: "no player of this game is called '\(TextRule.terminalSafe(player))'")
             try await engine.remove(target.authorID, from: gameID)
             print("Removed \(TextRule.terminalSafe(target.displayName)): their letters stay; they can look but not change the grid.")
         }

@@ -22,14 +22,9 @@ struct Friends: AsyncParsableCommand {
 
     /// A friend by an unambiguous start of their name (or their authorID).
     static func friend(_ name: String, in response: FriendsResponse) throws -> FriendView {
-        if let exact = response.friends.first(where: { $0.authorID == name }) { return exact }
-        let lowered = name.lowercased()
-        let found = response.friends.filter { $0.displayName.lowercased().hasPrefix(lowered) }
-        guard found.count == 1 else {
-            if found.isEmpty { throw ClientFailure("you have not played with anyone called '\(name)' (see `crossmate friends`)") }
-            throw ClientFailure("'\(name)' could be \(found.map(\.displayName).joined(separator: " or ")); give more of the name")
-        }
-        return found[0]
+        try uniqueMatch(
+            name, in: response.friends, id: \.authorID, name: \.displayName,
+            none: "you have not played with anyone called '\(TextRule.terminalSafe(name))' (see `crossmate friends`)")
     }
 
     /// Finds the friend `name` and sets (or, with a nil value, clears) a Decision about them.

@@ -292,7 +292,8 @@ class GamePage {
   puzzleConsequence(kind) {
     const letters = [...this.squares.values()].filter((square) => square.letter && square.verdict !== "revealed");
     if (kind === "reveal") {
-      const empty = this.view.layout.squares.filter((square) => square.kind === "letter").length - this.squares.size + [...this.squares.values()].filter((square) => !square.letter).length;
+      const { width, squares } = this.view.layout;
+      const empty = squares.filter((square, index) => square.kind === "letter" && !this.letterAt({ row: Math.floor(index / width), col: index % width })).length;
       return `Reveals the answer in every square not already right${empty ? ` (${empty} still empty)` : ""}. The game then counts as solved with reveals, and revealed letters cannot be changed or undone.`;
     }
     const byAuthor = new Map();
