@@ -133,6 +133,18 @@ import Testing
             while waitpid(pid, &status, 0) == -1 && errno == EINTR {}
             return (try? String(contentsOfFile: outputPath, encoding: .utf8)) ?? ""
         }
+
+        /// Starts `crossmate play GAME` for the profiles under `xdg` in a new 80×24 session (the
+        /// shell's line after it says `EXIT_LABEL STATUS`) and waits until the game is drawn; the
+        /// session's name. `kill-server` ends it with the rest.
+        func play(_ game: String, xdg: String, exitLabel: String = "play exited") async throws -> String {
+            let session = "crossmate-\(UUID().uuidString.prefix(8))"
+            let command =
+                "XDG_DATA_HOME='\(xdg)' TERM=xterm-256color '\(ServerProcess.executable.path)' play \(game); echo \"\(exitLabel) $?\"; sleep 120"
+            try self(["new-session", "-d", "-s", session, "-x", "80", "-y", "24", command])
+            try await eventually("the game is drawn") { try self(["capture-pane", "-p", "-t", session]).contains("1A") }
+            return session
+        }
     }
 
     @Test func typingInPlayReachesAnotherProfile() async throws {
@@ -146,12 +158,7 @@ import Testing
         // Ann plays in an 80×24 tmux pane; the shell line after it shows how it exited.
         let tmux = Tmux(directory: directory.path)
         defer { _ = try? tmux(["kill-server"]) }
-        let session = "crossmate-\(UUID().uuidString.prefix(8))"
-        let command =
-            "XDG_DATA_HOME='\(directory.path)/xdg' TERM=xterm-256color '\(ServerProcess.executable.path)' play Green; echo \"play exited $?\"; sleep 120"
-        try tmux(["new-session", "-d", "-s", session, "-x", "80", "-y", "24", command])
-        defer { _ = try? tmux(["kill-session", "-t", session]) }
-        try await eventually("the game is drawn") { try tmux(["capture-pane", "-p", "-t", session]).contains("1A") }
+        let session = try await tmux.play("Green", xdg: directory.path + "/xdg")
         // The cursor starts on 1-Across (ALSO); typing fills it and moves along.
         try tmux(["send-keys", "-t", session, "A", "L", "S", "O"])
         try await eventually("the letters are on Ann's screen") {
@@ -182,10 +189,7 @@ import Testing
 
         // A crash (SIGSEGV) still leaves the terminal as it was: out of the alternate screen, the
         // shell's line printed normally.
-        let crashing = "crossmate-\(UUID().uuidString.prefix(8))"
-        try tmux(["new-session", "-d", "-s", crashing, "-x", "80", "-y", "24", command.replacingOccurrences(of: "play exited", with: "play died")])
-        defer { _ = try? tmux(["kill-session", "-t", crashing]) }
-        try await eventually("the game is drawn again") { try tmux(["capture-pane", "-p", "-t", crashing]).contains("1A") }
+        let crashing = try await tmux.play("Green", xdg: directory.path + "/xdg", exitLabel: "play died")
         let shell = try tmux(["display-message", "-p", "-t", crashing, "#{pane_pid}"]).trimmingCharacters(in: .whitespacesAndNewlines)
         let children = try String(contentsOfFile: "/proc/\(shell)/task/\(shell)/children", encoding: .utf8)
         let play = try #require(children.split(separator: " ").first.flatMap { Int32($0) })
@@ -210,12 +214,7 @@ import Testing
 
         let tmux = Tmux(directory: directory.path)
         defer { _ = try? tmux(["kill-server"]) }
-        let session = "crossmate-\(UUID().uuidString.prefix(8))"
-        let command =
-            "XDG_DATA_HOME='\(directory.path)/xdg' TERM=xterm-256color '\(ServerProcess.executable.path)' play Green; echo \"play exited $?\"; sleep 120"
-        try tmux(["new-session", "-d", "-s", session, "-x", "80", "-y", "24", command])
-        defer { _ = try? tmux(["kill-session", "-t", session]) }
-        try await eventually("the game is drawn") { try tmux(["capture-pane", "-p", "-t", session]).contains("1A") }
+        let session = try await tmux.play("Green", xdg: directory.path + "/xdg")
 
         for arguments in [["play", "Green"], ["sync"], ["new", "--bundled", "daybreak"]] {
             let second = try run(arguments, home)
@@ -241,10 +240,7 @@ import Testing
 
         // Offline, a letter typed and the game quit: play says it is kept, and how it will go.
         server.kill()
-        let offline = "crossmate-\(UUID().uuidString.prefix(8))"
-        try tmux(["new-session", "-d", "-s", offline, "-x", "80", "-y", "24", command])
-        defer { _ = try? tmux(["kill-session", "-t", offline]) }
-        try await eventually("the game is drawn offline") { try tmux(["capture-pane", "-p", "-t", offline]).contains("1A") }
+        let offline = try await tmux.play("Green", xdg: directory.path + "/xdg")
         try tmux(["send-keys", "-t", offline, "Tab", "Z"])
         try await eventually("the letter is typed") { try run(["games", "--json"], home).output.contains(#""unsent":1"#) }
         try tmux(["send-keys", "-t", offline, "C-q"])
@@ -314,11 +310,7 @@ import Testing
 
         let tmux = Tmux(directory: directory.path)
         defer { _ = try? tmux(["kill-server"]) }
-        let session = "crossmate-\(UUID().uuidString.prefix(8))"
-        let command = "XDG_DATA_HOME='\(directory.path)/xdg' TERM=xterm-256color '\(ServerProcess.executable.path)' play Green; sleep 120"
-        try tmux(["new-session", "-d", "-s", session, "-x", "80", "-y", "24", command])
-        defer { _ = try? tmux(["kill-session", "-t", session]) }
-        try await eventually("the game is drawn") { try tmux(["capture-pane", "-p", "-t", session]).contains("1A") }
+        let session = try await tmux.play("Green", xdg: directory.path + "/xdg")
         try tmux(["send-keys", "-t", session, "A"])
         try await eventually("the letter is stored") { try run(["games", "--json"], home).output.contains(#""filled":1"#) }
         try tmux(["send-keys", "-t", session, "C-q"])

@@ -207,6 +207,16 @@ class WebAppTests(unittest.TestCase):
         self.server.kill()
         shutil.rmtree(self.directory, ignore_errors=True)
 
+    def invited(self, name, game, owner):
+        """A new player signed up and in `owner`'s game through an invitation link, live."""
+        player = self.player(name)
+        player.sign_up()
+        invite = self.server.api("POST", f"/v1/games/{game}/invitations", {}, token=owner.token())
+        player.open(invite["path"])
+        until(f"{name} is in the game", lambda: re.search(r"/games/", player.driver.current_url))
+        player.wait_live()
+        return player
+
     def player(self, name, **size):
         player = Player(self.server, name, **size)
         self.players.append(player)
@@ -561,12 +571,7 @@ class WebAppTests(unittest.TestCase):
         ana = self.player("Ana")
         ana.sign_up()
         game = ana.start_bundled()
-        ben = self.player("Ben")
-        ben.sign_up()
-        invite = self.server.api("POST", f"/v1/games/{game}/invitations", {}, token=ana.token())
-        ben.open(invite["path"])
-        until("Ben is in the game", lambda: re.search(r"/games/", ben.driver.current_url))
-        ben.wait_live()
+        ben = self.invited("Ben", game, ana)
         ben.click_square(1, 0, "across")
         ben.type("GRE")
         until("Ben's letters reach Ana", lambda: ana.row(1) == "GRE..")
@@ -630,12 +635,7 @@ class WebAppTests(unittest.TestCase):
         until("Escape closes it", lambda: not ana.driver.find_elements(By.CSS_SELECTOR, "details.menu[open]"))
         ana.screenshot("game-byline-desktop")
         # A player who is not the owner is not offered Share.
-        ben = self.player("Ben")
-        ben.sign_up()
-        invite = self.server.api("POST", f"/v1/games/{game}/invitations", {}, token=ana.token())
-        ben.open(invite["path"])
-        until("Ben is in", lambda: re.search(r"/games/", ben.driver.current_url))
-        ben.wait_live()
+        ben = self.invited("Ben", game, ana)
         self.assertFalse(ben.driver.find_element(By.CSS_SELECTOR, "[data-share]").is_displayed())
         self.assertTrue(ben.driver.find_element(By.CSS_SELECTOR, "[data-nudge-button]").is_displayed())
 
@@ -644,12 +644,7 @@ class WebAppTests(unittest.TestCase):
         ana = self.player("Ana")
         ana.sign_up()
         game = ana.start_bundled()
-        ben = self.player("Ben")
-        ben.sign_up()
-        invite = self.server.api("POST", f"/v1/games/{game}/invitations", {}, token=ana.token())
-        ben.open(invite["path"])
-        until("Ben is in", lambda: re.search(r"/games/", ben.driver.current_url))
-        ben.wait_live()
+        ben = self.invited("Ben", game, ana)
         ben.click_square(2, 2, "down")
         until("Ben's cursor on Ana's grid", lambda: "peer" in ana.cell_classes(2, 2).split())
         ben.open("/")
