@@ -10,17 +10,29 @@ public enum PlayerColors {
         public var hex: String
     }
 
+    /// Chosen so that every colour reads at 4.5:1 on white and 3:1 on the current-word and
+    /// current-square highlights below, none is near the checked-wrong red, and the nine stay
+    /// apart (CIELAB distance) for normal vision and simulated deuteranopia and protanopia
+    /// (PlayerColorsTests checks each).
     public static let palette: [Color] = [
-        Color(name: "red", hue: 1, hex: "#c8373a"),
-        Color(name: "orange", hue: 28, hex: "#c96a12"),
-        Color(name: "gold", hue: 46, hex: "#a47f06"),
-        Color(name: "green", hue: 117, hex: "#2f8a2c"),
-        Color(name: "teal", hue: 175, hex: "#14877d"),
-        Color(name: "blue", hue: 217, hex: "#2563c9"),
-        Color(name: "indigo", hue: 245, hex: "#5143c4"),
-        Color(name: "purple", hue: 280, hex: "#8c3bb8"),
-        Color(name: "pink", hue: 328, hex: "#c2307c"),
+        Color(name: "brown", hue: 16, hex: "#733721"),
+        Color(name: "orange", hue: 24, hex: "#8a4314"),
+        Color(name: "olive", hue: 52, hex: "#867503"),
+        Color(name: "green", hue: 140, hex: "#138639"),
+        Color(name: "teal", hue: 183, hex: "#257a7e"),
+        Color(name: "blue", hue: 214, hex: "#24497b"),
+        Color(name: "indigo", hue: 242, hex: "#3935b6"),
+        Color(name: "purple", hue: 272, hex: "#7f06ea"),
+        Color(name: "magenta", hue: 300, hex: "#ba36ba"),
     ]
+
+    /// The squares letters are drawn on, as every client's grid colours them (the web app's
+    /// style sheet uses these values, light and dark themes alike).
+    public static let squareBackground = "#ffffff"
+    public static let wordHighlight = "#dbe9f7"
+    public static let squareHighlight = "#ffe27a"
+    /// The colour of a checked-wrong mark, which no player's colour may be mistaken for.
+    public static let checkedWrong = "#c62828"
 
     /// 64-bit FNV-1a of the UTF-8 bytes.
     public static func fnv1a(_ text: String) -> UInt64 {

@@ -40,14 +40,25 @@ public enum SolvingKeys {
         case erase(GridPosition)
     }
 
-    /// Options solvers can change.
+    /// Options solvers can change (each one of the account's settings, `SolverSettings`).
     public struct Options: Hashable, Sendable {
         /// After a letter, skip squares that already hold one (the usual); off moves to the very
         /// next square of the word.
         public var skipFilledSquares: Bool
+        /// At a word's end (or once it is full), go on to the next word (the usual); off stays
+        /// in the word.
+        public var jumpAtWordEnd: Bool
+        /// Space clears the square and moves on in the word; off (the usual) turns the direction.
+        public var spaceClears: Bool
+        /// Backspace at a word's first square goes back into the previous word; off (the usual)
+        /// stays in the word.
+        public var backspaceAcrossWords: Bool
 
-        public init(skipFilledSquares: Bool = true) {
+        public init(skipFilledSquares: Bool = true, jumpAtWordEnd: Bool = true, spaceClears: Bool = false, backspaceAcrossWords: Bool = false) {
             self.skipFilledSquares = skipFilledSquares
+            self.jumpAtWordEnd = jumpAtWordEnd
+            self.spaceClears = spaceClears
+            self.backspaceAcrossWords = backspaceAcrossWords
         }
     }
 
@@ -93,8 +104,16 @@ public enum SolvingKeys {
             next.position = step(from: cursor.position, axis, by: delta, in: puzzle) ?? cursor.position
             return (next, nil)
         case .space:
-            next.direction = cursor.direction.perpendicular
-            return (next, nil)
+            guard options.spaceClears else {
+                next.direction = cursor.direction.perpendicular
+                return (next, nil)
+            }
+            if let word = puzzle.clue(containing: cursor.position, cursor.direction),
+                let index = word.cells.firstIndex(of: cursor.position), index + 1 < word.cells.count
+            {
+                next.position = word.cells[index + 1]
+            }
+            return (next, letterAt(cursor.position).isEmpty ? nil : .erase(cursor.position))
         case .tab, .shiftTab:
             let forward = key == .tab
             if let (clue, square) = unfilledWord(from: cursor, forward: forward, puzzle: puzzle, letterAt: letterAt) {
@@ -110,10 +129,17 @@ public enum SolvingKeys {
             return (next, nil)
         case .backspace:
             if !letterAt(cursor.position).isEmpty { return (cursor, .erase(cursor.position)) }
-            guard let word = puzzle.clue(containing: cursor.position, cursor.direction),
-                let index = word.cells.firstIndex(of: cursor.position), index > 0
-            else { return (cursor, nil) }
-            next.position = word.cells[index - 1]
+            let word = puzzle.clue(containing: cursor.position, cursor.direction)
+            if let word, let index = word.cells.firstIndex(of: cursor.position), index > 0 {
+                next.position = word.cells[index - 1]
+            } else if options.backspaceAcrossWords, let previous = puzzle.previousWord(from: cursor.position, cursor.direction),
+                previous != word, let last = previous.cells.last
+            {
+                next.position = last
+                next.direction = previous.direction
+            } else {
+                return (cursor, nil)
+            }
             return (next, letterAt(next.position).isEmpty ? nil : .erase(next.position))
         case .delete:
             return (cursor, letterAt(cursor.position).isEmpty ? nil : .erase(cursor.position))
@@ -143,8 +169,10 @@ public enum SolvingKeys {
     }
 
     /// Writes `letter` at the cursor and moves on: to the next empty square of the word (or the
-    /// next square, without skipping), else the first empty one before it, else the first empty
-    /// square of the next unfilled word; on a full grid, to the next square of the word.
+    /// next square, without skipping), else the first empty one before it; at the word's end,
+    /// to the first empty square of the next unfilled word (without skipping, the next word's
+    /// first square); on a full grid, or with `jumpAtWordEnd` off, to the next square of the
+    /// word if there is one.
     static func typed(
         _ letter: String, cursor: Cursor, puzzle: Puzzle, letterAt: (GridPosition) -> String, options: Options
     ) -> (cursor: Cursor, edit: Edit?) {
@@ -156,14 +184,20 @@ public enum SolvingKeys {
             let index = word.cells.firstIndex(of: cursor.position)
         else { return (next, edit) }
         let later = word.cells[(index + 1)...]
-        if !options.skipFilledSquares {
-            if let square = later.first { next.position = square }
-            return (next, edit)
-        }
-        if let square = later.first(where: { after($0).isEmpty }) ?? word.cells[..<index].first(where: { after($0).isEmpty }) {
+        let inWord =
+            options.skipFilledSquares
+            ? later.first(where: { after($0).isEmpty }) ?? word.cells[..<index].first(where: { after($0).isEmpty }) : later.first
+        if let square = inWord {
             next.position = square
-        } else if let (clue, square) = unfilledWord(from: cursor, forward: true, puzzle: puzzle, letterAt: after) {
+        } else if options.jumpAtWordEnd, options.skipFilledSquares,
+            let (clue, square) = unfilledWord(from: cursor, forward: true, puzzle: puzzle, letterAt: after)
+        {
             next.position = square
+            next.direction = clue.direction
+        } else if options.jumpAtWordEnd, !options.skipFilledSquares, let clue = puzzle.nextWord(from: cursor.position, cursor.direction),
+            let first = clue.cells.first
+        {
+            next.position = first
             next.direction = clue.direction
         } else if let square = later.first {
             next.position = square

@@ -234,25 +234,28 @@ public struct GameUpdate: Codable, Hashable, Sendable {
 }
 
 /// A command as a browser sends it. `kind` is one of setLetter, delete, check, reveal, clear,
-/// undo, redo; `scope` (square, word, puzzle) goes with check, reveal and clear.
+/// undo, redo; `scope` (square, word, puzzle) goes with check, reveal and clear; `autocheck`
+/// (the solver's setting) with setLetter.
 public struct BrowserCommand: Codable, Hashable, Sendable {
     public var kind: String
     public var row: Int?
     public var col: Int?
     public var letter: String?
     public var pencil: Bool?
+    public var autocheck: Bool?
     public var scope: String?
     public var direction: String?
 
     public init(
-        kind: String, row: Int? = nil, col: Int? = nil, letter: String? = nil, pencil: Bool? = nil, scope: String? = nil,
-        direction: String? = nil
+        kind: String, row: Int? = nil, col: Int? = nil, letter: String? = nil, pencil: Bool? = nil, autocheck: Bool? = nil,
+        scope: String? = nil, direction: String? = nil
     ) {
         self.kind = kind
         self.row = row
         self.col = col
         self.letter = letter
         self.pencil = pencil
+        self.autocheck = autocheck
         self.scope = scope
         self.direction = direction
     }
@@ -280,7 +283,7 @@ public struct BrowserCommand: Codable, Hashable, Sendable {
         switch kind {
         case "setLetter":
             guard let position = position(), let letter else { return .failure(malformed) }
-            return .success(.setLetter(position, letter, pencil: pencil ?? false))
+            return .success(.setLetter(position, letter, pencil: pencil ?? false, autocheck: autocheck ?? false))
         case "delete":
             guard let position = position() else { return .failure(malformed) }
             return .success(.delete(position))

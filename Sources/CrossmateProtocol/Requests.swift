@@ -1,3 +1,4 @@
+import CrossmateCore
 import CrossmateSync
 
 /// Limits every client and server agree on.
@@ -509,6 +510,52 @@ public struct FriendsResponse: Codable, Hashable, Sendable {
         self.friends = friends
         self.decisions = decisions
         self.preferredColor = preferredColor
+        self.serverTime = serverTime
+    }
+}
+
+/// `PUT /v1/settings`: one of the account's settings (`SolverSettings`). `writtenAt` (Unix ms,
+/// default now) orders writes from the account's devices; the later one wins.
+public struct SettingRequest: Codable, Hashable, Sendable {
+    public var name: String
+    public var value: String
+    public var writtenAt: Int64?
+
+    public init(name: String, value: String, writtenAt: Int64? = nil) {
+        self.name = name
+        self.value = value
+        self.writtenAt = writtenAt
+    }
+}
+
+/// `GET` and `PUT /v1/settings`: the account's settings with defaults filled in, each setting's
+/// choices (the first is the default), and what they make of the solving keys.
+public struct SettingsResponse: Codable, Hashable, Sendable {
+    public struct Choice: Codable, Hashable, Sendable {
+        public var name: String
+        public var choices: [String]
+    }
+    public struct KeyOptions: Codable, Hashable, Sendable {
+        public var skipFilledSquares: Bool
+        public var jumpAtWordEnd: Bool
+        public var spaceClears: Bool
+        public var backspaceAcrossWords: Bool
+    }
+
+    public var settings: [String: String]
+    public var available: [Choice]
+    public var keyOptions: KeyOptions
+    public var autocheck: Bool
+    public var serverTime: Int64
+
+    public init(_ settings: SolverSettings, serverTime: Int64) {
+        self.settings = settings.values
+        self.available = SolverSettings.all.map { Choice(name: $0.name, choices: $0.choices) }
+        let options = settings.options
+        self.keyOptions = KeyOptions(
+            skipFilledSquares: options.skipFilledSquares, jumpAtWordEnd: options.jumpAtWordEnd, spaceClears: options.spaceClears,
+            backspaceAcrossWords: options.backspaceAcrossWords)
+        self.autocheck = settings.autocheck
         self.serverTime = serverTime
     }
 }

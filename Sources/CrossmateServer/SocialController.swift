@@ -22,6 +22,8 @@ struct SocialController {
         router.get("v1/friends", use: friends)
         router.post("v1/decisions", use: decide)
         router.put("v1/preferences", use: preferences)
+        router.get("v1/settings", use: settings)
+        router.put("v1/settings", use: putSetting)
         router.post("v1/games/:game/nudges", use: nudge)
     }
 
@@ -105,6 +107,41 @@ struct SocialController {
         try await state.store.putPreferredColor(body.color, authorID: device.authorID, writtenAt: state.now())
         await announce(to: device.authorID)
         return try ServerState.json(try await friendsResponse(for: device.authorID))
+    }
+
+    /// The account's settings (stored as Decisions of kind "setting", keyed by the setting's
+    /// name, so the last write from any of its devices wins and every device hears of it).
+    static func settings(of authorID: String, store: Store) async throws -> SolverSettings {
+        let stored = try await store.decisions(of: authorID).filter { $0.kind == "setting" }
+        return SolverSettings(stored: Dictionary(stored.map { ($0.key, $0.value) }, uniquingKeysWith: { first, _ in first }))
+    }
+
+    @Sendable func settings(_ request: Request, context: CrossmateRequestContext) async throws -> Response {
+        let device = try context.requireDevice()
+        return try ServerState.json(SettingsResponse(try await Self.settings(of: device.authorID, store: state.store), serverTime: state.now()))
+    }
+
+    @Sendable func putSetting(_ request: Request, context: CrossmateRequestContext) async throws -> Response {
+        let device = try context.requireDevice()
+        let body = try await state.decode(SettingRequest.self, from: request, limit: 1024)
+        do {
+            try SolverSettings.validate(name: body.name, value: body.value)
+        } catch let refusal {
+            throw APIError(.invalid, "\(refusal)")
+        }
+        let now = state.now()
+        let writtenAt = min(body.writtenAt ?? now, now + state.configuration.maximumSkewMillis)
+        let won: Bool
+        do {
+            won = try await state.store.putDecision(
+                StoredDecision(
+                    authorID: device.authorID, kind: "setting", key: body.name, value: body.value, writtenAt: writtenAt,
+                    writtenBy: device.deviceID), maximumDecisions: Self.maximumDecisions)
+        } catch let refusal as StoreRefusal {
+            throw refusal.apiError
+        }
+        if won { await announce(to: device.authorID) }
+        return try ServerState.json(SettingsResponse(try await Self.settings(of: device.authorID, store: state.store), serverTime: now))
     }
 
     /// The account's devices redraw: their game lists (a feed poke) and the games their browsers

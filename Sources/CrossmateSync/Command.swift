@@ -11,8 +11,10 @@ public enum Scope: Hashable, Sendable {
 /// What a player asks for; the mutator turns it into moves (or into nothing, when no square
 /// would change).
 public enum Command: Hashable, Sendable {
-    /// Type a letter (several for a rebus), in pencil or pen.
-    case setLetter(GridPosition, String, pencil: Bool = false)
+    /// Type a letter (several for a rebus), in pencil or pen. With `autocheck` (a solver's
+    /// setting) a wrong letter is marked checked-wrong at once, in the same undo step; the
+    /// mark is a check, and counts as help in the scoreboard.
+    case setLetter(GridPosition, String, pencil: Bool = false, autocheck: Bool = false)
     /// Remove the letter from one square.
     case delete(GridPosition)
     case check(Scope)

@@ -94,20 +94,26 @@ public struct GameReplica: Sendable {
         let changes: [Change]
         let kind: MoveKind
         switch command {
-        case let .setLetter(position, raw, pencil):
+        case let .setLetter(position, raw, pencil, autocheck):
             try requireLetterSquare(position)
             guard let letter = LetterRule.normalize(raw) else { throw .invalidLetter(raw) }
             let current = grid.state(at: position)
             guard !current.mark.isLocked else { throw .squareRevealed(position) }
-            guard current.letter != letter || current.mark.isPencil != pencil else { return [] }
+            let wrong = autocheck && puzzle.isCorrect(letter, at: position) == false
+            if current.letter == letter, current.mark.isPencil == pencil {
+                // The same letter again: nothing to write, but autocheck still marks it if wrong.
+                guard wrong, current.mark.verdict != .checkedWrong else { return [] }
+                return try perform(.check(.square(position)), wallMillis: wallMillis, batchID: batchID)
+            }
             // A new letter clears any check verdict; re-inking the same letter keeps it.
             let verdict = current.letter == letter ? current.mark.verdict : .none
-            changes = [
-                Change(
-                    position: position, letter: letter, mark: CellMark(isPencil: pencil, verdict: verdict),
-                    cellAuthorID: authorID)
-            ]
-            kind = .input
+            let written = emit(
+                [Change(position: position, letter: letter, mark: CellMark(isPencil: pencil, verdict: verdict), cellAuthorID: authorID)],
+                kind: .input, wallMillis: wallMillis, batchID: batchID)
+            guard wrong, let batch = written.first?.batchID else { return written }
+            let marked = Change(
+                position: position, letter: letter, mark: CellMark(isPencil: pencil, verdict: .checkedWrong), cellAuthorID: authorID)
+            return written + emit([marked], kind: .check, wallMillis: wallMillis, batchID: batch)
         case let .delete(position):
             try requireLetterSquare(position)
             let current = grid.state(at: position)

@@ -37,9 +37,9 @@ public struct PlayScreen: Sendable {
     /// The nine player colours of `PlayerColors.palette`, as terminal colours (the nearest of
     /// the 256, kept readable on a dark background, and of the 16).
     static let palette: [TerminalColor] = [
-        TerminalColor(basic: 9, extended: 167), TerminalColor(basic: 3, extended: 166), TerminalColor(basic: 11, extended: 136),
-        TerminalColor(basic: 10, extended: 28), TerminalColor(basic: 6, extended: 30), TerminalColor(basic: 12, extended: 32),
-        TerminalColor(basic: 4, extended: 62), TerminalColor(basic: 13, extended: 97), TerminalColor(basic: 5, extended: 162),
+        TerminalColor(basic: 3, extended: 130), TerminalColor(basic: 11, extended: 166), TerminalColor(basic: 2, extended: 142),
+        TerminalColor(basic: 10, extended: 34), TerminalColor(basic: 6, extended: 30), TerminalColor(basic: 12, extended: 32),
+        TerminalColor(basic: 4, extended: 62), TerminalColor(basic: 13, extended: 93), TerminalColor(basic: 5, extended: 170),
     ]
     static let wordBackground = TerminalColor(basic: 8, extended: 238)
     static let shadedBackground = TerminalColor(basic: 0, extended: 236)

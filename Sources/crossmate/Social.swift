@@ -71,7 +71,7 @@ struct Friends: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Always show a friend in one colour (on all your devices).")
         @Argument(help: "The friend: the start of their name.") var name: String
-        @Argument(help: "A colour: red, orange, gold, green, teal, blue, indigo, purple or pink.") var colour: String
+        @Argument(help: "A colour: brown, orange, olive, green, teal, blue, indigo, purple or magenta.") var colour: String
         @OptionGroup var profile: ProfileOption
 
         func run() async throws {

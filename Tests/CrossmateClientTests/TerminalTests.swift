@@ -62,7 +62,7 @@ import Testing
     }
 
     /// Letters are drawn in the roster's colours (`PlayerColors`, as the browser draws them):
-    /// Ann (blue, 256-colour 32) and Bob (green, 28).
+    /// Ann (blue, 256-colour 32) and Bob (brown, 130).
     @Test func lettersAreInTheRostersColours() throws {
         let puzzle = try BundledPuzzles.puzzle("green-light")
         var ann = GameReplica(puzzle: puzzle, gameID: "game-1", replicaID: "dev-ann", authorID: "acct-ann")
@@ -73,17 +73,17 @@ import Testing
         var grid = GameGrid(puzzle: puzzle)
         grid.apply(moves)
         let roster = PlayerColors.assign(players: ["acct-ann", "acct-bob"], local: "acct-ann")
-        #expect(roster == ["acct-ann": 5, "acct-bob": 3])
+        #expect(roster == ["acct-ann": 5, "acct-bob": 0])
         let screen = PlayScreen(
             view: view(puzzle, grid: grid), state: PlayState(puzzle: puzzle) { grid.letter(at: $0) },
             status: SyncStatus(connection: .online, unsent: 0), elapsedSeconds: 0)
         let ansi = screen.render(width: 80, height: 24, colors: .twoFiftySix).ansi(.twoFiftySix)
         #expect(ansi.contains("38;5;32;48;5;238mA"))  // Ann's A, in her word (highlighted)
-        #expect(ansi.contains("38;5;28mG"))
-        // Ann pinned Bob pink (256-colour 162): the terminal draws the pin.
+        #expect(ansi.contains("38;5;130mG"))
+        // Ann pinned Bob magenta (256-colour 170): the terminal draws the pin.
         var pinned = screen
         pinned.pins = ["acct-bob": 8]
-        #expect(pinned.render(width: 80, height: 24, colors: .twoFiftySix).ansi(.twoFiftySix).contains("38;5;162mG"))
+        #expect(pinned.render(width: 80, height: 24, colors: .twoFiftySix).ansi(.twoFiftySix).contains("38;5;170mG"))
     }
 
     @Test func aFifteenByFifteenFitsEightyByTwentyFour() throws {

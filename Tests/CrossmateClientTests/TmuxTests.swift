@@ -74,15 +74,15 @@ import Testing
         try annAndBobPlayGreenLight(server, home)
 
         #expect(try crossmate(["friends"], home).contains("Bob"))
-        let pinned = try crossmate(["friends", "pin", "bo", "pink"], home)
-        #expect(pinned.contains("Bob  pink") && pinned.contains("pinned"))
+        let pinned = try crossmate(["friends", "pin", "bo", "magenta"], home)
+        #expect(pinned.contains("Bob  magenta") && pinned.contains("pinned"))
         let json = try crossmate(["friends", "--json"], home)
         #expect(json.contains(#""pinned":8"#))
         let mine = try crossmate(["friends", "colour", "teal"], home)
         #expect(mine.contains("Your colour: teal"))
         let wrong = try run(["friends", "pin", "Bob", "mauve"], home)
         #expect(wrong.status == 1 && wrong.errors.contains("not a colour"))
-        let nobody = try run(["friends", "pin", "Zed", "red"], home)
+        let nobody = try run(["friends", "pin", "Zed", "brown"], home)
         #expect(nobody.status == 1 && nobody.errors.contains("not played with anyone called 'Zed'"))
 
         #expect(try crossmate(["nudge", "Green", "come and help with 5-Across", "--profile", "bob"], home).contains("Nudged"))

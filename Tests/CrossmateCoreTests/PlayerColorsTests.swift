@@ -1,4 +1,5 @@
 import CrossmateCore
+import Foundation
 import Testing
 
 @Suite struct PlayerColorsTests {
@@ -22,8 +23,8 @@ import Testing
         #expect(PlayerColors.stableColor("acct-ann", reserved: []) == 5)
         #expect(PlayerColors.stableColor("acct-bob", reserved: []) == 3)
         // acct-cy also hashes to 3 (green): with green taken, the first colour forward more
-        // than 90° from it (teal 58° and blue 100° away: blue).
-        #expect(PlayerColors.stableColor("acct-cy", reserved: [3]) == 5)
+        // than 90° from it (teal 43°, blue 74° and indigo 102° away: indigo).
+        #expect(PlayerColors.stableColor("acct-cy", reserved: [3]) == 6)
         // Nothing is 90° from everything taken: the first forward that is not exactly taken.
         #expect(PlayerColors.stableColor("acct-cy", reserved: [0, 3, 5, 7]) == 4)
         // Everything taken: the hashed colour.
@@ -34,8 +35,10 @@ import Testing
         let players = ["acct-cy", "acct-bob", "acct-ann"]
         let plain = PlayerColors.assign(players: players, local: "acct-ann")
         #expect(plain["acct-ann"] == 5)
-        #expect(plain["acct-bob"] == 3)  // 3 is more than 90° from blue
-        #expect(plain["acct-cy"] != 3 && plain["acct-cy"] != 5)
+        // acct-bob hashes to green, 74° from blue; the first forward more than 90° from blue
+        // is brown (162° away).
+        #expect(plain["acct-bob"] == 0)
+        #expect(plain["acct-cy"] != 0 && plain["acct-cy"] != 5)
         // My preferred colour comes first; pins win even when they collide, and two friends
         // pinned alike both keep the pin.
         let pinned = PlayerColors.assign(players: players, local: "acct-ann", preferred: 0, pinned: ["acct-bob": 0, "acct-cy": 0])
@@ -50,5 +53,83 @@ import Testing
         let expected = PlayerColors.symbols[Int(PlayerColors.fnv1a("symbol-acct-ann") % UInt64(PlayerColors.symbols.count))]
         #expect(PlayerColors.avatarSymbol("acct-ann") == expected)
         #expect(Set(["acct-ann", "acct-bob", "acct-cy", "acct-dee"].map(PlayerColors.avatarSymbol)).count > 1)
+    }
+}
+
+/// The palette read by eye: contrast on every square a letter sits on, never the checked-wrong
+/// red, and apart from each other for red-green colour-blind players (Machado, Oliveira and
+/// Fernandes 2009 matrices at full severity, applied in linear RGB; CIE 1976 distances).
+@Suite struct PaletteLegibilityTests {
+    typealias RGB = (r: Double, g: Double, b: Double)
+
+    static func rgb(_ hex: String) -> RGB {
+        let value = Int(hex.dropFirst(), radix: 16)!
+        return (Double(value >> 16 & 0xff) / 255, Double(value >> 8 & 0xff) / 255, Double(value & 0xff) / 255)
+    }
+
+    static func linear(_ c: Double) -> Double { c <= 0.04045 ? c / 12.92 : pow((c + 0.055) / 1.055, 2.4) }
+    static func encoded(_ c: Double) -> Double { c <= 0.003_130_8 ? c * 12.92 : 1.055 * pow(c, 1 / 2.4) - 0.055 }
+
+    static func luminance(_ c: RGB) -> Double { 0.2126 * linear(c.r) + 0.7152 * linear(c.g) + 0.0722 * linear(c.b) }
+
+    static func contrast(_ a: String, _ b: String) -> Double {
+        let (x, y) = (luminance(rgb(a)), luminance(rgb(b)))
+        return (max(x, y) + 0.05) / (min(x, y) + 0.05)
+    }
+
+    static let deuteranopia = [[0.367_322, 0.860_646, -0.227_968], [0.280_085, 0.672_501, 0.047_413], [-0.011_820, 0.042_940, 0.968_881]]
+    static let protanopia = [[0.152_286, 1.052_583, -0.204_868], [0.114_503, 0.786_281, 0.099_216], [-0.003_882, -0.048_116, 1.051_998]]
+
+    static func simulate(_ c: RGB, _ matrix: [[Double]]) -> RGB {
+        let l = [linear(c.r), linear(c.g), linear(c.b)]
+        let out = matrix.map { row in encoded(min(1, max(0, row[0] * l[0] + row[1] * l[1] + row[2] * l[2]))) }
+        return (out[0], out[1], out[2])
+    }
+
+    static func lab(_ c: RGB) -> [Double] {
+        let (r, g, b) = (linear(c.r), linear(c.g), linear(c.b))
+        let x = (0.4124 * r + 0.3576 * g + 0.1805 * b) / 0.950_47
+        let y = 0.2126 * r + 0.7152 * g + 0.0722 * b
+        let z = (0.0193 * r + 0.1192 * g + 0.9505 * b) / 1.088_83
+        func f(_ t: Double) -> Double { t > 0.008_856 ? cbrt(t) : 7.787 * t + 16.0 / 116 }
+        return [116 * f(y) - 16, 500 * (f(x) - f(y)), 200 * (f(y) - f(z))]
+    }
+
+    static func distance(_ a: RGB, _ b: RGB) -> Double {
+        let (x, y) = (lab(a), lab(b))
+        return sqrt(zip(x, y).map { ($0 - $1) * ($0 - $1) }.reduce(0, +))
+    }
+
+    @Test func everyColourReadsOnEverySquareALetterSitsOn() {
+        for color in PlayerColors.palette {
+            #expect(Self.contrast(color.hex, PlayerColors.squareBackground) >= 4.5, "\(color.name) on white")
+            #expect(Self.contrast(color.hex, PlayerColors.wordHighlight) >= 3, "\(color.name) on the current word")
+            #expect(Self.contrast(color.hex, PlayerColors.squareHighlight) >= 3, "\(color.name) on the current square")
+        }
+    }
+
+    @Test func noColourReadsAsTheCheckedWrongRed() {
+        let wrong = Self.rgb(PlayerColors.checkedWrong)
+        for color in PlayerColors.palette {
+            #expect(Self.distance(Self.rgb(color.hex), wrong) >= 30, "\(color.name) is too near the wrong-letter red")
+            #expect(min(color.hue, 360 - color.hue) >= 15, "\(color.name) has a red hue")
+        }
+    }
+
+    /// Every two colours at least 12 apart as everyone sees them, and as deuteranopes and
+    /// protanopes do (the old palette's red and green were 2 apart for a deuteranope).
+    @Test func theNineStayApartForRedGreenColourBlindPlayers() {
+        let colors = PlayerColors.palette.map { ($0.name, Self.rgb($0.hex)) }
+        for (i, first) in colors.enumerated() {
+            for second in colors[(i + 1)...] {
+                #expect(Self.distance(first.1, second.1) >= 12, "\(first.0) and \(second.0)")
+                #expect(
+                    Self.distance(Self.simulate(first.1, Self.deuteranopia), Self.simulate(second.1, Self.deuteranopia)) >= 12,
+                    "\(first.0) and \(second.0) for a deuteranope")
+                #expect(
+                    Self.distance(Self.simulate(first.1, Self.protanopia), Self.simulate(second.1, Self.protanopia)) >= 12,
+                    "\(first.0) and \(second.0) for a protanope")
+            }
+        }
     }
 }

@@ -25,7 +25,10 @@ import Testing
             var rebus: String?
         }
         struct Options: Decodable {
-            var skipFilledSquares: Bool
+            var skipFilledSquares: Bool?
+            var jumpAtWordEnd: Bool?
+            var spaceClears: Bool?
+            var backspaceAcrossWords: Bool?
         }
         enum Filled: Decodable {
             case squares([String: String])
@@ -102,7 +105,9 @@ import Testing
         for (square, letter) in testCase.expect.changes { expected[Self.square(square)] = letter.isEmpty ? nil : letter }
         var pencilled: Set<GridPosition> = []
         var cursor = SolvingKeys.Cursor(position: GridPosition(row: testCase.start.row, col: testCase.start.col), direction: testCase.start.direction)
-        let options = SolvingKeys.Options(skipFilledSquares: testCase.options?.skipFilledSquares ?? true)
+        let options = SolvingKeys.Options(
+            skipFilledSquares: testCase.options?.skipFilledSquares ?? true, jumpAtWordEnd: testCase.options?.jumpAtWordEnd ?? true,
+            spaceClears: testCase.options?.spaceClears ?? false, backspaceAcrossWords: testCase.options?.backspaceAcrossWords ?? false)
         for name in testCase.keys {
             let (next, edit) = SolvingKeys.press(Self.key(name), cursor: cursor, puzzle: puzzle, letterAt: { letters[$0] ?? "" }, options: options)
             switch edit {

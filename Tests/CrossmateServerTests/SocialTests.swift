@@ -11,6 +11,33 @@ import Testing
 
 /// Friends, Decisions (pins and blocks) across an account's devices, and nudges.
 @Suite struct SocialTests {
+    /// Settings are the account's: any of its devices sets one, every one reads it (last write
+    /// wins), and a setting or choice that does not exist is refused with the list.
+    @Test func settingsAreTheAccountsOnEveryDevice() async throws {
+        try await withServer { client, _ in
+            let ann = try await client.account("Ann")
+            let code: LinkCodeResponse = try await client.call(.post, "/v1/devices/link-codes", token: ann.token)
+            let phone: DeviceSession = try await client.call(.post, "/v1/devices", json: LinkDeviceRequest(code: code.code))
+            let fresh: SettingsResponse = try await client.call(.get, "/v1/settings", token: ann.token)
+            #expect(fresh.settings["autocheck"] == "off" && fresh.keyOptions.skipFilledSquares && !fresh.autocheck)
+            #expect(fresh.available.map(\.name) == SolverSettings.all.map(\.name))
+            let _: SettingsResponse = try await client.call(
+                .put, "/v1/settings", token: ann.token, json: SettingRequest(name: "autocheck", value: "on", writtenAt: 2_000))
+            let _: SettingsResponse = try await client.call(
+                .put, "/v1/settings", token: phone.token, json: SettingRequest(name: "skipFilled", value: "off", writtenAt: 2_001))
+            let stale: SettingsResponse = try await client.call(
+                .put, "/v1/settings", token: phone.token, json: SettingRequest(name: "autocheck", value: "off", writtenAt: 1_999))
+            #expect(stale.autocheck)
+            let onPhone: SettingsResponse = try await client.call(.get, "/v1/settings", token: phone.token)
+            #expect(onPhone.autocheck && !onPhone.keyOptions.skipFilledSquares && onPhone.settings["skipFilled"] == "off")
+            let (status, body) = try await client.failure(.put, "/v1/settings", token: ann.token, json: SettingRequest(name: "volume", value: "11"))
+            #expect(status == .badRequest && body.message.contains("not a setting") && body.message.contains("autocheck"))
+            let (choiceStatus, choiceBody) = try await client.failure(
+                .put, "/v1/settings", token: ann.token, json: SettingRequest(name: "theme", value: String(repeating: "x", count: 5_00)))
+            #expect(choiceStatus == .badRequest && choiceBody.message.contains("system or light or dark") && choiceBody.message.utf8.count < 200)
+        }
+    }
+
     @Test func pinsSyncAcrossDevicesLastWriterWinsAndDeletionClears() async throws {
         try await withServer { client, _ in
             let ann = try await client.account("Ann")

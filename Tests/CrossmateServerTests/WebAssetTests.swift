@@ -1,4 +1,5 @@
 import CompressNIO
+import CrossmateCore
 import Foundation
 import HTTPTypes
 import Hummingbird
@@ -19,7 +20,9 @@ import Testing
         try await withServer { client, _ in
             var sent = 0
             var whole = 0
-            for path in ["/", "/app/app.js", "/app/game.js", "/app/keys.js", "/app/style.css", "/app/api.js", "/app/queue.js", "/sw.js"] {
+            for path in [
+                "/", "/app/app.js", "/app/game.js", "/app/keys.js", "/app/style.css", "/app/api.js", "/app/queue.js", "/app/settings.js", "/sw.js",
+            ] {
                 let plain = try await Self.get(client, path, [:])
                 #expect(plain.status == .ok && plain.headers[.contentEncoding] == nil)
                 let etag = try #require(plain.headers[.eTag], "\(path) has no ETag")
@@ -36,6 +39,24 @@ import Testing
                 whole += plain.body.readableBytes
             }
             print("web app first load: \(sent) bytes gzipped of \(whole)")
+        }
+    }
+
+    /// The style sheet draws letters on the squares the palette was chosen for (PlayerColors):
+    /// a highlight changed in one place only would undo the palette's contrast.
+    @Test func theStyleSheetUsesThePalettesSquareColours() async throws {
+        try await withServer { client, _ in
+            let sheet = String(buffer: try await Self.get(client, "/app/style.css", [:]).body)
+            for (variable, value) in [
+                ("--cell", PlayerColors.squareBackground), ("--word", PlayerColors.wordHighlight),
+                ("--current", PlayerColors.squareHighlight), ("--wrong", PlayerColors.checkedWrong),
+            ] {
+                let declarations = sheet.components(separatedBy: "\(variable):").dropFirst()
+                #expect(!declarations.isEmpty, "style.css does not set \(variable)")
+                for declaration in declarations {
+                    #expect(declaration.trimmingCharacters(in: .whitespaces).lowercased().hasPrefix(value), "\(variable) is not \(value)")
+                }
+            }
         }
     }
 }

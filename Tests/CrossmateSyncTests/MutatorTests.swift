@@ -22,6 +22,27 @@ import Testing
         #expect(game.grid.letter(at: at(1, 0)) == "X")
     }
 
+    /// Autocheck (a solver's setting): a wrong letter is marked checked-wrong in the same undo
+    /// step, counts as one check in the scoreboard, and undo takes both back; a right letter is
+    /// written plainly.
+    @Test func autocheckMarksAWrongLetterInTheSameStep() throws {
+        var game = replica()
+        let right = try game.perform(.setLetter(at(1, 0), "G", autocheck: true), wallMillis: 1)
+        #expect(right.count == 1 && right[0].kind == .input && game.grid.state(at: at(1, 0)).mark.verdict == .none)
+        let wrong = try game.perform(.setLetter(at(1, 1), "X", autocheck: true), wallMillis: 2)
+        #expect(wrong.map(\.kind) == [.input, .check] && Set(wrong.map(\.batchID)).count == 1)
+        #expect(game.grid.state(at: at(1, 1)).mark.verdict == .checkedWrong && game.grid.letter(at: at(1, 1)) == "X")
+        // The same wrong letter again, typed before autocheck was on: marked, nothing rewritten.
+        try game.perform(.setLetter(at(2, 0), "Q"), wallMillis: 3)
+        let again = try game.perform(.setLetter(at(2, 0), "Q", autocheck: true), wallMillis: 4)
+        #expect(again.map(\.kind) == [.check] && game.grid.state(at: at(2, 0)).mark.verdict == .checkedWrong)
+        let scores = Scoreboard.scores(finalGrid: game.grid, moves: game.journal)
+        #expect(scores.first { $0.authorID == "ann" }?.checksUsed == 2)
+        try game.perform(.undo, wallMillis: 5)
+        try game.perform(.undo, wallMillis: 6)
+        #expect(game.grid.letter(at: at(1, 1)).isEmpty && game.grid.state(at: at(1, 1)).mark.verdict == .none)
+    }
+
     @Test func aMoveOnlyWhenTheSquareChanges() throws {
         var game = replica()
         try game.perform(.setLetter(at(1, 0), "G"), wallMillis: 1)

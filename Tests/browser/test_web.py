@@ -195,6 +195,57 @@ class Player:
             self.driver.save_screenshot(os.path.join(ARTIFACTS, name + ".png"))
 
 
+FIFTEEN_BLOCKS = [
+    "....#....#.....",
+    "....#....#.....",
+    "...............",
+    "...#...#....###",
+    "###....#.......",
+    ".....#....#....",
+    "......#...#....",
+    "...#.......#...",
+    "....#...#......",
+    "....#....#.....",
+    ".......#....###",
+    "###....#...#...",
+    "...............",
+    ".....#....#....",
+    ".....#....#....",
+]
+
+
+def fifteen_xd(seed=7):
+    """A 15×15 .xd with a seeded fill (not words: the test solves it from its answers) and
+    standard numbering; returns (text, rows of answers)."""
+    import random
+    rng = random.Random(seed)
+    rows = ["".join("#" if c == "#" else rng.choice("ABCDEFGHIJKLMNOPRSTUW") for c in line) for line in FIFTEEN_BLOCKS]
+    size = len(rows)
+    number = 0
+    across, down = [], []
+    for r in range(size):
+        for c in range(size):
+            if rows[r][c] == "#":
+                continue
+            starts_across = (c == 0 or rows[r][c - 1] == "#") and c + 1 < size and rows[r][c + 1] != "#"
+            starts_down = (r == 0 or rows[r - 1][c] == "#") and r + 1 < size and rows[r + 1][c] != "#"
+            if not (starts_across or starts_down):
+                continue
+            number += 1
+            if starts_across:
+                end = c
+                while end < size and rows[r][end] != "#":
+                    end += 1
+                across.append(f"A{number}. Across clue {number} ~ {rows[r][c:end]}")
+            if starts_down:
+                end = r
+                while end < size and rows[end][c] != "#":
+                    end += 1
+                down.append(f"D{number}. Down clue {number} ~ {''.join(rows[k][c] for k in range(r, end))}")
+    text = "Title: Fifteen\nAuthor: The Crossmate tests\n\n\n" + "\n".join(rows) + "\n\n\n" + "\n".join(across) + "\n\n" + "\n".join(down) + "\n"
+    return text, rows
+
+
 class WebAppTests(unittest.TestCase):
     def setUp(self):
         self.directory = tempfile.mkdtemp(prefix="crossmate-web-")
@@ -407,7 +458,7 @@ class WebAppTests(unittest.TestCase):
         pin = until("Ben on Ana's friends", lambda: ana.driver.find_element(By.CSS_SELECTOR, f'[data-pin="{ben_id}"]'))
         self.assertIn("1 game together", ana.driver.find_element(By.CSS_SELECTOR, f'[data-friend="{ben_id}"]').text)
         # A colour other than the one Ben has now (his stable colour depends on his random id).
-        names = ["red", "orange", "gold", "green", "teal", "blue", "indigo", "purple", "pink"]
+        names = ["brown", "orange", "olive", "green", "teal", "blue", "indigo", "purple", "magenta"]
         rgb = ["200, 55, 58", "201, 106, 18", "164, 127, 6", "47, 138, 44", "20, 135, 125", "37, 99, 201", "81, 67, 196", "140, 59, 184", "194, 48, 124"]
         now = next(f for f in self.server.api("GET", "/v1/friends", token=ana.token())["friends"] if f["authorID"] == ben_id)["colorIndex"]
         chosen = (now + 4) % 9
@@ -519,7 +570,7 @@ class WebAppTests(unittest.TestCase):
                 for (const [at, letter] of Object.entries(c.expect.changes)) letter ? expected.set(at, letter) : expected.delete(at);
                 const pencilled = new Set();
                 let cursor = { ...c.start, pencil: false, rebus: null };
-                const options = { skipFilledSquares: c.options?.skipFilledSquares ?? true };
+                const options = c.options ?? {};
                 for (const name of c.keys) {
                   const { cursor: next, edit } = press(toKey(name), cursor, board, (s) => letters.get(`${s.row},${s.col}`) ?? "", options);
                   if (edit?.kind === "write") {
@@ -685,6 +736,128 @@ class WebAppTests(unittest.TestCase):
                 overflow = ana.driver.execute_script("return document.documentElement.scrollWidth - window.innerWidth")
                 self.assertLessEqual(overflow, 0, f"{path} at {size} size scrolls {overflow} px sideways")
             ana.screenshot(f"long-title-{size}")
+
+    def test_a_fifteen_by_fifteen_solved_with_a_thumb(self):
+        """On a 390×844 touch screen: an on-screen keyboard (the system's stays down), the clue
+        bar just above it, one toolbar row, squares of at least 24 px and numbers of at least
+        8 px, controls at least 24 px and keys at least 40 px tall; the whole puzzle solved by
+        tapping keys."""
+        ana = self.player("Ana", width=390, height=844, mobile=True)
+        ana.sign_up()
+        text, answers = fifteen_xd()
+        game = self.server.api("POST", "/v1/games", {"fileName": "fifteen.xd", "fileBase64": base64.b64encode(text.encode()).decode()}, token=ana.token())
+        ana.open("/games/" + game["gameID"])
+        ana.wait_live()
+        driver = ana.driver
+        keyboard = until("the on-screen keyboard", lambda: driver.find_element(By.CSS_SELECTOR, "[data-keyboard]"))
+        self.assertTrue(keyboard.is_displayed())
+        self.assertEqual(driver.find_element(By.CSS_SELECTOR, "[data-keys]").get_attribute("inputmode"), "none")
+        sizes = driver.execute_script("""
+            const box = (node) => node.getBoundingClientRect();
+            const cell = box(document.querySelector('.cell[data-r="0"][data-c="0"]'));
+            const num = parseFloat(getComputedStyle(document.querySelector('.cell .num')).fontSize);
+            const keys = [...document.querySelectorAll('[data-key]')].map((key) => box(key).height);
+            const small = [...document.querySelectorAll('button, summary, a, input, select')]
+              .filter((node) => node.offsetParent !== null && !node.classList.contains('keys'))
+              .map((node) => [node.textContent.trim() || node.getAttribute('aria-label'), box(node)])
+              .filter(([, b]) => b.width < 24 || b.height < 24).map(([name, b]) => `${name} ${b.width}x${b.height}`);
+            const toolbar = [...document.querySelector('.toolbar').children].filter((node) => node.offsetParent !== null).map((node) => box(node));
+            const rows = new Set(toolbar.map((b) => Math.round(b.top + b.height / 2) >> 3)).size;
+            return { cell: cell.width, num, key: Math.min(...keys), keyCount: keys.length, small, rows,
+                     clueBottom: box(document.querySelector('.dock .cluebar')).bottom, keyboardTop: box(document.querySelector('[data-keyboard]')).top,
+                     gridBottom: box(document.querySelector('.grid')).bottom, dockTop: box(document.querySelector('[data-dock]')).top,
+                     sideways: document.documentElement.scrollWidth - innerWidth };
+        """)
+        self.assertGreaterEqual(sizes["cell"], 24, sizes)
+        self.assertGreaterEqual(sizes["num"], 8, sizes)
+        self.assertGreaterEqual(sizes["key"], 40, sizes)
+        self.assertEqual(sizes["keyCount"], 28, sizes)
+        self.assertEqual(sizes["small"], [], sizes)
+        self.assertLessEqual(sizes["rows"], 2, sizes)  # centres within 8 px: one row
+        self.assertLessEqual(sizes["clueBottom"], sizes["keyboardTop"], sizes)
+        self.assertLessEqual(sizes["gridBottom"], sizes["dockTop"], "the dock covers the grid")
+        self.assertLessEqual(sizes["sideways"], 0, sizes)
+        ana.screenshot("keyboard-phone")
+        # The clue bar steps clues and a tap on it turns the direction.
+        start = ana.cursor()
+        driver.find_element(By.CSS_SELECTOR, '[data-clue-step="tab"]').click()
+        until("the next clue", lambda: ana.cursor() != start)
+        driver.find_element(By.CSS_SELECTOR, '[data-clue-step="shiftTab"]').click()
+        until("back to the first clue", lambda: ana.cursor() == start)
+        driver.find_element(By.CSS_SELECTOR, ".dock .cluebar").click()
+        until("the direction turns", lambda: ana.cursor() == start.replace("across", "down"))
+        driver.find_element(By.CSS_SELECTOR, ".dock .cluebar").click()
+        until("and back", lambda: ana.cursor() == start)
+        # Solve by tapping keys wherever the cursor goes.
+        # (Skipping filled squares, each tap fills a new one: as many taps as letter squares.)
+        squares = 225 - sum(line.count("#") for line in FIFTEEN_BLOCKS)
+        for _ in range(squares):
+            row, col, _ = ana.cursor().split(",")
+            driver.find_element(By.CSS_SELECTOR, f'[data-key="{answers[int(row)][int(col)]}"]').click()
+        solved = until("solved", lambda: driver.find_element(By.CSS_SELECTOR, "[data-completed]"))
+        self.assertEqual(solved.get_attribute("data-completed"), "solved")
+        self.assertFalse(keyboard.is_displayed(), "the keyboard goes once the grid is final")
+        ana.screenshot("finished-phone")
+
+    def test_settings_autocheck_dark_mode_and_pause(self):
+        """Settings are kept with the account (another device of it solves alike); autocheck marks
+        a wrong letter as it is typed and counts as help; dark mode keeps the squares light;
+        pause hides the grid and stops the clock."""
+        ana = self.player("Ana")
+        ana.sign_up()
+        until("the settings", lambda: ana.driver.find_element(By.CSS_SELECTOR, "[data-settings]")).click()
+        box = until("the autocheck switch", lambda: ana.driver.find_element(By.CSS_SELECTOR, '[data-setting="autocheck"]'))
+        self.assertFalse(box.is_selected())
+        box.click()
+        until("saved", lambda: self.server.api("GET", "/v1/settings", token=ana.token())["settings"]["autocheck"] == "on")
+        from selenium.webdriver.support.ui import Select
+        Select(ana.driver.find_element(By.CSS_SELECTOR, '[data-setting="theme"]')).select_by_value("dark")
+        until("dark", lambda: ana.driver.execute_script("return document.documentElement.dataset.theme") == "dark")
+        ana.screenshot("settings-dark-desktop")
+        ana.driver.find_element(By.CSS_SELECTOR, "[data-settings-done]").click()
+        paper = ana.driver.execute_script("return getComputedStyle(document.body).backgroundColor")
+        self.assertNotIn("251, 250, 247", paper)
+        game = ana.start_bundled("green-light")
+        cell = ana.driver.execute_script("return getComputedStyle(document.querySelector('.cell[data-r=\"1\"][data-c=\"1\"]')).backgroundColor")
+        self.assertEqual(cell, "rgb(255, 255, 255)", "squares stay white in the dark")
+        # Autocheck: a wrong letter is marked as it lands; a right one is not.
+        ana.click_square(1, 0, "across")
+        ana.type("GX")
+        until("the wrong letter is marked", lambda: "wrong" in ana.cell_classes(1, 1))
+        self.assertNotIn("wrong", ana.cell_classes(1, 0))
+        self.assertNotIn("right", ana.cell_classes(1, 0))
+        ana.screenshot("game-dark-desktop")
+        # Another device of the account solves alike.
+        ana.open("/link")
+        code = until("a link code", lambda: re.fullmatch(r"\S{4,}", ana.driver.find_element(By.CSS_SELECTOR, "[data-link-code]").text)).group(0)
+        phone = self.player("Ana's phone", width=390, height=844, mobile=True)
+        phone.open("/")
+        until("the code field", lambda: phone.driver.find_element(By.NAME, "linkCode")).send_keys(code + Keys.ENTER)
+        until("dark on the phone too", lambda: phone.driver.execute_script("return document.documentElement.dataset.theme") == "dark")
+        phone.open("/games/" + game)
+        phone.wait_live()
+        phone.screenshot("game-dark-phone")
+        phone.driver.find_element(By.CSS_SELECTOR, '.cell[data-r="2"][data-c="0"]').click()
+        phone.driver.find_element(By.CSS_SELECTOR, '[data-key="Q"]').click()
+        until("autocheck on the phone", lambda: "wrong" in phone.cell_classes(2, 0))
+        # Pause: the grid is hidden, the clock stands, typing does nothing; then it goes on.
+        ana.open("/games/" + game)
+        ana.wait_live()
+        ana.driver.find_element(By.CSS_SELECTOR, "[data-pause]").click()
+        cover = until("paused", lambda: ana.driver.find_element(By.CSS_SELECTOR, "[data-paused]"))
+        self.assertTrue(cover.is_displayed())
+        held = ana.driver.find_element(By.CSS_SELECTOR, "[data-timer]").text
+        ana.driver.execute_script("document.querySelector('[data-keys]').dispatchEvent(new KeyboardEvent('keydown', {key: 'Z', bubbles: true}))")
+        ana.screenshot("paused-dark-desktop")
+        time.sleep(1.2)  # the clock must not move while paused: wall time has to pass to show it
+        self.assertEqual(ana.driver.find_element(By.CSS_SELECTOR, "[data-timer]").text, held)
+        self.assertNotIn("Z", [ana.letter(1, c) for c in range(5)])
+        cover.find_element(By.TAG_NAME, "button").click()
+        until("going on", lambda: not cover.is_displayed())
+        # The scoreboard counts autocheck as help: finish and read it.
+        ana.action("reveal-puzzle")
+        until("finished", lambda: ana.driver.find_element(By.CSS_SELECTOR, "[data-completed]"))
+        self.assertIn("check", ana.driver.find_element(By.CSS_SELECTOR, ".scores").text)
 
     def test_a_browser_and_a_native_client_play_the_same_game(self):
         ana = self.player("Ana")

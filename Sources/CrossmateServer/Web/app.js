@@ -4,6 +4,7 @@
 
 import { api, base64, forget, identity, openSocket, remember, ServerError } from "./api.js";
 import { showGame } from "./game.js";
+import { applyTheme, openSettings, settings } from "./settings.js";
 
 const main = document.getElementById("app");
 
@@ -171,6 +172,13 @@ class Connection {
 }
 
 export const connection = new Connection();
+
+// The account's settings: the last copy at once, the server's when it answers, and again
+// whenever another of the account's devices changes something (a feed poke).
+applyTheme();
+connection.listen((message) => {
+  if (message.type === "feed" || (message.type === "state" && message.state === "live")) settings.load();
+});
 
 // A nudge reaches whichever page is open.
 connection.listen((message) => {
@@ -368,7 +376,13 @@ async function gamesPage() {
         "div",
         { class: "heading" },
         el("h1", {}, "Your games"),
-        el("span", { class: "links" }, el("a", { href: "/friends", "data-route": true }, "Friends"), " · ", el("a", { href: "/link", "data-route": true }, "Use on another device")),
+        el(
+          "span",
+          { class: "links" },
+          el("a", { href: "/friends", "data-route": true }, "Friends"), " · ",
+          el("a", { href: "/link", "data-route": true }, "Use on another device"), " · ",
+          el("button", { type: "button", class: "link", "data-settings": true, onclick: () => openSettings(el, () => connection.now()) }, "Settings"),
+        ),
       ),
       list,
       problem,
@@ -500,7 +514,7 @@ async function friendsPage() {
       problem,
     ),
   );
-  const palette = ["red", "orange", "gold", "green", "teal", "blue", "indigo", "purple", "pink"];
+  const palette = ["brown", "orange", "olive", "green", "teal", "blue", "indigo", "purple", "magenta"];
   const choices = (selected, automatic) => [
     el("option", { value: "", selected: selected === null || selected === undefined }, automatic),
     ...palette.map((name, index) => el("option", { value: String(index), selected: selected === index }, name)),

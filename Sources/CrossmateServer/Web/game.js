@@ -8,6 +8,7 @@ import { api } from "./api.js";
 import { connection, el, toast } from "./app.js";
 import { Board, key, press } from "./keys.js";
 import { enqueue, queued, saveGame, savedGame, settle } from "./queue.js";
+import { openSettings, settings } from "./settings.js";
 
 const KEYS = {
   ArrowLeft: "left", ArrowRight: "right", ArrowUp: "up", ArrowDown: "down", Tab: "tab", Backspace: "backspace",
@@ -45,6 +46,8 @@ class GamePage {
     this.peers = new Map(); // deviceID → { authorID, row, col, direction, at }
     this.nextLocal = -1;
     this.stops = [];
+    // A touch screen gets the on-screen keyboard (a phone's own would cover half the grid).
+    this.touch = matchMedia("(pointer: coarse)").matches;
   }
 
   async start() {
@@ -61,13 +64,19 @@ class GamePage {
     }
     this.stops.push(connection.listen((message) => this.heard(message)));
     // Menus close on Escape and on a click anywhere else.
-    const outside = (event) => this.closeMenus(event.target.closest?.("details.menu"));
+    const outside = (event) => {
+      this.closeMenus(event.target.closest?.("details.menu"));
+      if (this.more && !this.more.contains(event.target)) this.toggleMore(false);
+    };
     const escape = (event) => {
-      if (event.key === "Escape" && this.main.querySelector("details.menu[open]")) {
+      if (event.key === "Escape" && (this.main.querySelector("details.menu[open]") || this.more?.classList.contains("open"))) {
         this.closeMenus();
+        this.toggleMore(false);
         this.input?.focus();
       }
     };
+    document.body.classList.add("solving");
+    this.stops.push(() => document.body.classList.remove("solving"));
     document.addEventListener("click", outside);
     document.addEventListener("keydown", escape);
     this.stops.push(() => document.removeEventListener("click", outside), () => document.removeEventListener("keydown", escape));
@@ -260,8 +269,9 @@ class GamePage {
   }
 
   pressKey(pressed) {
+    if (this.paused) return;
     const before = this.cursor;
-    const { cursor, edit } = press(pressed, this.cursor, this.board, (s) => this.letterAt(s));
+    const { cursor, edit } = press(pressed, this.cursor, this.board, (s) => this.letterAt(s), settings.keyOptions);
     this.cursor = cursor;
     if (edit) {
       // A revealed square is locked (GameGrid.typing): its own letter again steps on quietly;
@@ -272,7 +282,12 @@ class GamePage {
           this.cursor = { ...before, rebus: cursor.rebus };
           toast("That square was revealed: its answer stays.", "error");
         }
-      } else if (edit.kind === "write") this.issue({ kind: "setLetter", row: edit.row, col: edit.col, letter: edit.letter, pencil: edit.pencil });
+      } else if (edit.kind === "write") {
+        // With autocheck on, the server marks a wrong letter as it writes it.
+        const command = { kind: "setLetter", row: edit.row, col: edit.col, letter: edit.letter, pencil: edit.pencil };
+        if (settings.autocheck) command.autocheck = true;
+        this.issue(command);
+      }
       else this.issue({ kind: "delete", row: edit.row, col: edit.col });
     }
     if (before.row !== cursor.row || before.col !== cursor.col || before.direction !== cursor.direction) this.sendCursor();
@@ -347,9 +362,11 @@ class GamePage {
     // count of letters being saved at each key.
     this.statusAnnouncer = el("span", { class: "sr-only", role: "status", "data-sync-announcer": true });
     this.timerBox = el("span", { class: "timer", "data-timer": true, "aria-label": "solving time" });
-    this.undoButton = el("button", { type: "button", "data-undo": true, title: "Undo (Ctrl+Z)", onclick: () => this.issue({ kind: "undo" }) }, "↶ Undo");
-    this.redoButton = el("button", { type: "button", "data-redo": true, title: "Redo (Ctrl+Shift+Z)", onclick: () => this.issue({ kind: "redo" }) }, "↷ Redo");
-    this.pencilButton = el("button", { type: "button", "data-pencil": true, "aria-pressed": "false", title: "Pencil (Ctrl+P)", onclick: () => this.pressKey("pencil") }, "✎ Pencil");
+    // Buttons show a symbol and a word; on a phone the word is for screen readers only.
+    const labelled = (symbol, word) => [el("span", { class: "symbol", "aria-hidden": "true" }, symbol), el("span", { class: "label" }, word)];
+    this.undoButton = el("button", { type: "button", class: "undo", "data-undo": true, title: "Undo (Ctrl+Z)", onclick: () => this.issue({ kind: "undo" }) }, ...labelled("↶", "Undo"));
+    this.redoButton = el("button", { type: "button", class: "redo", "data-redo": true, title: "Redo (Ctrl+Shift+Z)", onclick: () => this.issue({ kind: "redo" }) }, ...labelled("↷", "Redo"));
+    this.pencilButton = el("button", { type: "button", class: "pencil", "data-pencil": true, "aria-pressed": "false", title: "Pencil (Ctrl+P)", onclick: () => this.pressKey("pencil") }, ...labelled("✎", "Pencil"));
     this.rebusButton = el("button", { type: "button", "data-rebus": true, title: "Rebus (Insert)", onclick: () => this.pressKey("rebus") }, "Rebus");
     const menu = (name, label) =>
       el(
@@ -370,7 +387,13 @@ class GamePage {
           ),
         ),
       );
-    this.shareBox = el("span", { class: "share" });
+    this.shareBox = el("div", { class: "share", "data-share-box": true });
+    this.pausedCover = el(
+      "div",
+      { class: "paused-cover", "data-paused": true, hidden: true },
+      el("p", {}, "Paused. Your clock has stopped."),
+      el("button", { type: "button", class: "primary", onclick: () => this.pause(false) }, "Go on solving"),
+    );
     this.shareButton = el("button", { type: "button", "data-share": true, onclick: () => this.share() }, "Share");
     this.nudgeButton = el("button", { type: "button", "data-nudge-button": true, title: "ask the others to come and help", onclick: () => this.nudge() }, "Nudge");
     this.roster = el("ul", { class: "roster", "aria-label": "players" });
@@ -406,9 +429,12 @@ class GamePage {
       this.grid.append(line);
     }
     // The keyboard goes to one input laid over the grid, so a phone shows its keyboard.
+    // On a touch screen the on-screen keyboard below types, so the system's stays down
+    // (inputmode none): no composition events, and the grid keeps its size.
     this.input = el("input", {
       class: "keys", "aria-label": "type answers here; Escape leaves the grid", autocapitalize: "characters",
       autocomplete: "off", autocorrect: "off", spellcheck: "false", enterkeyhint: "next", "data-keys": true,
+      inputmode: this.touch ? "none" : null,
     });
     this.input.addEventListener("keydown", (event) => this.keydown(event));
     this.input.addEventListener("input", () => {
@@ -442,19 +468,51 @@ class GamePage {
       );
     this.acrossList = clueList("across");
     this.downList = clueList("down");
+    // The tools: Undo and Pencil always in sight; on a phone the rest behind ⋯ (one row).
+    this.moreButton = el("button", { type: "button", class: "more-button", "aria-expanded": "false", "aria-controls": "more-tools", "aria-label": "more tools", "data-more": true, onclick: () => this.toggleMore() }, "⋯");
+    this.pauseButton = el("button", { type: "button", "data-pause": true, onclick: () => this.pause(true) }, ...labelled("❚❚", "Pause"));
+    this.settingsButton = el("button", { type: "button", "data-settings": true, onclick: () => this.openSettings() }, ...labelled("⚙", "Settings"));
+    this.more = el(
+      "div",
+      { class: "more" },
+      this.moreButton,
+      el(
+        "div",
+        { class: "overflow", id: "more-tools" },
+        this.redoButton, this.rebusButton, menu("check", "Check"), menu("reveal", "Reveal"), menu("clear", "Clear"),
+        this.pauseButton, this.settingsButton, this.shareButton, this.nudgeButton,
+      ),
+    );
+    const tools = el(
+      "div",
+      {
+        class: "tools",
+        // After any button the grid has the keys again (after Share, letters were lost).
+        onclick: (event) => {
+          const button = event.target.closest("button");
+          if (!button || event.target.closest("summary") || button === this.moreButton) return;
+          if (!button.closest("[data-keep-open]")) this.toggleMore(false);
+          setTimeout(() => this.input.focus(), 0);
+        },
+      },
+      this.undoButton, this.pencilButton, this.more,
+    );
+    this.dock = this.touch ? this.buildDock() : null;
     this.main.replaceChildren(
       el(
         "section",
-        { class: "game" },
+        { class: `game${this.touch ? " touch" : ""}` },
         el(
           "div",
           { class: "toolbar" },
-          el("a", { href: "/", "data-route": true, class: "back", title: "Your games" }, "←"),
+          el("a", { href: "/", "data-route": true, class: "back", title: "Your games", "aria-label": "your games" }, "←"),
           el("h1", {}, v.layout.title || "Untitled"),
           this.timerBox,
           this.statusBox,
           this.statusAnnouncer,
+          tools,
         ),
+        this.shareBox,
         // The puzzle's own words: who made it, its copyright, its notes, and why checking is off.
         (() => {
           const byline = [v.layout.author && `by ${v.layout.author}`, v.layout.copyright].filter(Boolean).join(" · ");
@@ -466,28 +524,88 @@ class GamePage {
         v.layout.hasSolution
           ? null
           : el("p", { class: "notice", "data-no-solution": true }, "This puzzle came without its answers (a locked .puz without its key), so checking and revealing are off."),
-        el(
-          "div",
-          {
-            class: "tools",
-            // After any button the grid has the keys again (after Share, letters were lost).
-            onclick: (event) => {
-              if (event.target.closest("button") && !event.target.closest("summary")) setTimeout(() => this.input.focus(), 0);
-            },
-          },
-          this.undoButton, this.redoButton, this.pencilButton, this.rebusButton,
-          menu("check", "Check"), menu("reveal", "Reveal"), menu("clear", "Clear"),
-          this.shareButton, this.nudgeButton, this.shareBox,
-        ),
         this.notice,
         this.catchUpBox,
         this.banner,
-        el("div", { class: "board" }, el("div", { class: "play" }, this.clueBar, el("div", { class: "gridwrap" }, this.grid, this.input)), el("div", { class: "lists" }, this.acrossList, this.downList)),
+        el(
+          "div",
+          { class: "board" },
+          el("div", { class: "play" }, this.touch ? null : this.clueBar, el("div", { class: "gridwrap" }, this.grid, this.input, this.pausedCover)),
+          el("div", { class: "lists" }, this.acrossList, this.downList),
+        ),
         this.roster,
-        el("p", { class: "help" }, "Type to fill; arrows move; Space turns; Tab goes to the next word; Insert opens a rebus (Enter writes it); Ctrl+P pencil; Ctrl+Z undo; Escape leaves the grid."),
+        this.touch ? null : el("p", { class: "help" }, "Type to fill; arrows move; Space turns; Tab goes to the next word; Insert opens a rebus (Enter writes it); Ctrl+P pencil; Ctrl+Z undo; Escape leaves the grid."),
+        this.dock,
       ),
     );
+    if (this.dock) {
+      // The page leaves room below for the dock, so nothing hides behind it.
+      const room = () => this.main.style.setProperty("--dock", `${this.dock.offsetHeight}px`);
+      room();
+      const observer = new ResizeObserver(room);
+      observer.observe(this.dock);
+      this.stops.push(() => observer.disconnect());
+    }
     this.input.focus();
+  }
+
+  /** The phone's dock: the clue bar (‹ and › step clues, a tap on the clue turns the
+   * direction) above an on-screen keyboard. Keys never take the focus from the grid. */
+  buildDock() {
+    const key = (name, label, extra = {}) =>
+      el("button", { type: "button", class: "key", "data-key": name, "aria-label": extra.label ?? name, ...extra.attributes }, label);
+    const rows = ["QWERTYUIOP", "ASDFGHJKL", "ZXCVBNM"].map((letters) => [...letters].map((letter) => key(letter, letter, { label: letter })));
+    this.rebusKey = key("rebus", "Rebus", { label: "rebus" });
+    rows[2].unshift(this.rebusKey);
+    rows[2].push(key("backspace", "⌫", { label: "backspace" }));
+    this.keyboard = el("div", { class: "keyboard", "data-keyboard": true, role: "group", "aria-label": "keyboard" }, ...rows.map((row) => el("div", { class: "keyrow" }, ...row)));
+    this.keyboard.addEventListener("pointerdown", (event) => event.preventDefault());
+    this.keyboard.addEventListener("mousedown", (event) => event.preventDefault());
+    this.keyboard.addEventListener("click", (event) => {
+      const name = event.target.closest("[data-key]")?.dataset.key;
+      if (!name) return;
+      if (name === "rebus") this.pressKey(this.cursor.rebus === null ? "rebus" : "enter");
+      else if (name === "backspace") this.pressKey("backspace");
+      else this.pressKey({ letter: name });
+      this.input.focus({ preventScroll: true });
+    });
+    const step = (pressed, symbol, label) =>
+      el("button", { type: "button", class: "step", "aria-label": label, "data-clue-step": pressed, onclick: () => this.pressKey(pressed) }, symbol);
+    this.clueBar.setAttribute("role", "button");
+    this.clueBar.setAttribute("tabindex", "0");
+    this.clueBar.addEventListener("click", () => this.tap({ row: this.cursor.row, col: this.cursor.col }));
+    return el(
+      "div",
+      { class: "dock", "data-dock": true },
+      el("div", { class: "cluerow" }, step("shiftTab", "‹", "previous clue"), this.clueBar, step("tab", "›", "next clue")),
+      this.keyboard,
+    );
+  }
+
+  /** Opens or closes the ⋯ tools (on a phone; on a wide screen they are always in sight). */
+  toggleMore(open = !this.more.classList.contains("open")) {
+    this.more.classList.toggle("open", open);
+    this.moreButton.setAttribute("aria-expanded", String(open));
+  }
+
+  openSettings() {
+    this.toggleMore(false);
+    openSettings(el, () => connection.now(), () => this.input.focus());
+  }
+
+  /** Pause hides the grid and the clues and stops this player's clock until they go on. */
+  pause(paused) {
+    this.paused = paused;
+    this.main.querySelector(".game").classList.toggle("paused", paused);
+    this.pausedCover.hidden = !paused;
+    if (paused) {
+      this.pausedAt = this.shownSeconds();
+      this.pausedCover.querySelector("button").focus();
+    } else {
+      this.pausedAt = null;
+      this.input.focus();
+    }
+    this.renderTimer();
   }
 
   keydown(event) {
@@ -577,7 +695,7 @@ class GamePage {
     this.renderPlayers();
     this.renderEnding();
     const frozen = this.view.readOnly || !!this.view.completion;
-    for (const control of this.main.querySelectorAll(".tools button:not([data-share]):not([data-nudge-button]), .tools summary")) {
+    for (const control of this.main.querySelectorAll(".tools button:not([data-share]):not([data-nudge-button]):not([data-more]):not([data-settings]), .tools summary")) {
       control.toggleAttribute("disabled", frozen);
       control.closest("details")?.classList.toggle("disabled", frozen);
     }
@@ -590,6 +708,12 @@ class GamePage {
     this.pencilButton.setAttribute("aria-pressed", String(this.cursor.pencil));
     this.pencilButton.classList.toggle("on", this.cursor.pencil);
     this.rebusButton.classList.toggle("on", this.cursor.rebus !== null);
+    if (this.dock) {
+      // The keyboard goes once the grid is final; the rebus key writes an open entry.
+      this.dock.hidden = frozen;
+      this.rebusKey.textContent = this.cursor.rebus === null ? "Rebus" : "Enter";
+      this.rebusKey.classList.toggle("on", this.cursor.rebus !== null);
+    }
     for (const button of this.main.querySelectorAll("[data-action^=check],[data-action^=reveal]")) {
       button.disabled = frozen || !this.view.layout.hasSolution;
       button.title = this.view.layout.hasSolution ? "" : "This puzzle came without its answers (a locked .puz without its key), so it cannot be checked or revealed.";
@@ -709,11 +833,15 @@ class GamePage {
     }
   }
 
-  renderTimer() {
-    if (!this.view || !this.timerBox) return;
+  shownSeconds() {
     const { seconds, countsFor } = this.view.timer ?? { seconds: 0, countsFor: 0 };
     const since = Math.floor((Date.now() - (this.timerAt ?? Date.now())) / 1000);
-    this.timerBox.textContent = clock(seconds + Math.min(since, countsFor));
+    return seconds + Math.min(since, countsFor);
+  }
+
+  renderTimer() {
+    if (!this.view || !this.timerBox) return;
+    this.timerBox.textContent = clock(this.paused ? this.pausedAt : this.shownSeconds());
   }
 
   renderPlayers() {

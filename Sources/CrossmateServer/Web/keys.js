@@ -72,7 +72,10 @@ const isLetterOrDigit = (character) => /^[\p{L}\p{N}]$/u.test(character);
  * Keys: { letter: "A" }, "left", "right", "up", "down", "space", "tab", "shiftTab", "backspace",
  * "delete", "home", "end", "rebus", "enter", "escape", "pencil", { jump: number, direction }.
  */
-export function press(pressed, cursor, board, letterAt, options = { skipFilledSquares: true }) {
+export const DEFAULT_OPTIONS = { skipFilledSquares: true, jumpAtWordEnd: true, spaceClears: false, backspaceAcrossWords: false };
+
+export function press(pressed, cursor, board, letterAt, given = DEFAULT_OPTIONS) {
+  const options = { ...DEFAULT_OPTIONS, ...given };
   const next = { ...cursor };
   const at = { row: cursor.row, col: cursor.col };
   if (cursor.rebus !== null && cursor.rebus !== undefined) {
@@ -118,8 +121,13 @@ export function press(pressed, cursor, board, letterAt, options = { skipFilledSq
       const delta = pressed === "left" || pressed === "up" ? -1 : 1;
       return { cursor: { ...next, ...(step(at, axis, delta, board) ?? at) }, edit: null };
     }
-    case "space":
-      return { cursor: { ...next, direction: perpendicular(cursor.direction) }, edit: null };
+    case "space": {
+      if (!options.spaceClears) return { cursor: { ...next, direction: perpendicular(cursor.direction) }, edit: null };
+      const word = board.clue(at, cursor.direction);
+      const index = board.indexInWord(at, cursor.direction);
+      if (word && index + 1 < word.cells.length) Object.assign(next, word.cells[index + 1]);
+      return { cursor: next, edit: letterAt(at) === "" ? null : { kind: "erase", ...at } };
+    }
     case "tab":
     case "shiftTab": {
       const forward = pressed === "tab";
@@ -133,9 +141,13 @@ export function press(pressed, cursor, board, letterAt, options = { skipFilledSq
       if (letterAt(at) !== "") return { cursor, edit: { kind: "erase", ...at } };
       const word = board.clue(at, cursor.direction);
       const index = board.indexInWord(at, cursor.direction);
-      if (!word || index <= 0) return { cursor, edit: null };
-      const previous = word.cells[index - 1];
-      return { cursor: { ...next, ...previous }, edit: letterAt(previous) === "" ? null : { kind: "erase", ...previous } };
+      if (word && index > 0) Object.assign(next, word.cells[index - 1]);
+      else {
+        const previous = options.backspaceAcrossWords ? board.previousWord(at, cursor.direction) : null;
+        if (!previous || previous === word) return { cursor, edit: null };
+        Object.assign(next, previous.cells[previous.cells.length - 1], { direction: previous.direction });
+      }
+      return { cursor: next, edit: letterAt(next) === "" ? null : { kind: "erase", row: next.row, col: next.col } };
     }
     case "delete":
       return { cursor, edit: letterAt(at) === "" ? null : { kind: "erase", ...at } };
@@ -165,18 +177,15 @@ function typed(letter, cursor, board, letterAt, options) {
   const index = board.indexInWord(at, cursor.direction);
   if (!word || index < 0) return { cursor: next, edit };
   const later = word.cells.slice(index + 1);
-  if (!options.skipFilledSquares) {
-    if (later.length) Object.assign(next, later[0]);
-    return { cursor: next, edit };
-  }
-  const empty = later.find((s) => after(s) === "") ?? word.cells.slice(0, index).find((s) => after(s) === "");
-  if (empty) {
-    Object.assign(next, empty);
-  } else {
-    const unfilled = unfilledWord(cursor, true, board, after);
-    if (unfilled) Object.assign(next, unfilled.square, { direction: unfilled.clue.direction });
-    else if (later.length) Object.assign(next, later[0]);
-  }
+  const inWord = options.skipFilledSquares
+    ? later.find((s) => after(s) === "") ?? word.cells.slice(0, index).find((s) => after(s) === "")
+    : later[0];
+  const unfilled = !inWord && options.jumpAtWordEnd && options.skipFilledSquares ? unfilledWord(cursor, true, board, after) : null;
+  const following = !inWord && options.jumpAtWordEnd && !options.skipFilledSquares ? board.nextWord(at, cursor.direction) : null;
+  if (inWord) Object.assign(next, inWord);
+  else if (unfilled) Object.assign(next, unfilled.square, { direction: unfilled.clue.direction });
+  else if (following) Object.assign(next, following.cells[0], { direction: following.direction });
+  else if (later.length) Object.assign(next, later[0]);
   return { cursor: next, edit };
 }
 
