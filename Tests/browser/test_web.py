@@ -859,6 +859,79 @@ class WebAppTests(unittest.TestCase):
         until("finished", lambda: ana.driver.find_element(By.CSS_SELECTOR, "[data-completed]"))
         self.assertIn("check", ana.driver.find_element(By.CSS_SELECTOR, ".scores").text)
 
+    def test_the_clue_lists_and_the_current_square_from_the_keyboard(self):
+        """The current square is announced through aria-activedescendant; Escape leaves the grid
+        for the current clue, arrows move through the clues, Enter goes to one, Escape comes back."""
+        ana = self.player("Ana")
+        ana.sign_up()
+        ana.start_bundled("daybreak")
+        driver = ana.driver
+        active = lambda: driver.execute_script("return document.activeElement")
+        described = lambda: driver.execute_script(
+            "const id = document.activeElement.getAttribute('aria-activedescendant'); return id && document.getElementById(id).getAttribute('aria-label')")
+        until("the first square is described", lambda: described().startswith("1 Across, square 1 of 4"))
+        ana.type(Keys.ARROW_RIGHT)
+        until("the next square is described", lambda: described().startswith("1 Across, square 2 of 4"))
+        ana.type(Keys.ESCAPE)
+        until("the current clue has the focus", lambda: active().get_attribute("data-clue") == "1-across")
+        active().send_keys(Keys.ARROW_DOWN)
+        until("the next clue", lambda: active().get_attribute("data-clue") == "5-across")
+        active().send_keys(Keys.ARROW_RIGHT)
+        until("the Down list", lambda: active().get_attribute("data-clue") == "1-down")
+        active().send_keys(Keys.ARROW_DOWN, Keys.ENTER)
+        until("the grid at 2 Down", lambda: ana.cursor() == "0,1,down" and active().get_attribute("data-keys") is not None)
+        ana.type(Keys.ESCAPE)
+        until("the clue list again, at 2 Down", lambda: active().get_attribute("data-clue") == "2-down")
+        active().send_keys(Keys.ESCAPE)
+        until("back in the grid", lambda: active().get_attribute("data-keys") is not None)
+
+    def test_every_page_is_clean_for_axe(self):
+        """axe-core (bundled by axe-selenium-python): no serious or critical violation on any page,
+        desktop and phone, light and dark, with the settings and a confirmation open too."""
+        from axe_selenium_python import Axe
+
+        problems = []
+
+        def check(player, name):
+            axe = Axe(player.driver)
+            axe.inject()
+            found = axe.run()["violations"]
+            for violation in found:
+                if violation["impact"] in ("serious", "critical"):
+                    targets = [node["target"] for node in violation["nodes"][:3]]
+                    problems.append(f"{name}: {violation['id']} ({violation['impact']}): {violation['help']} {targets}")
+
+        for size, options in [("desktop", {}), ("phone", {"width": 390, "height": 844, "mobile": True})]:
+            ana = self.player("Ana", **options)
+            ana.open("/")
+            until("the welcome", lambda: ana.driver.find_element(By.NAME, "displayName"))
+            check(ana, f"welcome {size}")
+            ana.sign_up()
+            game = ana.start_bundled("daybreak")
+            ana.type("BE")
+            for theme in ["light", "dark"]:
+                ana.driver.execute_script(f"document.documentElement.dataset.theme = '{theme}'")
+                ana.open("/games/" + game)
+                ana.wait_live()
+                ana.driver.execute_script(f"document.documentElement.dataset.theme = '{theme}'")
+                check(ana, f"game {size} {theme}")
+                ana.driver.execute_script("document.querySelector('[data-settings]').click()")
+                until("the settings", lambda: ana.driver.find_element(By.CSS_SELECTOR, "dialog[open] [data-setting]"))
+                check(ana, f"settings {size} {theme}")
+                ana.driver.find_element(By.CSS_SELECTOR, "[data-settings-done]").click()
+                ana.driver.execute_script("document.querySelector('[data-action=\"clear-puzzle\"]').click()")
+                until("the confirmation", lambda: ana.driver.find_element(By.CSS_SELECTOR, "dialog[open][data-confirm]"))
+                check(ana, f"confirmation {size} {theme}")
+                ana.driver.find_element(By.CSS_SELECTOR, "[data-confirm-no]").click()
+                for path, ready in [("/", "a.game"), ("/friends", "#preferredColor"), ("/link", "[data-link-code]"), ("/join/nothing-here", "[data-error]")]:
+                    ana.open(path)
+                    until(path, lambda: ana.driver.find_element(By.CSS_SELECTOR, ready))
+                    ana.driver.execute_script(f"document.documentElement.dataset.theme = '{theme}'")
+                    check(ana, f"{path} {size} {theme}")
+            ana.quit()
+            self.players.remove(ana)
+        self.assertEqual(problems, [], "\n".join(problems))
+
     def test_a_browser_and_a_native_client_play_the_same_game(self):
         ana = self.player("Ana")
         ana.sign_up()

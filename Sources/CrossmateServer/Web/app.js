@@ -336,7 +336,8 @@ function miniGrid(summary) {
 
 async function gamesPage() {
   document.title = "Your games · Crossmate";
-  const list = el("ul", { class: "games", "aria-live": "polite" });
+  // Not a live region: a poke redraws it, and a screen reader should not read it all again.
+  const list = el("ul", { class: "games", "aria-label": "your games" });
   const problem = el("p", { class: "error", role: "alert" });
   const bundled = el("div", { class: "bundled" });
   const file = el("input", { type: "file", name: "puzzleFile", id: "puzzleFile", accept: ".puz,.ipuz,.jpz,.xd" });

@@ -414,7 +414,7 @@ class GamePage {
         const letter = el("span", { class: "letter", dataset: { row, col } });
         const cell = el(
           "div",
-          { role: "gridcell", class: `cell${square.circled ? " circled" : ""}${square.shaded ? " shaded" : ""}`, dataset: { r: row, c: col } },
+          { role: "gridcell", id: `cell-${row}-${col}`, class: `cell${square.circled ? " circled" : ""}${square.shaded ? " shaded" : ""}`, dataset: { r: row, c: col } },
           square.number ? el("span", { class: "num", "aria-hidden": "true" }, square.number) : null,
           letter,
         );
@@ -455,10 +455,7 @@ class GamePage {
           ...this.board[direction].map((clue) =>
             el(
               "li",
-              { dataset: { clue: `${clue.number}-${direction}` }, tabindex: "-1", onclick: () => {
-                this.pressKey({ jump: clue.number, direction });
-                this.input.focus();
-              } },
+              { dataset: { clue: `${clue.number}-${direction}` }, tabindex: "-1", onclick: () => this.jumpTo(clue.number, direction) },
               el("b", {}, clue.number),
               " ",
               clue.text,
@@ -468,6 +465,36 @@ class GamePage {
       );
     this.acrossList = clueList("across");
     this.downList = clueList("down");
+    // The clue lists from the keyboard: arrows move between clues (and lists), Enter or Space
+    // goes to the clue in the grid, Escape goes back to the grid.
+    const lists = el("div", { class: "lists" }, this.acrossList, this.downList);
+    lists.addEventListener("keydown", (event) => {
+      const item = event.target.closest?.(".clues li");
+      if (!item) return;
+      const all = [...lists.querySelectorAll(".clues li")];
+      const index = all.indexOf(item);
+      const sideways = { ArrowLeft: -1, ArrowRight: 1 }[event.key];
+      let next = null;
+      if (event.key === "ArrowDown") next = all[index + 1];
+      else if (event.key === "ArrowUp") next = all[index - 1];
+      else if (event.key === "Home") next = all[0];
+      else if (event.key === "End") next = all.at(-1);
+      else if (sideways) next = (sideways > 0 ? this.downList : this.acrossList).querySelector("li");
+      else if (event.key === "Enter" || event.key === " ") {
+        event.preventDefault();
+        const [number, direction] = item.dataset.clue.split("-");
+        return this.jumpTo(Number(number), direction);
+      } else if (event.key === "Escape") {
+        event.preventDefault();
+        return this.input.focus();
+      } else return;
+      event.preventDefault();
+      if (next) {
+        for (const other of all) other.tabIndex = -1;
+        next.tabIndex = 0;
+        next.focus();
+      }
+    });
     // The tools: Undo and Pencil always in sight; on a phone the rest behind ⋯ (one row).
     this.moreButton = el("button", { type: "button", class: "more-button", "aria-expanded": "false", "aria-controls": "more-tools", "aria-label": "more tools", "data-more": true, onclick: () => this.toggleMore() }, "⋯");
     this.pauseButton = el("button", { type: "button", "data-pause": true, onclick: () => this.pause(true) }, ...labelled("❚❚", "Pause"));
@@ -531,7 +558,7 @@ class GamePage {
           "div",
           { class: "board" },
           el("div", { class: "play" }, this.touch ? null : this.clueBar, el("div", { class: "gridwrap" }, this.grid, this.input, this.pausedCover)),
-          el("div", { class: "lists" }, this.acrossList, this.downList),
+          lists,
         ),
         this.roster,
         this.touch ? null : el("p", { class: "help" }, "Type to fill; arrows move; Space turns; Tab goes to the next word; Insert opens a rebus (Enter writes it); Ctrl+P pencil; Ctrl+Z undo; Escape leaves the grid."),
@@ -586,6 +613,11 @@ class GamePage {
   toggleMore(open = !this.more.classList.contains("open")) {
     this.more.classList.toggle("open", open);
     this.moreButton.setAttribute("aria-expanded", String(open));
+  }
+
+  jumpTo(number, direction) {
+    this.pressKey({ jump: number, direction });
+    this.input.focus();
   }
 
   openSettings() {
@@ -731,6 +763,8 @@ class GamePage {
 
   renderGrid() {
     this.grid.dataset.cursor = `${this.cursor.row},${this.cursor.col},${this.cursor.direction}`;
+    // A screen reader hears the current square through the input that has the focus.
+    this.input.setAttribute("aria-activedescendant", `cell-${this.cursor.row}-${this.cursor.col}`);
     const word = this.board.clue(this.cursor, this.cursor.direction);
     const inWord = new Set((word?.cells ?? []).map(key));
     const peerAt = new Map();
@@ -807,6 +841,11 @@ class GamePage {
         if (top < box.scrollTop || top + item.offsetHeight > box.scrollTop + box.clientHeight) box.scrollTop = top - box.clientHeight / 3;
       }
       item.classList.toggle("current", !!current);
+      if (current && document.activeElement?.closest?.(".lists") == null) {
+        // Tab reaches the lists at the current clue (one stop; arrows go on from there).
+        for (const other of this.main.querySelectorAll(".clues li[tabindex='0']")) if (other !== item) other.tabIndex = -1;
+        item.tabIndex = 0;
+      }
       item.classList.toggle("crossing", !!crossing);
       const clue = this.board[item.dataset.clue.split("-")[1]].find((c) => `${c.number}-${c.direction}` === item.dataset.clue);
       item.classList.toggle("done", !!clue && clue.cells.every((cell) => this.letterAt(cell) !== ""));

@@ -78,7 +78,7 @@ export function openSettings(el, now, done = () => {}) {
     const id = `setting-${name}`;
     const value = settings.current.settings[name];
     if (choices.length === 2 && choices.includes("on") && choices.includes("off")) {
-      const box = el("input", { type: "checkbox", id, role: "switch", "data-setting": name, checked: value === "on" });
+      const box = el("input", { type: "checkbox", id, "data-setting": name, checked: value === "on" });
       box.addEventListener("change", () => save(name, box.checked ? "on" : "off", box));
       return el("div", { class: "setting switch" }, box, el("label", { for: id }, words.label));
     }
