@@ -885,6 +885,30 @@ class WebAppTests(unittest.TestCase):
         active().send_keys(Keys.ESCAPE)
         until("back in the grid", lambda: active().get_attribute("data-keys") is not None)
 
+    def test_a_file_dropped_on_the_list_starts_a_game(self):
+        """Drag and drop: a bad file's error shows in sight, next to the upload control; a good
+        one starts the game."""
+        ana = self.player("Ana", width=390, height=844, mobile=True)
+        ana.sign_up()
+        until("the list", lambda: ana.driver.find_element(By.CSS_SELECTOR, "[data-drop]"))
+        drop = """
+            const [name, text] = arguments;
+            const files = new DataTransfer();
+            files.items.add(new File([text], name));
+            document.querySelector('[data-drop]').dispatchEvent(new DragEvent('drop', { dataTransfer: files, bubbles: true, cancelable: true }));
+        """
+        ana.driver.execute_script(drop, "broken.puz", "not a puzzle at all")
+        error = until("the upload error", lambda: ana.driver.find_element(By.CSS_SELECTOR, "[data-upload-error]").text and ana.driver.find_element(By.CSS_SELECTOR, "[data-upload-error]"))
+        self.assertIn("broken.puz", error.text)
+        seen = ana.driver.execute_script("const b = arguments[0].getBoundingClientRect(); return b.top >= 0 && b.bottom <= innerHeight", error)
+        self.assertTrue(seen, "the upload error is out of sight")
+        ana.screenshot("list-upload-error-phone")
+        text, _ = fifteen_xd()
+        ana.driver.execute_script(drop, "fifteen.xd", text)
+        until("the game page", lambda: re.search(r"/games/[^/]+$", ana.driver.current_url))
+        ana.wait_live()
+        self.assertEqual(ana.driver.find_element(By.CSS_SELECTOR, ".toolbar h1").text, "Fifteen")
+
     def test_every_page_is_clean_for_axe(self):
         """axe-core (bundled by axe-selenium-python): no serious or critical violation on any page,
         desktop and phone, light and dark, with the settings and a confirmation open too."""

@@ -8,9 +8,9 @@ import { applyTheme, openSettings, settings } from "./settings.js";
 
 const main = document.getElementById("app");
 
-/** Builds an element: el("p", { class: "x" }, "text", child). */
+/** Builds an element: el("p", { class: "x" }, "text", child) (or fills one already made). */
 export function el(tag, attributes = {}, ...children) {
-  const node = document.createElement(tag);
+  const node = tag instanceof Node ? tag : document.createElement(tag);
   for (const [name, value] of Object.entries(attributes)) {
     if (value === undefined || value === null || value === false) continue;
     if (name.startsWith("on")) node.addEventListener(name.slice(2), value);
@@ -362,17 +362,38 @@ async function gamesPage() {
         }
       },
     },
-    el("label", { for: "puzzleFile" }, "Upload a puzzle file"),
+    el("label", { for: "puzzleFile" }, "Upload a puzzle file (or drop one anywhere on this page)"),
     file,
     el("label", { for: "unlockKey" }, "Key, for a locked .puz (optional)"),
     key,
     el("button", { type: "submit" }, "Start this puzzle"),
     uploadError,
   );
+  // A puzzle file dropped anywhere on the page starts a game, as if chosen and sent.
+  const page = el("section", { class: "page", "data-drop": true });
+  const dragging = (on) => (event) => {
+    if (![...(event.dataTransfer?.types ?? [])].includes("Files")) return;
+    event.preventDefault();
+    page.classList.toggle("dropping", on);
+  };
+  page.addEventListener("dragenter", dragging(true));
+  page.addEventListener("dragover", dragging(true));
+  page.addEventListener("dragleave", (event) => {
+    if (!page.contains(event.relatedTarget)) page.classList.remove("dropping");
+  });
+  page.addEventListener("drop", (event) => {
+    page.classList.remove("dropping");
+    const dropped = event.dataTransfer?.files;
+    if (!dropped?.length) return;
+    event.preventDefault();
+    file.files = dropped;
+    upload.requestSubmit();
+    upload.scrollIntoView({ block: "nearest" });
+  });
   main.replaceChildren(
     el(
-      "section",
-      { class: "page" },
+      page,
+      {},
       el(
         "div",
         { class: "heading" },

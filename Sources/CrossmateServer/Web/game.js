@@ -915,7 +915,10 @@ class GamePage {
 
   renderEnding() {
     const completion = this.view.completion;
-    if (!completion) return this.banner.replaceChildren();
+    if (!completion) {
+      this.sawPlaying = true;
+      return this.banner.replaceChildren();
+    }
     if (this.banner.dataset.shown === JSON.stringify(completion) + JSON.stringify(this.view.scoreboard ?? [])) return;
     this.banner.dataset.shown = JSON.stringify(completion) + JSON.stringify(this.view.scoreboard ?? []);
     const solved = completion.kind === "solved";
@@ -945,6 +948,17 @@ class GamePage {
     );
     if (!this.replayData?.ready) connection.send({ type: "replay", gameID: this.gameID });
     else this.renderReplay();
+    // A solve seen as it happens gets a ripple across the grid (not a game opened finished).
+    if (solved && this.sawPlaying && !this.celebrated) {
+      this.celebrated = true;
+      for (const [where, { cell }] of this.cells) {
+        const [row, col] = where.split(",").map(Number);
+        cell.style.setProperty("--wave", String(row + col));
+      }
+      const game = this.main.querySelector(".game");
+      game.classList.add("celebrate");
+      setTimeout(() => game.classList.remove("celebrate"), 2500);
+    }
   }
 
   /** The replay scrubber: drag from the finished grid back to the empty one, or play it. */
