@@ -459,7 +459,8 @@ class WebAppTests(unittest.TestCase):
         self.assertIn("1 game together", ana.driver.find_element(By.CSS_SELECTOR, f'[data-friend="{ben_id}"]').text)
         # A colour other than the one Ben has now (his stable colour depends on his random id).
         names = ["brown", "orange", "olive", "green", "teal", "blue", "indigo", "purple", "magenta"]
-        rgb = ["200, 55, 58", "201, 106, 18", "164, 127, 6", "47, 138, 44", "20, 135, 125", "37, 99, 201", "81, 67, 196", "140, 59, 184", "194, 48, 124"]
+        # PlayerColors.palette, as the browser reports colours.
+        rgb = ["115, 55, 33", "138, 67, 20", "134, 117, 3", "19, 134, 57", "37, 122, 126", "36, 73, 123", "57, 53, 182", "127, 6, 234", "186, 54, 186"]
         now = next(f for f in self.server.api("GET", "/v1/friends", token=ana.token())["friends"] if f["authorID"] == ben_id)["colorIndex"]
         chosen = (now + 4) % 9
         pin.send_keys(names[chosen])
@@ -604,12 +605,12 @@ class WebAppTests(unittest.TestCase):
         ana.sign_up()
         ana.screenshot("list-phone")
         ana.start_bundled("daybreak")
-        # The grid fits the width, and the clue bar sits above it.
+        # The grid fits the width; the clue bar sits below it, in the dock above the keyboard.
         width = ana.driver.execute_script("return document.querySelector('.grid').getBoundingClientRect().width")
         self.assertLessEqual(width, 390)
-        bar = ana.driver.execute_script("return document.querySelector('.cluebar').getBoundingClientRect().bottom")
-        top = ana.driver.execute_script("return document.querySelector('.grid').getBoundingClientRect().top")
-        self.assertLessEqual(bar, top)
+        bar = ana.driver.execute_script("return document.querySelector('.cluebar').getBoundingClientRect().top")
+        bottom = ana.driver.execute_script("return document.querySelector('.grid').getBoundingClientRect().bottom")
+        self.assertGreaterEqual(bar, bottom)
         ana.driver.find_element(By.CSS_SELECTOR, '.cell[data-r="0"][data-c="0"]').click()
         # Tapping a square focuses the input that brings up the phone's keyboard.
         self.assertEqual(ana.driver.execute_script("return document.activeElement.dataset.keys !== undefined"), True)
