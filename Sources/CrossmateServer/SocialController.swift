@@ -69,7 +69,6 @@ struct SocialController {
     @Sendable func decide(_ request: Request, context: CrossmateRequestContext) async throws -> Response {
         let device = try context.requireDevice()
         let body = try await state.decode(DecisionRequest.self, from: request, limit: 4 * 1024)
-        let now = state.now()
         guard ["block", "color"].contains(body.kind) else { throw APIError(.invalid, "kind is block or color, not \(TextRule.quote(body.kind))") }
         guard !body.key.isEmpty, body.key.utf8.count <= 100, body.key != device.authorID else {
             throw APIError(.invalid, "key is another account's authorID")
@@ -83,19 +82,26 @@ struct SocialController {
             }
             value = String(index)
         }
+        try await put(kind: body.kind, key: body.key, value: value, deleted: deleted, writtenAt: body.writtenAt, by: device)
+        return try ServerState.json(try await friendsResponse(for: device.authorID))
+    }
+
+    /// Stores one of the account's Decisions (a pin, a block, a setting) unless a later write
+    /// holds; the account's devices hear of a change.
+    private func put(kind: String, key: String, value: String, deleted: Bool = false, writtenAt: Int64?, by device: StoredDevice) async throws {
+        let now = state.now()
         // A device's clock may be a little ahead; never further than the server allows moves.
-        let writtenAt = min(body.writtenAt ?? now, now + state.configuration.maximumSkewMillis)
+        let decision = StoredDecision(
+            authorID: device.authorID, kind: kind, key: key, value: value,
+            writtenAt: min(writtenAt ?? now, now + state.configuration.maximumSkewMillis),
+            writtenBy: device.deviceID, deleted: deleted)
         let won: Bool
         do {
-            won = try await state.store.putDecision(
-                StoredDecision(
-                    authorID: device.authorID, kind: body.kind, key: body.key, value: value, writtenAt: writtenAt, writtenBy: device.deviceID,
-                    deleted: deleted), maximumDecisions: Self.maximumDecisions)
+            won = try await state.store.putDecision(decision, maximumDecisions: Self.maximumDecisions)
         } catch let refusal as StoreRefusal {
             throw refusal.apiError
         }
         if won { await announce(to: device.authorID) }
-        return try ServerState.json(try await friendsResponse(for: device.authorID))
     }
 
     @Sendable func preferences(_ request: Request, context: CrossmateRequestContext) async throws -> Response {
@@ -129,19 +135,8 @@ struct SocialController {
         } catch let refusal {
             throw APIError(.invalid, "\(refusal)")
         }
-        let now = state.now()
-        let writtenAt = min(body.writtenAt ?? now, now + state.configuration.maximumSkewMillis)
-        let won: Bool
-        do {
-            won = try await state.store.putDecision(
-                StoredDecision(
-                    authorID: device.authorID, kind: "setting", key: body.name, value: body.value, writtenAt: writtenAt,
-                    writtenBy: device.deviceID), maximumDecisions: Self.maximumDecisions)
-        } catch let refusal as StoreRefusal {
-            throw refusal.apiError
-        }
-        if won { await announce(to: device.authorID) }
-        return try ServerState.json(SettingsResponse(try await Self.settings(of: device.authorID, store: state.store), serverTime: now))
+        try await put(kind: "setting", key: body.name, value: body.value, writtenAt: body.writtenAt, by: device)
+        return try ServerState.json(SettingsResponse(try await Self.settings(of: device.authorID, store: state.store), serverTime: state.now()))
     }
 
     /// The account's devices redraw: their game lists (a feed poke) and the games their browsers

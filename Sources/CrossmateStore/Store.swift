@@ -874,15 +874,15 @@ public final class Store: Sendable {
                 guard (decision.writtenAt, decision.writtenBy) > stored else { return false }
             } else {
                 // A decision about another account needs a game together; a setting is about no one.
-                let playedWith =
-                    decision.kind == "setting"
-                    ? true
-                    : try await db.first(
-                        """
-                        SELECT 1 FROM participants mine JOIN participants other ON other.game_id = mine.game_id
-                        WHERE mine.author_id = ? AND other.author_id = ? LIMIT 1
-                        """, .text(decision.authorID), .text(decision.key)) != nil
-                guard playedWith else { throw StoreRefusal.notPlayedWith }
+                if decision.kind != "setting" {
+                    guard
+                        try await db.first(
+                            """
+                            SELECT 1 FROM participants mine JOIN participants other ON other.game_id = mine.game_id
+                            WHERE mine.author_id = ? AND other.author_id = ? LIMIT 1
+                            """, .text(decision.authorID), .text(decision.key)) != nil
+                    else { throw StoreRefusal.notPlayedWith }
+                }
                 let held = try await db.first("SELECT COUNT(*) FROM decisions WHERE author_id = ?", .text(decision.authorID))?.int(0) ?? 0
                 guard held < maximumDecisions else { throw StoreRefusal.tooManyDecisions(maximum: maximumDecisions) }
             }

@@ -99,21 +99,17 @@ public struct GameReplica: Sendable {
             guard let letter = LetterRule.normalize(raw) else { throw .invalidLetter(raw) }
             let current = grid.state(at: position)
             guard !current.mark.isLocked else { throw .squareRevealed(position) }
-            let wrong = autocheck && puzzle.isCorrect(letter, at: position) == false
-            if current.letter == letter, current.mark.isPencil == pencil {
-                // The same letter again: nothing to write, but autocheck still marks it if wrong.
-                guard wrong, current.mark.verdict != .checkedWrong else { return [] }
-                return try perform(.check(.square(position)), wallMillis: wallMillis, batchID: batchID)
+            var written: [Move] = []
+            if current.letter != letter || current.mark.isPencil != pencil {
+                // A new letter clears any check verdict; re-inking the same letter keeps it.
+                let verdict = current.letter == letter ? current.mark.verdict : .none
+                written = emit(
+                    [Change(position: position, letter: letter, mark: CellMark(isPencil: pencil, verdict: verdict), cellAuthorID: authorID)],
+                    kind: .input, wallMillis: wallMillis, batchID: batchID)
             }
-            // A new letter clears any check verdict; re-inking the same letter keeps it.
-            let verdict = current.letter == letter ? current.mark.verdict : .none
-            let written = emit(
-                [Change(position: position, letter: letter, mark: CellMark(isPencil: pencil, verdict: verdict), cellAuthorID: authorID)],
-                kind: .input, wallMillis: wallMillis, batchID: batchID)
-            guard wrong, let batch = written.first?.batchID else { return written }
-            let marked = Change(
-                position: position, letter: letter, mark: CellMark(isPencil: pencil, verdict: .checkedWrong), cellAuthorID: authorID)
-            return written + emit([marked], kind: .check, wallMillis: wallMillis, batchID: batch)
+            // Autocheck checks the square as a check does (a wrong letter only), in the same batch.
+            guard autocheck, puzzle.isCorrect(letter, at: position) == false else { return written }
+            return try written + perform(.check(.square(position)), wallMillis: wallMillis, batchID: written.first?.batchID ?? batchID)
         case let .delete(position):
             try requireLetterSquare(position)
             let current = grid.state(at: position)

@@ -403,7 +403,7 @@ async function gamesPage() {
           { class: "links" },
           el("a", { href: "/friends", "data-route": true }, "Friends"), " · ",
           el("a", { href: "/link", "data-route": true }, "Use on another device"), " · ",
-          el("button", { type: "button", class: "link", "data-settings": true, onclick: () => openSettings(el, () => connection.now()) }, "Settings"),
+          el("button", { type: "button", class: "link", "data-settings": true, onclick: () => openSettings() }, "Settings"),
         ),
       ),
       list,

@@ -387,7 +387,7 @@ class GamePage {
           ),
         ),
       );
-    this.shareBox = el("div", { class: "share", "data-share-box": true });
+    this.shareBox = el("div", { class: "share" });
     this.pausedCover = el(
       "div",
       { class: "paused-cover", "data-paused": true, hidden: true },
@@ -518,7 +518,7 @@ class GamePage {
         onclick: (event) => {
           const button = event.target.closest("button");
           if (!button || event.target.closest("summary") || button === this.moreButton) return;
-          if (!button.closest("[data-keep-open]")) this.toggleMore(false);
+          this.toggleMore(false);
           setTimeout(() => this.input.focus(), 0);
         },
       },
@@ -622,7 +622,7 @@ class GamePage {
 
   openSettings() {
     this.toggleMore(false);
-    openSettings(el, () => connection.now(), () => this.input.focus());
+    openSettings(() => this.input.focus());
   }
 
   /** Pause hides the grid and the clues and stops this player's clock until they go on. */

@@ -3,6 +3,7 @@
 // this browser keeps the last copy it heard for starting offline.
 
 import { api } from "./api.js";
+import { connection, el } from "./app.js";
 
 const SAVED = "crossmate.settings";
 
@@ -15,8 +16,6 @@ const WORDS = {
   autocheck: { label: "Autocheck: mark wrong letters as you type (counts as help)", choices: { off: "Off", on: "On" } },
   theme: { label: "Colours", choices: { system: "As this device", light: "Light", dark: "Dark" } },
 };
-
-const listeners = new Set();
 
 function saved() {
   try {
@@ -42,7 +41,6 @@ export const settings = {
     this.current = answer;
     localStorage.setItem(SAVED, JSON.stringify(answer));
     applyTheme();
-    for (const listener of [...listeners]) listener(answer);
   },
 
   async load() {
@@ -53,13 +51,8 @@ export const settings = {
     }
   },
 
-  async set(name, value, writtenAt) {
-    this.adopt(await api("PUT", "/v1/settings", { name, value, writtenAt }));
-  },
-
-  listen(listener) {
-    listeners.add(listener);
-    return () => listeners.delete(listener);
+  async set(name, value) {
+    this.adopt(await api("PUT", "/v1/settings", { name, value, writtenAt: Math.round(connection.now()) }));
   },
 };
 
@@ -70,8 +63,8 @@ export function applyTheme() {
 }
 
 /** The settings as a modal dialog, one control per setting (`data-setting="NAME"`); a change
- * is saved at once. `el` builds elements; `now` is the server's time; `done` runs on close. */
-export function openSettings(el, now, done = () => {}) {
+ * is saved at once. `done` runs on close. */
+export function openSettings(done = () => {}) {
   const error = el("p", { class: "error", role: "alert" });
   const controls = (settings.current?.available ?? []).map(({ name, choices }) => {
     const words = WORDS[name] ?? { label: name, choices: {} };
@@ -90,7 +83,7 @@ export function openSettings(el, now, done = () => {}) {
     error.textContent = "";
     control.disabled = true;
     try {
-      await settings.set(name, value, Math.round(now()));
+      await settings.set(name, value);
     } catch (failure) {
       error.textContent = `Not saved: ${failure.message}`;
     }
@@ -116,7 +109,7 @@ export function openSettings(el, now, done = () => {}) {
   if (!settings.current) settings.load().then(() => {
     if (dialog.open) {
       dialog.close();
-      openSettings(el, now, done);
+      openSettings(done);
     }
   });
 }
