@@ -848,11 +848,17 @@ class WebAppTests(unittest.TestCase):
         cover = until("paused", lambda: ana.driver.find_element(By.CSS_SELECTOR, "[data-paused]"))
         self.assertTrue(cover.is_displayed())
         held = ana.driver.find_element(By.CSS_SELECTOR, "[data-timer]").text
-        ana.driver.execute_script("document.querySelector('[data-keys]').dispatchEvent(new KeyboardEvent('keydown', {key: 'Z', bubbles: true}))")
+        until("the focus on the cover's button", lambda: ana.driver.execute_script("return document.activeElement.closest('[data-paused]') !== null"))
+        undo_seen = ana.driver.execute_script("return document.querySelector('[data-undo]').disabled")
+        for key, ctrl in [("Z", False), ("z", True)]:
+            ana.driver.execute_script(
+                "document.querySelector('[data-keys]').dispatchEvent(new KeyboardEvent('keydown', {key: arguments[0], ctrlKey: arguments[1], bubbles: true}))", key, ctrl)
         ana.screenshot("paused-dark-desktop")
         time.sleep(1.2)  # the clock must not move while paused: wall time has to pass to show it
         self.assertEqual(ana.driver.find_element(By.CSS_SELECTOR, "[data-timer]").text, held)
         self.assertNotIn("Z", [ana.letter(1, c) for c in range(5)])
+        self.assertEqual(ana.letter(1, 1), "X", "Ctrl+Z undid a letter while paused")
+        self.assertEqual(ana.driver.execute_script("return document.querySelector('[data-undo]').disabled"), undo_seen)
         cover.find_element(By.TAG_NAME, "button").click()
         until("going on", lambda: not cover.is_displayed())
         # The scoreboard counts autocheck as help: finish and read it.

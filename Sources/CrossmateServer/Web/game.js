@@ -519,7 +519,8 @@ class GamePage {
           const button = event.target.closest("button");
           if (!button || event.target.closest("summary") || button === this.moreButton) return;
           this.toggleMore(false);
-          setTimeout(() => this.input.focus(), 0);
+          // (Paused, the focus stays on the cover's button.)
+          setTimeout(() => this.paused || this.input.focus(), 0);
         },
       },
       this.undoButton, this.pencilButton, this.more,
@@ -641,6 +642,7 @@ class GamePage {
   }
 
   keydown(event) {
+    if (this.paused) return event.preventDefault();
     const mod = event.ctrlKey || event.metaKey;
     if (mod && event.key.toLowerCase() === "z") {
       event.preventDefault();
