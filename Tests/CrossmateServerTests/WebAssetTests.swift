@@ -59,4 +59,32 @@ import Testing
             }
         }
     }
+
+    /// Every colour variable the sheet uses is set, none is set from itself (the browser drops
+    /// such a declaration, and borders and badges lose their colour), and no var() runs on into
+    /// stray characters.
+    @Test func theStyleSheetsVariablesAreSetAndWellFormed() async throws {
+        try await withServer { client, _ in
+            let sheet = String(buffer: try await Self.get(client, "/app/style.css", [:]).body)
+            // Set on elements by the app's scripts: the grid's size, a peer's colour, the dock's
+            // height, the finish's ripple.
+            let setByTheApp: Set = ["--cols", "--rows", "--peer", "--peerword", "--dock", "--wave"]
+            var declared: Set<String> = []
+            for line in sheet.split(separator: "\n") {
+                let text = line.trimmingCharacters(in: .whitespaces)
+                guard text.hasPrefix("--"), let colon = text.firstIndex(of: ":") else { continue }
+                let name = String(text[..<colon])
+                declared.insert(name)
+                #expect(!text[colon...].contains("var(\(name))"), "\(name) is set from itself")
+            }
+            for use in sheet.components(separatedBy: "var(").dropFirst() {
+                let name = String(use.prefix { $0 != ")" && $0 != "," })
+                #expect(declared.contains(name) || setByTheApp.contains(name), "var(\(name)) is never set")
+                if let close = use.firstIndex(of: ")"), name == String(use[..<close]) {
+                    let after = use[use.index(after: close)...].first
+                    #expect(after.map { !$0.isLetter && !$0.isNumber } ?? true, "var(\(name)) runs on into \(use.prefix(40))")
+                }
+            }
+        }
+    }
 }
