@@ -164,12 +164,15 @@ public struct GameSummary: Codable, Hashable, Sendable {
     public var unread: Bool?
     /// Nudges to this account in the last day (none from accounts it blocked), newest first.
     public var nudges: [NudgeView]?
+    /// When the game last changed (Unix ms): its latest move, else its creation.
+    public var lastActivity: Int64?
 
     public init(
         gameID: String, title: String, width: Int, height: Int, ownerID: String, role: ParticipantRecord.Role,
         readOnly: Bool, filled: Int, total: Int, completion: CompletionRecord?, token: ChangeToken, serverTime: Int64,
-        picture: String? = nil, players: [String]? = nil, unread: Bool? = nil, nudges: [NudgeView]? = nil
+        picture: String? = nil, players: [String]? = nil, unread: Bool? = nil, nudges: [NudgeView]? = nil, lastActivity: Int64? = nil
     ) {
+        self.lastActivity = lastActivity
         self.unread = unread
         self.nudges = nudges
         self.picture = picture

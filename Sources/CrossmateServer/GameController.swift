@@ -116,7 +116,8 @@ struct GameController {
             serverTime: state.now(), picture: shown.picture, players: try await players(of: game.gameID),
             unread: try await isUnread(game.gameID, for: participant.authorID),
             // A finished game needs no help: its nudges are not listed.
-            nudges: game.completion == nil ? try await nudges(game.gameID, for: participant.authorID) : [])
+            nudges: game.completion == nil ? try await nudges(game.gameID, for: participant.authorID) : [],
+            lastActivity: max(game.createdAt, shown.activeAt))
     }
 
     /// Whether another player moved after the account's horizon while none of its devices is

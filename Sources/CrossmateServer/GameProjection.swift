@@ -248,13 +248,14 @@ actor GameProjection {
         Self.listSummary(puzzle, grid: replica.grid, through: zoneSeq)
     }
 
-    /// The games list's view of `puzzle` with `grid`: size, progress and the picture (a row a
-    /// line: `#` block, `~` void, `.` empty, `x` filled).
+    /// The games list's view of `puzzle` with `grid`: size, progress, the picture (a row a
+    /// line: `#` block, `~` void, `.` empty, `x` filled) and the wall time of its latest move.
     static func listSummary(_ puzzle: Puzzle, grid: GameGrid, through sequence: Int64) -> StoredGameSummary {
         var picture = ""
         picture.reserveCapacity((puzzle.width + 1) * puzzle.height)
         var filled = 0
         var total = 0
+        var activeAt: Int64 = 0
         for row in 0..<puzzle.height {
             if row > 0 { picture += "\n" }
             for col in 0..<puzzle.width {
@@ -264,7 +265,9 @@ actor GameProjection {
                 case .void: picture += "~"
                 case .letter:
                     total += 1
-                    if grid.letter(at: position).isEmpty {
+                    let state = grid.state(at: position)
+                    activeAt = max(activeAt, state.key?.timestamp.wallMillis ?? 0)
+                    if state.letter.isEmpty {
                         picture += "."
                     } else {
                         filled += 1
@@ -274,7 +277,8 @@ actor GameProjection {
             }
         }
         return StoredGameSummary(
-            width: puzzle.width, height: puzzle.height, filled: filled, total: total, picture: picture, throughSequence: sequence)
+            width: puzzle.width, height: puzzle.height, filled: filled, total: total, picture: picture, throughSequence: sequence,
+            activeAt: activeAt)
     }
 }
 

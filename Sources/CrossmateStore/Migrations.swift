@@ -154,6 +154,9 @@ enum Migrations {
         // Devices whose moves the server made (browsers' hosted replicas): every move they have is
         // stored, so a finished game seals them at once and no replay waits for them.
         (9, ["ALTER TABLE devices ADD COLUMN browser BIGINT NOT NULL DEFAULT 0"]),
+        // When each game last saw a move, so the list can put the game with news first (0 until
+        // the game's summary is next written).
+        (10, ["ALTER TABLE game_summaries ADD COLUMN active_at BIGINT NOT NULL DEFAULT 0"]),
     ]
 
     /// Applies every migration not yet recorded (up to `version`), each in its own transaction.

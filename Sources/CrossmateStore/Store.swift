@@ -37,14 +37,17 @@ public struct StoredGameSummary: Hashable, Sendable {
     public var total: Int
     public var picture: String
     public var throughSequence: Int64
+    /// The wall time (Unix ms) of the latest move the grid shows, 0 before the first.
+    public var activeAt: Int64
 
-    public init(width: Int, height: Int, filled: Int, total: Int, picture: String, throughSequence: Int64) {
+    public init(width: Int, height: Int, filled: Int, total: Int, picture: String, throughSequence: Int64, activeAt: Int64 = 0) {
         self.width = width
         self.height = height
         self.filled = filled
         self.total = total
         self.picture = picture
         self.throughSequence = throughSequence
+        self.activeAt = activeAt
     }
 }
 
@@ -388,11 +391,11 @@ public final class Store: Sendable {
     private static func putSummary(_ db: any SQLConnection, gameID: String, _ summary: StoredGameSummary) async throws {
         try await db.execute(
             """
-            INSERT INTO game_summaries (game_id, width, height, filled, total, picture, through_seq) VALUES (?, ?, ?, ?, ?, ?, ?)
+            INSERT INTO game_summaries (game_id, width, height, filled, total, picture, through_seq, active_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
             ON CONFLICT (game_id) DO UPDATE SET filled = excluded.filled, total = excluded.total, picture = excluded.picture,
-                through_seq = excluded.through_seq WHERE game_summaries.through_seq <= excluded.through_seq
+                through_seq = excluded.through_seq, active_at = excluded.active_at WHERE game_summaries.through_seq <= excluded.through_seq
             """, .text(gameID), .integer(Int64(summary.width)), .integer(Int64(summary.height)), .integer(Int64(summary.filled)),
-            .integer(Int64(summary.total)), .text(summary.picture), .integer(summary.throughSequence))
+            .integer(Int64(summary.total)), .text(summary.picture), .integer(summary.throughSequence), .integer(summary.activeAt))
     }
 
     public func game(_ gameID: String) async throws -> StoredGame? {
@@ -484,7 +487,7 @@ public final class Store: Sendable {
                 SELECT g.game_id, g.owner_id, g.created_at, g.zone_seq, g.move_count, g.title,
                        CASE WHEN s.game_id IS NULL THEN gp.puzzle ELSE '' END, g.completion,
                        p.game_id, p.author_id, a.display_name, p.role, p.revoked, p.left_game,
-                       s.width, s.height, s.filled, s.total, s.picture, s.through_seq
+                       s.width, s.height, s.filled, s.total, s.picture, s.through_seq, s.active_at
                 FROM participants p JOIN games g ON g.game_id = p.game_id JOIN game_puzzles gp ON gp.game_id = g.game_id
                 JOIN accounts a ON a.author_id = p.author_id LEFT JOIN game_summaries s ON s.game_id = g.game_id
                 WHERE p.author_id = ? AND p.left_game = 0 AND (g.created_at < ? OR (g.created_at = ? AND g.game_id > ?))
@@ -497,7 +500,7 @@ public final class Store: Sendable {
                     summary.int(0).map { width in
                         StoredGameSummary(
                             width: Int(width), height: Int(summary.int(1)!), filled: Int(summary.int(2)!), total: Int(summary.int(3)!),
-                            picture: summary.text(4)!, throughSequence: summary.int(5)!)
+                            picture: summary.text(4)!, throughSequence: summary.int(5)!, activeAt: summary.int(6)!)
                     }
                 )
             }

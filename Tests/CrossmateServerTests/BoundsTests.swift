@@ -324,6 +324,8 @@ import Testing
             let ann = try await client.account("Ann")
             for _ in 0..<3 { _ = try await client.newGame(ann) }
             let game = try await client.newGame(ann)
+            // An hour later, letters: the list says when the game last changed.
+            first.clock.advance(byMillis: 3_600_000)
             var device = TestDevice(ann, puzzle: greenLight, gameID: game.gameID)
             let moves = try ["G", "R"].enumerated().map {
                 try device.replica.perform(.setLetter(at(1, $0.offset), $0.element, pencil: false), wallMillis: first.clock.now)
@@ -336,6 +338,9 @@ import Testing
             #expect(list.games.count == 4)
             #expect(list.games.map(\.filled).sorted() == [0, 0, 0, 2])
             #expect(list.games.allSatisfy { $0.picture?.isEmpty == false })
+            let created = list.games.filter { $0.filled == 0 }.compactMap(\.lastActivity)
+            #expect(created.count == 3 && Set(created).count == 1)
+            #expect(list.games.first { $0.filled == 2 }?.lastActivity == created[0] + 3_600_000)
             let metrics = String(buffer: try await client.send(.get, "/metrics").body)
             #expect(metrics.contains("crossmate_game_projections 0"), "the list built grids")
         }

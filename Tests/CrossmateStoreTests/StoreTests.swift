@@ -327,7 +327,7 @@ import Testing
             #expect(try await decide(bob.author, maximum: 1))
             await #expect(throws: StoreRefusal.tooManyDecisions(maximum: 1)) { try await decide(cat.author, maximum: 1) }
 
-            let later = StoredGameSummary(width: 2, height: 1, filled: 2, total: 2, picture: "xx", throughSequence: 9)
+            let later = StoredGameSummary(width: 2, height: 1, filled: 2, total: 2, picture: "xx", throughSequence: 9, activeAt: 1_234)
             try await store.putSummary(gameID: id, later)
             try await store.putSummary(gameID: id, StoredGameSummary(width: 2, height: 1, filled: 1, total: 2, picture: "x.", throughSequence: 5))
             #expect(try await store.games(of: ann.author).first?.2 == later)

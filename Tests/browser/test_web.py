@@ -916,6 +916,28 @@ class WebAppTests(unittest.TestCase):
         ana.wait_live()
         self.assertEqual(ana.driver.find_element(By.CSS_SELECTOR, ".toolbar h1").text, "Fifteen")
 
+    def test_the_list_puts_the_latest_news_first_with_dates(self):
+        """The games list was sorted by creation, so the game with news sat ninth. Now the game
+        that changed last comes first, each with when it changed."""
+        ana = self.player("Ana")
+        ana.sign_up()
+        older = ana.start_bundled("green-light")
+        ana.open("/")
+        newer = ana.start_bundled("daybreak")
+        ana.open("/")
+        order = lambda: [item.get_attribute("data-game") for item in ana.driver.find_elements(By.CSS_SELECTOR, ".games li[data-game]")]
+        until("the newer game first", lambda: order() == [newer, older])
+        ana.open("/games/" + older)
+        ana.wait_live()
+        ana.type("A")
+        until("the letter is saved", lambda: ana.driver.find_element(By.CSS_SELECTOR, "[data-sync]").text == "Live" and ana.letter(0, 1) == "A")
+        ana.open("/")
+        until("the game with news first", lambda: order() == [older, newer])
+        stamps = [item.text for item in ana.driver.find_elements(By.CSS_SELECTOR, ".games time[data-active]")]
+        self.assertEqual(len(stamps), 2)
+        self.assertTrue(all(stamp.startswith("today") for stamp in stamps), stamps)
+        ana.screenshot("list-latest-first-desktop")
+
     def test_every_page_is_clean_for_axe(self):
         """axe-core (bundled by axe-selenium-python): no serious or critical violation on any page,
         desktop and phone, light and dark, with the settings and a confirmation open too."""

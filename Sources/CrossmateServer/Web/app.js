@@ -326,6 +326,19 @@ async function linkPage() {
   }
 }
 
+/** When a game last changed, as a list shows it: "today 14:02", "yesterday", "Mon", "3 Nov". */
+function when(millis) {
+  const date = new Date(millis);
+  const midnight = new Date();
+  midnight.setHours(0, 0, 0, 0);
+  const days = Math.ceil((midnight - date) / 86_400_000);
+  if (days <= 0) return `today ${date.toLocaleTimeString([], { hour: "2-digit", minute: "2-digit" })}`;
+  if (days === 1) return "yesterday";
+  if (days < 7) return date.toLocaleDateString([], { weekday: "short" });
+  const year = date.getFullYear() === midnight.getFullYear() ? undefined : "numeric";
+  return date.toLocaleDateString([], { day: "numeric", month: "short", year });
+}
+
 /** A small picture of a game's grid from the server's summary. */
 function miniGrid(summary) {
   const rows = (summary.picture ?? "").split("\n");
@@ -422,7 +435,7 @@ async function gamesPage() {
       if (!games.length) {
         list.replaceChildren(el("li", { class: "empty" }, "No games yet. Start one below, or open an invitation link a friend sent you."));
       } else {
-        // Games in progress first, finished ones apart below them.
+        // Games in progress first, finished ones apart below them; in each, the latest news first.
         const item = (game) => {
             const state = game.completion
               ? game.completion.kind === "solved" ? "Solved" : "Finished"
@@ -435,7 +448,12 @@ async function gamesPage() {
                 { href: `/games/${encodeURIComponent(game.gameID)}`, "data-route": true, class: "game" },
                 miniGrid(game),
                 el("span", { class: "title" }, game.title || "Untitled", game.unread ? el("b", { class: "unread", "data-unread": true, title: "another player moved since you last looked" }, "new") : null),
-                el("span", { class: `state ${game.completion ? "done" : game.readOnly ? "readonly" : ""}` }, state),
+                el(
+                  "span",
+                  { class: `state ${game.completion ? "done" : game.readOnly ? "readonly" : ""}` },
+                  state,
+                  game.lastActivity ? [" · ", el("time", { datetime: new Date(game.lastActivity).toISOString(), "data-active": game.lastActivity }, when(game.lastActivity))] : null,
+                ),
                 el("span", { class: "role" }, (game.players ?? []).join(", ") || (game.role === "owner" ? "You started it" : "Shared with you")),
               ),
               ...(game.nudges ?? []).slice(0, 2).map((nudge) =>
@@ -443,8 +461,9 @@ async function gamesPage() {
               ),
             );
         };
-        const playing = games.filter((game) => !game.completion);
-        const finished = games.filter((game) => game.completion);
+        const latest = (a, b) => (b.lastActivity ?? 0) - (a.lastActivity ?? 0);
+        const playing = games.filter((game) => !game.completion).sort(latest);
+        const finished = games.filter((game) => game.completion).sort(latest);
         list.replaceChildren(
           ...playing.map(item),
           ...(finished.length ? [el("li", { class: "section", "data-section": "finished", role: "presentation" }, el("h2", {}, "Finished"))] : []),
