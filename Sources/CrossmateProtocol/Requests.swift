@@ -18,6 +18,11 @@ public enum ProtocolLimits {
     public static let maximumIdentifierBytes = 64
     /// How long an invitation link may live, in seconds: one second to a year.
     public static let invitationLifetimeSeconds = 1...366 * 24 * 60 * 60
+    /// How many invitation links of one game work at once.
+    public static let liveInvitationsPerGame = 20
+    /// How many players one game takes (its owner among them): every list and game page
+    /// names them all.
+    public static let maximumPlayersPerGame = 50
 }
 
 public struct AccountInfo: Codable, Hashable, Sendable {
@@ -365,17 +370,82 @@ public struct CreateInvitationRequest: Codable, Hashable, Sendable {
 
 public struct InvitationResponse: Codable, Hashable, Sendable {
     public var token: String
+    /// The link's public name, to list and revoke it by (`DELETE /v1/games/{id}/invitations/{linkID}`).
+    public var linkID: String
     public var gameID: String
     public var expiresAt: Int64?
     /// The link to share: `/join/TOKEN` on this server.
     public var path: String
     public var serverTime: Int64
 
-    public init(token: String, gameID: String, expiresAt: Int64?, path: String, serverTime: Int64) {
+    public init(token: String, linkID: String, gameID: String, expiresAt: Int64?, path: String, serverTime: Int64) {
         self.token = token
+        self.linkID = linkID
         self.gameID = gameID
         self.expiresAt = expiresAt
         self.path = path
+        self.serverTime = serverTime
+    }
+}
+
+/// One invitation link that still works, as `GET /v1/games/{id}/invitations` lists it (never
+/// its token: the server keeps only the token's hash).
+public struct InvitationLink: Codable, Hashable, Sendable {
+    public var linkID: String
+    public var createdBy: String
+    public var createdByName: String
+    public var createdAt: Int64
+    public var expiresAt: Int64?
+    /// Whether the asking player may revoke it: the owner may revoke any, a player their own.
+    public var canRevoke: Bool
+
+    public init(linkID: String, createdBy: String, createdByName: String, createdAt: Int64, expiresAt: Int64?, canRevoke: Bool) {
+        self.linkID = linkID
+        self.createdBy = createdBy
+        self.createdByName = createdByName
+        self.createdAt = createdAt
+        self.expiresAt = expiresAt
+        self.canRevoke = canRevoke
+    }
+}
+
+/// `GET /v1/games/{id}/invitations`: the owner sees every live link, a player their own. Any
+/// player may make a link, with an expiry or without.
+public struct InvitationListResponse: Codable, Hashable, Sendable {
+    public var links: [InvitationLink]
+    /// How many live links a game may have at once.
+    public var maxLinks: Int
+    public var serverTime: Int64
+
+    public init(links: [InvitationLink], maxLinks: Int, serverTime: Int64) {
+        self.links = links
+        self.maxLinks = maxLinks
+        self.serverTime = serverTime
+    }
+}
+
+/// `GET /v1/invitations/{token}`, which needs no account: who invites whom to what, so that a
+/// dead link is told apart before anyone makes an account for it.
+public struct InvitationPreview: Codable, Hashable, Sendable {
+    public var gameID: String
+    public var title: String
+    public var invitedBy: String
+    /// The players' names, the inviter's among them.
+    public var players: [String]
+    public var expiresAt: Int64?
+    /// The asking account (when a token came with the request) is in the game already.
+    public var joined: Bool
+    public var serverTime: Int64
+
+    public init(
+        gameID: String, title: String, invitedBy: String, players: [String], expiresAt: Int64?, joined: Bool, serverTime: Int64
+    ) {
+        self.gameID = gameID
+        self.title = title
+        self.invitedBy = invitedBy
+        self.players = players
+        self.expiresAt = expiresAt
+        self.joined = joined
         self.serverTime = serverTime
     }
 }

@@ -5,12 +5,19 @@ import Hummingbird
 
 /// Sharing: invitation links (unguessable, revocable, optional expiry), accepting one, leaving,
 /// and the owner removing a participant (whose devices keep the game read-only).
+///
+/// Any player in good standing makes links (as DFAC lets everyone share); the owner sees and
+/// revokes every link of the game, a player their own. A link stops working when it is revoked,
+/// expires, or its maker is no longer in the game.
 struct ShareController {
     let state: ServerState
     let games: GameController
 
     func addRoutes(to router: Router<CrossmateRequestContext>) {
         router.post("v1/games/:game/invitations", use: invite)
+        router.get("v1/games/:game/invitations", use: links)
+        router.delete("v1/games/:game/invitations/:link", use: revokeLink)
+        router.get("v1/invitations/:token", use: preview)
         router.delete("v1/invitations/:token", use: revoke)
         router.post("v1/invitations/:token/accept", use: accept)
         router.post("v1/games/:game/leave", use: leave)
@@ -22,25 +29,68 @@ struct ShareController {
         let gameID = try context.parameters.require("game")
         // The body is optional: no body is a link that does not expire.
         let body = try await state.decode(CreateInvitationRequest.self, from: request, limit: 16 * 1024, empty: CreateInvitationRequest())
-        let (game, _) = try await state.access(gameID, for: device, write: true)
-        guard game.ownerID == device.authorID else { throw APIError(.forbidden, "only the game's owner can invite players") }
+        _ = try await state.access(gameID, for: device, write: true)
         let lifetime = ProtocolLimits.invitationLifetimeSeconds
         if let seconds = body.expiresInSeconds, !lifetime.contains(seconds) {
             throw APIError(
                 .invalid,
                 "expiresInSeconds must be \(lifetime.lowerBound) to \(lifetime.upperBound) (a year), or left out for a link that does not expire")
         }
-        let token = Secrets.token()
         let now = state.now()
+        let most = ProtocolLimits.liveInvitationsPerGame
+        if try await state.store.liveInvitations(gameID: gameID, now: now, limit: most).count >= most {
+            throw APIError(.limitExceeded, "this game already has \(most) working invitation links; revoke one before making another")
+        }
+        let token = Secrets.token()
+        let linkID = Secrets.identifier(prefix: "link")
         // In range, so no overflow: a year of milliseconds added to the server's clock.
         let expiresAt = body.expiresInSeconds.map { now + Int64($0) * 1000 }
         try await state.store.createInvitation(
-            tokenHash: Secrets.hash(token), gameID: gameID, createdBy: device.authorID,
+            tokenHash: Secrets.hash(token), linkID: linkID, gameID: gameID, createdBy: device.authorID,
             now: now, expiresAt: expiresAt)
         return try ServerState.json(
             InvitationResponse(
-                token: token, gameID: gameID, expiresAt: expiresAt, path: "/join/\(token)",
+                token: token, linkID: linkID, gameID: gameID, expiresAt: expiresAt, path: "/join/\(token)",
                 serverTime: state.now()), status: .created)
+    }
+
+    /// The game's working links: all of them for the owner, a player's own for a player.
+    @Sendable func links(_ request: Request, context: CrossmateRequestContext) async throws -> Response {
+        let device = try context.requireDevice()
+        let gameID = try context.parameters.require("game")
+        let (game, _) = try await state.access(gameID, for: device, write: true)
+        let owner = game.ownerID == device.authorID
+        let names = Dictionary(
+            try await state.store.participants(gameID: gameID).map { ($0.authorID, $0.displayName) }, uniquingKeysWith: { first, _ in first })
+        let live = try await state.store.liveInvitations(gameID: gameID, now: state.now(), limit: ProtocolLimits.liveInvitationsPerGame)
+        let links = live.filter { owner || $0.createdBy == device.authorID }.map { link in
+            InvitationLink(
+                linkID: link.linkID, createdBy: link.createdBy, createdByName: names[link.createdBy] ?? "a former player",
+                createdAt: link.createdAt, expiresAt: link.expiresAt, canRevoke: true)
+        }
+        return try ServerState.json(InvitationListResponse(links: links, maxLinks: ProtocolLimits.liveInvitationsPerGame, serverTime: state.now()))
+    }
+
+    @Sendable func revokeLink(_ request: Request, context: CrossmateRequestContext) async throws -> Response {
+        let device = try context.requireDevice()
+        let gameID = try context.parameters.require("game")
+        let linkID = try context.parameters.require("link")
+        let (game, _) = try await state.access(gameID, for: device, write: true)
+        let live = try await state.store.liveInvitations(gameID: gameID, now: state.now(), limit: ProtocolLimits.liveInvitationsPerGame)
+        if let link = live.first(where: { $0.linkID == linkID }) {
+            guard game.ownerID == device.authorID || link.createdBy == device.authorID else {
+                throw APIError(.forbidden, "only the game's owner or the link's maker can revoke it")
+            }
+            _ = try await state.store.revokeInvitation(gameID: gameID, linkID: linkID)
+        } else if game.ownerID == device.authorID {
+            // A link that no longer works: revoking it again is harmless, an unknown name is not.
+            guard try await state.store.revokeInvitation(gameID: gameID, linkID: linkID) else {
+                throw APIError(.notFound, "this game has no invitation link \(TextRule.quote(linkID))")
+            }
+        } else {
+            throw APIError(.notFound, "you have no working invitation link \(TextRule.quote(linkID)) in this game")
+        }
+        return try ServerState.json(OKResponse(serverTime: state.now()))
     }
 
     private func invitation(_ context: CrossmateRequestContext) async throws -> (String, StoredInvitation) {
@@ -51,11 +101,52 @@ struct ShareController {
         return (token, invitation)
     }
 
+    /// The invitation if it can still be used, else why not (what the preview and accepting say).
+    private func usable(_ invitation: StoredInvitation) async throws -> (title: String, ownerID: String, inviter: StoredParticipant) {
+        guard !invitation.revoked else { throw APIError(.gone, "this invitation link was revoked; ask for a new one") }
+        if let expiresAt = invitation.expiresAt, expiresAt <= state.now() {
+            throw APIError(.gone, "this invitation has expired; ask for a new link")
+        }
+        guard let heading = try await state.store.gameHeading(invitation.gameID) else {
+            throw APIError(.notFound, "the game no longer exists")
+        }
+        guard let inviter = try await state.store.participant(gameID: invitation.gameID, authorID: invitation.createdBy),
+            !inviter.revoked, !inviter.hasLeft
+        else { throw APIError(.gone, "the player who made this link is no longer in the game; ask another player for a link") }
+        return (heading.title, heading.ownerID, inviter)
+    }
+
+    /// Who invites whom to what, before anyone makes an account: a link that cannot be used
+    /// says so here. No token is needed; without one the request is limited by address.
+    @Sendable func preview(_ request: Request, context: CrossmateRequestContext) async throws -> Response {
+        if context.device == nil {
+            let address = "address " + (context.channel.remoteAddress?.ipAddress ?? "unknown")
+            if let wait = state.limiter.take(address, now: state.now()) {
+                throw APIError(.rateLimited, "too many requests from this address; retry after \(wait) s", retryAfterSeconds: wait)
+            }
+        }
+        let (_, invitation) = try await invitation(context)
+        let (title, _, inviter) = try await usable(invitation)
+        let joined: Bool
+        if let device = context.device, let me = try await state.store.participant(gameID: invitation.gameID, authorID: device.authorID) {
+            joined = !me.revoked && !me.hasLeft
+        } else {
+            joined = false
+        }
+        return try ServerState.json(
+            InvitationPreview(
+                gameID: invitation.gameID, title: title, invitedBy: inviter.displayName,
+                players: try await games.players(of: invitation.gameID), expiresAt: invitation.expiresAt, joined: joined,
+                serverTime: state.now()))
+    }
+
     @Sendable func revoke(_ request: Request, context: CrossmateRequestContext) async throws -> Response {
         let device = try context.requireDevice()
         let (token, invitation) = try await invitation(context)
-        guard let game = try await state.store.game(invitation.gameID), game.ownerID == device.authorID else {
-            throw APIError(.forbidden, "only the game's owner can revoke its invitations")
+        guard let game = try await state.store.gameHeading(invitation.gameID),
+            game.ownerID == device.authorID || invitation.createdBy == device.authorID
+        else {
+            throw APIError(.forbidden, "only the game's owner or the link's maker can revoke it")
         }
         try await state.store.revokeInvitation(tokenHash: Secrets.hash(token))
         return try ServerState.json(OKResponse(serverTime: state.now()))
@@ -64,20 +155,22 @@ struct ShareController {
     @Sendable func accept(_ request: Request, context: CrossmateRequestContext) async throws -> Response {
         let device = try context.requireDevice()
         let (_, invitation) = try await invitation(context)
-        guard !invitation.revoked else { throw APIError(.gone, "this invitation was revoked by the game's owner") }
-        if let expiresAt = invitation.expiresAt, expiresAt <= state.now() {
-            throw APIError(.gone, "this invitation has expired; ask the owner for a new link")
-        }
-        guard let game = try await state.store.game(invitation.gameID) else { throw APIError(.notFound, "the game no longer exists") }
-        if try await SocialController.blocked(by: device.authorID, store: state.store).contains(invitation.createdBy) {
-            throw APIError(.forbidden, "you blocked the player who sent this invitation; unblock them under Friends to join")
-        }
-        if let existing = try await state.store.participant(gameID: game.gameID, authorID: device.authorID) {
+        if let existing = try await state.store.participant(gameID: invitation.gameID, authorID: device.authorID) {
             guard !existing.revoked else {
                 throw APIError(.forbidden, "you were removed from this game by its owner; an invitation cannot undo that")
             }
+            // Already in: the link takes them to the game whatever became of it.
+            guard let game = try await state.store.game(invitation.gameID) else { throw APIError(.notFound, "the game no longer exists") }
             return try ServerState.json(try await games.summary(game, existing))
         }
+        _ = try await usable(invitation)
+        if try await SocialController.blocked(by: device.authorID, store: state.store).contains(invitation.createdBy) {
+            throw APIError(.forbidden, "you blocked the player who sent this invitation; unblock them under Friends to join")
+        }
+        if try await games.players(of: invitation.gameID).count >= ProtocolLimits.maximumPlayersPerGame {
+            throw APIError(.limitExceeded, "this game has \(ProtocolLimits.maximumPlayersPerGame) players, as many as a game takes")
+        }
+        guard let game = try await state.store.game(invitation.gameID) else { throw APIError(.notFound, "the game no longer exists") }
         let participant = ParticipantRecord(gameID: game.gameID, authorID: device.authorID, displayName: device.displayName, role: .player)
         let sequence = try await state.store.setParticipant(participant, feedState: .active)
         await state.recordStored(game: game.gameID, sequence: sequence)

@@ -157,6 +157,16 @@ enum Migrations {
         // When each game last saw a move, so the list can put the game with news first (0 until
         // the game's summary is next written).
         (10, ["ALTER TABLE game_summaries ADD COLUMN active_at BIGINT NOT NULL DEFAULT 0"]),
+        // Invitation links get a public name (the owner lists and revokes links without their
+        // secret token) and are found by game; a link made before is named by its hash's start.
+        (
+            11,
+            [
+                "ALTER TABLE invitations ADD COLUMN link_id TEXT",
+                "UPDATE invitations SET link_id = substr(token_hash, 1, 16)",
+                "CREATE INDEX invitations_by_game ON invitations (game_id, created_at)",
+            ]
+        ),
     ]
 
     /// Applies every migration not yet recorded (up to `version`), each in its own transaction.

@@ -147,10 +147,16 @@ public struct StoredNudge: Hashable, Sendable {
 }
 
 public struct StoredInvitation: Hashable, Sendable {
+    /// The link's public name: the owner lists and revokes links by it, never by their token.
+    public var linkID: String
     public var gameID: String
     public var createdBy: String
+    public var createdAt: Int64
     public var expiresAt: Int64?
     public var revoked: Bool
+
+    /// Usable at `now`: neither revoked nor past its expiry.
+    public func isLive(at now: Int64) -> Bool { !revoked && (expiresAt.map { $0 > now } ?? true) }
 }
 
 /// A stored zone change: its sequence, record type and JSON body.
@@ -409,6 +415,13 @@ public final class Store: Sendable {
         }
     }
 
+    /// A game's title and owner, without its puzzle (what an invitation's preview shows).
+    public func gameHeading(_ gameID: String) async throws -> (title: String, ownerID: String)? {
+        try await database.read { db in
+            try await db.first("SELECT title, owner_id FROM games WHERE game_id = ?", .text(gameID)).map { ($0.text(0)!, $0.text(1)!) }
+        }
+    }
+
     static func storedGame(_ row: SQLRow) throws -> StoredGame {
         let gameID = row.text(0)!
         return StoredGame(
@@ -569,6 +582,7 @@ public final class Store: Sendable {
             try await db.execute(
                 "UPDATE participants SET left_game = 1 WHERE game_id = ? AND author_id = ?",
                 .text(participant.gameID), .text(participant.authorID))
+            try await Self.revokeInvitations(db, gameID: participant.gameID, createdBy: participant.authorID)
             try await db.execute("UPDATE games SET zone_seq = ? WHERE game_id = ?", .integer(sequence), .text(participant.gameID))
             try await Self.putRecord(
                 db, gameID: participant.gameID, sequence: sequence, type: "participant",
@@ -679,29 +693,65 @@ public final class Store: Sendable {
 
     // MARK: Sharing
 
-    public func createInvitation(tokenHash: String, gameID: String, createdBy: String, now: Int64, expiresAt: Int64?) async throws {
+    public func createInvitation(
+        tokenHash: String, linkID: String, gameID: String, createdBy: String, now: Int64, expiresAt: Int64?
+    ) async throws {
         try await database.transaction { db in
             try await db.execute(
                 """
-                INSERT INTO invitations (token_hash, game_id, created_by, created_at, expires_at) VALUES (?, ?, ?, ?, ?)
-                """, .text(tokenHash), .text(gameID), .text(createdBy), .integer(now), expiresAt.map(SQLValue.integer) ?? .null)
+                INSERT INTO invitations (token_hash, link_id, game_id, created_by, created_at, expires_at) VALUES (?, ?, ?, ?, ?, ?)
+                """, .text(tokenHash), .text(linkID), .text(gameID), .text(createdBy), .integer(now),
+                expiresAt.map(SQLValue.integer) ?? .null)
         }
+    }
+
+    private static let invitationColumns = "link_id, game_id, created_by, created_at, expires_at, revoked"
+
+    private static func invitation(_ row: SQLRow) -> StoredInvitation {
+        StoredInvitation(
+            linkID: row.text(0)!, gameID: row.text(1)!, createdBy: row.text(2)!, createdAt: row.int(3)!,
+            expiresAt: row.int(4), revoked: row.bool(5))
     }
 
     public func invitation(tokenHash: String) async throws -> StoredInvitation? {
         try await database.read { db in
-            try await db.first(
-                "SELECT game_id, created_by, expires_at, revoked FROM invitations WHERE token_hash = ?",
-                .text(tokenHash)
-            ).map {
-                StoredInvitation(gameID: $0.text(0)!, createdBy: $0.text(1)!, expiresAt: $0.int(2), revoked: $0.bool(3))
-            }
+            try await db.first("SELECT \(Self.invitationColumns) FROM invitations WHERE token_hash = ?", .text(tokenHash))
+                .map(Self.invitation)
+        }
+    }
+
+    /// The game's links that still work at `now`, oldest first (at most `limit`).
+    public func liveInvitations(gameID: String, now: Int64, limit: Int) async throws -> [StoredInvitation] {
+        try await database.read { db in
+            try await db.query(
+                """
+                SELECT \(Self.invitationColumns) FROM invitations
+                WHERE game_id = ? AND revoked = 0 AND (expires_at IS NULL OR expires_at > ?)
+                ORDER BY created_at, link_id LIMIT ?
+                """, .text(gameID), .integer(now), .integer(Int64(limit))
+            ).map(Self.invitation)
         }
     }
 
     public func revokeInvitation(tokenHash: String) async throws {
         try await database.transaction { db in
             try await db.execute("UPDATE invitations SET revoked = 1 WHERE token_hash = ?", .text(tokenHash))
+        }
+    }
+
+    /// A player who leaves or is removed takes their links with them, for good.
+    private static func revokeInvitations(_ db: any SQLConnection, gameID: String, createdBy: String) async throws {
+        try await db.execute(
+            "UPDATE invitations SET revoked = 1 WHERE game_id = ? AND created_by = ? AND revoked = 0", .text(gameID), .text(createdBy))
+    }
+
+    /// Revokes the game's link of that name; false when the game has none.
+    public func revokeInvitation(gameID: String, linkID: String) async throws -> Bool {
+        try await database.transaction { db in
+            guard try await db.first("SELECT 1 FROM invitations WHERE game_id = ? AND link_id = ?", .text(gameID), .text(linkID)) != nil
+            else { return false }
+            try await db.execute("UPDATE invitations SET revoked = 1 WHERE game_id = ? AND link_id = ?", .text(gameID), .text(linkID))
+            return true
         }
     }
 
@@ -720,6 +770,7 @@ public final class Store: Sendable {
                 ON CONFLICT (game_id, author_id) DO UPDATE SET role = excluded.role,
                     revoked = CASE WHEN participants.revoked = 1 THEN 1 ELSE excluded.revoked END
                 """, .text(participant.gameID), .text(participant.authorID), .text(participant.role.rawValue), SQLValue(participant.revoked))
+            if participant.revoked { try await Self.revokeInvitations(db, gameID: participant.gameID, createdBy: participant.authorID) }
             try await db.execute("UPDATE games SET zone_seq = ? WHERE game_id = ?", .integer(sequence), .text(participant.gameID))
             try await Self.putRecord(
                 db, gameID: participant.gameID, sequence: sequence, type: "participant",

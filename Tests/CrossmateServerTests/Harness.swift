@@ -124,10 +124,12 @@ extension TestClientProtocol {
         try await call(.post, "/v1/games", token: session.token, json: CreateGameRequest(bundled: bundled))
     }
 
-    /// `player` joins `owner`'s game through an invitation link.
+    /// `player` joins `owner`'s game through an invitation link, which is revoked afterwards
+    /// (a game has at most `ProtocolLimits.liveInvitationsPerGame` working links).
     func join(_ player: DeviceSession, _ gameID: String, invitedBy owner: DeviceSession) async throws {
         let invite: InvitationResponse = try await call(.post, "/v1/games/\(gameID)/invitations", token: owner.token, json: CreateInvitationRequest())
         let _: GameSummary = try await call(.post, "/v1/invitations/\(invite.token)/accept", token: player.token)
+        let _: OKResponse = try await call(.delete, "/v1/invitations/\(invite.token)", token: owner.token)
     }
 
     func push(_ session: DeviceSession, _ gameID: String, _ moves: [Move]) async throws -> PushMovesResponse {

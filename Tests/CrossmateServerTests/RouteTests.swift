@@ -374,6 +374,82 @@ import Testing
         }
     }
 
+    /// Any player shares; the owner sees and revokes every link, a player their own; a link
+    /// says who invites to what before an account exists, and dies with its maker's place.
+    @Test func anyPlayerSharesAndTheOwnerRevokes() async throws {
+        try await withServer { client, server in
+            let ann = try await client.account("Ann")
+            let bob = try await client.account("Bob")
+            let cat = try await client.account("Cat")
+            let game = try await client.newGame(ann)
+            try await client.join(bob, game.gameID, invitedBy: ann)
+            let annsLink: InvitationResponse = try await client.call(
+                .post, "/v1/games/\(game.gameID)/invitations", token: ann.token, json: CreateInvitationRequest(expiresInSeconds: 3_600))
+            server.clock.advance(byMillis: 1_000)
+            let bobsLink: InvitationResponse = try await client.call(
+                .post, "/v1/games/\(game.gameID)/invitations", token: bob.token, json: CreateInvitationRequest())
+
+            // The preview needs no account.
+            let preview: InvitationPreview = try await client.call(.get, "/v1/invitations/\(bobsLink.token)")
+            #expect(preview.title == game.title && preview.invitedBy == "Bob" && preview.players == ["Ann", "Bob"] && !preview.joined)
+            let asBob: InvitationPreview = try await client.call(.get, "/v1/invitations/\(bobsLink.token)", token: bob.token)
+            #expect(asBob.joined)
+            #expect(try await client.failure(.get, "/v1/invitations/not-a-link").0 == .notFound)
+
+            // The owner sees both links, Bob his own; no token is ever listed.
+            let annSees: InvitationListResponse = try await client.call(.get, "/v1/games/\(game.gameID)/invitations", token: ann.token)
+            #expect(annSees.links.map(\.linkID) == [annsLink.linkID, bobsLink.linkID])
+            #expect(annSees.links.map(\.createdByName) == ["Ann", "Bob"] && annSees.links[0].expiresAt == annsLink.expiresAt)
+            let bobSees: InvitationListResponse = try await client.call(.get, "/v1/games/\(game.gameID)/invitations", token: bob.token)
+            #expect(bobSees.links.map(\.linkID) == [bobsLink.linkID])
+            let listed = try await client.send(.get, "/v1/games/\(game.gameID)/invitations", token: ann.token)
+            #expect(!String(buffer: listed.body).contains(annsLink.token))
+            #expect(try await client.failure(.get, "/v1/games/\(game.gameID)/invitations", token: cat.token).0 == .forbidden)
+
+            // Bob cannot revoke Ann's link; Cat, no player, cannot revoke anything; Ann revokes Bob's.
+            #expect(try await client.failure(.delete, "/v1/games/\(game.gameID)/invitations/\(annsLink.linkID)", token: bob.token).0 == .forbidden)
+            #expect(try await client.failure(.delete, "/v1/games/\(game.gameID)/invitations/\(bobsLink.linkID)", token: cat.token).0 == .forbidden)
+            let _: OKResponse = try await client.call(.delete, "/v1/games/\(game.gameID)/invitations/\(bobsLink.linkID)", token: ann.token)
+            let dead = try await client.failure(.get, "/v1/invitations/\(bobsLink.token)")
+            #expect(dead.0 == .gone && dead.1.message.contains("revoked"))
+            #expect(try await client.failure(.post, "/v1/invitations/\(bobsLink.token)/accept", token: cat.token).0 == .gone)
+            #expect(try await client.failure(.delete, "/v1/games/\(game.gameID)/invitations/link-nothing", token: ann.token).0 == .notFound)
+
+            // A link dies with its maker's place in the game; an expired one says so.
+            let bobsSecond: InvitationResponse = try await client.call(.post, "/v1/games/\(game.gameID)/invitations", token: bob.token)
+            let _: OKResponse = try await client.call(.delete, "/v1/games/\(game.gameID)/participants/\(bob.account.authorID)", token: ann.token)
+            let orphan = try await client.failure(.post, "/v1/invitations/\(bobsSecond.token)/accept", token: cat.token)
+            #expect(orphan.0 == .gone && orphan.1.message.contains("revoked"))
+            #expect(try await client.failure(.post, "/v1/games/\(game.gameID)/invitations", token: bob.token).0 == .forbidden)
+            server.clock.advance(byMillis: 3_601_000)
+            let expired = try await client.failure(.get, "/v1/invitations/\(annsLink.token)")
+            #expect(expired.0 == .gone && expired.1.message.contains("expired"))
+
+            // At most twenty working links at once.
+            for _ in 0..<ProtocolLimits.liveInvitationsPerGame {
+                let _: InvitationResponse = try await client.call(.post, "/v1/games/\(game.gameID)/invitations", token: ann.token)
+            }
+            let tooMany = try await client.failure(.post, "/v1/games/\(game.gameID)/invitations", token: ann.token)
+            #expect(tooMany.1.error == .limitExceeded && tooMany.1.message.contains("revoke one"))
+        }
+    }
+
+    /// A game takes at most fifty players.
+    @Test func aGameTakesFiftyPlayers() async throws {
+        try await withServer { client, _ in
+            let ann = try await client.account("Ann")
+            let game = try await client.newGame(ann)
+            let invite: InvitationResponse = try await client.call(.post, "/v1/games/\(game.gameID)/invitations", token: ann.token)
+            for number in 1..<ProtocolLimits.maximumPlayersPerGame {
+                let player = try await client.account("Player \(number)")
+                let _: GameSummary = try await client.call(.post, "/v1/invitations/\(invite.token)/accept", token: player.token)
+            }
+            let late = try await client.account("Late")
+            let refused = try await client.failure(.post, "/v1/invitations/\(invite.token)/accept", token: late.token)
+            #expect(refused.1.error == .limitExceeded && refused.1.message.contains("50 players"))
+        }
+    }
+
     @Test func sharingInvitationsLeavingAndRemoval() async throws {
         try await withServer { client, server in
             let ann = try await client.account("Ann")

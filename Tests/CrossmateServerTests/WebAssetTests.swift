@@ -21,7 +21,8 @@ import Testing
             var sent = 0
             var whole = 0
             for path in [
-                "/", "/app/app.js", "/app/game.js", "/app/keys.js", "/app/style.css", "/app/api.js", "/app/queue.js", "/app/settings.js", "/sw.js",
+                "/", "/app/app.js", "/app/game.js", "/app/keys.js", "/app/style.css", "/app/api.js", "/app/queue.js", "/app/settings.js",
+                "/app/share.js", "/sw.js",
             ] {
                 let plain = try await Self.get(client, path, [:])
                 #expect(plain.status == .ok && plain.headers[.contentEncoding] == nil)

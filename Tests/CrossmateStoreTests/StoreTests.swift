@@ -345,19 +345,30 @@ import Testing
             }
             #expect(try await store.latestSnapshot(gameID: id)?.snapshot.grid.width == 30)
 
-            try await store.createInvitation(tokenHash: "inv-\(id)", gameID: id, createdBy: ann.author, now: 1, expiresAt: nil)
+            try await store.createInvitation(tokenHash: "inv-\(id)", linkID: "a", gameID: id, createdBy: ann.author, now: 1, expiresAt: nil)
+            try await store.createInvitation(tokenHash: "short-\(id)", linkID: "b", gameID: id, createdBy: ann.author, now: 2, expiresAt: 50)
+            try await store.createInvitation(tokenHash: "named-\(id)", linkID: "c", gameID: id, createdBy: ann.author, now: 3, expiresAt: nil)
             #expect(try await store.invitation(tokenHash: "inv-\(id)")?.gameID == id)
+            #expect(try await store.liveInvitations(gameID: id, now: 10, limit: 10).map(\.linkID) == ["a", "b", "c"])
+            #expect(try await store.liveInvitations(gameID: id, now: 50, limit: 10).map(\.linkID) == ["a", "c"])
             try await store.revokeInvitation(tokenHash: "inv-\(id)")
             #expect(try await store.invitation(tokenHash: "inv-\(id)")?.revoked == true)
+            #expect(try await store.revokeInvitation(gameID: id, linkID: "c"))
+            #expect(try await !store.revokeInvitation(gameID: id, linkID: "zz"))
+            #expect(try await store.invitation(tokenHash: "named-\(id)")?.isLive(at: 10) == false)
+            #expect(try await store.liveInvitations(gameID: id, now: 10, limit: 10).map(\.linkID) == ["b"])
 
             let joined = ParticipantRecord(gameID: id, authorID: bob.author, displayName: "Bob", role: .player)
             _ = try await store.setParticipant(joined, feedState: .active)
             #expect(try await store.participants(gameID: id).count == 2)
+            try await store.createInvitation(tokenHash: "bob-\(id)", linkID: "d", gameID: id, createdBy: bob.author, now: 4, expiresAt: nil)
             #expect(try await store.games(of: bob.author).map(\.0.gameID) == [id])
             var left = joined
             left.revoked = true
             _ = try await store.removeParticipant(left)
             #expect(try await store.participant(gameID: id, authorID: bob.author) == nil)
+            // Bob's link went with his place in the game.
+            #expect(try await store.invitation(tokenHash: "bob-\(id)")?.revoked == true)
             let feed = try await store.feed(authorID: bob.author, after: 0, limit: 10)
             #expect(feed.map(\.state) == [.active, .removed])
             #expect(try await store.feedSequence(authorID: bob.author) == 2)

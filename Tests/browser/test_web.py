@@ -26,6 +26,7 @@ from selenium.common.exceptions import StaleElementReferenceException, WebDriver
 from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
+from selenium.webdriver.support.ui import Select
 
 CROSSMATE = None
 ARTIFACTS = None
@@ -135,6 +136,9 @@ class Player:
         field.send_keys(Keys.ENTER)
         until("signed in", lambda: self.driver.execute_script("return localStorage.getItem('crossmate.identity')"))
 
+    def identity(self):
+        return json.loads(self.driver.execute_script("return localStorage.getItem('crossmate.identity')"))
+
     def token(self):
         return json.loads(self.driver.execute_script("return localStorage.getItem('crossmate.identity')"))["token"]
 
@@ -182,6 +186,14 @@ class Player:
         assert kind in ("check", "reveal", "clear")
         if name in ("reveal-puzzle", "clear-puzzle") and confirm:
             until("the confirmation", lambda: self.driver.find_element(By.CSS_SELECTOR, "dialog[open] [data-confirm-yes]")).click()
+
+    def share_link(self):
+        """Opens Share (which makes a link at once), reads the link from its field, closes it."""
+        self.driver.find_element(By.CSS_SELECTOR, "[data-share]").click()
+        link = until("the invitation link", lambda: self.driver.find_element(By.CSS_SELECTOR, "[data-invite-link]").get_attribute("value"))
+        self.driver.find_element(By.CSS_SELECTOR, "[data-share-close]").click()
+        until("the share dialog closes", lambda: not self.driver.find_elements(By.CSS_SELECTOR, "[data-share-dialog]"))
+        return link
 
     def cell_classes(self, row, col):
         return self.driver.find_element(By.CSS_SELECTOR, f'.cell[data-r="{row}"][data-c="{col}"]').get_attribute("class")
@@ -282,8 +294,7 @@ class WebAppTests(unittest.TestCase):
         # The cursor starts on the first empty square of 1-Across (ALSO).
         ana.type("ALSO")
         until("Ana's letters show at once", lambda: ana.row(0) == "#ALSO")
-        ana.driver.find_element(By.CSS_SELECTOR, "[data-share]").click()
-        link = until("the invitation link", lambda: ana.driver.find_element(By.CSS_SELECTOR, "[data-invite-link]").get_attribute("href"))
+        link = ana.share_link()
         self.assertIn("/join/", link)
 
         ben = self.player("Ben")
@@ -408,8 +419,7 @@ class WebAppTests(unittest.TestCase):
         ana = self.player("Ana")
         ana.sign_up()
         game = ana.start_bundled()
-        ana.driver.find_element(By.CSS_SELECTOR, "[data-share]").click()
-        link = until("link", lambda: ana.driver.find_element(By.CSS_SELECTOR, "[data-invite-link]").get_attribute("href"))
+        link = ana.share_link()
         ben = self.player("Ben")
         ben.sign_up(link[len(self.server.url):])
         ben.wait_live()
@@ -441,8 +451,7 @@ class WebAppTests(unittest.TestCase):
         ana = self.player("Ana")
         ana.sign_up()
         game = ana.start_bundled()
-        ana.driver.find_element(By.CSS_SELECTOR, "[data-share]").click()
-        link = until("link", lambda: ana.driver.find_element(By.CSS_SELECTOR, "[data-invite-link]").get_attribute("href"))
+        link = ana.share_link()
         ben = self.player("Ben")
         ben.sign_up(link[len(self.server.url):])
         ben.wait_live()
@@ -651,7 +660,7 @@ class WebAppTests(unittest.TestCase):
     def test_the_puzzles_words_focus_menus_and_what_a_screen_reader_hears(self):
         """Author, copyright and notes are shown; the clue bar is not rebuilt while typing within
         a word and the status is not announced per key; focus returns to the grid after Share; a
-        menu closes on Escape; only the owner sees Share."""
+        menu closes on Escape; any player sees Share, a removed one neither Share nor Nudge."""
         xd = ("Title: Tiny\nAuthor: Ana Author\nCopyright: 2026 Crossmate\n\n\nAB\nCD\n\n\n"
               "A1. Top ~ AB\nA3. Bottom ~ CD\n\nD1. Left ~ AC\nD2. Right ~ BD\n\n\nA note about this puzzle.\n")
         ana = self.player("Ana")
@@ -674,9 +683,11 @@ class WebAppTests(unittest.TestCase):
         until("typed", lambda: ana.letter(0, 0) == "A")
         until("saved", lambda: ana.driver.find_element(By.CSS_SELECTOR, "[data-sync]").text == "Live")
         self.assertEqual(ana.driver.execute_script("return __mutations"), 0)
-        # Share, then type: the letters go to the grid.
+        # Share, close it with Escape, then type: the letters go to the grid.
         ana.driver.find_element(By.CSS_SELECTOR, "[data-share]").click()
-        until("the link", lambda: ana.driver.find_elements(By.CSS_SELECTOR, "[data-invite-link]"))
+        until("the link", lambda: ana.driver.find_element(By.CSS_SELECTOR, "[data-invite-link]").get_attribute("value"))
+        ana.driver.switch_to.active_element.send_keys(Keys.ESCAPE)
+        until("the dialog closes", lambda: not ana.driver.find_elements(By.CSS_SELECTOR, "[data-share-dialog]"))
         until("focus is back on the grid", lambda: ana.driver.execute_script("return document.activeElement.dataset.keys !== undefined"))
         ana.type("B")
         until("typed after Share", lambda: ana.letter(0, 1) == "B")
@@ -686,10 +697,70 @@ class WebAppTests(unittest.TestCase):
         ana.driver.find_element(By.CSS_SELECTOR, "details.menu[open] button").send_keys(Keys.ESCAPE)
         until("Escape closes it", lambda: not ana.driver.find_elements(By.CSS_SELECTOR, "details.menu[open]"))
         ana.screenshot("game-byline-desktop")
-        # A player who is not the owner is not offered Share.
+        # A player who is not the owner shares too; once removed, neither Share nor Nudge.
         ben = self.invited("Ben", game, ana)
-        self.assertFalse(ben.driver.find_element(By.CSS_SELECTOR, "[data-share]").is_displayed())
+        self.assertTrue(ben.driver.find_element(By.CSS_SELECTOR, "[data-share]").is_displayed())
         self.assertTrue(ben.driver.find_element(By.CSS_SELECTOR, "[data-nudge-button]").is_displayed())
+        self.server.api("DELETE", f"/v1/games/{game}/participants/{ben.identity()['authorID']}", token=ana.token())
+        until("Ben's game is read-only", lambda: not ben.driver.find_element(By.CSS_SELECTOR, "[data-share]").is_displayed())
+        self.assertFalse(ben.driver.find_element(By.CSS_SELECTOR, "[data-nudge-button]").is_displayed())
+
+    def test_any_player_shares_and_a_dead_link_makes_no_account(self):
+        """Any player makes a link in a copy field; the owner sees and revokes every link, a
+        player their own; a link says who invites to what before asking for a name, and a dead
+        one says why without making an account."""
+        ana = self.player("Ana")
+        ana.sign_up()
+        game = ana.start_bundled()
+        ben = self.invited("Ben", game, ana)
+        bens_link = ben.share_link()
+        ben.driver.find_element(By.CSS_SELECTOR, "[data-share]").click()
+        until("Ben's dialog lists his link", lambda: ben.driver.find_element(By.CSS_SELECTOR, "[data-links]").text.startswith("This link"))
+        self.assertEqual(len(ben.driver.find_elements(By.CSS_SELECTOR, "[data-links] [data-revoke]")), 1)
+        ben.screenshot("share-dialog-desktop")
+        ben.driver.find_element(By.CSS_SELECTOR, "[data-share-close]").click()
+        # Ana's first Share makes her link; she sees Ben's too, and a day-long link on request.
+        ana.driver.find_element(By.CSS_SELECTOR, "[data-share]").click()
+        anas_link = until("Ana's link", lambda: ana.driver.find_element(By.CSS_SELECTOR, "[data-invite-link]").get_attribute("value"))
+        # (The link Ben came in by is listed too, as made by Ana.)
+        until("every link is listed", lambda: len(ana.driver.find_elements(By.CSS_SELECTOR, "[data-links] [data-revoke]")) == 3)
+        self.assertIn("Made by Ben", ana.driver.find_element(By.CSS_SELECTOR, "[data-links]").text)
+        self.assertTrue(ana.driver.find_element(By.CSS_SELECTOR, "[data-links]").text.startswith("Made by Ana"))
+        Select(ana.driver.find_element(By.CSS_SELECTOR, "[data-invite-lifetime]")).select_by_visible_text("For a day")
+        ana.driver.find_element(By.CSS_SELECTOR, "[data-make-link]").click()
+        until("the day-long link", lambda: "expires in 24 hours" in ana.driver.find_element(By.CSS_SELECTOR, "[data-links]").text)
+        self.assertNotEqual(ana.driver.find_element(By.CSS_SELECTOR, "[data-invite-link]").get_attribute("value"), anas_link)
+        # Ana revokes Ben's link.
+        bens_row = next(row for row in ana.driver.find_elements(By.CSS_SELECTOR, "[data-links] li") if "Made by Ben" in row.text)
+        bens_row.find_element(By.CSS_SELECTOR, "[data-revoke]").click()
+        until("Ben's link is gone", lambda: "Made by Ben" not in ana.driver.find_element(By.CSS_SELECTOR, "[data-links]").text)
+        ana.driver.find_element(By.CSS_SELECTOR, "[data-share-close]").click()
+        # Cat opens Ben's dead link: told why, no name asked, no account made.
+        cat = self.player("Cat")
+        cat.open(bens_link[len(self.server.url):])
+        message = until("the dead link is explained", lambda: cat.driver.find_element(By.CSS_SELECTOR, "[data-error]").text)
+        self.assertIn("revoked", message)
+        self.assertFalse(cat.driver.find_elements(By.NAME, "displayName"))
+        self.assertIsNone(cat.driver.execute_script("return localStorage.getItem('crossmate.identity')"))
+        # Ana's link says who invites to what before asking for a name.
+        cat.open(anas_link[len(self.server.url):])
+        heading = until("the invitation", lambda: cat.driver.find_element(By.CSS_SELECTOR, "[data-invitation]").text)
+        self.assertEqual(heading, "Ana invited you to Green Light")
+        self.assertIn("Ana and Ben are solving it", cat.driver.find_element(By.CSS_SELECTOR, ".welcome").text)
+        cat.screenshot("invitation-desktop")
+        cat.sign_up(anas_link[len(self.server.url):])
+        until("Cat is in the game", lambda: cat.driver.current_url.endswith("/games/" + game))
+        cat.wait_live()
+        # On a phone, the dialog fits the screen.
+        dan = self.player("Dan", width=390, height=844, mobile=True)
+        dan.sign_up(anas_link[len(self.server.url):])
+        until("Dan is in the game", lambda: dan.driver.current_url.endswith("/games/" + game))
+        dan.wait_live()
+        dan.driver.find_element(By.CSS_SELECTOR, "[data-more]").click()
+        dan.driver.find_element(By.CSS_SELECTOR, "[data-share]").click()
+        until("Dan's link", lambda: dan.driver.find_element(By.CSS_SELECTOR, "[data-invite-link]").get_attribute("value"))
+        self.assertLessEqual(dan.driver.execute_script("return document.querySelector('[data-share-dialog]').getBoundingClientRect().right"), 390)
+        dan.screenshot("share-dialog-phone")
 
     def test_a_friends_cursor_goes_when_they_leave(self):
         """Peer cursors stayed two minutes after their player left; now they go with them."""
@@ -990,8 +1061,7 @@ class WebAppTests(unittest.TestCase):
         ana.sign_up()
         game = ana.start_bundled()
         ana.type("ALSO")
-        ana.driver.find_element(By.CSS_SELECTOR, "[data-share]").click()
-        link = until("link", lambda: ana.driver.find_element(By.CSS_SELECTOR, "[data-invite-link]").get_attribute("href"))
+        link = ana.share_link()
         # Carl uses the terminal client's engine (`crossmate` join/sync/games) on his own profile.
         home = dict(os.environ, XDG_DATA_HOME=os.path.join(self.directory, "carl"))
         run = lambda *arguments: subprocess.run([CROSSMATE, *arguments], env=home, check=True, capture_output=True, text=True).stdout
@@ -1018,8 +1088,7 @@ class WebAppTests(unittest.TestCase):
         ana = self.player("Ana")
         ana.sign_up()
         ana.start_bundled("daybreak")
-        ana.driver.find_element(By.CSS_SELECTOR, "[data-share]").click()
-        link = until("link", lambda: ana.driver.find_element(By.CSS_SELECTOR, "[data-invite-link]").get_attribute("href"))
+        link = ana.share_link()
         ben = self.player("Ben")
         ben.sign_up(link[len(self.server.url):])
         ben.wait_live()

@@ -3,7 +3,6 @@
 // each with this app.
 
 import { api, base64, forget, identity, openSocket, remember, ServerError } from "./api.js";
-import { showGame } from "./game.js";
 import { applyTheme, openSettings, settings } from "./settings.js";
 
 const main = document.getElementById("app");
@@ -222,21 +221,40 @@ export async function route() {
   connection.start();
   const game = path.match(/^\/games\/([^/]+)$/);
   const join = path.match(/^\/join\/([^/]+)$/);
-  if (game) leavePage = await showGame(main, decodeURIComponent(game[1]));
+  // The solving page's code loads when a game opens: the list's first load stays light.
+  if (game) leavePage = await (await import("./game.js")).showGame(main, decodeURIComponent(game[1]));
   else if (join) await accept(decodeURIComponent(join[1]));
   else if (path === "/link") await linkPage();
   else if (path === "/friends") leavePage = await friendsPage();
   else leavePage = await gamesPage();
 }
 
-/** First visit: a name makes an account and this device; or a code links to an account. */
-function welcome(path) {
+/** Names as a sentence: "Ana", "Ana and Ben", "Ana, Ben and 3 others". */
+function namesInWords(names) {
+  if (names.length <= 1) return names.join("");
+  if (names.length > 3) return `${names.slice(0, 2).join(", ")} and ${names.length - 2} others`;
+  return `${names.slice(0, -1).join(", ")} and ${names.at(-1)}`;
+}
+
+/** First visit: a name makes an account and this device; or a code links to an account. An
+ * invitation link is checked first: a dead link says so before anyone makes an account. */
+async function welcome(path) {
   document.title = "Crossmate";
-  const joining = path.startsWith("/join/");
+  const join = path.match(/^\/join\/([^/]+)$/);
+  let invitation = null;
+  if (join) {
+    main.replaceChildren(el("p", { class: "loading" }, "Checking the invitation…"));
+    try {
+      invitation = await api("GET", `/v1/invitations/${encodeURIComponent(decodeURIComponent(join[1]))}`);
+    } catch (failure) {
+      return cannotJoin(failure, "Start your own games");
+    }
+  }
+  const joining = !!invitation;
   const error = el("p", { class: "error", role: "alert" });
   const name = el("input", {
     name: "displayName", id: "displayName", autocomplete: "nickname", maxlength: "60", required: true,
-    placeholder: "Ana",
+    placeholder: joining ? "" : "Ana",
   });
   const start = el(
     "form",
@@ -253,7 +271,10 @@ function welcome(path) {
         }
       },
     },
-    el("h2", {}, joining ? "You're invited to solve a crossword" : "Solve crosswords together"),
+    joining
+      ? el("h2", { "data-invitation": true }, `${invitation.invitedBy} invited you to ${invitation.title || "a crossword"}`)
+      : el("h2", {}, "Solve crosswords together"),
+    joining ? el("p", { class: "invited" }, `${namesInWords(invitation.players)} ${invitation.players.length === 1 ? "is" : "are"} solving it. Pick a name to join.`) : null,
     el("label", { for: "displayName" }, "Your name, as other players will see it"),
     name,
     el("button", { type: "submit", class: "primary" }, joining ? "Join the game" : "Start"),
@@ -292,16 +313,22 @@ async function accept(token) {
     const game = await api("POST", `/v1/invitations/${encodeURIComponent(token)}/accept`, {});
     navigate(`/games/${encodeURIComponent(game.gameID)}`, true);
   } catch (failure) {
-    main.replaceChildren(
-      el(
-        "section",
-        { class: "card" },
-        el("h2", {}, "This invitation cannot be used"),
-        el("p", { class: "error", role: "alert", "data-error": failure.code }, failure.message),
-        el("a", { href: "/", "data-route": true, class: "button" }, "Go to your games"),
-      ),
-    );
+    cannotJoin(failure, "Go to your games");
   }
+}
+
+/** An invitation that cannot be used, and why (revoked, expired, unknown, removed…). */
+function cannotJoin(failure, onward) {
+  document.title = "Invitation · Crossmate";
+  main.replaceChildren(
+    el(
+      "section",
+      { class: "card" },
+      el("h2", {}, "This invitation cannot be used"),
+      el("p", { class: "error", role: "alert", "data-error": failure.code }, failure.message),
+      el("a", { href: "/", "data-route": true, class: "button" }, onward),
+    ),
+  );
 }
 
 async function linkPage() {

@@ -387,7 +387,6 @@ class GamePage {
           ),
         ),
       );
-    this.shareBox = el("div", { class: "share" });
     this.pausedCover = el(
       "div",
       { class: "paused-cover", "data-paused": true, hidden: true },
@@ -540,7 +539,6 @@ class GamePage {
           this.statusAnnouncer,
           tools,
         ),
-        this.shareBox,
         // The puzzle's own words: who made it, its copyright, its notes, and why checking is off.
         (() => {
           const byline = [v.layout.author && `by ${v.layout.author}`, v.layout.copyright].filter(Boolean).join(" · ");
@@ -702,19 +700,11 @@ class GamePage {
     for (const menu of this.main.querySelectorAll("details.menu[open]")) if (menu !== except) menu.open = false;
   }
 
+  /** The share dialog (share.js, loaded the first time): any player makes and copies links. */
   async share() {
     try {
-      const invitation = await api("POST", `/v1/games/${encodeURIComponent(this.gameID)}/invitations`, {});
-      const url = new URL(invitation.path, location.origin).href;
-      this.shareBox.replaceChildren(
-        el("a", { href: url, "data-invite-link": true, class: "invite" }, url),
-      );
-      try {
-        await navigator.clipboard.writeText(url);
-        toast("Invitation link copied. Anyone with it can join this game.");
-      } catch {
-        toast("Copy the invitation link shown next to Share.");
-      }
+      const { openShare } = await import("./share.js");
+      openShare({ gameID: this.gameID, title: this.view.layout.title || "Untitled" }, () => this.input.focus());
     } catch (failure) {
       toast(failure.message, "error");
     }
@@ -733,9 +723,8 @@ class GamePage {
       control.toggleAttribute("disabled", frozen);
       control.closest("details")?.classList.toggle("disabled", frozen);
     }
-    const owner = this.view.players.find((player) => player.authorID === this.view.me)?.role === "owner";
-    // Only the owner can make an invitation; a removed player can neither invite nor nudge.
-    this.shareButton.hidden = !owner || this.view.readOnly;
+    // Any player can invite; a removed player can neither invite nor nudge.
+    this.shareButton.hidden = this.view.readOnly;
     this.nudgeButton.hidden = this.view.readOnly;
     this.undoButton.disabled = !this.view.canUndo || frozen;
     this.redoButton.disabled = !this.view.canRedo || frozen;

@@ -1,0 +1,148 @@
+// Sharing a game: any player makes an invitation link (with an expiry or without) and copies
+// it from a field; the owner sees and revokes every working link of the game, a player their
+// own. Loaded the first time a player opens Share.
+
+import { api } from "./api.js";
+import { connection, el } from "./app.js";
+
+const LIFETIMES = [
+  ["", "Until it is revoked"],
+  [String(24 * 3600), "For a day"],
+  [String(7 * 24 * 3600), "For a week"],
+  [String(30 * 24 * 3600), "For 30 days"],
+];
+
+/** "in 6 days", "in 3 hours", "in 12 minutes": how long a link has left. */
+function remaining(millis) {
+  const minutes = Math.max(1, Math.round(millis / 60_000));
+  if (minutes < 90) return `${minutes} minute${minutes === 1 ? "" : "s"}`;
+  const hours = Math.round(minutes / 60);
+  if (hours < 48) return `${hours} hours`;
+  return `${Math.round(hours / 24)} days`;
+}
+
+/** The link this page made last, per game: reopening Share shows it again. */
+const made = new Map();
+
+/**
+ * Opens the share dialog for `game` (its gameID and title); `done` runs when it closes (the
+ * grid takes the keys back).
+ */
+export function openShare(game, done) {
+  const status = el("p", { class: "share-status", role: "status" });
+  const field = el("input", {
+    readonly: true, "data-invite-link": true, "aria-label": "Invitation link", id: "invite-link",
+    onfocus: (event) => event.target.select(),
+  });
+  const copy = el("button", { type: "button", "data-copy-link": true, onclick: () => copyLink() }, "Copy");
+  const copyRow = el("div", { class: "copy", hidden: true }, field, copy);
+  const lifetime = el("select", { id: "invite-lifetime", "data-invite-lifetime": true },
+    ...LIFETIMES.map(([value, words]) => el("option", { value }, words)));
+  const makeButton = el("button", { type: "button", class: "primary", "data-make-link": true, onclick: () => makeLink() }, "Make a link");
+  const list = el("ul", { class: "links", "data-links": true });
+  const dialog = el(
+    "dialog",
+    { class: "confirm share-dialog", "data-share-dialog": true, "aria-labelledby": "share-title" },
+    el("h2", { id: "share-title" }, "Invite players"),
+    el("p", {}, `Anyone with the link can join “${game.title}” and solve with you.`),
+    copyRow,
+    el("div", { class: "make" }, el("label", { for: "invite-lifetime" }, "A new link works"), lifetime, makeButton),
+    status,
+    el("h3", {}, "Working links"),
+    list,
+    el("div", { class: "buttons" }, el("button", { type: "button", "data-share-close": true, onclick: () => dialog.close() }, "Done")),
+  );
+
+  function show(link) {
+    field.value = link ? new URL(link.path, location.origin).href : "";
+    copyRow.hidden = !link;
+  }
+
+  async function copyLink() {
+    try {
+      await navigator.clipboard.writeText(field.value);
+      status.textContent = "Copied. Anyone with the link can join this game.";
+    } catch {
+      field.focus();
+      status.textContent = "Copy the selected link (Ctrl+C, or long-press on a phone).";
+    }
+  }
+
+  async function makeLink() {
+    makeButton.disabled = true;
+    try {
+      const seconds = lifetime.value ? Number(lifetime.value) : undefined;
+      const link = await api("POST", `/v1/games/${encodeURIComponent(game.gameID)}/invitations`, seconds ? { expiresInSeconds: seconds } : {});
+      made.set(game.gameID, link);
+      show(link);
+      await copyLink();
+      await refresh();
+    } catch (failure) {
+      status.textContent = failure.message;
+    } finally {
+      makeButton.disabled = false;
+    }
+  }
+
+  async function revoke(link) {
+    try {
+      await api("DELETE", `/v1/games/${encodeURIComponent(game.gameID)}/invitations/${encodeURIComponent(link.linkID)}`);
+      if (made.get(game.gameID)?.linkID === link.linkID) {
+        made.delete(game.gameID);
+        show(null);
+      }
+      status.textContent = "Revoked: that link no longer lets anyone join.";
+      await refresh();
+    } catch (failure) {
+      status.textContent = failure.message;
+    }
+  }
+
+  async function refresh() {
+    const { links, maxLinks } = await api("GET", `/v1/games/${encodeURIComponent(game.gameID)}/invitations`);
+    const now = connection.now();
+    let mine = made.get(game.gameID)?.linkID;
+    if (mine && !links.some((link) => link.linkID === mine)) {
+      // Revoked elsewhere, or expired: the field no longer offers it.
+      made.delete(game.gameID);
+      show(null);
+      mine = undefined;
+    }
+    list.replaceChildren(
+      ...links.map((link) =>
+        el(
+          "li",
+          { "data-link": link.linkID },
+          el(
+            "span",
+            {},
+            link.linkID === mine ? "This link" : `Made by ${link.createdByName}`,
+            el("small", {}, link.expiresAt == null ? " · works until revoked" : ` · expires in ${remaining(link.expiresAt - now)}`),
+          ),
+          link.canRevoke
+            ? el("button", { type: "button", "data-revoke": link.linkID, "aria-label": `Revoke ${link.linkID === mine ? "this link" : `the link made by ${link.createdByName}`}`, onclick: () => revoke(link) }, "Revoke")
+            : null,
+        ),
+      ),
+    );
+    if (!links.length) list.append(el("li", { class: "none" }, "No working links."));
+    makeButton.disabled = links.length >= maxLinks;
+    if (links.length >= maxLinks) status.textContent = `A game has at most ${maxLinks} working links: revoke one to make another.`;
+  }
+
+  dialog.addEventListener("close", () => {
+    dialog.remove();
+    done();
+  });
+  document.body.append(dialog);
+  dialog.showModal();
+  const earlier = made.get(game.gameID);
+  // The first Share on this page makes a link at once and copies it: the usual case is one tap.
+  if (earlier) {
+    show(earlier);
+    field.focus();
+    refresh().catch((failure) => (status.textContent = failure.message));
+  } else {
+    makeLink().then(() => (made.has(game.gameID) ? field.focus() : dialog.querySelector("[data-share-close]").focus()));
+  }
+}
