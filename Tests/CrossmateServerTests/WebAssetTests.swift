@@ -22,7 +22,7 @@ import Testing
             var whole = 0
             for path in [
                 "/", "/app/app.js", "/app/game.js", "/app/keys.js", "/app/style.css", "/app/api.js", "/app/queue.js", "/app/settings.js",
-                "/app/share.js", "/sw.js",
+                "/app/share.js", "/app/pages.js", "/sw.js",
             ] {
                 let plain = try await Self.get(client, path, [:])
                 #expect(plain.status == .ok && plain.headers[.contentEncoding] == nil)
@@ -88,4 +88,33 @@ import Testing
             }
         }
     }
+
+    /// Scripts and the style sheet are sent without whole-line comments and indentation; that
+    /// is only safe while no string or template literal runs over a line's end, so every file
+    /// is checked for it here.
+    @Test func scriptsAreSentWithoutCommentsAndNoStringSpansLines() async throws {
+        let folder = Self.sourceFolder
+        let names = try FileManager.default.contentsOfDirectory(atPath: folder.path).filter { $0.hasSuffix(".js") }
+        #expect(names.count >= 8)
+        for name in names {
+            let source = try String(contentsOf: folder.appendingPathComponent(name), encoding: .utf8)
+            for (number, line) in source.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+                #expect(line.filter { $0 == "`" }.count % 2 == 0, "\(name):\(number + 1) opens a template literal it does not close")
+                #expect(!line.hasSuffix("\\"), "\(name):\(number + 1) continues a string on the next line")
+            }
+        }
+        let compacted = String(
+            decoding: WebController.compact("a();\n  // gone\n  /** gone\n   * gone */\n  b(); // kept\n/* gone */ c();\n\n"), as: UTF8.self)
+        #expect(compacted == "a();\nb(); // kept\nc();\n")
+        try await withServer { client, _ in
+            for path in ["/app/app.js", "/app/game.js", "/app/style.css"] {
+                let sent = String(buffer: try await Self.get(client, path, [:]).body)
+                #expect(!sent.split(separator: "\n").contains { $0.hasPrefix("//") || $0.hasPrefix(" ") || $0.hasPrefix("/*") }, "\(path)")
+            }
+        }
+    }
+
+    /// The app's folder in the source tree (the bundle's copy is what the server reads).
+    static let sourceFolder = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+        .appendingPathComponent("../../Sources/CrossmateServer/Web").standardizedFileURL
 }

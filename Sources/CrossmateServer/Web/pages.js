@@ -1,0 +1,415 @@
+// The pages other than solving: the first visit (and an invitation's), joining, linking
+// another device, the games list and friends. Loaded by app.js when one is first shown.
+
+import { api, base64, identity, remember } from "./api.js";
+import { connection, el, main, navigate, route, signedOut, toast } from "./app.js";
+import { openSettings } from "./settings.js";
+
+/** Names as a sentence: "Ana", "Ana and Ben", "Ana, Ben and 3 others". */
+function namesInWords(names) {
+  if (names.length <= 1) return names.join("");
+  if (names.length > 3) return `${names.slice(0, 2).join(", ")} and ${names.length - 2} others`;
+  return `${names.slice(0, -1).join(", ")} and ${names.at(-1)}`;
+}
+
+/** First visit: a name makes an account and this device; or a code links to an account. An
+ * invitation link is checked first: a dead link says so before anyone makes an account. */
+export async function welcome(path) {
+  document.title = "Crossmate";
+  const join = path.match(/^\/join\/([^/]+)$/);
+  let invitation = null;
+  if (join) {
+    main.replaceChildren(el("p", { class: "loading" }, "Checking the invitation…"));
+    try {
+      invitation = await api("GET", `/v1/invitations/${encodeURIComponent(decodeURIComponent(join[1]))}`);
+    } catch (failure) {
+      return cannotJoin(failure, "Start your own games");
+    }
+  }
+  const joining = !!invitation;
+  const error = el("p", { class: "error", role: "alert" });
+  const name = el("input", {
+    name: "displayName", id: "displayName", autocomplete: "nickname", maxlength: "60", required: true,
+    placeholder: joining ? "" : "Ana",
+  });
+  const start = el(
+    "form",
+    {
+      class: "card",
+      onsubmit: async (event) => {
+        event.preventDefault();
+        error.textContent = "";
+        try {
+          remember(await api("POST", "/v1/accounts", { displayName: name.value.trim() }));
+          route();
+        } catch (failure) {
+          error.textContent = failure.message;
+        }
+      },
+    },
+    joining
+      ? el("h2", { "data-invitation": true }, `${invitation.invitedBy} invited you to ${invitation.title || "a crossword"}`)
+      : el("h2", {}, "Solve crosswords together"),
+    joining ? el("p", { class: "invited" }, `${namesInWords(invitation.players)} ${invitation.players.length === 1 ? "is" : "are"} solving it. Pick a name to join.`) : null,
+    el("label", { for: "displayName" }, "Your name, as other players will see it"),
+    name,
+    el("button", { type: "submit", class: "primary" }, joining ? "Join the game" : "Start"),
+    error,
+  );
+  const code = el("input", { name: "linkCode", id: "linkCode", autocomplete: "off", placeholder: "code from your other device" });
+  const linkError = el("p", { class: "error", role: "alert" });
+  const link = el(
+    "form",
+    {
+      class: "card quiet",
+      onsubmit: async (event) => {
+        event.preventDefault();
+        linkError.textContent = "";
+        try {
+          remember(await api("POST", "/v1/devices", { code: code.value.trim() }));
+          route();
+        } catch (failure) {
+          linkError.textContent = failure.message;
+        }
+      },
+    },
+    el("h3", {}, "Already play on another device?"),
+    el("label", { for: "linkCode" }, "Enter the link code it shows under “Use on another device”"),
+    code,
+    el("button", { type: "submit" }, "Link this browser"),
+    linkError,
+  );
+  main.replaceChildren(el("section", { class: "welcome" }, start, link));
+  name.focus();
+}
+
+export async function accept(token) {
+  main.replaceChildren(el("p", { class: "loading" }, "Joining…"));
+  try {
+    const game = await api("POST", `/v1/invitations/${encodeURIComponent(token)}/accept`, {});
+    navigate(`/games/${encodeURIComponent(game.gameID)}`, true);
+  } catch (failure) {
+    cannotJoin(failure, "Go to your games");
+  }
+}
+
+/** An invitation that cannot be used, and why (revoked, expired, unknown, removed…). */
+function cannotJoin(failure, onward) {
+  document.title = "Invitation · Crossmate";
+  main.replaceChildren(
+    el(
+      "section",
+      { class: "card" },
+      el("h2", {}, "This invitation cannot be used"),
+      el("p", { class: "error", role: "alert", "data-error": failure.code }, failure.message),
+      el("a", { href: "/", "data-route": true, class: "button" }, onward),
+    ),
+  );
+}
+
+export async function linkPage() {
+  document.title = "Use on another device · Crossmate";
+  const shown = el("p", { class: "code", "data-link-code": true }, "…");
+  main.replaceChildren(
+    el(
+      "section",
+      { class: "card" },
+      el("h2", {}, "Use Crossmate on another device"),
+      el("p", {}, "On the other device, open this site and enter this code under “Already play on another device?”. It works once, for ten minutes."),
+      shown,
+      el("a", { href: "/", "data-route": true, class: "button" }, "Back to your games"),
+    ),
+  );
+  try {
+    const { code } = await api("POST", "/v1/devices/link-codes", {});
+    shown.textContent = code;
+  } catch (failure) {
+    shown.textContent = failure.message;
+    shown.className = "error";
+  }
+}
+
+/** When a game last changed, as a list shows it: "today 14:02", "yesterday", "Mon", "3 Nov". */
+function when(millis) {
+  const date = new Date(millis);
+  const midnight = new Date();
+  midnight.setHours(0, 0, 0, 0);
+  const days = Math.ceil((midnight - date) / 86_400_000);
+  if (days <= 0) return `today ${date.toLocaleTimeString([], { hour: "2-digit", minute: "2-digit" })}`;
+  if (days === 1) return "yesterday";
+  if (days < 7) return date.toLocaleDateString([], { weekday: "short" });
+  const year = date.getFullYear() === midnight.getFullYear() ? undefined : "numeric";
+  return date.toLocaleDateString([], { day: "numeric", month: "short", year });
+}
+
+/** A small picture of a game's grid from the server's summary. */
+function miniGrid(summary) {
+  const rows = (summary.picture ?? "").split("\n");
+  const grid = el("div", { class: "mini", "aria-hidden": "true", style: `--cols:${summary.width}` });
+  for (const row of rows) for (const c of row) grid.append(el("i", { class: { "#": "b", x: "f", "~": "v" }[c] ?? "" }));
+  return grid;
+}
+
+export async function gamesPage() {
+  document.title = "Your games · Crossmate";
+  // Not a live region: a poke redraws it, and a screen reader should not read it all again.
+  const list = el("ul", { class: "games", "aria-label": "your games" });
+  const problem = el("p", { class: "error", role: "alert" });
+  const bundled = el("div", { class: "bundled" });
+  const file = el("input", { type: "file", name: "puzzleFile", id: "puzzleFile", accept: ".puz,.ipuz,.jpz,.xd" });
+  const key = el("input", { name: "unlockKey", id: "unlockKey", inputmode: "numeric", pattern: "[0-9]{4}", maxlength: "4", placeholder: "1234" });
+  const uploadError = el("p", { class: "error", role: "alert", "data-upload-error": true });
+  const upload = el(
+    "form",
+    {
+      class: "upload",
+      onsubmit: async (event) => {
+        event.preventDefault();
+        uploadError.textContent = "";
+        const chosen = file.files[0];
+        if (!chosen) return (uploadError.textContent = "Choose a .puz, .ipuz, .jpz or .xd file first.");
+        try {
+          const body = { fileName: chosen.name, fileBase64: await base64(chosen) };
+          if (key.value.trim()) body.unlockKey = Number(key.value.trim());
+          const game = await api("POST", "/v1/games", body);
+          navigate(`/games/${encodeURIComponent(game.gameID)}`);
+        } catch (failure) {
+          uploadError.textContent = failure.message;
+        }
+      },
+    },
+    el("label", { for: "puzzleFile" }, "Upload a puzzle file (or drop one anywhere on this page)"),
+    file,
+    el("label", { for: "unlockKey" }, "Key, for a locked .puz (optional)"),
+    key,
+    el("button", { type: "submit" }, "Start this puzzle"),
+    uploadError,
+  );
+  // A puzzle file dropped anywhere on the page starts a game, as if chosen and sent.
+  const page = el("section", { class: "page", "data-drop": true });
+  const dragging = (on) => (event) => {
+    if (![...(event.dataTransfer?.types ?? [])].includes("Files")) return;
+    event.preventDefault();
+    page.classList.toggle("dropping", on);
+  };
+  page.addEventListener("dragenter", dragging(true));
+  page.addEventListener("dragover", dragging(true));
+  page.addEventListener("dragleave", (event) => {
+    if (!page.contains(event.relatedTarget)) page.classList.remove("dropping");
+  });
+  page.addEventListener("drop", (event) => {
+    page.classList.remove("dropping");
+    const dropped = event.dataTransfer?.files;
+    if (!dropped?.length) return;
+    event.preventDefault();
+    file.files = dropped;
+    upload.requestSubmit();
+    upload.scrollIntoView({ block: "nearest" });
+  });
+  main.replaceChildren(
+    el(
+      page,
+      {},
+      el(
+        "div",
+        { class: "heading" },
+        el("h1", {}, "Your games"),
+        el(
+          "span",
+          { class: "links" },
+          el("a", { href: "/friends", "data-route": true }, "Friends"), " · ",
+          el("a", { href: "/link", "data-route": true }, "Use on another device"), " · ",
+          el("button", { type: "button", class: "link", "data-settings": true, onclick: () => openSettings() }, "Settings"),
+        ),
+      ),
+      list,
+      problem,
+      el("h2", {}, "Start a new game"),
+      bundled,
+      upload,
+    ),
+  );
+
+  const refresh = async () => {
+    try {
+      const { games, unreadCount } = await api("GET", "/v1/games");
+      problem.textContent = "";
+      document.title = unreadCount ? `(${unreadCount}) Your games · Crossmate` : "Your games · Crossmate";
+      if (!games.length) {
+        list.replaceChildren(el("li", { class: "empty" }, "No games yet. Start one below, or open an invitation link a friend sent you."));
+      } else {
+        // Games in progress first, finished ones apart below them; in each, the latest news first.
+        const item = (game) => {
+            const state = game.completion
+              ? game.completion.kind === "solved" ? "Solved" : "Finished"
+              : game.readOnly ? "Read-only" : `${game.filled} of ${game.total} squares`;
+            return el(
+              "li",
+              { "data-game": game.gameID },
+              el(
+                "a",
+                { href: `/games/${encodeURIComponent(game.gameID)}`, "data-route": true, class: "game" },
+                miniGrid(game),
+                el("span", { class: "title" }, game.title || "Untitled", game.unread ? el("b", { class: "unread", "data-unread": true, title: "another player moved since you last looked" }, "new") : null),
+                el(
+                  "span",
+                  { class: `state ${game.completion ? "done" : game.readOnly ? "readonly" : ""}` },
+                  state,
+                  game.lastActivity ? [" · ", el("time", { datetime: new Date(game.lastActivity).toISOString(), "data-active": game.lastActivity }, when(game.lastActivity))] : null,
+                ),
+                el("span", { class: "role" }, (game.players ?? []).join(", ") || (game.role === "owner" ? "You started it" : "Shared with you")),
+              ),
+              ...(game.nudges ?? []).slice(0, 2).map((nudge) =>
+                el("p", { class: "nudge", "data-nudge": nudge.nudgeID }, `${nudge.fromName} nudged you`, nudge.message ? `: “${nudge.message}”` : ""),
+              ),
+            );
+        };
+        const latest = (a, b) => (b.lastActivity ?? 0) - (a.lastActivity ?? 0);
+        const playing = games.filter((game) => !game.completion).sort(latest);
+        const finished = games.filter((game) => game.completion).sort(latest);
+        list.replaceChildren(
+          ...playing.map(item),
+          ...(finished.length ? [el("li", { class: "section", "data-section": "finished", role: "presentation" }, el("h2", {}, "Finished"))] : []),
+          ...finished.map(item),
+        );
+      }
+      connection.subscribe(games.map((game) => game.gameID).slice(0, 200));
+    } catch (failure) {
+      if (failure.status === 401) return signedOut();
+      problem.textContent = failure.message;
+    }
+  };
+  await refresh();
+  try {
+    const { puzzles } = await api("GET", "/v1/puzzles");
+    bundled.replaceChildren(
+      ...puzzles.map((puzzle) =>
+        el(
+          "button",
+          {
+            type: "button", class: "puzzle", "data-bundled": puzzle.name,
+            onclick: async () => {
+              try {
+                const game = await api("POST", "/v1/games", { bundled: puzzle.name });
+                navigate(`/games/${encodeURIComponent(game.gameID)}`);
+              } catch (failure) {
+                toast(failure.message, "error");
+              }
+            },
+          },
+          el("strong", {}, puzzle.title),
+          el("span", {}, `${puzzle.width}×${puzzle.height}`),
+        ),
+      ),
+    );
+  } catch (failure) {
+    bundled.textContent = failure.message;
+  }
+  // Live: a poke for one of these games or a change to the account's list redraws it.
+  let pending = null;
+  const stop = connection.listen((message) => {
+    if (message.type === "poke" || message.type === "feed" || (message.type === "state" && message.state === "live")) {
+      clearTimeout(pending);
+      pending = setTimeout(refresh, 150);
+    }
+  });
+  return () => {
+    stop();
+    clearTimeout(pending);
+  };
+}
+
+/** Friends: everyone you have played with, their colours (pin one, or let it be), blocking. */
+export async function friendsPage() {
+  document.title = "Friends · Crossmate";
+  const list = el("ul", { class: "friends" });
+  const problem = el("p", { class: "error", role: "alert" });
+  const mine = el("select", { id: "preferredColor", name: "preferredColor" });
+  const nameField = el("input", { id: "displayNameChange", name: "newDisplayName", maxlength: "60", value: identity()?.displayName ?? "" });
+  main.replaceChildren(
+    el(
+      "section",
+      { class: "page" },
+      el("div", { class: "heading" }, el("h1", {}, "Friends"), el("a", { href: "/", "data-route": true }, "Your games")),
+      el(
+        "form",
+        {
+          class: "mine",
+          onsubmit: async (event) => {
+            event.preventDefault();
+            try {
+              const answer = await api("PUT", "/v1/me", { displayName: nameField.value });
+              const me = identity();
+              localStorage.setItem("crossmate.identity", JSON.stringify({ ...me, displayName: answer.account.displayName }));
+              document.getElementById("who").textContent = answer.account.displayName;
+              nameField.value = answer.account.displayName;
+              toast("Your name is changed in every game.");
+            } catch (failure) {
+              problem.textContent = failure.message;
+            }
+          },
+        },
+        el("label", { for: "displayNameChange" }, "Your name "),
+        nameField,
+        el("button", { type: "submit" }, "Rename"),
+      ),
+      el("p", { class: "mine" }, el("label", { for: "preferredColor" }, "Your colour "), mine),
+      list,
+      problem,
+    ),
+  );
+  const palette = ["brown", "orange", "olive", "green", "teal", "blue", "indigo", "purple", "magenta"];
+  const choices = (selected, automatic) => [
+    el("option", { value: "", selected: selected === null || selected === undefined }, automatic),
+    ...palette.map((name, index) => el("option", { value: String(index), selected: selected === index }, name)),
+  ];
+  const draw = ({ friends, preferredColor }) => {
+    mine.replaceChildren(...choices(preferredColor, "automatic"));
+    mine.onchange = () => save("PUT", "/v1/preferences", { color: mine.value === "" ? null : Number(mine.value) });
+    if (!friends.length) {
+      list.replaceChildren(el("li", { class: "empty" }, "Nobody yet: the people you play with appear here."));
+      return;
+    }
+    list.replaceChildren(
+      ...friends.map((friend) => {
+        const pin = el("select", { "aria-label": `colour for ${friend.displayName}`, "data-pin": friend.authorID }, ...choices(friend.pinned, "automatic"));
+        pin.onchange = () =>
+          save("POST", "/v1/decisions", pin.value === ""
+            ? { kind: "color", key: friend.authorID, deleted: true, writtenAt: Math.round(connection.now()) }
+            : { kind: "color", key: friend.authorID, value: pin.value, writtenAt: Math.round(connection.now()) });
+        const block = el("button", { type: "button", class: "small", "data-block": friend.authorID }, friend.blocked ? "Unblock" : "Block");
+        block.onclick = () =>
+          save("POST", "/v1/decisions", { kind: "block", key: friend.authorID, deleted: friend.blocked, writtenAt: Math.round(connection.now()) });
+        return el(
+          "li",
+          { "data-friend": friend.authorID, class: friend.blocked ? "blocked" : "" },
+          el("span", { class: "avatar", style: `background:${friend.color}`, "aria-hidden": "true" }, friend.symbol),
+          el("span", { class: "name" }, friend.displayName, friend.blocked ? el("small", {}, " blocked: their nudges and invitations are hidden") : null),
+          el("span", { class: "meta" }, `${friend.gamesTogether} ${friend.gamesTogether === 1 ? "game" : "games"} together, last ${new Date(friend.lastPlayed).toLocaleDateString()}`),
+          pin,
+          block,
+        );
+      }),
+    );
+  };
+  const save = async (method, path, body) => {
+    try {
+      draw(await api(method, path, body));
+      problem.textContent = "";
+    } catch (failure) {
+      problem.textContent = failure.message;
+    }
+  };
+  const refresh = async () => {
+    try {
+      draw(await api("GET", "/v1/friends"));
+    } catch (failure) {
+      problem.textContent = failure.message;
+    }
+  };
+  await refresh();
+  // A pin or block made on another of your devices shows here too.
+  return connection.listen((message) => {
+    if (message.type === "feed") refresh();
+  });
+}
