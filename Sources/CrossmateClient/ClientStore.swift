@@ -88,6 +88,15 @@ public final class ClientStore: Sendable {
                     CREATE TABLE settings (key TEXT PRIMARY KEY, value TEXT NOT NULL);
                     """)
         }
+        // Pauses stop a player's share of the shared clock (SolvingTime).
+        migrator.registerMigration("3") { db in
+            try db.execute(
+                sql: """
+                    CREATE TABLE pauses (
+                        game_id TEXT NOT NULL, replica_id TEXT NOT NULL, at INTEGER NOT NULL, author_id TEXT NOT NULL,
+                        PRIMARY KEY (game_id, replica_id, at));
+                    """)
+        }
         return migrator
     }
 
@@ -349,6 +358,22 @@ public final class ClientStore: Sendable {
         try queue.read { db in
             try Row.fetchAll(db, sql: "SELECT replica_id, last_seq FROM seals WHERE game_id = ? ORDER BY replica_id", arguments: [gameID])
                 .map { Seal(gameID: gameID, replicaID: $0[0], lastSeq: $0[1]) }
+        }
+    }
+
+    /// A player's pause, heard from the server (the same pause twice is kept once).
+    public func savePause(_ pause: Pause) throws {
+        try queue.write { db in
+            try db.execute(
+                sql: "INSERT INTO pauses (game_id, replica_id, at, author_id) VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING",
+                arguments: [pause.gameID, pause.replicaID, pause.at, pause.authorID])
+        }
+    }
+
+    public func pauses(gameID: String) throws -> [Pause] {
+        try queue.read { db in
+            try Row.fetchAll(db, sql: "SELECT replica_id, at, author_id FROM pauses WHERE game_id = ? ORDER BY at", arguments: [gameID])
+                .map { Pause(gameID: gameID, authorID: $0[2], replicaID: $0[0], at: $0[1]) }
         }
     }
 

@@ -447,6 +447,8 @@ public actor SyncEngine {
             case let .seal(seal):
                 try? store.saveSeal(seal)
                 others = true
+            case let .pause(pause):
+                try? store.savePause(pause)
             }
         }
         if !moves.isEmpty {
@@ -594,8 +596,9 @@ public actor SyncEngine {
 
     /// Seconds spent solving, by the shared clock's rule (`SolvingTime`).
     public func solvingSeconds(_ gameID: String) -> Int {
-        let stamps = ((try? store.moves(gameID: gameID)) ?? []).map(\.timestamp.wallMillis)
-        return SolvingTime.measure(moveTimes: stamps, end: replicas[gameID]?.completion?.at.wallMillis, now: clock.now).seconds
+        let moves = ((try? store.moves(gameID: gameID)) ?? []).map(\.stamp)
+        let pauses = ((try? store.pauses(gameID: gameID)) ?? []).map(\.stamp)
+        return SolvingTime.measure(moves: moves, pauses: pauses, end: replicas[gameID]?.completion?.at.wallMillis, now: clock.now).seconds
     }
 
     /// The finished game's scoreboard, from the final grid and every move this device holds.

@@ -234,7 +234,8 @@ public struct GameUpdate: Codable, Hashable, Sendable {
 }
 
 /// A command as a browser sends it. `kind` is one of setLetter, delete, check, reveal, clear,
-/// undo, redo; `scope` (square, word, puzzle) goes with check, reveal and clear; `autocheck`
+/// undo, redo, or pause (the player paused: the server stores a `Pause` for the shared clock,
+/// and no move); `scope` (square, word, puzzle) goes with check, reveal and clear; `autocheck`
 /// (the solver's setting) with setLetter.
 public struct BrowserCommand: Codable, Hashable, Sendable {
     public var kind: String
@@ -296,7 +297,7 @@ public struct BrowserCommand: Codable, Hashable, Sendable {
         }
     }
 
-    static let kinds = "setLetter, delete, check, reveal, clear, undo, redo"
+    static let kinds = "setLetter, delete, check, reveal, clear, undo, redo, pause"
     static let needs = [
         "setLetter": "row, col and letter", "delete": "row and col",
         "check": "a scope of square (with row and col), word (with row, col and direction) or puzzle",

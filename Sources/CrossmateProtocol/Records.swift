@@ -109,6 +109,7 @@ public struct ZoneChange: Codable, Hashable, Sendable {
         case game(GameRecord)
         case participant(ParticipantRecord)
         case seal(Seal)
+        case pause(Pause)
     }
 
     public var sequence: Int64
@@ -129,6 +130,7 @@ public struct ZoneChange: Codable, Hashable, Sendable {
         case "game": record = .game(try container.decode(GameRecord.self, forKey: .record))
         case "participant": record = .participant(try container.decode(ParticipantRecord.self, forKey: .record))
         case "seal": record = .seal(try container.decode(Seal.self, forKey: .record))
+        case "pause": record = .pause(try container.decode(Pause.self, forKey: .record))
         case let other:
             throw DecodingError.dataCorruptedError(forKey: .type, in: container, debugDescription: "unknown record type \(other)")
         }
@@ -150,6 +152,9 @@ public struct ZoneChange: Codable, Hashable, Sendable {
         case let .seal(seal):
             try container.encode("seal", forKey: .type)
             try container.encode(seal, forKey: .record)
+        case let .pause(pause):
+            try container.encode("pause", forKey: .type)
+            try container.encode(pause, forKey: .record)
         }
     }
 }

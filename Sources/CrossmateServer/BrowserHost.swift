@@ -134,8 +134,11 @@ actor BrowserGame {
     private var replica: GameReplica
     /// The zone sequence read through.
     private var sequence: Int64
-    private var moveTimes: [Int64]
     private var moves: [Move]
+    /// Every player's pauses (the solving clock stops a player's share at one), and their
+    /// keys (this device's own are added when made, and not again when read back).
+    private var pauses: [SolvingTime.Stamp]
+    private var pauseKeys: Set<String>
     /// Each move's zone sequence, beside `moves`.
     private var moveSequences: [Int64]
     /// This device's presence in the game (a lease while a browser views it, and what it has
@@ -189,7 +192,7 @@ actor BrowserGame {
 
     private init(
         gameID: String, device: StoredDevice, puzzle: Puzzle, createdAt: Int64, replica: GameReplica, sequence: Int64,
-        moves: [(sequence: Int64, move: Move)], players: [StoredParticipant]
+        moves: [(sequence: Int64, move: Move)], pauses: [Pause], players: [StoredParticipant]
     ) {
         self.gameID = gameID
         self.device = device
@@ -200,7 +203,8 @@ actor BrowserGame {
         self.sequence = sequence
         self.moves = moves.map(\.move)
         moveSequences = moves.map(\.sequence)
-        moveTimes = moves.map(\.move.timestamp.wallMillis)
+        self.pauses = pauses.map(\.stamp)
+        pauseKeys = Set(pauses.map(\.key))
         self.players = players
         presence = DevicePresence(gameID: gameID, deviceID: device.deviceID, authorID: device.authorID)
     }
@@ -209,21 +213,23 @@ actor BrowserGame {
         let (stored, _) = try await state.access(gameID, for: device, write: false)
         try await state.store.markBrowser(deviceID: device.deviceID)
         let projection = try await state.directory.projection(for: stored)
-        let (moves, sequence) = try await GameProjection.sequencedMoves(store: state.store, gameID: gameID, after: 0)
+        let (moves, pauses, sequence) = try await GameProjection.sequencedActivity(store: state.store, gameID: gameID, after: 0)
         var replica = GameReplica(
             puzzle: projection.puzzle, gameID: gameID, replicaID: device.deviceID, authorID: device.authorID, moves: moves.map(\.move))
         if let completion = await projection.completion { replica.adopt(completion, finalGrid: await projection.replica.grid) }
         let players = try await state.store.participants(gameID: gameID)
         return BrowserGame(
             gameID: gameID, device: device, puzzle: projection.puzzle, createdAt: stored.createdAt, replica: replica, sequence: sequence,
-            moves: moves, players: players)
+            moves: moves, pauses: pauses, players: players)
     }
 
     private var me: StoredParticipant? { players.first { $0.authorID == device.authorID } }
     private var readOnly: Bool { me?.revoked ?? true }
 
-    private func timer(now: Int64) -> TimerView {
-        let measured = SolvingTime.measure(moveTimes: moveTimes, end: replica.completion?.at.wallMillis, now: now)
+    /// The shared clock (`SolvingTime`), with moves just made that are not yet in `moves`.
+    private func timer(now: Int64, adding made: [Move] = []) -> TimerView {
+        let measured = SolvingTime.measure(
+            moves: (moves + made).map(\.stamp), pauses: pauses, end: replica.completion?.at.wallMillis, now: now)
         return TimerView(seconds: measured.seconds, countsFor: measured.countsFor)
     }
 
@@ -311,17 +317,17 @@ actor BrowserGame {
     /// moves too: they are already in its journal and change nothing); the squares that changed.
     private func catchUp(state: ServerState) async throws -> [SquareView] {
         let before = replica.grid
-        let (fresh, through) = try await GameProjection.sequencedMoves(store: state.store, gameID: gameID, after: sequence)
+        let (fresh, freshPauses, through) = try await GameProjection.sequencedActivity(store: state.store, gameID: gameID, after: sequence)
         guard through > sequence else { return [] }
-        // Every record takes the next zone sequence, so fewer moves than sequences read means a
-        // participant (or seal) record came: only then is the roster read again.
-        let rosterMayHaveChanged = through - sequence > Int64(fresh.count)
+        // Every record takes the next zone sequence, so fewer moves and pauses than sequences
+        // read means a participant (or seal) record came: only then is the roster read again.
+        let rosterMayHaveChanged = through - sequence > Int64(fresh.count + freshPauses.count)
+        for pause in freshPauses where pauseKeys.insert(pause.key).inserted { pauses.append(pause.stamp) }
         sequence = through
         replica.receive(fresh.map(\.move))
         for (_, move) in fresh where move.replicaID == device.deviceID { performedBatches.insert(move.batchID) }
         moves += fresh.map(\.move)
         moveSequences += fresh.map(\.sequence)
-        moveTimes += fresh.map(\.move.timestamp.wallMillis)
         if rosterMayHaveChanged { players = try await state.store.participants(gameID: gameID) }
         if let projection = state.directory.cached(gameID), let completion = await projection.completion, replica.completion != completion {
             replica.adopt(completion, finalGrid: await projection.replica.grid)
@@ -343,6 +349,7 @@ actor BrowserGame {
             let wasReadOnly = readOnly
             let wasComplete = replica.completion
             let roster = playerViews
+            let pausesBefore = pauses.count
             let caughtUp = await exclusively { () -> [SquareView]? in
                 do {
                     let before = sequence
@@ -363,7 +370,10 @@ actor BrowserGame {
                 }
             }
             guard let squares = caughtUp else { return }
-            guard !squares.isEmpty || wasReadOnly != readOnly || wasComplete != replica.completion || roster != playerViews else { continue }
+            guard
+                !squares.isEmpty || wasReadOnly != readOnly || wasComplete != replica.completion || roster != playerViews
+                    || pauses.count != pausesBefore
+            else { continue }
             let update = ServerSocketMessage.update(update(squares: squares, now: state.now()))
             for viewer in viewers { state.hub.reply(viewer, update) }
         } while refreshAgain
@@ -447,12 +457,10 @@ actor BrowserGame {
         if let earlier {
             // Already answered: the grid the browser was sent on reopening holds its effect.
             if let refusal = earlier { return .refused(refusal) }
-            let measured = SolvingTime.measure(moveTimes: moveTimes, end: replica.completion?.at.wallMillis, now: state.now())
             return .applied(
                 CommandApplied(
                     id: request.id, gameID: gameID, squares: [], canUndo: replica.canUndo && !readOnly, canRedo: replica.canRedo && !readOnly,
-                    completion: replica.completion.map(CompletionRecord.init),
-                    timer: TimerView(seconds: measured.seconds, countsFor: measured.countsFor)))
+                    completion: replica.completion.map(CompletionRecord.init), timer: timer(now: state.now())))
         }
         let answer = await performOnce(request, state: state)
         switch answer {
@@ -468,10 +476,36 @@ actor BrowserGame {
         if answeredOrder.count > Self.answersKept { answered[answeredOrder.removeFirst()] = nil }
     }
 
+    /// The player paused: their share of the shared clock stops at the moment they did (as
+    /// typed, within the bounds a command's time has) until their next move.
+    private func pause(_ request: CommandRequest, state: ServerState) async -> ServerSocketMessage {
+        func refuse(_ code: String, _ reason: String) -> ServerSocketMessage {
+            .refused(CommandRefusal(id: request.id, gameID: gameID, CommandRefusal.Reason(code: code, reason: reason)))
+        }
+        guard !readOnly else { return refuse("removed", "you were removed from this game; it is read-only for you") }
+        guard replica.completion == nil else { return refuse("finished", "the game is finished; its clock has stopped") }
+        let now = state.now()
+        let at = max(createdAt, min(now, max(now - Self.oldestTypedAt, request.typedAt ?? now)))
+        let pause = Pause(gameID: gameID, authorID: device.authorID, replicaID: device.deviceID, at: at)
+        do {
+            let sequence = try await state.store.putRecord(gameID: gameID, type: "pause", key: pause.key, body: Store.json(pause))
+            if pauseKeys.insert(pause.key).inserted { pauses.append(pause.stamp) }
+            await state.recordStored(game: gameID, sequence: sequence)
+        } catch {
+            state.logger.error("a browser's pause could not be stored", metadata: ["game": "\(gameID)", "error": "\(error)"])
+            return refuse("serverError", "the server could not save that; it has been logged")
+        }
+        return .applied(
+            CommandApplied(
+                id: request.id, gameID: gameID, squares: [], canUndo: replica.canUndo, canRedo: replica.canRedo, completion: nil,
+                timer: timer(now: now)))
+    }
+
     private func performOnce(_ request: CommandRequest, state: ServerState) async -> ServerSocketMessage {
         func refuse(_ code: String, _ reason: String) -> ServerSocketMessage {
             .refused(CommandRefusal(id: request.id, gameID: gameID, CommandRefusal.Reason(code: code, reason: reason)))
         }
+        if request.command.kind == "pause" { return await pause(request, state: state) }
         let command: Command
         switch request.command.command() {
         case let .success(made): command = made
@@ -525,13 +559,11 @@ actor BrowserGame {
         let squares = SquareView.changed(from: replica.grid, to: next.grid, of: puzzle)
         replica = next
         await sealIfComplete(state: state)
-        let measured = SolvingTime.measure(
-            moveTimes: moveTimes + made.map(\.timestamp.wallMillis), end: replica.completion?.at.wallMillis, now: now)
         return .applied(
             CommandApplied(
                 id: request.id, gameID: gameID, squares: squares, canUndo: replica.canUndo, canRedo: replica.canRedo,
                 completion: replica.completion.map(CompletionRecord.init),
                 scoreboard: replica.completion == nil ? nil : Scoreboard.scores(finalGrid: replica.grid, moves: moves + made),
-                timer: TimerView(seconds: measured.seconds, countsFor: measured.countsFor)))
+                timer: timer(now: now, adding: made)))
     }
 }

@@ -60,17 +60,33 @@ actor GameProjection {
 
     /// Every move in the zone after `sequence` with its zone sequence, and the last sequence read.
     static func sequencedMoves(store: Store, gameID: String, after sequence: Int64) async throws -> ([(sequence: Int64, move: Move)], Int64) {
+        let read = try await sequencedActivity(store: store, gameID: gameID, after: sequence)
+        return (read.moves, read.through)
+    }
+
+    /// The moves and pauses after `sequence` (what the solving clock reads), and the zone
+    /// sequence read through.
+    static func sequencedActivity(
+        store: Store, gameID: String, after sequence: Int64
+    ) async throws -> (moves: [(sequence: Int64, move: Move)], pauses: [Pause], through: Int64) {
         var moves: [(sequence: Int64, move: Move)] = []
+        var pauses: [Pause] = []
         var cursor = sequence
         while true {
             let page = try await store.changes(gameID: gameID, after: cursor, limit: 1_000)
-            for change in page where change.type == "move" {
-                let record = try Store.decode(MoveRecord.self, change.body, what: "move at \(change.sequence)", gameID: gameID)
-                moves.append((change.sequence, try move(record, at: change.sequence, gameID: gameID)))
+            for change in page {
+                switch change.type {
+                case "move":
+                    let record = try Store.decode(MoveRecord.self, change.body, what: "move at \(change.sequence)", gameID: gameID)
+                    moves.append((change.sequence, try move(record, at: change.sequence, gameID: gameID)))
+                case "pause":
+                    pauses.append(try Store.decode(Pause.self, change.body, what: "pause at \(change.sequence)", gameID: gameID))
+                default: continue
+                }
             }
-            guard let last = page.last else { return (moves, cursor) }
+            guard let last = page.last else { return (moves, pauses, cursor) }
             cursor = last.sequence
-            if page.count < 1_000 { return (moves, cursor) }
+            if page.count < 1_000 { return (moves, pauses, cursor) }
         }
     }
 

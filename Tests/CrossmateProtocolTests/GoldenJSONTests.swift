@@ -52,7 +52,15 @@ import Testing
     @Test func responsesCarryTheServerTime() throws {
         _ = try roundTrip(MeResponse.self, #"{"account":{"authorID":"acct-ann","displayName":"Ann"},"deviceID":"dev-1","serverTime":5}"#)
         _ = try roundTrip(LinkCodeResponse.self, #"{"code":"c","expiresAt":600005,"serverTime":5}"#)
-        _ = try roundTrip(InvitationResponse.self, #"{"expiresAt":3600005,"gameID":"game-1","path":"/join/t","serverTime":5,"token":"t"}"#)
+        _ = try roundTrip(
+            InvitationResponse.self, #"{"expiresAt":3600005,"gameID":"game-1","linkID":"link-1","path":"/join/t","serverTime":5,"token":"t"}"#)
+        _ = try roundTrip(
+            InvitationListResponse.self,
+            #"{"links":[{"canRevoke":true,"createdAt":4,"createdBy":"acct-1","createdByName":"Ana","linkID":"link-1"}],"maxLinks":20,"serverTime":5}"#
+        )
+        _ = try roundTrip(
+            InvitationPreview.self,
+            #"{"gameID":"game-1","invitedBy":"Ana","joined":false,"players":["Ana","Ben"],"serverTime":5,"title":"Daybreak"}"#)
         _ = try roundTrip(
             CompletionResponse.self, #"{"completion":{"at":{"counter":2,"wallMillis":4},"by":"acct-ann","kind":"resigned"},"serverTime":5}"#)
         _ = try roundTrip(
@@ -85,6 +93,9 @@ import Testing
             #"{"record":{"authorID":"acct-bob","displayName":"Bob","gameID":"game-1","revoked":true,"role":"player"},"sequence":12,"type":"participant"}"#
         )
         _ = try roundTrip(ZoneChange.self, #"{"record":{"gameID":"game-1","lastSeq":40,"replicaID":"dev-2"},"sequence":13,"type":"seal"}"#)
+        _ = try roundTrip(
+            ZoneChange.self,
+            #"{"record":{"at":1700000000000,"authorID":"acct-1","gameID":"game-1","replicaID":"dev-2"},"sequence":14,"type":"pause"}"#)
         _ = try roundTrip(
             ZoneChange.self,
             #"{"record":{"authorID":"a","batchID":"b","cellAuthorID":"","col":0,"gameID":"g","kind":"clear","letter":"","mark":0,"replicaID":"r","row":0,"seq":1,"timestamp":{"counter":0,"wallMillis":1}},"sequence":3,"type":"move"}"#

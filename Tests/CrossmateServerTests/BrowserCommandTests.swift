@@ -79,6 +79,47 @@ import Testing
         BrowserCommand(kind: kind, row: row, col: col, scope: scope, direction: direction)
     }
 
+    /// A pause stops the player's share of the shared clock, for every device: the browser's
+    /// answer, a reopened page and a native device all count to the pause, and another
+    /// player's moves keep the clock going.
+    @Test func aPauseStopsTheSharedClockUntilSomeoneMoves() async throws {
+        let server = try TestServer()
+        defer { server.removeFiles() }
+        try await server.application().test(.live) { client in
+            let port = try #require(client.port)
+            let ann = try await client.account("Ann")
+            let bob = try await client.account("Bob")
+            let game = try await client.newGame(ann)
+            try await client.join(bob, game.gameID, invitedBy: ann)
+            var browser = Browser(port: port, token: ann.token)
+            _ = try await browser.open(game.gameID)
+            _ = try await browser.applied(game.gameID, Self.letter(1, 0, "G"))
+            server.clock.advance(byMillis: 10_000)
+            _ = try await browser.applied(game.gameID, Self.letter(1, 1, "R"))
+            server.clock.advance(byMillis: 5_000)
+            let paused = try await browser.applied(game.gameID, BrowserCommand(kind: "pause"))
+            #expect(paused.timer.seconds == 15 && paused.timer.countsFor == 0)
+            let pausedAt = server.clock.now
+            server.clock.advance(byMillis: 300_000)
+            var again = Browser(port: port, token: ann.token)
+            #expect(try await again.open(game.gameID).timer.seconds == 15)
+            // A native device reads the pause among the changes.
+            let changes: ChangesResponse = try await client.call(.get, "/v1/games/\(game.gameID)/changes", token: bob.token)
+            let pauses = changes.changes.compactMap { change -> Pause? in if case let .pause(pause) = change.record { pause } else { nil } }
+            #expect(pauses.map(\.at) == [pausedAt] && pauses.first?.authorID == ann.account.authorID)
+            // Bob solves while Ann is paused: the shared clock runs with him.
+            var bobDevice = TestDevice(bob, puzzle: greenLight, gameID: game.gameID)
+            _ = try await client.push(bob, game.gameID, try bobDevice.replica.perform(.setLetter(at(2, 0), "L"), wallMillis: server.clock.now))
+            server.clock.advance(byMillis: 20_000)
+            _ = try await client.push(bob, game.gameID, try bobDevice.replica.perform(.setLetter(at(3, 0), "A"), wallMillis: server.clock.now))
+            let update = try await again.update { $0.squares.contains { $0.row == 3 && $0.col == 0 } }
+            #expect(update.timer.seconds == 15 + 20 && update.timer.countsFor == 60)
+            // A finished game's clock cannot be paused.
+            _ = try await browser.applied(game.gameID, Self.scoped("reveal", "puzzle"))
+            #expect(try await browser.refused(game.gameID, BrowserCommand(kind: "pause")).code == "finished")
+        }
+    }
+
     @Test func everyCommandIsPerformedAsTheBrowsersOwnMoves() async throws {
         let server = try TestServer()
         defer { server.removeFiles() }

@@ -497,9 +497,14 @@ class WebAppTests(unittest.TestCase):
 
     def test_dead_invitation_bad_upload_and_locked_puzzle(self):
         ana = self.player("Ana")
-        ana.sign_up("/join/not-a-real-invitation")
+        ana.open("/join/not-a-real-invitation")
         until("the dead link is explained", lambda: ana.driver.find_element(By.CSS_SELECTOR, "[data-error]").text)
         self.assertIn("invitation", ana.driver.find_element(By.CSS_SELECTOR, "[data-error]").text.lower())
+        self.assertFalse(ana.driver.find_elements(By.NAME, "displayName"))
+        ana.sign_up("/")
+        # Signed in, a dead link is explained as well.
+        ana.open("/join/not-a-real-invitation")
+        until("the dead link is explained", lambda: ana.driver.find_element(By.CSS_SELECTOR, "[data-error]").text)
         ana.open("/")
         corrupt = os.path.join(self.directory, "broken.puz")
         with open(corrupt, "wb") as handle:
@@ -930,6 +935,9 @@ class WebAppTests(unittest.TestCase):
         self.assertNotIn("Z", [ana.letter(1, c) for c in range(5)])
         self.assertEqual(ana.letter(1, 1), "X", "Ctrl+Z undid a letter while paused")
         self.assertEqual(ana.driver.execute_script("return document.querySelector('[data-undo]').disabled"), undo_seen)
+        # The server keeps the pause: the shared clock stops counting Ana's time at it.
+        changes = lambda: self.server.api("GET", f"/v1/games/{game}/changes", token=ana.token())["changes"]
+        until("the pause is stored", lambda: [c for c in changes() if c["type"] == "pause" and c["record"]["authorID"] == ana.identity()["authorID"]])
         cover.find_element(By.TAG_NAME, "button").click()
         until("going on", lambda: not cover.is_displayed())
         # The scoreboard counts autocheck as help: finish and read it.
@@ -1087,7 +1095,7 @@ class WebAppTests(unittest.TestCase):
         """Not a pass/fail check: measures and records (BENCHMARKS.md explains the figures)."""
         ana = self.player("Ana")
         ana.sign_up()
-        ana.start_bundled("daybreak")
+        game = ana.start_bundled("daybreak")
         link = ana.share_link()
         ben = self.player("Ben")
         ben.sign_up(link[len(self.server.url):])
@@ -1125,17 +1133,34 @@ class WebAppTests(unittest.TestCase):
                 seen.remove(match)
         latencies.sort()
         weight = sum(len(urllib.request.urlopen(self.server.url + path).read())
-                     for path in ["/", "/app/app.js", "/app/game.js", "/app/keys.js", "/app/api.js", "/app/queue.js", "/app/style.css", "/app/icon.svg", "/sw.js"])
+                     for path in ["/", "/app/app.js", "/app/pages.js", "/app/game.js", "/app/keys.js", "/app/api.js", "/app/queue.js",
+                                  "/app/settings.js", "/app/share.js", "/app/style.css", "/app/icon.svg", "/sw.js"])
+        # What a first visit transfers before the page is usable, as Chromium counts it (bodies
+        # as sent, gzipped): a fresh browser opening the list, and one opening a game.
+        def first_load(path, ready):
+            fresh = self.player("Fresh", width=390, height=844, mobile=True)
+            fresh.open("/v1")  # (same origin, none of the app: to sign the fresh browser in)
+            fresh.driver.execute_script("localStorage.setItem('crossmate.identity', arguments[0])", json.dumps(ana.identity()))
+            fresh.open(path)
+            until("the page is ready", lambda: fresh.driver.find_elements(By.CSS_SELECTOR, ready))
+            return fresh.driver.execute_script(
+                "return performance.getEntriesByType('navigation').concat(performance.getEntriesByType('resource'))"
+                ".filter((e) => !e.name.includes('/v1/')).reduce((sum, e) => sum + e.encodedBodySize, 0)")
+        list_bytes = first_load("/", "[data-game]")
+        game_bytes = first_load("/games/" + game, "[data-sync=live]")
         result = {
             "keystrokes": 120, "measured": len(latencies),
             "p50_ms": round(statistics.median(latencies), 1),
             "p99_ms": round(latencies[min(len(latencies) - 1, int(len(latencies) * 0.99))], 1),
             "max_ms": round(latencies[-1], 1),
             "page_weight_bytes": weight,
+            "first_load_list_gzipped_bytes": list_bytes,
+            "first_load_game_gzipped_bytes": game_bytes,
         }
         print("\nkeystroke to the other browser's screen (two Chromium pages, one machine)")
         print(f"  keystrokes {result['keystrokes']}  measured {result['measured']}  p50 {result['p50_ms']} ms  p99 {result['p99_ms']} ms  max {result['max_ms']} ms")
         print(f"  page weight (HTML + CSS + JS + icon, uncompressed): {weight} bytes")
+        print(f"  first load as sent (gzipped bodies): the list {list_bytes} bytes, a game {game_bytes} bytes")
         if ARTIFACTS:
             os.makedirs(ARTIFACTS, exist_ok=True)
             with open(os.path.join(ARTIFACTS, "web-bench.json"), "w") as handle:

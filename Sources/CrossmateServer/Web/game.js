@@ -624,8 +624,10 @@ class GamePage {
     openSettings(() => this.input.focus());
   }
 
-  /** Pause hides the grid and the clues and stops this player's clock until they go on. */
+  /** Pause hides the grid and the clues and stops this player's share of the shared clock
+   * (the server keeps the pause) until they move again; another player solving keeps it going. */
   pause(paused) {
+    if (paused && !this.paused && !this.view.readOnly && !this.view.completion) this.issue({ kind: "pause" });
     this.paused = paused;
     this.main.querySelector(".game").classList.toggle("paused", paused);
     this.pausedCover.hidden = !paused;
