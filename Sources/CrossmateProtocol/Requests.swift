@@ -160,7 +160,7 @@ public struct GameSummary: Codable, Hashable, Sendable {
     /// The server's time when this summary was made (every response carries it).
     public var serverTime: Int64
     /// A small picture of the grid, a row of `width` characters per line: `#` a block, `.` an
-    /// empty square, `x` a filled one, `~` no square.
+    /// empty square, `x` a filled one, `r` a revealed one, `~` no square.
     public var picture: String?
     /// The players' display names (those not removed), the owner first.
     public var players: [String]?

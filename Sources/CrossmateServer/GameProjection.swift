@@ -265,7 +265,8 @@ actor GameProjection {
     }
 
     /// The games list's view of `puzzle` with `grid`: size, progress, the picture (a row a
-    /// line: `#` block, `~` void, `.` empty, `x` filled) and the wall time of its latest move.
+    /// line: `#` block, `~` void, `.` empty, `x` filled, `r` revealed) and the wall time of its
+    /// latest move.
     static func listSummary(_ puzzle: Puzzle, grid: GameGrid, through sequence: Int64) -> StoredGameSummary {
         var picture = ""
         picture.reserveCapacity((puzzle.width + 1) * puzzle.height)
@@ -287,7 +288,7 @@ actor GameProjection {
                         picture += "."
                     } else {
                         filled += 1
-                        picture += "x"
+                        picture += state.mark.isLocked ? "r" : "x"
                     }
                 }
             }

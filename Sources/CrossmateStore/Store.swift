@@ -29,7 +29,7 @@ public struct StoredGame: Hashable, Sendable {
 
 /// What the games list shows of a game, as of zone sequence `throughSequence`: its size, how
 /// many letter squares are filled of all, and its picture (a row a line: `#` block, `~` void,
-/// `.` empty, `x` filled).
+/// `.` empty, `x` filled, `r` revealed).
 public struct StoredGameSummary: Hashable, Sendable {
     public var width: Int
     public var height: Int

@@ -270,9 +270,9 @@ class WebAppTests(unittest.TestCase):
         self.server.kill()
         shutil.rmtree(self.directory, ignore_errors=True)
 
-    def invited(self, name, game, owner):
+    def invited(self, name, game, owner, **size):
         """A new player signed up and in `owner`'s game through an invitation link, live."""
-        player = self.player(name)
+        player = self.player(name, **size)
         player.sign_up()
         invite = self.server.api("POST", f"/v1/games/{game}/invitations", {}, token=owner.token())
         player.open(invite["path"])
@@ -766,6 +766,72 @@ class WebAppTests(unittest.TestCase):
         until("Dan's link", lambda: dan.driver.find_element(By.CSS_SELECTOR, "[data-invite-link]").get_attribute("value"))
         self.assertLessEqual(dan.driver.execute_script("return document.querySelector('[data-share-dialog]').getBoundingClientRect().right"), 390)
         dan.screenshot("share-dialog-phone")
+
+    def test_three_players_at_both_sizes_light_and_dark(self):
+        """The screens a person judges by eye, with three players (one on a phone): a game in
+        progress with everyone's letters and cursors, the keyboard, a confirmation, the finish
+        and the list, at 1280×900 and 390×844, light and dark."""
+        ana = self.player("Ana")
+        ana.sign_up()
+        game = ana.start_bundled("daybreak")
+        ben = self.invited("Ben", game, ana, width=390, height=844, mobile=True)
+        cat = self.invited("Cat", game, ana)
+        ana.click_square(0, 0, "across")
+        ana.type("BETA")
+        ben.click_square(2, 0, "across")
+        for letter in "DAWN":
+            ben.driver.find_element(By.CSS_SELECTOR, f'[data-key="{letter}"]').click()
+        cat.click_square(4, 0, "across")
+        cat.type("PLAUS")
+        until("everyone's letters on Ana's screen", lambda: ana.row(0, 9).startswith("BETA") and ana.row(2, 9).startswith("DAWN")
+              and ana.row(4, 9).startswith("PLAUS"))
+        until("three on the roster", lambda: all(name in ana.driver.find_element(By.CSS_SELECTOR, ".roster").text for name in ["Ben", "Cat"]))
+        until("the others' cursors", lambda: len(ana.driver.find_elements(By.CSS_SELECTOR, ".cell.peer")) == 2)
+        colours = {ana.driver.execute_script(f"return getComputedStyle(document.querySelector('.letter[data-row=\"{r}\"][data-col=\"0\"]')).color")
+                   for r in (0, 2, 4)}
+        self.assertEqual(len(colours), 3, "each player's letters in their own colour")
+        until("Ben sees Cat's letters", lambda: ben.row(4, 9).startswith("PLAUS"))
+
+        def both(name):
+            ana.screenshot(f"{name}-desktop")
+            ben.screenshot(f"{name}-phone")
+
+        def theme(value):
+            for player in (ana, ben):
+                now = self.server.api("GET", "/v1/me", token=player.token())["serverTime"]
+                self.server.api("PUT", "/v1/settings", {"name": "theme", "value": value, "writtenAt": now}, token=player.token())
+            for player in (ana, ben):
+                until(f"{value} on {player.name}'s screen", lambda: player.driver.execute_script("return document.documentElement.dataset.theme") == value)
+
+        theme("light")
+        both("three-players-light")
+        theme("dark")
+        both("three-players-dark")
+        # A confirmation, on each size.
+        ana.action("reveal-puzzle", confirm=False)
+        until("Ana's confirmation", lambda: ana.driver.find_element(By.CSS_SELECTOR, "dialog[open] [data-confirm-text]").text)
+        ben.driver.find_element(By.CSS_SELECTOR, "[data-more]").click()
+        ben.driver.find_element(By.XPATH, '//details[.//button[@data-action="clear-puzzle"]]/summary').click()
+        ben.driver.find_element(By.CSS_SELECTOR, '[data-action="clear-puzzle"]').click()
+        text = until("Ben's confirmation", lambda: ben.driver.find_element(By.CSS_SELECTOR, "dialog[open] [data-confirm-text]").text)
+        self.assertIn("Ana's letters", text)
+        both("confirm-dark")
+        ben.driver.find_element(By.CSS_SELECTOR, "dialog[open] [data-confirm-no]").click()
+        # The finish.
+        ana.driver.find_element(By.CSS_SELECTOR, "dialog[open] [data-confirm-yes]").click()
+        for player in (ana, ben, cat):
+            until(f"{player.name} sees the finish", lambda: player.driver.find_elements(By.CSS_SELECTOR, "[data-completed]"))
+        both("finish-dark")
+        theme("light")
+        both("finish-light")
+        # The list.
+        for player in (ana, ben):
+            player.open("/")
+            until("the list", lambda: player.driver.find_elements(By.CSS_SELECTOR, f'[data-game="{game}"]'))
+        self.assertIn("squares revealed", ana.driver.find_element(By.CSS_SELECTOR, f'[data-game="{game}"]').text)
+        both("list-three-players-light")
+        theme("dark")
+        both("list-three-players-dark")
 
     def test_a_friends_cursor_goes_when_they_leave(self):
         """Peer cursors stayed two minutes after their player left; now they go with them."""

@@ -146,7 +146,7 @@ function when(millis) {
 function miniGrid(summary) {
   const rows = (summary.picture ?? "").split("\n");
   const grid = el("div", { class: "mini", "aria-hidden": "true", style: `--cols:${summary.width}` });
-  for (const row of rows) for (const c of row) grid.append(el("i", { class: { "#": "b", x: "f", "~": "v" }[c] ?? "" }));
+  for (const row of rows) for (const c of row) grid.append(el("i", { class: { "#": "b", x: "f", r: "f", "~": "v" }[c] ?? "" }));
   return grid;
 }
 
@@ -240,8 +240,11 @@ export async function gamesPage() {
       } else {
         // Games in progress first, finished ones apart below them; in each, the latest news first.
         const item = (game) => {
+            // A solve with revealed squares says so, never like a clean one.
+            const revealed = [...(game.picture ?? "")].filter((c) => c === "r").length;
+            const solved = revealed ? `Solved, ${revealed} ${revealed === 1 ? "square" : "squares"} revealed` : "Solved";
             const state = game.completion
-              ? game.completion.kind === "solved" ? "Solved" : "Finished"
+              ? game.completion.kind === "solved" ? solved : "Finished"
               : game.readOnly ? "Read-only" : `${game.filled} of ${game.total} squares`;
             return el(
               "li",
@@ -253,7 +256,7 @@ export async function gamesPage() {
                 el("span", { class: "title" }, game.title || "Untitled", game.unread ? el("b", { class: "unread", "data-unread": true, title: "another player moved since you last looked" }, "new") : null),
                 el(
                   "span",
-                  { class: `state ${game.completion ? "done" : game.readOnly ? "readonly" : ""}` },
+                  { class: `state ${game.completion ? (revealed ? "done helped" : "done") : game.readOnly ? "readonly" : ""}` },
                   state,
                   game.lastActivity ? [" · ", el("time", { datetime: new Date(game.lastActivity).toISOString(), "data-active": game.lastActivity }, when(game.lastActivity))] : null,
                 ),
