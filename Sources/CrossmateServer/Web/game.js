@@ -553,13 +553,15 @@ class GamePage {
         this.notice,
         this.catchUpBox,
         this.banner,
+        // Who is playing, above the grid on a wide screen (below it on a phone, where the grid
+        // has the height).
+        this.roster,
         el(
           "div",
           { class: "board" },
           el("div", { class: "play" }, this.touch ? null : this.clueBar, el("div", { class: "gridwrap" }, this.grid, this.input, this.pausedCover)),
           lists,
         ),
-        this.roster,
         this.touch ? null : el("p", { class: "help" }, "Type to fill; arrows move; Space turns; Tab goes to the next word; Insert opens a rebus (Enter writes it); Ctrl+P pencil; Ctrl+Z undo; Escape leaves the grid."),
         this.dock,
       ),
