@@ -57,6 +57,42 @@ public struct PlayScreen: Sendable {
 
     // MARK: Layout
 
+    /// How a square is drawn, the widest that fits the terminal: every clue number whole and
+    /// apart from the letter (number, a space, letter, mark); else three columns, where an empty
+    /// square shows its whole number and a filled one its letter; else two (letter, mark).
+    enum GridLayout: Equatable {
+        case numbered(digits: Int)
+        case compact
+        case tiny
+
+        init(_ puzzle: Puzzle, width: Int) {
+            let digits = Self.digits(puzzle)
+            if puzzle.width * (digits + 3) <= width {
+                self = .numbered(digits: digits)
+            } else if puzzle.width * 3 <= width {
+                self = .compact
+            } else {
+                self = .tiny
+            }
+        }
+
+        var cellWidth: Int {
+            switch self {
+            case let .numbered(digits): digits + 3
+            case .compact: 3
+            case .tiny: 2
+            }
+        }
+
+        /// How wide a terminal must be to show every number of `puzzle`.
+        static func widthForNumbers(_ puzzle: Puzzle) -> Int { puzzle.width * (digits(puzzle) + 3) }
+
+        /// The digits of the puzzle's highest clue number.
+        static func digits(_ puzzle: Puzzle) -> Int {
+            String(puzzle.letterPositions.compactMap { puzzle.cell(at: $0).number }.max() ?? 1).count
+        }
+    }
+
     /// `colors` only changes what stands in for colour: with none, shaded squares get a mark.
     public func render(width: Int, height: Int, colors: ColorMode = .twoFiftySix) -> Frame {
         var frame = Frame(width: width, height: height)
@@ -65,45 +101,91 @@ public struct PlayScreen: Sendable {
             frame.put("Make the terminal larger", row: 0, col: 0)
             return frame
         }
-        // Squares are 4 columns (number, letter, mark) when they fit, else 2 (letter, mark).
-        let cellWidth = puzzle.width * 4 <= width ? 4 : 2
+        let layout = GridLayout(puzzle, width: width)
+        let cellWidth = layout.cellWidth
         let gridWidth = puzzle.width * cellWidth
         let gridTop = 2
-        let visibleRows = min(puzzle.height, max(1, height - 7))
-        let firstRow = max(0, min(state.cursor.position.row - visibleRows / 2, puzzle.height - visibleRows))
-        let firstCol =
-            gridWidth <= width ? 0 : max(0, min(state.cursor.position.col - width / cellWidth / 2, puzzle.width - width / cellWidth))
-
-        drawTitle(&frame)
-        drawClueBar(&frame, row: 1, clue: currentClue, highlighted: true)
-        drawGrid(
-            &frame, top: gridTop, rows: firstRow..<(firstRow + visibleRows), firstCol: firstCol, cellWidth: cellWidth,
-            monochrome: colors == .none)
         let panelLeft = gridWidth + 2
         let panelWidth = width - panelLeft
-        // Beside the grid: the clue lists when there is room for them, else players and progress.
-        // What follows the grid starts below whichever is taller.
-        var panelRows = 0
-        if panelWidth >= 56 {
-            panelRows = max(visibleRows, min(8, height - gridTop - 5))
-            drawClueLists(&frame, top: gridTop, left: panelLeft, width: panelWidth, rows: panelRows)
-        } else if panelWidth >= 14 {
-            panelRows = drawPanel(&frame, top: gridTop, left: panelLeft, width: panelWidth, rows: height - gridTop - 4)
+        var notes = messages(width: width)
+        // Below the grid: the crossing clue, the notes, the status and the key hints. A tall
+        // puzzle in a short terminal gives up the crossing clue and the hints (? still helps)
+        // before it scrolls; when it scrolls, arrows beside it say how much is out of sight.
+        let full = puzzle.height + gridTop + 3 + notes.count <= height
+        let below = (full ? 3 : 1) + notes.count
+        let visibleRows = max(1, min(puzzle.height, height - gridTop - below))
+        let firstRow = max(0, min(state.cursor.position.row - visibleRows / 2, puzzle.height - visibleRows))
+        let columnsShown = max(1, min(puzzle.width, width / cellWidth))
+        let firstCol = max(0, min(state.cursor.position.col - columnsShown / 2, puzzle.width - columnsShown))
+
+        drawTitle(&frame)
+        drawClueBar(&frame, row: 1, clue: currentClue, highlighted: true, width: width)
+        drawGrid(
+            &frame, top: gridTop, rows: firstRow..<(firstRow + visibleRows), firstCol: firstCol, layout: layout,
+            monochrome: colors == .none)
+        drawScrollMarks(
+            &frame, top: gridTop, visibleRows: visibleRows, firstRow: firstRow, firstCol: firstCol, columnsShown: columnsShown,
+            left: min(width - 1, columnsShown * cellWidth))
+        var line = gridTop + visibleRows
+        let listsBeside = panelWidth >= 48
+        if full {
+            drawClueBar(&frame, row: line, clue: crossingClue, highlighted: false, width: listsBeside ? gridWidth : width)
+            line += 1
         }
-        var line = gridTop + max(visibleRows, panelRows)
-        drawClueBar(&frame, row: line, clue: crossingClue, highlighted: false)
-        line += 1
-        for text in messages(width: width) where line < height - 2 {
+        // The clue lists take the room there is: beside the grid down to the notes, else below
+        // it across the terminal when eight lines are free there (players and progress then go
+        // beside the grid, if they fit).
+        let bottom = height - (full ? 2 : 1) - notes.count
+        if listsBeside {
+            drawClueLists(&frame, top: gridTop, left: panelLeft, width: panelWidth, rows: bottom - gridTop)
+            line = bottom
+        } else {
+            if panelWidth >= 14 {
+                let panelRows = drawPanel(&frame, top: gridTop, left: panelLeft, width: panelWidth, rows: bottom - gridTop)
+                line = max(line, min(bottom, gridTop + panelRows))
+            }
+            if bottom - line >= 8 {
+                drawClueLists(&frame, top: line, left: 0, width: width, rows: bottom - line)
+                line = bottom
+            }
+        }
+        // How wide a terminal shows every number, on a line that is free anyway.
+        switch layout {
+        case .numbered: break
+        case .compact:
+            notes.append(
+                ("Numbers of filled squares show in a terminal \(GridLayout.widthForNumbers(puzzle)) columns wide.", Style(dim: true)))
+        case .tiny:
+            notes.append(("Clue numbers show in a terminal \(GridLayout.widthForNumbers(puzzle)) columns wide.", Style(dim: true)))
+        }
+        for text in notes where line < height - (full ? 2 : 1) {
             frame.put(text.text, row: line, col: 0, style: text.style)
             line += 1
         }
-        drawStatus(&frame, row: height - 2)
-        frame.put(
-            frame.width >= 96
-                ? "^Z undo  ^Y redo  ^P pencil  ^R rebus  ^X check/reveal/clear  ^G go to clue  ? help  ^Q quit"
-                : "^Z undo ^Y redo ^P pencil ^R rebus ^X check/reveal ^G clue ? help ^Q quit", row: height - 1, col: 0,
-            style: Style(dim: true))
+        drawStatus(&frame, row: height - (full ? 2 : 1))
+        if full {
+            frame.put(
+                frame.width >= 96
+                    ? "^Z undo  ^Y redo  ^P pencil  ^R rebus  ^X check/reveal/clear  ^G go to clue  ? help  ^Q quit"
+                    : "^Z undo ^Y redo ^P pencil ^R rebus ^X check/reveal ^G clue ? help ^Q quit", row: height - 1, col: 0,
+                style: Style(dim: true))
+        }
         return frame
+    }
+
+    /// Arrows beside a grid that does not fit: how many rows are above and below, and columns
+    /// to the left and right, out of sight.
+    private func drawScrollMarks(
+        _ frame: inout Frame, top: Int, visibleRows: Int, firstRow: Int, firstCol: Int, columnsShown: Int, left: Int
+    ) {
+        let puzzle = view.puzzle
+        let style = Style(bold: true, reverse: true)
+        if firstRow > 0 { frame.put("↑\(firstRow)", row: top, col: left, style: style) }
+        let below = puzzle.height - firstRow - visibleRows
+        if below > 0 { frame.put("↓\(below)", row: top + visibleRows - 1, col: left, style: style) }
+        if firstCol > 0 { frame.put("←\(firstCol)", row: top + visibleRows / 2, col: left, style: style) }
+        let right = puzzle.width - firstCol - columnsShown
+        if right > 0 { frame.put("→\(right)", row: top + visibleRows / 2 + (firstCol > 0 ? 1 : 0), col: left, style: style) }
     }
 
     var currentClue: Clue? { view.puzzle.clue(containing: state.cursor.position, state.cursor.direction) }
@@ -124,16 +206,17 @@ public struct PlayScreen: Sendable {
         }
     }
 
-    private func drawClueBar(_ frame: inout Frame, row: Int, clue: Clue?, highlighted: Bool) {
+    private func drawClueBar(_ frame: inout Frame, row: Int, clue: Clue?, highlighted: Bool, width: Int) {
         guard let clue else { return }
         let style = highlighted ? Style(bold: true) : Style(dim: true)
         let label = " \(clue.label) "
         let col = frame.put(label, row: row, col: 0, style: Style(bold: true, reverse: highlighted))
-        frame.put(" " + Self.clip(clue.text, to: frame.width - col - 1), row: row, col: col, style: style)
+        frame.put(" " + Self.clip(clue.text, to: width - col - 1), row: row, col: col, style: style)
     }
 
-    private func drawGrid(_ frame: inout Frame, top: Int, rows: Range<Int>, firstCol: Int, cellWidth: Int, monochrome: Bool) {
+    private func drawGrid(_ frame: inout Frame, top: Int, rows: Range<Int>, firstCol: Int, layout: GridLayout, monochrome: Bool) {
         let puzzle = view.puzzle
+        let cellWidth = layout.cellWidth
         let word = Set(currentClue?.cells ?? [])
         let others = Dictionary(view.cursors.map { ($0.position, $0) }, uniquingKeysWith: { first, _ in first })
         for (screenRow, row) in rows.enumerated() {
@@ -159,11 +242,20 @@ public struct PlayScreen: Sendable {
                     base.background = color(of: other.authorID)
                     base.bold = true
                 }
-                // Number (superscript) in the first two columns of a wide square.
-                var text = ""
-                if cellWidth == 4 {
-                    text = cell.number.map { Self.superscript($0) } ?? ""
-                    text = String(text.prefix(2)).padding(toLength: 2, withPad: " ", startingAt: 0)
+                let number = cell.number.map { Self.superscript($0) } ?? ""
+                var col0 = left
+                switch layout {
+                case let .numbered(digits):
+                    // The whole number, then a space: "¹⁴ R" never reads as 14-something.
+                    col0 = frame.put(number.padding(toLength: digits + 1, withPad: " ", startingAt: 0), row: line, col: left, style: base)
+                case .compact:
+                    if square.letter.isEmpty, !number.isEmpty, position != state.cursor.position {
+                        // An empty square shows its whole number in place of the letter.
+                        frame.put(number.padding(toLength: 3, withPad: " ", startingAt: 0), row: line, col: left, style: base)
+                        continue
+                    }
+                    col0 = frame.put(" ", row: line, col: left, style: base)
+                case .tiny: break
                 }
                 let letter = square.letter.isEmpty ? " " : String(square.letter.first!)
                 let mark: String
@@ -181,7 +273,6 @@ public struct PlayScreen: Sendable {
                         mark = " "
                     }
                 }
-                var col0 = frame.put(text, row: line, col: left, style: base)
                 var letterStyle = base
                 letterStyle.foreground = square.mark.verdict == .checkedWrong ? Self.wrong : color(of: square.cellAuthorID)
                 letterStyle.bold = !square.mark.isPencil
@@ -219,24 +310,62 @@ public struct PlayScreen: Sendable {
         return row - top
     }
 
+    /// Both clue lists side by side, the whole height given: each clue wrapped, with its fill
+    /// as it stands (`[G_EEN]`), finished clues dim, the current one marked, and how many clues
+    /// are above and below when a list does not fit.
     private func drawClueLists(_ frame: inout Frame, top: Int, left: Int, width: Int, rows: Int) {
+        guard rows >= 2 else { return }
         let columnWidth = (width - 2) / 2
         for (index, direction) in [Direction.across, .down].enumerated() {
             let col = left + index * (columnWidth + 2)
-            frame.put(direction == .across ? "ACROSS" : "DOWN", row: top, col: col, style: Style(bold: true))
             let clues = view.puzzle.clues(direction)
             let current = view.puzzle.clue(containing: state.cursor.position, direction)
+            let entries = clues.map { clue in Self.wrap(clueLine(clue), to: columnWidth - 4, hanging: 4) }
             let currentIndex = clues.firstIndex { $0 == current } ?? 0
-            let shown = max(1, rows - 1)
-            let first = max(0, min(currentIndex - shown / 2, clues.count - shown))
-            for (offset, clue) in clues.dropFirst(first).prefix(shown).enumerated() {
-                let filled = clue.cells.allSatisfy { !view.grid.letter(at: $0).isEmpty }
+            // Start so the current clue shows, a third of the way down when the list scrolls.
+            let space = rows - 1
+            var first = currentIndex
+            var used = entries[currentIndex].count
+            while first > 0, used + entries[first - 1].count <= space / 3 + entries[currentIndex].count {
+                first -= 1
+                used += entries[first].count
+            }
+            var shown: [(clue: Int, text: String, first: Bool)] = []
+            var clue = first
+            while clue < clues.count, shown.count + entries[clue].count <= space {
+                shown += entries[clue].enumerated().map { (clue, $0.element, $0.offset == 0) }
+                clue += 1
+            }
+            // The list's end reached with room to spare: earlier clues fill it.
+            while clue == clues.count, first > 0, shown.count + entries[first - 1].count <= space {
+                first -= 1
+                shown = entries[first].enumerated().map { (first, $0.element, $0.offset == 0) } + shown
+            }
+            // Room for the count of clues below, if any are.
+            if clue < clues.count, shown.count == space, let last = shown.last?.clue {
+                shown.removeAll { $0.clue == last }
+                clue = last
+            }
+            var header = direction == .across ? "ACROSS" : "DOWN"
+            if first > 0 { header += "  ↑ \(first) more" }
+            frame.put(header, row: top, col: col, style: Style(bold: true))
+            for (offset, entry) in shown.enumerated() {
+                let item = clues[entry.clue]
+                let filled = item.cells.allSatisfy { !view.grid.letter(at: $0).isEmpty }
                 var style = Style(dim: filled)
-                if clue == current { style = Style(bold: true, reverse: direction == state.cursor.direction, underline: true) }
-                let number = String(clue.number).leftPadding(to: 3)
-                frame.put(Self.clip(number + " " + clue.text, to: columnWidth), row: top + 1 + offset, col: col, style: style)
+                if item == current { style = Style(bold: true, reverse: direction == state.cursor.direction, underline: true) }
+                frame.put(entry.text, row: top + 1 + offset, col: col, style: style)
+            }
+            if clue < clues.count {
+                frame.put("↓ \(clues.count - clue) more", row: top + 1 + shown.count, col: col, style: Style(bold: true))
             }
         }
+    }
+
+    /// "  12 Capable [AB_E]": the number, the clue and the squares' letters (`_` empty).
+    private func clueLine(_ clue: Clue) -> String {
+        let fill = clue.cells.map { view.grid.letter(at: $0).first.map(String.init) ?? "_" }.joined()
+        return String(clue.number).leftPadding(to: 3) + " " + clue.text + " [" + fill + "]"
     }
 
     private func messages(width: Int) -> [(text: String, style: Style)] {
@@ -325,19 +454,24 @@ public struct PlayScreen: Sendable {
         + "a rebus, Enter writes it, Esc cancels. ^P pencil. ^Z undo, ^Y redo. ^X then c, r or x checks, reveals or clears. ^G "
         + "and a number then a or d goes to a clue. ^Q (or Esc q) quits. Any key closes this help."
 
-    /// `text` in lines of at most `width` characters, broken between words.
-    static func wrap(_ text: String, to width: Int) -> [String] {
+    /// `text` in lines of at most `width` characters, broken between words; lines after the
+    /// first are indented by `hanging` spaces (within the width).
+    static func wrap(_ text: String, to width: Int, hanging: Int = 0) -> [String] {
         guard width > 0 else { return [] }
+        let indent = String(repeating: " ", count: min(hanging, width / 2))
         var lines: [String] = []
         var line = ""
-        for word in text.split(separator: " ") {
+        // Leading spaces (a right-aligned number) are kept.
+        let lead = text.prefix { $0 == " " }
+        for (index, word) in text.dropFirst(lead.count).split(separator: " ").enumerated() {
+            let word = index == 0 ? lead + word : word
             if line.isEmpty {
-                line = String(word)
+                line = (lines.isEmpty ? "" : indent) + word
             } else if line.count + 1 + word.count <= width {
                 line += " " + word
             } else {
                 lines.append(line)
-                line = String(word)
+                line = indent + word
             }
         }
         if !line.isEmpty { lines.append(line) }
@@ -357,7 +491,7 @@ public struct PlayScreen: Sendable {
             ? String(format: "%d:%02d:%02d", hours, minutes, secs) : String(format: "%02d:%02d", minutes, secs)
     }
 
-    static func superscript(_ number: Int) -> String {
+    public static func superscript(_ number: Int) -> String {
         let digits: [Character] = ["⁰", "¹", "²", "³", "⁴", "⁵", "⁶", "⁷", "⁸", "⁹"]
         return String(String(number).compactMap { $0.wholeNumberValue.map { digits[$0] } })
     }

@@ -381,7 +381,7 @@ struct New: AsyncParsableCommand {
 
 struct Invite: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Print a link that invites a friend to a game (the game's owner).",
+        abstract: "Print a link that invites a friend to a game (any player can; the owner can revoke it).",
         discussion: "`crossmate uninvite LINK` makes a link stop working.")
 
     @Argument(help: "The game: its id or the start of its title.")

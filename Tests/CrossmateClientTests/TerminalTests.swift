@@ -109,21 +109,76 @@ import Testing
         let wide = screen.render(width: 120, height: 30)
         #expect(wide.text.contains("ACROSS") && wide.text.contains("DOWN"))
         try golden("fifteen-120x30", wide.text)
+        // Taller and wider: the clue lists take the height there is, wrapped, with each clue's
+        // fill, and say how many clues are out of sight.
+        let tall = screen.render(width: 120, height: 40)
+        #expect(tall.text.contains("    clipping [AXC_]") && tall.text.contains("more"))
+        try golden("fifteen-120x40", tall.text)
+        let large = screen.render(width: 200, height: 60)
+        // The lists run down to the status lines, not stopping at the grid's height.
+        #expect(large.text.contains("ACROSS") && (large.text.split(separator: "\n").firstIndex { $0.contains("↓") } ?? 0) >= 50)
+        try golden("fifteen-200x60", large.text)
+        try golden(
+            "twenty-one-120x40",
+            PlayScreen(
+                view: view(Self.twentyOne), state: PlayState(puzzle: Self.twentyOne) { _ in "" }, status: SyncStatus(connection: .online, unsent: 0),
+                elapsedSeconds: 0
+            ).render(width: 120, height: 40).text)
     }
 
-    @Test func aTwentyOneByTwentyOneUsesTwoColumnsAndScrolls() throws {
-        let cells = (0..<441).map { index -> Cell in index % 7 == 3 && index / 21 % 2 == 1 ? .block : .letter("A") }
-        let puzzle = try Puzzle(title: "Big", width: 21, height: 21, cells: cells, clueTexts: [:])
-        var state = PlayState(puzzle: puzzle) { _ in "" }
-        state.cursor.position = GridPosition(row: 20, col: 20)
-        let frame = PlayScreen(
-            view: view(puzzle), state: state, status: SyncStatus(connection: .online, unsent: 0), elapsedSeconds: 0
-        ).render(width: 80, height: 24)
-        let lines = frame.text.split(separator: "\n", omittingEmptySubsequences: false)
-        #expect(lines.count == 24 && lines.allSatisfy { $0.count <= 80 })
-        // Two columns a square (42 wide), the rows scrolled so the cursor's last row shows.
-        let cursorRows = (0..<24).filter { row in (0..<80).contains { frame.style(row: row, col: $0).reverse && row > 1 && row < 22 } }
-        #expect(cursorRows.count == 1 && frame.style(row: cursorRows[0], col: 40).reverse)
+    /// A 21×21 of short words, numbered past 100.
+    static let twentyOne: Puzzle = {
+        let cells = (0..<441).map { index -> Cell in
+            let (row, col) = (index / 21, index % 21)
+            return (row % 3 == 2 && col % 3 != 0) || (col % 3 == 2 && row % 3 == 0) ? .block : .letter("A")
+        }
+        return try! Puzzle(title: "Big", width: 21, height: 21, cells: cells, clueTexts: [:])
+    }()
+
+    /// Every clue number whole, and apart from the letter, at 80×24, 120×40 and 200×60: the whole
+    /// grid on screen at each size (a short terminal gives up the crossing clue and the key
+    /// hints before it scrolls); at 80 columns an empty square shows its number in place of the
+    /// letter, and a line says how wide a terminal shows them all.
+    @Test func aTwentyOneByTwentyOneKeepsItsNumbers() throws {
+        let puzzle = Self.twentyOne
+        let highest = puzzle.letterPositions.compactMap { puzzle.cell(at: $0).number }.max()!
+        #expect(highest >= 100)
+        var replica = GameReplica(puzzle: puzzle, gameID: "game-1", replicaID: "dev-ann", authorID: "acct-ann")
+        try replica.perform(.setLetter(GridPosition(row: 0, col: 0), "W"), wallMillis: 1_000)
+        var state = PlayState(puzzle: puzzle) { replica.grid.letter(at: $0) }
+        state.cursor.position = GridPosition(row: 19, col: 19)
+        let screen = PlayScreen(
+            view: view(puzzle, grid: replica.grid), state: state, status: SyncStatus(connection: .online, unsent: 0), elapsedSeconds: 0)
+        for (width, height, cellWidth) in [(80, 24, 3), (120, 40, 3), (200, 60, 6)] {
+            let frame = screen.render(width: width, height: height)
+            let lines = frame.text.split(separator: "\n", omittingEmptySubsequences: false)
+            #expect(lines.count == height && lines.allSatisfy { $0.count <= width }, "\(width)×\(height)")
+            // No scroll arrows: all 21 rows are on screen.
+            #expect(!frame.text.contains(/[↑↓←→][0-9]/), "\(width)×\(height)")
+            for row in 0..<21 {
+                for col in 0..<21 {
+                    let position = GridPosition(row: row, col: col)
+                    guard let number = puzzle.cell(at: position).number, replica.grid.letter(at: position).isEmpty,
+                        position != state.cursor.position
+                    else { continue }
+                    let digits = PlayScreen.superscript(number)
+                    let shown = String((0..<digits.count).map { frame.character(row: 2 + row, col: col * cellWidth + $0) })
+                    #expect(shown == digits, "\(width)×\(height): \(number) at \(row),\(col) reads \(shown)")
+                    // Apart from the letter: a space follows the widest number.
+                    #expect(cellWidth < 6 || frame.character(row: 2 + row, col: col * cellWidth + 3) == " ")
+                }
+            }
+            // Where a line is free, it says how wide a terminal shows every number.
+            #expect(!frame.text.contains("show in a terminal 126 columns wide") || cellWidth == 3)
+        }
+        // The filled square shows its letter, and at 200 columns its number too: "¹  W".
+        let wide = screen.render(width: 200, height: 60)
+        #expect(wide.text.split(separator: "\n")[2].hasPrefix("¹   W"))
+        try golden("twenty-one-80x24", screen.render(width: 80, height: 24).text)
+        try golden("twenty-one-200x60", wide.text)
+        // Shorter than the grid: it scrolls, and arrows say how many rows are out of sight.
+        let short = screen.render(width: 80, height: 16)
+        #expect(short.text.contains(/↑[0-9]/))
     }
 
     /// A letter refused on a revealed square leaves the cursor there (it moved on as if
