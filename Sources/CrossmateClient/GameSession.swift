@@ -19,10 +19,12 @@ public struct GameView: Sendable {
     public var me: String
     /// This device has pushed everything it made and written its Seal.
     public var sealed: Bool
+    /// The other players with a device showing the game now.
+    public var here: Set<String>
 
     public init(
         gameID: String, title: String, puzzle: Puzzle, grid: GameGrid, completion: Completion?, canUndo: Bool, canRedo: Bool,
-        readOnly: Bool, players: [ParticipantRecord], cursors: [PeerCursor], me: String, sealed: Bool
+        readOnly: Bool, players: [ParticipantRecord], cursors: [PeerCursor], me: String, sealed: Bool, here: Set<String> = []
     ) {
         self.gameID = gameID
         self.title = title
@@ -36,6 +38,7 @@ public struct GameView: Sendable {
         self.cursors = cursors
         self.me = me
         self.sealed = sealed
+        self.here = here
     }
 
     /// Letter squares holding a letter, of all letter squares.

@@ -282,6 +282,12 @@ public actor SyncEngine {
             if case .online = connection { setConnection(.offline(since: clock.local)) }
             for continuation in socketPushes.values { continuation.resume(returning: .failure(.unreachable(reason))) }
             socketPushes = [:]
+            // Who is here is unknown until the socket is back (it is told again then).
+            for gameID in present.keys where !(present[gameID] ?? []).isEmpty {
+                present[gameID] = []
+                cursors[gameID] = [:]
+                emit(.cursorsChanged(gameID: gameID, cursors: []))
+            }
         case let .message(message):
             await handle(message)
         }
@@ -301,9 +307,27 @@ public actor SyncEngine {
                 _ = try? await fetch(zone)
             }
         case let .cursor(gameID, deviceID, authorID, cursor):
-            guard deviceID != identity.deviceID, let direction = Direction(rawValue: cursor.direction) else { return }
-            cursors[gameID, default: [:]][deviceID] = PeerCursor(
-                deviceID: deviceID, authorID: authorID, position: GridPosition(row: cursor.row, col: cursor.col), direction: direction)
+            guard deviceID != identity.deviceID, let peer = Self.peer(deviceID, authorID, cursor) else { return }
+            cursors[gameID, default: [:]][deviceID] = peer
+            // A device that moves its cursor is here, whatever was last said.
+            if present[gameID]?.contains(where: { $0.deviceID == deviceID }) == false {
+                present[gameID]?.append(PresentDevice(deviceID: deviceID, authorID: authorID))
+            }
+            emit(.cursorsChanged(gameID: gameID, cursors: peerCursors(gameID)))
+        case let .here(gameID, devices):
+            // Who shows the game now: a device that left takes its cursor with it, one that just
+            // arrived (or was here when this one opened the game) shows where it last was.
+            let others = devices.filter { $0.deviceID != identity.deviceID }
+            present[gameID] = others
+            var kept: [String: PeerCursor] = [:]
+            for device in others {
+                if let live = cursors[gameID]?[device.deviceID] {
+                    kept[device.deviceID] = live
+                } else if let cursor = device.cursor, let peer = Self.peer(device.deviceID, device.authorID, cursor) {
+                    kept[device.deviceID] = peer
+                }
+            }
+            cursors[gameID] = kept
             emit(.cursorsChanged(gameID: gameID, cursors: peerCursors(gameID)))
         case .feed:
             var report = SyncReport()
@@ -326,9 +350,23 @@ public actor SyncEngine {
         }
     }
 
+    private static func peer(_ deviceID: String, _ authorID: String, _ cursor: CursorPosition) -> PeerCursor? {
+        guard let direction = Direction(rawValue: cursor.direction) else { return nil }
+        return PeerCursor(deviceID: deviceID, authorID: authorID, position: GridPosition(row: cursor.row, col: cursor.col), direction: direction)
+    }
+
     public func peerCursors(_ gameID: String) -> [PeerCursor] {
         (cursors[gameID] ?? [:]).values.sorted { $0.deviceID < $1.deviceID }
     }
+
+    /// The other accounts with a device showing the game now, as the server last said (none
+    /// known while the socket is down).
+    public func playersHere(_ gameID: String) -> Set<String> {
+        Set((present[gameID] ?? []).map(\.authorID)).subtracting([identity.authorID])
+    }
+
+    /// Devices showing each game, as the server last said (`ServerSocketMessage.here`).
+    private var present: [String: [PresentDevice]] = [:]
 
     // MARK: Games
 
@@ -591,7 +629,7 @@ public actor SyncEngine {
             gameID: gameID, title: local.title, puzzle: replica.puzzle, grid: replica.grid, completion: replica.completion,
             canUndo: replica.canUndo && !local.readOnly, canRedo: replica.canRedo && !local.readOnly, readOnly: local.readOnly,
             players: (try? store.participants(gameID: gameID)) ?? [], cursors: peerCursors(gameID), me: identity.authorID,
-            sealed: local.sealed)
+            sealed: local.sealed, here: playersHere(gameID))
     }
 
     /// Seconds spent solving, by the shared clock's rule (`SolvingTime`).

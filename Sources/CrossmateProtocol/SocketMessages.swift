@@ -140,10 +140,14 @@ public enum ServerSocketMessage: Codable, Hashable, Sendable {
     case replay(ReplayView)
     /// Another player asks this account to come and help.
     case nudge(NudgeView)
+    /// Who is in a game now (every device showing it, and where its cursor last was): sent to
+    /// the game's sockets when a device arrives or leaves, so a device that just opened the
+    /// game sees who is here, and one that left is dropped at once.
+    case here(gameID: String, devices: [PresentDevice])
 
     enum CodingKeys: String, CodingKey {
         case type, zone, token, after, changes, gameID, deviceID, authorID, cursor, serverTime, error, id, response, retryAfterSeconds
-        case game, answer, refusal, replay, nudge
+        case game, answer, refusal, replay, nudge, devices
     }
 
     public init(from decoder: any Decoder) throws {
@@ -181,6 +185,10 @@ public enum ServerSocketMessage: Codable, Hashable, Sendable {
         case "refused": self = .refused(try container.decode(CommandRefusal.self, forKey: .refusal))
         case "replay": self = .replay(try container.decode(ReplayView.self, forKey: .replay))
         case "nudge": self = .nudge(try container.decode(NudgeView.self, forKey: .nudge))
+        case "here":
+            self = .here(
+                gameID: try container.decode(String.self, forKey: .gameID),
+                devices: try container.decode([PresentDevice].self, forKey: .devices))
         case let other:
             throw DecodingError.dataCorruptedError(forKey: .type, in: container, debugDescription: "unknown message type \(other)")
         }
@@ -239,6 +247,23 @@ public enum ServerSocketMessage: Codable, Hashable, Sendable {
         case let .nudge(nudge):
             try container.encode("nudge", forKey: .type)
             try container.encode(nudge, forKey: .nudge)
+        case let .here(gameID, devices):
+            try container.encode("here", forKey: .type)
+            try container.encode(gameID, forKey: .gameID)
+            try container.encode(devices, forKey: .devices)
         }
+    }
+}
+
+/// A device showing a game now, and where its cursor last was (none before it moved).
+public struct PresentDevice: Codable, Hashable, Sendable {
+    public var deviceID: String
+    public var authorID: String
+    public var cursor: CursorPosition?
+
+    public init(deviceID: String, authorID: String, cursor: CursorPosition? = nil) {
+        self.deviceID = deviceID
+        self.authorID = authorID
+        self.cursor = cursor
     }
 }

@@ -142,6 +142,18 @@ final class ServerState: Sendable {
 
     /// A record that is not a move (a participant, a seal) was stored at `sequence`: the game's
     /// projection steps over it (so the next write does not wait for it) and devices are poked.
+    /// Tells every socket of a game who shows it now, with their last cursors (a device
+    /// arrived or left). Devices on this instance: as the browsers' `here` counts are.
+    func announceHere(_ gameID: String) async {
+        let viewers = hub.viewers(gameID)
+        var cursors: [String: CursorPosition] = [:]
+        for stored in (try? await store.cursors(gameID: gameID)) ?? [] {
+            cursors[stored.deviceID] = try? JSONDecoder().decode(CursorPosition.self, from: Data(stored.cursor.utf8))
+        }
+        let devices = viewers.map { PresentDevice(deviceID: $0.deviceID, authorID: $0.authorID, cursor: cursors[$0.deviceID]) }
+        hub.announce(.here(gameID: gameID, devices: devices), toGame: gameID)
+    }
+
     func recordStored(game gameID: String, sequence: Int64) async {
         await directory.cached(gameID)?.skip(past: sequence)
         await fanout.publish(.poke(game: gameID, sequence: sequence))

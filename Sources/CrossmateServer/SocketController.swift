@@ -81,10 +81,12 @@ struct SocketController {
         // The socket is gone (closed, or its network dropped and the pings went unanswered):
         // the games it had open lose this device at once.
         let viewed = state.hub.viewedGames(id)
+        let shown = state.hub.shownGames(id)
         state.hub.unregister(id)
         for game in viewed { state.browsers.changed(gameID: game, state: state) }
         state.metrics.connectedSockets.record(state.hub.count)
         await leave(state.browsers.close(connection: id, now: state.now(), grace: state.configuration.browserReplicaGraceMillis))
+        for game in shown { await state.announceHere(game) }
         if let ending { throw ending }
     }
 
@@ -213,6 +215,7 @@ struct SocketController {
                 }
                 state.hub.reply(connection, text: opened)
                 state.browsers.changed(gameID: gameID, state: state)  // the others see this device arrive
+                await state.announceHere(gameID)
             } catch let error as APIError {
                 state.browsers.close(connection: connection, gameID: gameID, now: state.now(), grace: state.configuration.browserReplicaGraceMillis)
                 state.hub.reply(connection, .error(error.body))
@@ -228,6 +231,7 @@ struct SocketController {
             state.hub.openInBrowser(connection, game: gameID, false)
             await leave(
                 state.browsers.close(connection: connection, gameID: gameID, now: state.now(), grace: state.configuration.browserReplicaGraceMillis))
+            await state.announceHere(gameID)
         case let .viewing(gameID, viewing):
             guard state.hub.isSubscribed(connection, to: gameID) else {
                 state.hub.reply(connection, .error(ErrorBody(.forbidden, "subscribe to game \(TextRule.quote(gameID)) before viewing it")))
@@ -235,6 +239,7 @@ struct SocketController {
             }
             state.hub.setViewing(connection, game: gameID, viewing)
             state.browsers.changed(gameID: gameID, state: state)
+            await state.announceHere(gameID)
         case let .replay(gameID):
             guard let game = state.browsers.game(gameID, deviceID: device.deviceID, connection: connection) else {
                 state.hub.reply(connection, .error(ErrorBody(.invalid, "open game \(TextRule.quote(gameID)) before asking for its replay")))

@@ -152,6 +152,32 @@ final class SocketHub: Sendable {
         }
     }
 
+    /// The devices showing `game` now (browsers with it open, native devices viewing it), each once.
+    func viewers(_ game: String) -> [(deviceID: String, authorID: String)] {
+        state.withLock { state in
+            var seen: [String: String] = [:]
+            for id in state.byGame[game] ?? [] {
+                guard let connection = state.connections[id], connection.openInBrowser.contains(game) || connection.viewing.contains(game)
+                else { continue }
+                seen[connection.deviceID] = connection.authorID
+            }
+            return seen.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }
+        }
+    }
+
+    /// The games a socket shows (open in a browser, or viewed by a native device).
+    func shownGames(_ id: Int) -> Set<String> {
+        state.withLock { state in
+            guard let connection = state.connections[id] else { return [] }
+            return connection.viewing.union(connection.openInBrowser)
+        }
+    }
+
+    /// Sends a message to every socket subscribed to `game`.
+    func announce(_ message: ServerSocketMessage, toGame game: String) {
+        send(Self.encode(message), toGame: game, exceptDevice: nil)
+    }
+
     func isSubscribed(_ id: Int, to game: String) -> Bool {
         state.withLock { $0.connections[id]?.games.contains(game) ?? false }
     }

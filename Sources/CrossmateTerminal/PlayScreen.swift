@@ -297,7 +297,7 @@ public struct PlayScreen: Sendable {
         }
         line("Players", Style(bold: true))
         for player in view.players where !player.revoked && row < top + rows {
-            let here = view.cursors.contains { $0.authorID == player.authorID } || player.authorID == view.me
+            let here = view.here.contains(player.authorID) || view.cursors.contains { $0.authorID == player.authorID } || player.authorID == view.me
             frame.put("●", row: row, col: left, style: Style(foreground: color(of: player.authorID)))
             frame.put(Self.clip(player.displayName, to: width - 4) + (here ? "" : " (away)"), row: row, col: left + 2)
             row += 1
@@ -437,7 +437,7 @@ public struct PlayScreen: Sendable {
             }
         var col = frame.put(connection.0, row: row, col: 0, style: connection.1)
         if status.unsent > 0 { col = frame.put("  \(status.unsent) unsent", row: row, col: col, style: Style(bold: true)) }
-        let here = Set(view.cursors.map(\.authorID)).count + 1
+        let here = view.here.union(view.cursors.map(\.authorID)).subtracting([view.me]).count + 1
         col = frame.put("  \(here) here", row: row, col: col)
         col = frame.put("  " + Self.clock(elapsedSeconds), row: row, col: col)
         let progress = view.progress

@@ -147,6 +147,27 @@ import Testing
         }
     }
 
+    /// Opening a game shows who is here, from the server, before anyone moves (no one stands
+    /// "(away)" until they type); someone who quits is dropped at once, not after a minute.
+    @Test func presenceOnOpenAndOnLeave() async throws {
+        let directory = try TemporaryDirectory("crossmate-tmux")
+        defer { directory.remove() }
+        let server = try ServerProcess(dataDirectory: directory.path + "/server")
+        defer { server.kill() }
+        let home = ["XDG_DATA_HOME": directory.path + "/xdg"]
+        try annAndBobPlayGreenLight(server, home)
+        let tmux = Tmux(directory: directory.path)
+        defer { _ = try? tmux(["kill-server"]) }
+        let ann = try await tmux.play("Green", xdg: directory.path + "/xdg")
+        let bob = try await tmux.play("Green --profile bob", xdg: directory.path + "/xdg")
+        let screen = { (session: String) in try tmux(["capture-pane", "-p", "-t", session]) }
+        try await eventually("Ann sees Bob arrive") { try screen(ann).contains("2 here") }
+        try await eventually("Bob sees Ann on opening, before she moves") { try screen(bob).contains("2 here") }
+        try tmux(["send-keys", "-t", bob, "C-q"])
+        try await eventually("Bob quits") { try screen(bob).contains("play exited 0") }
+        try await eventually("Bob's leaving reaches Ann at once", within: .seconds(10)) { try screen(ann).contains("1 here") }
+    }
+
     @Test func typingInPlayReachesAnotherProfile() async throws {
         let directory = try TemporaryDirectory("crossmate-tmux")
         defer { directory.remove() }

@@ -190,6 +190,10 @@ import Testing
             ServerSocketMessage.self,
             #"{"error":{"error":"rateLimited","message":"slow down"},"gameID":"game-1","id":8,"retryAfterSeconds":2,"type":"pushFailed"}"#)
         _ = try roundTrip(ServerSocketMessage.self, #"{"token":"djE6Z2FtZS0xOjQy","type":"poke","zone":"game-1"}"#)
+        _ = try roundTrip(
+            ServerSocketMessage.self,
+            #"{"devices":[{"authorID":"acct-1","cursor":{"col":2,"direction":"down","row":1},"deviceID":"dev-1"},{"authorID":"acct-2","deviceID":"dev-2"}],"gameID":"game-1","type":"here"}"#
+        )
         let inline = try roundTrip(
             ServerSocketMessage.self,
             #"{"after":"djE6Z2FtZS0xOjQx","changes":[{"record":{"authorID":"a","batchID":"b","cellAuthorID":"a","col":0,"gameID":"game-1","kind":"input","letter":"Q","mark":0,"replicaID":"r","row":0,"seq":1,"timestamp":{"counter":0,"wallMillis":1}},"sequence":42,"type":"move"}],"token":"djE6Z2FtZS0xOjQy","type":"poke","zone":"game-1"}"#
