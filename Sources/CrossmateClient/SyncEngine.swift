@@ -81,6 +81,9 @@ public enum EngineEvent: Sendable {
     case moveRefused(gameID: String, seq: Int, reason: String)
     /// Another player asks this account to come and help.
     case nudged(NudgeView)
+    /// The account's own records changed on one of its devices (a colour pin, a block, a
+    /// setting): a UI reads them again.
+    case accountChanged
 }
 
 /// Why a command was not carried out.
@@ -332,6 +335,7 @@ public actor SyncEngine {
         case .feed:
             var report = SyncReport()
             try? await refreshGameList(report: &report)
+            emit(.accountChanged)
         case let .pong(serverTime):
             clock.observe(serverTime: serverTime)
         case let .pushed(id, _, response):

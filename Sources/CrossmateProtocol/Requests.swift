@@ -489,10 +489,16 @@ public struct PresenceResponse: Codable, Hashable, Sendable {
     /// Entering: what other players did since the account last saw the game (once per
     /// account: the next sibling to enter gets none).
     public var catchUp: String?
+    /// The squares the catch-up speaks of, as `[row, col]` pairs (a device marks them).
+    public var catchUpSquares: [[Int]]?
     public var serverTime: Int64
 
-    public init(leaseUntil: Int64, previousHorizon: Int64, horizon: Int64, catchUp: String? = nil, serverTime: Int64) {
+    public init(
+        leaseUntil: Int64, previousHorizon: Int64, horizon: Int64, catchUp: String? = nil, catchUpSquares: [[Int]]? = nil,
+        serverTime: Int64
+    ) {
         self.catchUp = catchUp
+        self.catchUpSquares = catchUpSquares
         self.leaseUntil = leaseUntil
         self.previousHorizon = previousHorizon
         self.horizon = horizon

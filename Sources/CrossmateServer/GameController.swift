@@ -402,19 +402,20 @@ struct GameController {
         let previous = try await state.store.putPresence(presence)
         // Entering after others moved: the catch-up through what this device holds.
         var catchUp: String?
+        var catchUpSquares: [[Int]]?
         if body.action == "enter", previous > 0, readThrough > previous {
             let (moves, _) = try await GameProjection.sequencedMoves(store: state.store, gameID: gameID, after: previous)
             let names = Dictionary(
                 try await state.store.participants(gameID: gameID).map { ($0.authorID, $0.displayName) }, uniquingKeysWith: { first, _ in first })
-            catchUp = CatchUp.since(previous, moves: moves.filter { $0.sequence <= readThrough }, me: device.authorID).sentence {
-                names[$0] ?? "Player \($0.suffix(4))"
-            }
+            let summary = CatchUp.since(previous, moves: moves.filter { $0.sequence <= readThrough }, me: device.authorID)
+            catchUp = summary.sentence { names[$0] ?? "Player \($0.suffix(4))" }
+            if catchUp != nil { catchUpSquares = summary.squares.map { [$0.row, $0.col] } }
         }
         // The account's other devices redraw their lists (badges).
         await state.fanout.publish(.feed(authorID: device.authorID, sequence: try await state.store.feedSequence(authorID: device.authorID)))
         return try ServerState.json(
             PresenceResponse(
                 leaseUntil: presence.leaseUntil, previousHorizon: previous, horizon: max(previous, presence.readThrough), catchUp: catchUp,
-                serverTime: now))
+                catchUpSquares: catchUpSquares, serverTime: now))
     }
 }

@@ -44,6 +44,7 @@ public struct PlayScreen: Sendable {
     static let wordBackground = TerminalColor(basic: 8, extended: 238)
     static let shadedBackground = TerminalColor(basic: 0, extended: 236)
     static let block = TerminalColor(basic: 8, extended: 240)
+    static let caughtBackground = TerminalColor(basic: 4, extended: 24)
     static let wrong = TerminalColor(basic: 9, extended: 196)
 
     /// A player's colour by the game's roster as this account sees it (`PlayerColors`): the
@@ -196,12 +197,13 @@ public struct PlayScreen: Sendable {
         frame.put(String(repeating: " ", count: frame.width), row: 0, col: 0, style: bar)
         var col = frame.put(" " + view.title, row: 0, col: 0, style: Style(bold: true, reverse: true))
         if !view.puzzle.author.isEmpty { col = frame.put(" — " + view.puzzle.author, row: 0, col: col, style: bar) }
-        // Players, right-aligned, each in their colour.
+        // Players, right-aligned, each with their avatar symbol in their colour (so players
+        // differ without colour too, as `crossmate friends` shows them).
         let names = view.players.filter { !$0.revoked }.map { ($0.authorID, $0.displayName.isEmpty ? view.name(of: $0.authorID) : $0.displayName) }
         let length = names.reduce(0) { $0 + $1.1.count + 3 }
         var at = max(col + 2, frame.width - length)
         for (authorID, name) in names {
-            at = frame.put(" ● ", row: 0, col: at, style: Style(foreground: color(of: authorID), reverse: true))
+            at = frame.put(" \(PlayerColors.avatarSymbol(authorID)) ", row: 0, col: at, style: Style(foreground: color(of: authorID), reverse: true))
             at = frame.put(name, row: 0, col: at, style: bar)
         }
     }
@@ -238,9 +240,17 @@ public struct PlayScreen: Sendable {
                     base.background = Self.wordBackground
                     base.underline = true
                 }
+                // The catch-up's squares: their own background (over the word's), and
+                // underlined where there is no colour.
+                if state.caught.contains(position) {
+                    base.background = Self.caughtBackground
+                    if monochrome { base.underline = true }
+                }
                 if let other = others[position] {
                     base.background = color(of: other.authorID)
                     base.bold = true
+                    // Without colour, the square is underlined and its mark is the player's symbol.
+                    if monochrome { base.underline = true }
                 }
                 let number = cell.number.map { Self.superscript($0) } ?? ""
                 var col0 = left
@@ -267,6 +277,8 @@ public struct PlayScreen: Sendable {
                         mark = "+"
                     } else if cell.isCircled {
                         mark = "○"
+                    } else if monochrome, let other = others[position] {
+                        mark = PlayerColors.avatarSymbol(other.authorID)
                     } else if cell.isShaded, monochrome {
                         mark = "░"
                     } else {
@@ -298,7 +310,7 @@ public struct PlayScreen: Sendable {
         line("Players", Style(bold: true))
         for player in view.players where !player.revoked && row < top + rows {
             let here = view.here.contains(player.authorID) || view.cursors.contains { $0.authorID == player.authorID } || player.authorID == view.me
-            frame.put("●", row: row, col: left, style: Style(foreground: color(of: player.authorID)))
+            frame.put(PlayerColors.avatarSymbol(player.authorID), row: row, col: left, style: Style(foreground: color(of: player.authorID)))
             frame.put(Self.clip(player.displayName, to: width - 4) + (here ? "" : " (away)"), row: row, col: left + 2)
             row += 1
         }

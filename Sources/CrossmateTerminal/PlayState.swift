@@ -23,6 +23,9 @@ public struct PlayState: Sendable {
     public var cursor: SolvingKeys.Cursor
     public var menu: Menu?
     public var showingHelp = false
+    /// Squares other players changed since this account last looked (the catch-up), marked
+    /// until this player acts.
+    public var caught: Set<GridPosition> = []
     /// The clue number being typed after ctrl-g.
     public var jump: String?
     public var notice: String?

@@ -1,6 +1,7 @@
 import ArgumentParser
 import CrossmateClient
 import CrossmateCore
+import CrossmateProtocol
 import CrossmateSync
 import CrossmateTerminal
 import Foundation
@@ -44,7 +45,8 @@ struct Play: AsyncParsableCommand {
             }
             defer { lease.cancel() }
             try await PlayLoop(
-                engine: engine, session: session, terminal: terminal, opening: entered?.catchUp.map { "Since you were last here: \($0)." }
+                engine: engine, session: session, terminal: terminal, opening: entered?.catchUp.map { "Since you were last here: \($0)." },
+                caught: Set((entered?.catchUpSquares ?? []).compactMap { $0.count == 2 ? GridPosition(row: $0[0], col: $0[1]) : nil })
             ).run()
             lease.cancel()
             await engine.viewing(session.gameID, false)
@@ -67,28 +69,29 @@ struct PlayLoop {
     let engine: SyncEngine
     let session: GameSession
     let terminal: RawTerminal
-    /// A notice to open with (the catch-up).
+    /// A notice to open with (the catch-up), and the squares it speaks of.
     var opening: String?
+    var caught: Set<GridPosition> = []
 
     func run() async throws {
         let colors = ColorMode(environment: ProcessInfo.processInfo.environment)
         var view = try await session.view()
         var state = PlayState(puzzle: view.puzzle) { view.grid.letter(at: $0) }
         if let opening { state.notice = opening }
+        state.caught = caught
         var status = await engine.status
         var elapsed = await engine.solvingSeconds(session.gameID)
         var scores: [PlayerScore] = view.completion == nil ? [] : try await session.scoreboard()
-        // The account's pins and preferred colour (best effort: offline, the stable colours).
-        let zone = try? await engine.friends()
-        let pins = Dictionary(
-            (zone?.decisions ?? []).filter { $0.kind == "color" }.compactMap { decision in Int(decision.value).map { (decision.key, $0) } },
-            uniquingKeysWith: { first, _ in first })
+        // The account's pins and preferred colour (best effort: offline, the stable colours),
+        // read again whenever one of the account's devices changes them.
+        var zone = try? await engine.friends()
+        var pins = Self.pins(zone)
         let events = await engine.events()
         let inputs = terminal.inputs
         let forward = Task {
             for await event in events {
                 switch event {
-                case .gridChanged, .cursorsChanged, .becameReadOnly, .completed, .gamesChanged, .moveRefused, .status, .nudged:
+                case .gridChanged, .cursorsChanged, .becameReadOnly, .completed, .gamesChanged, .moveRefused, .status, .nudged, .accountChanged:
                     await merge.send(.engine(event))
                 }
             }
@@ -124,6 +127,7 @@ struct PlayLoop {
                     switch action {
                     case .quit: return
                     case let .perform(command):
+                        state.caught = []  // the catch-up has been seen once the player acts
                         do {
                             try await engine.perform(command, in: session.gameID)
                             // A check says what it found.
@@ -153,6 +157,11 @@ struct PlayLoop {
                     state.notice = "\(nudge.fromName) nudged you" + (nudge.message.isEmpty ? "" : ": \(nudge.message)")
                 case .completed:
                     elapsed = await engine.solvingSeconds(session.gameID)
+                case .accountChanged:
+                    if let fresh = try? await engine.friends() {
+                        zone = fresh
+                        pins = Self.pins(fresh)
+                    }
                 default: break
                 }
                 view = try await session.view()
@@ -160,6 +169,13 @@ struct PlayLoop {
             }
             draw()
         }
+    }
+
+    /// The account's colour pins: friend → palette index.
+    static func pins(_ zone: FriendsResponse?) -> [String: Int] {
+        Dictionary(
+            (zone?.decisions ?? []).filter { $0.kind == "color" }.compactMap { decision in Int(decision.value).map { (decision.key, $0) } },
+            uniquingKeysWith: { first, _ in first })
     }
 
     enum Input: Sendable {

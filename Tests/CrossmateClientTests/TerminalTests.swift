@@ -260,6 +260,15 @@ import Testing
         let ansi = frame.ansi(.none)
         #expect(!ansi.contains("38;5") && !ansi.contains("48;5") && ansi.range(of: #"\[[0-9;]*3[0-7]m"#, options: .regularExpression) == nil)
         #expect(frame.ansi(.sixteen).contains("91"))  // bright red for the wrong letter
+        // Players differ without colour: each has their avatar symbol in the title, and Bob's
+        // cursor (at 2,2) is underlined and carries his symbol.
+        let bob = PlayerColors.avatarSymbol("acct-bob")
+        #expect(frame.text.split(separator: "\n")[0].contains("\(PlayerColors.avatarSymbol("acct-ann")) Ann"))
+        #expect(frame.text.split(separator: "\n")[0].contains("\(bob) Bob"))
+        let bobsSquare = (0..<frame.width).first { col in
+            frame.style(row: 4, col: col).underline && frame.character(row: 4, col: col) == Character(bob)
+        }
+        #expect(bobsSquare != nil, "Bob's cursor is not marked without colour")
         try golden("green-light-readonly-60x16", frame.text)
     }
 

@@ -137,10 +137,12 @@ import Testing
         /// Starts `crossmate play GAME` for the profiles under `xdg` in a new 80×24 session (the
         /// shell's line after it says `EXIT_LABEL STATUS`) and waits until the game is drawn; the
         /// session's name. `kill-server` ends it with the rest.
-        func play(_ game: String, xdg: String, exitLabel: String = "play exited") async throws -> String {
+        /// `colour` clears NO_COLOR for the game (whatever the test's own environment says).
+        func play(_ game: String, xdg: String, exitLabel: String = "play exited", colour: Bool = false) async throws -> String {
             let session = "crossmate-\(UUID().uuidString.prefix(8))"
             let command =
-                "XDG_DATA_HOME='\(xdg)' TERM=xterm-256color '\(ServerProcess.executable.path)' play \(game); echo \"\(exitLabel) $?\"; sleep 120"
+                "XDG_DATA_HOME='\(xdg)' TERM=xterm-256color \(colour ? "NO_COLOR= " : "")'\(ServerProcess.executable.path)' play \(game); "
+                + "echo \"\(exitLabel) $?\"; sleep 120"
             try self(["new-session", "-d", "-s", session, "-x", "80", "-y", "24", command])
             try await eventually("the game is drawn") { try self(["capture-pane", "-p", "-t", session]).contains("1A") }
             return session
@@ -166,6 +168,65 @@ import Testing
         try tmux(["send-keys", "-t", bob, "C-q"])
         try await eventually("Bob quits") { try screen(bob).contains("play exited 0") }
         try await eventually("Bob's leaving reaches Ann at once", within: .seconds(10)) { try screen(ann).contains("1 here") }
+    }
+
+    /// A colour pin made on another of the account's devices reaches an open game at once,
+    /// without a restart.
+    @Test func aPinFromAnotherDeviceRecoloursAnOpenGame() async throws {
+        let directory = try TemporaryDirectory("crossmate-tmux")
+        defer { directory.remove() }
+        let server = try ServerProcess(dataDirectory: directory.path + "/server")
+        defer { server.kill() }
+        let home = ["XDG_DATA_HOME": directory.path + "/xdg"]
+        try annAndBobPlayGreenLight(server, home)
+        // Ann's second device: profile ann2, linked with a code from the first.
+        let code = try #require(try crossmate(["link"], home).split(separator: "\n").first?.split(separator: " ").last.map(String.init))
+        try crossmate(["link", code, "--server", server.baseURL, "--profile", "ann2"], home)
+        let tmux = Tmux(directory: directory.path)
+        defer { _ = try? tmux(["kill-server"]) }
+        let ann = try await tmux.play("Green", xdg: directory.path + "/xdg", colour: true)
+        let title = { try tmux(["capture-pane", "-p", "-e", "-t", ann]).split(separator: "\n").first.map(String.init) ?? "" }
+        let before = try title()
+        let (colour, code256) = before.contains("38;5;170") ? ("teal", "38;5;30") : ("magenta", "38;5;170")
+        #expect(!before.contains(code256))
+        try crossmate(["friends", "pin", "Bob", colour, "--profile", "ann2"], home)
+        try await eventually("the pin recolours Bob in Ann's open game", within: .seconds(10)) { try title().contains(code256) }
+    }
+
+    /// Opening a game after a friend played says what they did and marks the squares on the
+    /// grid until the player acts.
+    @Test func theCatchUpIsSaidAndMarkedOnTheGrid() async throws {
+        let directory = try TemporaryDirectory("crossmate-tmux")
+        defer { directory.remove() }
+        let server = try ServerProcess(dataDirectory: directory.path + "/server")
+        defer { server.kill() }
+        let home = ["XDG_DATA_HOME": directory.path + "/xdg"]
+        try annAndBobPlayGreenLight(server, home)
+        let tmux = Tmux(directory: directory.path)
+        defer { _ = try? tmux(["kill-server"]) }
+        // Ann has seen the game once; then Bob fills 1 Across while she is away.
+        let first = try await tmux.play("Green", xdg: directory.path + "/xdg")
+        try tmux(["send-keys", "-t", first, "C-q"])
+        try await eventually("Ann left") { try tmux(["capture-pane", "-p", "-t", first]).contains("play exited 0") }
+        let bob = try await tmux.play("Green --profile bob", xdg: directory.path + "/xdg")
+        try tmux(["send-keys", "-t", bob, "A", "L", "S", "O"])
+        try await eventually("Bob's letters reach the server", within: .seconds(30)) {
+            try crossmate(["games", "--json"], home).contains(#""filled":4"#)
+        }
+        try tmux(["send-keys", "-t", bob, "C-q"])
+        try await eventually("Bob left") { try tmux(["capture-pane", "-p", "-t", bob]).contains("play exited 0") }
+        let ann = try await tmux.play("Green", xdg: directory.path + "/xdg", colour: true)
+        let screen = try tmux(["capture-pane", "-p", "-e", "-t", ann])
+        #expect(screen.contains("Since you were last here: Bob filled 4 squares."))
+        // Bob's squares on the first grid row carry the catch-up's background.
+        let row = try #require(screen.split(separator: "\n").dropFirst(2).first)
+        #expect(row.contains("48;5;24"), "\(row)")
+        // Once Ann acts, the marks go.
+        try tmux(["send-keys", "-t", ann, "Right"])
+        try tmux(["send-keys", "-t", ann, "C-z"])
+        try await eventually("the marks go") {
+            try !(tmux(["capture-pane", "-p", "-e", "-t", ann]).split(separator: "\n").dropFirst(2).first ?? "").contains("48;5;24")
+        }
     }
 
     @Test func typingInPlayReachesAnotherProfile() async throws {
