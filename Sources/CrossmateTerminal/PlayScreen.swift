@@ -130,7 +130,8 @@ public struct PlayScreen: Sendable {
         var line = gridTop + visibleRows
         let listsBeside = panelWidth >= 48
         if full {
-            drawClueBar(&frame, row: line, clue: crossingClue, highlighted: false, width: listsBeside ? gridWidth : width)
+            // Clipped to the grid's width when something stands beside the grid below it.
+            drawClueBar(&frame, row: line, clue: crossingClue, highlighted: false, width: panelWidth >= 14 ? gridWidth : width)
             line += 1
         }
         // The clue lists take the room there is: beside the grid down to the notes, else below
