@@ -18,6 +18,26 @@ public struct PlayScreen: Sendable {
     /// This account's colour pins (friend → palette index) and its preferred colour.
     public var pins: [String: Int]
     public var preferred: Int?
+    /// Set when the screen shows a replay: its own status line and keys instead of play's.
+    public var replay: ReplayStatus?
+
+    /// Where a replay stands: the move shown of all, the solving clock at it and at the end,
+    /// and the speed (0 paused).
+    public struct ReplayStatus: Sendable {
+        public var step: Int
+        public var count: Int
+        public var secondsAtStep: Int
+        public var totalSeconds: Int
+        public var speed: Int
+
+        public init(step: Int, count: Int, secondsAtStep: Int, totalSeconds: Int, speed: Int) {
+            self.step = step
+            self.count = count
+            self.secondsAtStep = secondsAtStep
+            self.totalSeconds = totalSeconds
+            self.speed = speed
+        }
+    }
 
     public init(
         view: GameView, state: PlayState, status: SyncStatus, elapsedSeconds: Int, scores: [PlayerScore] = [], pins: [String: Int] = [:],
@@ -164,8 +184,16 @@ public struct PlayScreen: Sendable {
             frame.put(text.text, row: line, col: 0, style: text.style)
             line += 1
         }
-        drawStatus(&frame, row: height - (full ? 2 : 1))
-        if full {
+        if let replay {
+            drawReplayStatus(&frame, replay, row: height - (full ? 2 : 1))
+        } else {
+            drawStatus(&frame, row: height - (full ? 2 : 1))
+        }
+        if replay != nil, full {
+            frame.put(
+                Self.clip("←/→ a move  shift-←/→ a tenth  Home/End  space play 1×, 10×, 100×, pause  q quit", to: width), row: height - 1,
+                col: 0, style: Style(dim: true))
+        } else if full {
             frame.put(
                 frame.width >= 96
                     ? "^Z undo  ^Y redo  ^P pencil  ^R rebus  ^X check/reveal/clear  ^G go to clue  ? help  ^Q quit"
@@ -438,6 +466,14 @@ public struct PlayScreen: Sendable {
         if parts == ["\(counts[view.me] ?? 0) of yours"] { parts = ["\(counts[view.me] ?? 0) of your letters"] }
         let list = parts.count > 1 ? parts.dropLast().joined(separator: ", ") + " and " + parts.last! : parts[0]
         return "Clear the whole puzzle: \(list)? y clears, any other key keeps them."
+    }
+
+    /// "REPLAY  move 12 of 63  03:10 of 12:45  playing 10×".
+    private func drawReplayStatus(_ frame: inout Frame, _ replay: ReplayStatus, row: Int) {
+        var col = frame.put("REPLAY", row: row, col: 0, style: Style(bold: true, reverse: true))
+        col = frame.put("  move \(replay.step) of \(replay.count)", row: row, col: col)
+        col = frame.put("  \(Self.clock(replay.secondsAtStep)) of \(Self.clock(replay.totalSeconds))", row: row, col: col)
+        frame.put("  " + (replay.speed == 0 ? "paused" : "playing \(replay.speed)×"), row: row, col: col, style: Style(bold: replay.speed > 0))
     }
 
     private func drawStatus(_ frame: inout Frame, row: Int) {

@@ -226,7 +226,9 @@ struct Replay: AsyncParsableCommand {
             guard try await session.view().completion != nil else { throw ClientFailure("the game is not finished yet") }
             let terminal = try RawTerminal()
             defer { terminal.restore() }
-            try await ReplayLoop(session: session, timeline: timeline, terminal: terminal).run()
+            try await ReplayLoop(
+                session: session, timeline: timeline, terminal: terminal, pauses: ((try? engine.store.pauses(gameID: gameID)) ?? []).map(\.stamp)
+            ).run()
         }
     }
 }
@@ -236,10 +238,22 @@ struct ReplayLoop {
     let session: GameSession
     let timeline: ReplayTimeline
     let terminal: RawTerminal
+    /// The players' pauses, for the solving clock at each move.
+    var pauses: [SolvingTime.Stamp] = []
+
+    /// The shared clock's seconds through the first `step` moves (`SolvingTime`, ended at the
+    /// last of them).
+    func seconds(through step: Int) -> Int {
+        guard step > 0 else { return 0 }
+        let end = timeline.steps[step - 1].timestamp.wallMillis
+        return SolvingTime.measure(moves: timeline.steps.prefix(step).map(\.stamp), pauses: pauses, end: end, now: end).seconds
+    }
 
     func run() async throws {
         let colors = ColorMode(environment: ProcessInfo.processInfo.environment)
         let final = try await session.view()
+        // The whole solve's time: what the finish says, and the replay's clock counts up to.
+        let total = seconds(through: timeline.count)
         var step = 0
         var speed = 0  // 0 paused, else 1, 10, 100
         var playhead: Int64 = 0
@@ -267,10 +281,10 @@ struct ReplayLoop {
             let position = step > 0 ? timeline.steps[step - 1].position : GridPosition(row: 0, col: 0)
             var state = PlayState(puzzle: view.puzzle) { _ in "" }
             state.cursor.position = position
-            let mode = speed == 0 ? "paused" : "playing \(speed)×"
-            state.notice = "Replay: move \(step) of \(timeline.count), \(mode)   ←/→ step, shift ±10%, space play, q quit"
             let size = terminal.size
-            let screen = PlayScreen(view: view, state: state, status: SyncStatus(connection: .online, unsent: 0), elapsedSeconds: 0)
+            var screen = PlayScreen(view: view, state: state, status: SyncStatus(connection: .online, unsent: 0), elapsedSeconds: total)
+            screen.replay = PlayScreen.ReplayStatus(
+                step: step, count: timeline.count, secondsAtStep: seconds(through: step), totalSeconds: total, speed: speed)
             terminal.write(screen.render(width: size.width, height: size.height, colors: colors).ansi(colors))
         }
         draw()

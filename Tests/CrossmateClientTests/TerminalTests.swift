@@ -287,6 +287,20 @@ import Testing
         try golden("green-light-solved-80x20", text)
     }
 
+    /// A replay's footer is its own: where it stands and the solving clock there, its keys.
+    @Test func aReplayHasItsOwnFooter() throws {
+        let puzzle = try BundledPuzzles.puzzle("green-light")
+        var screen = PlayScreen(
+            view: view(puzzle), state: PlayState(puzzle: puzzle) { _ in "" }, status: SyncStatus(connection: .online, unsent: 0),
+            elapsedSeconds: 190)
+        screen.replay = PlayScreen.ReplayStatus(step: 12, count: 23, secondsAtStep: 95, totalSeconds: 190, speed: 10)
+        let text = screen.render(width: 80, height: 24).text
+        let lines = text.split(separator: "\n", omittingEmptySubsequences: false)
+        #expect(lines[22] == "REPLAY  move 12 of 23  01:35 of 03:10  playing 10×")
+        #expect(lines[23].hasPrefix("←/→ a move") && !text.contains("^Z undo") && !text.contains("online"))
+        try golden("green-light-replay-80x24", text)
+    }
+
     @Test func rawBytesDecodeToKeys() {
         var decoder = KeyDecoder()
         #expect(decoder.decode(Array("ab".utf8)) == [.character("a"), .character("b")])

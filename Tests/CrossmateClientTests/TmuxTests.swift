@@ -229,6 +229,53 @@ import Testing
         }
     }
 
+    /// A replay has its own clock and footer: the move shown of all, the solving time at it of
+    /// the whole, and its keys; its end says the solve's real time (not "Solved in 00:00").
+    @Test func aReplayHasItsOwnClockAndFooter() async throws {
+        let directory = try TemporaryDirectory("crossmate-tmux")
+        defer { directory.remove() }
+        let server = try ServerProcess(dataDirectory: directory.path + "/server")
+        defer { server.kill() }
+        let home = ["XDG_DATA_HOME": directory.path + "/xdg"]
+        try crossmate(["login", "--server", server.baseURL, "--name", "Ann"], home)
+        try crossmate(["new", "--bundled", "green-light"], home)
+        let tmux = Tmux(directory: directory.path)
+        defer { _ = try? tmux(["kill-server"]) }
+        let play = try await tmux.play("Green", xdg: directory.path + "/xdg")
+        try tmux(["send-keys", "-t", play, "ALSOGREEN"])
+        try await eventually("two words typed") {
+            try tmux(["capture-pane", "-p", "-t", play]).contains("G  R  E  E  N") || crossmate(["games", "--json"], home).contains(#""filled":9"#)
+        }
+        // Pacing, not waiting for a condition: the solve must take a few seconds of wall time.
+        try await Task.sleep(for: .milliseconds(2_500))
+        try tmux(["send-keys", "-t", play, "LEGALUNITYEATS"])
+        try await eventually("solved") { try tmux(["capture-pane", "-p", "-t", play]).contains("Solved in") }
+        try tmux(["send-keys", "-t", play, "C-q"])
+        try await eventually("play exited") { try tmux(["capture-pane", "-p", "-t", play]).contains("play exited 0") }
+        let replay = "replay-\(UUID().uuidString.prefix(8))"
+        // The replay waits for every device's seal: until the engine has sent it, it says so.
+        let screen = { try tmux(["capture-pane", "-p", "-t", replay]) }
+        let deadline = ContinuousClock.now + .seconds(30)
+        while true {
+            _ = try? tmux(["kill-session", "-t", replay])
+            try crossmate(["sync"], home)
+            try tmux([
+                "new-session", "-d", "-s", replay, "-x", "80", "-y", "24",
+                "XDG_DATA_HOME='\(directory.path)/xdg' TERM=xterm-256color '\(ServerProcess.executable.path)' replay Green; sleep 60",
+            ])
+            try await eventually("the replay draws or says why not") { try screen().contains("REPLAY") || screen().contains("not ready") }
+            if try screen().contains("REPLAY  move 0 of 23") { break }
+            guard ContinuousClock.now < deadline else { throw CommandFailed(arguments: ["replay", "Green"], output: try screen()) }
+        }
+        #expect(try screen().contains("space play 1×, 10×, 100×") && !screen().contains("^Z undo"))
+        try tmux(["send-keys", "-t", replay, "End"])
+        try await eventually("the end of the replay") { try screen().contains("REPLAY  move 23 of 23") }
+        let end = try screen()
+        let solved = try #require(end.split(separator: "\n").first { $0.contains("Solved in") })
+        #expect(!solved.contains("Solved in 00:00") && !solved.contains("Solved in 00:01"), "\(solved)")
+        #expect(end.contains(" of 00:0") && !end.contains("00:00 of 00:00"))
+    }
+
     @Test func typingInPlayReachesAnotherProfile() async throws {
         let directory = try TemporaryDirectory("crossmate-tmux")
         defer { directory.remove() }
