@@ -269,6 +269,14 @@ public struct PlayScreen: Sendable {
                     base.background = Self.wordBackground
                     base.underline = true
                 }
+                // A barred puzzle's bars: one below the square underlines it; one to its right
+                // stands in its mark's column (when it has no mark).
+                let below = GridPosition(row: row + 1, col: col)
+                if cell.bars.contains(.bottom) || (puzzle.contains(below) && puzzle.cell(at: below).bars.contains(.top)) {
+                    base.underline = true
+                }
+                let right = GridPosition(row: row, col: col + 1)
+                let barRight = cell.bars.contains(.right) || (puzzle.contains(right) && puzzle.cell(at: right).bars.contains(.left))
                 // The catch-up's squares: their own background (over the word's), and
                 // underlined where there is no colour.
                 if state.caught.contains(position) {
@@ -306,6 +314,8 @@ public struct PlayScreen: Sendable {
                         mark = "+"
                     } else if cell.isCircled {
                         mark = "○"
+                    } else if barRight {
+                        mark = "│"
                     } else if monochrome, let other = others[position] {
                         mark = PlayerColors.avatarSymbol(other.authorID)
                     } else if cell.isShaded, monochrome {

@@ -287,6 +287,24 @@ import Testing
         try golden("green-light-solved-80x20", text)
     }
 
+    /// A barred puzzle's bars are drawn: a bar to a square's right in its mark's column, one
+    /// below it as an underline (kotwords' barred .xd: a bar left of (0,4), above (1,0)).
+    @Test func barsAreDrawn() throws {
+        let url = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+            .appendingPathComponent("../CrossmateFormatsTests/Fixtures/kotwords/xd/test-barred.xd")
+        let puzzle = try PuzzleFile.read(Array(try Data(contentsOf: url)), fileName: "test-barred.xd")
+        var state = PlayState(puzzle: puzzle) { _ in "" }
+        state.cursor.position = GridPosition(row: 4, col: 4)
+        let frame = PlayScreen(
+            view: view(puzzle), state: state, status: SyncStatus(connection: .online, unsent: 0), elapsedSeconds: 0
+        ).render(width: 80, height: 24, colors: .none)
+        // Four columns a square: the mark of (0,3) is column 15, on the grid's first row (2).
+        #expect(frame.character(row: 2, col: 15) == "│")
+        #expect(frame.character(row: 2, col: 11) != "│")
+        // (0,0) has a bar below it: underlined; (0,1) has none and is not in the current word.
+        #expect(frame.style(row: 2, col: 2).underline && !frame.style(row: 2, col: 6).underline)
+    }
+
     /// A replay's footer is its own: where it stands and the solving clock there, its keys.
     @Test func aReplayHasItsOwnFooter() throws {
         let puzzle = try BundledPuzzles.puzzle("green-light")
