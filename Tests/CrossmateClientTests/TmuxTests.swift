@@ -276,6 +276,61 @@ import Testing
         #expect(end.contains(" of 00:0") && !end.contains("00:00 of 00:00"))
     }
 
+    /// A 21×21 of short words (numbers past 100) as an .xd file, with placeholder clues.
+    static func twentyOneXD() -> String {
+        let size = 21
+        let block = { (row: Int, col: Int) in (row % 3 == 2 && col % 3 != 0) || (col % 3 == 2 && row % 3 == 0) }
+        let open = { (row: Int, col: Int) in row >= 0 && col >= 0 && row < size && col < size && !block(row, col) }
+        var across: [String] = []
+        var down: [String] = []
+        var number = 0
+        for row in 0..<size {
+            for col in 0..<size where open(row, col) {
+                let startsAcross = !open(row, col - 1) && open(row, col + 1)
+                let startsDown = !open(row - 1, col) && open(row + 1, col)
+                guard startsAcross || startsDown else { continue }
+                number += 1
+                if startsAcross {
+                    let length = (col..<size).prefix { open(row, $0) }.count
+                    across.append("A\(number). Across \(number) ~ \(String(repeating: "A", count: length))")
+                }
+                if startsDown {
+                    let length = (row..<size).prefix { open($0, col) }.count
+                    down.append("D\(number). Down \(number) ~ \(String(repeating: "A", count: length))")
+                }
+            }
+        }
+        let grid = (0..<size).map { row in String((0..<size).map { block(row, $0) ? "#" : "A" }) }.joined(separator: "\n")
+        return "Title: Big Grid\nAuthor: Tests\n\n\n\(grid)\n\n\n\(across.joined(separator: "\n"))\n\n\(down.joined(separator: "\n"))\n"
+    }
+
+    /// The real binary in a real terminal: a 21×21 fits 80×24 whole with its three-digit
+    /// numbers, and at 200×60 the clue lists run the whole height.
+    @Test func aTwentyOneByTwentyOneInEightyByTwentyFour() async throws {
+        let directory = try TemporaryDirectory("crossmate-tmux")
+        defer { directory.remove() }
+        let server = try ServerProcess(dataDirectory: directory.path + "/server")
+        defer { server.kill() }
+        let home = ["XDG_DATA_HOME": directory.path + "/xdg"]
+        try crossmate(["login", "--server", server.baseURL, "--name", "Ann"], home)
+        try Self.twentyOneXD().write(toFile: directory.path + "/big.xd", atomically: true, encoding: .utf8)
+        try crossmate(["new", directory.path + "/big.xd"], home)
+        let tmux = Tmux(directory: directory.path)
+        defer { _ = try? tmux(["kill-server"]) }
+        let session = try await tmux.play("Big", xdg: directory.path + "/xdg")
+        let screen = try tmux(["capture-pane", "-p", "-t", session])
+        let lines = screen.split(separator: "\n", omittingEmptySubsequences: false)
+        // All 21 rows: the grid's last row (blocks every third square) is on screen, and no
+        // scroll arrows; the highest number, 105, is whole.
+        #expect(screen.contains("¹⁰⁵") && screen.contains("¹⁰⁰") && !screen.contains(/[↑↓][0-9]/), "\(screen)")
+        #expect(lines.count >= 23 && lines[22].contains("██████"), "\(screen)")
+        try tmux(["resize-window", "-t", session, "-x", "200", "-y", "60"])
+        try await eventually("the clue lists fill the height") {
+            let wide = try tmux(["capture-pane", "-p", "-t", session]).split(separator: "\n", omittingEmptySubsequences: false)
+            return wide.count >= 58 && wide[2...].contains { $0.contains("ACROSS") } && (wide.firstIndex { $0.contains("↓ ") && $0.contains("more") } ?? 0) >= 50
+        }
+    }
+
     @Test func typingInPlayReachesAnotherProfile() async throws {
         let directory = try TemporaryDirectory("crossmate-tmux")
         defer { directory.remove() }
