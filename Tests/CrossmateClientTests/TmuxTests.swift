@@ -250,6 +250,13 @@ import Testing
         try await Task.sleep(for: .milliseconds(2_500))
         try tmux(["send-keys", "-t", play, "LEGALUNITYEATS"])
         try await eventually("solved") { try tmux(["capture-pane", "-p", "-t", play]).contains("Solved in") }
+        // The finish reads whole at 80 columns: the replay command can be copied as it stands.
+        let gameID = try #require(try crossmate(["games", "--json"], home).firstMatch(of: /"gameID" *: *"([^"]+)"/)?.1)
+        try await eventually("the replay command, whole") {
+            try tmux(["capture-pane", "-p", "-t", play]).contains("Watch it again: crossmate replay \(gameID)")
+        }
+        let finish = try tmux(["capture-pane", "-p", "-t", play])
+        #expect(!finish.contains("1 checks") && !finish.contains("sealed") && finish.split(separator: "\n").allSatisfy { $0.count <= 80 })
         try tmux(["send-keys", "-t", play, "C-q"])
         try await eventually("play exited") { try tmux(["capture-pane", "-p", "-t", play]).contains("play exited 0") }
         let replay = "replay-\(UUID().uuidString.prefix(8))"
@@ -329,6 +336,31 @@ import Testing
             let wide = try tmux(["capture-pane", "-p", "-t", session]).split(separator: "\n", omittingEmptySubsequences: false)
             return wide.count >= 58 && wide[2...].contains { $0.contains("ACROSS") } && (wide.firstIndex { $0.contains("↓ ") && $0.contains("more") } ?? 0) >= 50
         }
+    }
+
+    /// In the real terminal: a letter refused on a revealed square leaves the cursor where it
+    /// was (the square's own letter then steps on quietly), so nothing lands a square too far.
+    @Test func aRefusedLetterLeavesTheCursorInTheRealTerminal() async throws {
+        let directory = try TemporaryDirectory("crossmate-tmux")
+        defer { directory.remove() }
+        let server = try ServerProcess(dataDirectory: directory.path + "/server")
+        defer { server.kill() }
+        let home = ["XDG_DATA_HOME": directory.path + "/xdg"]
+        try crossmate(["login", "--server", server.baseURL, "--name", "Ann"], home)
+        try crossmate(["new", "--bundled", "green-light"], home)
+        let tmux = Tmux(directory: directory.path)
+        defer { _ = try? tmux(["kill-server"]) }
+        let session = try await tmux.play("Green", xdg: directory.path + "/xdg")
+        let firstRow = { try tmux(["capture-pane", "-p", "-t", session]).split(separator: "\n").dropFirst(2).first.map(String.init) ?? "" }
+        // Reveal the square under the cursor (1 Across's first: A).
+        try tmux(["send-keys", "-t", session, "C-x", "r", "s"])
+        try await eventually("revealed") { try firstRow().contains("A•") }
+        // Z is refused there; A (its own letter) steps on; L lands on the next square.
+        try tmux(["send-keys", "-t", session, "Z"])
+        try await eventually("the refusal is said") { try tmux(["capture-pane", "-p", "-t", session]).contains("revealed") }
+        try tmux(["send-keys", "-t", session, "A", "L"])
+        try await eventually("L lands beside the revealed square") { try firstRow().contains("A•² L") }
+        #expect(try !firstRow().contains("Z"))
     }
 
     @Test func typingInPlayReachesAnotherProfile() async throws {
