@@ -523,17 +523,28 @@ public struct PlayScreen: Sendable {
         // Leading spaces (a right-aligned number) are kept.
         let lead = text.prefix { $0 == " " }
         for (index, word) in text.dropFirst(lead.count).split(separator: " ").enumerated() {
-            let word = index == 0 ? lead + word : word
+            var word = Substring(index == 0 ? lead + word : word)
             if line.isEmpty {
-                line = (lines.isEmpty ? "" : indent) + word
+                line = (lines.isEmpty ? "" : indent)
             } else if line.count + 1 + word.count <= width {
                 line += " " + word
-            } else {
+                continue
+            } else if word.count <= width - indent.count {
                 lines.append(line)
-                line = indent + word
+                line = indent
+            } else {
+                line += " "  // too long for any line: it starts here
             }
+            // A word longer than a line (a long fill, `[_______________]`) is broken across lines.
+            while line.count + word.count > width, width - line.count > 0 {
+                let room = width - line.count
+                lines.append(line + word.prefix(room))
+                word = word.dropFirst(room)
+                line = indent
+            }
+            line += word
         }
-        if !line.isEmpty { lines.append(line) }
+        if !line.trimmingCharacters(in: .whitespaces).isEmpty { lines.append(line) }
         return lines.map { clip($0, to: width) }
     }
 

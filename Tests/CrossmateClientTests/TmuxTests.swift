@@ -334,7 +334,8 @@ import Testing
         try tmux(["resize-window", "-t", session, "-x", "200", "-y", "60"])
         try await eventually("the clue lists fill the height") {
             let wide = try tmux(["capture-pane", "-p", "-t", session]).split(separator: "\n", omittingEmptySubsequences: false)
-            return wide.count >= 58 && wide[2...].contains { $0.contains("ACROSS") } && (wide.firstIndex { $0.contains("↓ ") && $0.contains("more") } ?? 0) >= 50
+            return wide.count >= 58 && wide[2...].contains { $0.contains("ACROSS") }
+                && (wide.firstIndex { $0.contains("↓ ") && $0.contains("more") } ?? 0) >= 50
         }
     }
 
