@@ -36,6 +36,33 @@ import Testing
         return (process.terminationStatus, text, problems)
     }
 
+    /// What a test of the real binary stands on: a temporary folder, a real server with its data
+    /// there, profiles under its `xdg` (`home` is the environment naming them) and a tmux server
+    /// of its own; `close` ends and removes them all.
+    final class Lab: Sendable {
+        let directory: TemporaryDirectory
+        let server: ServerProcess
+        let tmux: Tmux
+        var home: [String: String] { ["XDG_DATA_HOME": directory.path + "/xdg"] }
+
+        init(_ name: String) throws {
+            directory = try TemporaryDirectory(name)
+            do {
+                server = try ServerProcess(dataDirectory: directory.path + "/server")
+            } catch {
+                directory.remove()
+                throw error
+            }
+            tmux = Tmux(directory: directory.path)
+        }
+
+        func close() {
+            _ = try? tmux(["kill-server"])
+            server.kill()
+            directory.remove()
+        }
+    }
+
     /// Ann (the default profile) and Bob (profile `bob`) signed in, Ann's Green Light with Bob in it.
     func annAndBobPlayGreenLight(_ server: ServerProcess, _ home: [String: String]) throws {
         try crossmate(["login", "--server", server.baseURL, "--name", "Ann"], home)
@@ -66,11 +93,9 @@ import Testing
     }
 
     @Test func friendsPinsBlocksAndNudgesFromTheCommandLine() async throws {
-        let directory = try TemporaryDirectory("crossmate-friends")
-        defer { directory.remove() }
-        let server = try ServerProcess(dataDirectory: directory.path + "/server")
-        defer { server.kill() }
-        let home = ["XDG_DATA_HOME": directory.path + "/xdg"]
+        let lab = try Lab("crossmate-friends")
+        defer { lab.close() }
+        let (server, home) = (lab.server, lab.home)
         try annAndBobPlayGreenLight(server, home)
 
         #expect(try crossmate(["friends"], home).contains("Bob"))
@@ -152,14 +177,10 @@ import Testing
     /// Opening a game shows who is here, from the server, before anyone moves (no one stands
     /// "(away)" until they type); someone who quits is dropped at once, not after a minute.
     @Test func presenceOnOpenAndOnLeave() async throws {
-        let directory = try TemporaryDirectory("crossmate-tmux")
-        defer { directory.remove() }
-        let server = try ServerProcess(dataDirectory: directory.path + "/server")
-        defer { server.kill() }
-        let home = ["XDG_DATA_HOME": directory.path + "/xdg"]
+        let lab = try Lab("crossmate-tmux")
+        defer { lab.close() }
+        let (directory, server, home, tmux) = (lab.directory, lab.server, lab.home, lab.tmux)
         try annAndBobPlayGreenLight(server, home)
-        let tmux = Tmux(directory: directory.path)
-        defer { _ = try? tmux(["kill-server"]) }
         let ann = try await tmux.play("Green", xdg: directory.path + "/xdg")
         let bob = try await tmux.play("Green --profile bob", xdg: directory.path + "/xdg")
         let screen = { (session: String) in try tmux(["capture-pane", "-p", "-t", session]) }
@@ -173,17 +194,13 @@ import Testing
     /// A colour pin made on another of the account's devices reaches an open game at once,
     /// without a restart.
     @Test func aPinFromAnotherDeviceRecoloursAnOpenGame() async throws {
-        let directory = try TemporaryDirectory("crossmate-tmux")
-        defer { directory.remove() }
-        let server = try ServerProcess(dataDirectory: directory.path + "/server")
-        defer { server.kill() }
-        let home = ["XDG_DATA_HOME": directory.path + "/xdg"]
+        let lab = try Lab("crossmate-tmux")
+        defer { lab.close() }
+        let (directory, server, home, tmux) = (lab.directory, lab.server, lab.home, lab.tmux)
         try annAndBobPlayGreenLight(server, home)
         // Ann's second device: profile ann2, linked with a code from the first.
         let code = try #require(try crossmate(["link"], home).split(separator: "\n").first?.split(separator: " ").last.map(String.init))
         try crossmate(["link", code, "--server", server.baseURL, "--profile", "ann2"], home)
-        let tmux = Tmux(directory: directory.path)
-        defer { _ = try? tmux(["kill-server"]) }
         let ann = try await tmux.play("Green", xdg: directory.path + "/xdg", colour: true)
         let title = { try tmux(["capture-pane", "-p", "-e", "-t", ann]).split(separator: "\n").first.map(String.init) ?? "" }
         let before = try title()
@@ -196,14 +213,10 @@ import Testing
     /// Opening a game after a friend played says what they did and marks the squares on the
     /// grid until the player acts.
     @Test func theCatchUpIsSaidAndMarkedOnTheGrid() async throws {
-        let directory = try TemporaryDirectory("crossmate-tmux")
-        defer { directory.remove() }
-        let server = try ServerProcess(dataDirectory: directory.path + "/server")
-        defer { server.kill() }
-        let home = ["XDG_DATA_HOME": directory.path + "/xdg"]
+        let lab = try Lab("crossmate-tmux")
+        defer { lab.close() }
+        let (directory, server, home, tmux) = (lab.directory, lab.server, lab.home, lab.tmux)
         try annAndBobPlayGreenLight(server, home)
-        let tmux = Tmux(directory: directory.path)
-        defer { _ = try? tmux(["kill-server"]) }
         // Ann has seen the game once; then Bob fills 1 Across while she is away.
         let first = try await tmux.play("Green", xdg: directory.path + "/xdg")
         try tmux(["send-keys", "-t", first, "C-q"])
@@ -232,15 +245,11 @@ import Testing
     /// A replay has its own clock and footer: the move shown of all, the solving time at it of
     /// the whole, and its keys; its end says the solve's real time (not "Solved in 00:00").
     @Test func aReplayHasItsOwnClockAndFooter() async throws {
-        let directory = try TemporaryDirectory("crossmate-tmux")
-        defer { directory.remove() }
-        let server = try ServerProcess(dataDirectory: directory.path + "/server")
-        defer { server.kill() }
-        let home = ["XDG_DATA_HOME": directory.path + "/xdg"]
+        let lab = try Lab("crossmate-tmux")
+        defer { lab.close() }
+        let (directory, server, home, tmux) = (lab.directory, lab.server, lab.home, lab.tmux)
         try crossmate(["login", "--server", server.baseURL, "--name", "Ann"], home)
         try crossmate(["new", "--bundled", "green-light"], home)
-        let tmux = Tmux(directory: directory.path)
-        defer { _ = try? tmux(["kill-server"]) }
         let play = try await tmux.play("Green", xdg: directory.path + "/xdg")
         try tmux(["send-keys", "-t", play, "ALSOGREEN"])
         try await eventually("two words typed") {
@@ -314,16 +323,12 @@ import Testing
     /// The real binary in a real terminal: a 21×21 fits 80×24 whole with its three-digit
     /// numbers, and at 200×60 the clue lists run the whole height.
     @Test func aTwentyOneByTwentyOneInEightyByTwentyFour() async throws {
-        let directory = try TemporaryDirectory("crossmate-tmux")
-        defer { directory.remove() }
-        let server = try ServerProcess(dataDirectory: directory.path + "/server")
-        defer { server.kill() }
-        let home = ["XDG_DATA_HOME": directory.path + "/xdg"]
+        let lab = try Lab("crossmate-tmux")
+        defer { lab.close() }
+        let (directory, server, home, tmux) = (lab.directory, lab.server, lab.home, lab.tmux)
         try crossmate(["login", "--server", server.baseURL, "--name", "Ann"], home)
         try Self.twentyOneXD().write(toFile: directory.path + "/big.xd", atomically: true, encoding: .utf8)
         try crossmate(["new", directory.path + "/big.xd"], home)
-        let tmux = Tmux(directory: directory.path)
-        defer { _ = try? tmux(["kill-server"]) }
         let session = try await tmux.play("Big", xdg: directory.path + "/xdg")
         let screen = try tmux(["capture-pane", "-p", "-t", session])
         let lines = screen.split(separator: "\n", omittingEmptySubsequences: false)
@@ -342,15 +347,11 @@ import Testing
     /// In the real terminal: a letter refused on a revealed square leaves the cursor where it
     /// was (the square's own letter then steps on quietly), so nothing lands a square too far.
     @Test func aRefusedLetterLeavesTheCursorInTheRealTerminal() async throws {
-        let directory = try TemporaryDirectory("crossmate-tmux")
-        defer { directory.remove() }
-        let server = try ServerProcess(dataDirectory: directory.path + "/server")
-        defer { server.kill() }
-        let home = ["XDG_DATA_HOME": directory.path + "/xdg"]
+        let lab = try Lab("crossmate-tmux")
+        defer { lab.close() }
+        let (directory, server, home, tmux) = (lab.directory, lab.server, lab.home, lab.tmux)
         try crossmate(["login", "--server", server.baseURL, "--name", "Ann"], home)
         try crossmate(["new", "--bundled", "green-light"], home)
-        let tmux = Tmux(directory: directory.path)
-        defer { _ = try? tmux(["kill-server"]) }
         let session = try await tmux.play("Green", xdg: directory.path + "/xdg")
         let firstRow = { try tmux(["capture-pane", "-p", "-t", session]).split(separator: "\n").dropFirst(2).first.map(String.init) ?? "" }
         // Reveal the square under the cursor (1 Across's first: A).
@@ -365,16 +366,12 @@ import Testing
     }
 
     @Test func typingInPlayReachesAnotherProfile() async throws {
-        let directory = try TemporaryDirectory("crossmate-tmux")
-        defer { directory.remove() }
-        let server = try ServerProcess(dataDirectory: directory.path + "/server")
-        defer { server.kill() }
-        let home = ["XDG_DATA_HOME": directory.path + "/xdg"]
+        let lab = try Lab("crossmate-tmux")
+        defer { lab.close() }
+        let (directory, server, home, tmux) = (lab.directory, lab.server, lab.home, lab.tmux)
         try annAndBobPlayGreenLight(server, home)
 
         // Ann plays in an 80×24 tmux pane; the shell line after it shows how it exited.
-        let tmux = Tmux(directory: directory.path)
-        defer { _ = try? tmux(["kill-server"]) }
         let session = try await tmux.play("Green", xdg: directory.path + "/xdg")
         // The cursor starts on 1-Across (ALSO); typing fills it and moves along.
         try tmux(["send-keys", "-t", session, "A", "L", "S", "O"])
@@ -422,15 +419,11 @@ import Testing
     /// typed in either is lost; `games` still lists what the device knows. Once the first quits,
     /// everything it typed reaches the server.
     @Test func aSecondProcessOnAProfileIsRefusedAndNothingIsLost() async throws {
-        let directory = try TemporaryDirectory("crossmate-two")
-        defer { directory.remove() }
-        let server = try ServerProcess(dataDirectory: directory.path + "/server")
-        defer { server.kill() }
-        let home = ["XDG_DATA_HOME": directory.path + "/xdg"]
+        let lab = try Lab("crossmate-two")
+        defer { lab.close() }
+        let (directory, server, home, tmux) = (lab.directory, lab.server, lab.home, lab.tmux)
         try annAndBobPlayGreenLight(server, home)
 
-        let tmux = Tmux(directory: directory.path)
-        defer { _ = try? tmux(["kill-server"]) }
         let session = try await tmux.play("Green", xdg: directory.path + "/xdg")
 
         for arguments in [["play", "Green"], ["sync"], ["new", "--bundled", "daybreak"]] {
@@ -470,11 +463,9 @@ import Testing
     /// A second `login` on a signed-in profile made a new account silently; now it says who is
     /// signed in and what to do. `logout` revokes the device on the server and empties the profile.
     @Test func loginOnASignedInProfileIsRefusedAndLogoutRevokes() async throws {
-        let directory = try TemporaryDirectory("crossmate-relogin")
-        defer { directory.remove() }
-        let server = try ServerProcess(dataDirectory: directory.path + "/server")
-        defer { server.kill() }
-        let home = ["XDG_DATA_HOME": directory.path + "/xdg"]
+        let lab = try Lab("crossmate-relogin")
+        defer { lab.close() }
+        let (server, home) = (lab.server, lab.home)
         try crossmate(["login", "--server", server.baseURL, "--name", "Ann"], home)
         try crossmate(["new", "--bundled", "green-light"], home)
         let again = try run(["login", "--server", server.baseURL, "--name", "Ann"], home)
@@ -512,11 +503,9 @@ import Testing
 
     /// `games` lists the game with news first: by its last move, not by when it was made.
     @Test func gamesAreListedByLastActivity() async throws {
-        let directory = try TemporaryDirectory("crossmate-order")
-        defer { directory.remove() }
-        let server = try ServerProcess(dataDirectory: directory.path + "/server")
-        defer { server.kill() }
-        let home = ["XDG_DATA_HOME": directory.path + "/xdg"]
+        let lab = try Lab("crossmate-order")
+        defer { lab.close() }
+        let (directory, server, home, tmux) = (lab.directory, lab.server, lab.home, lab.tmux)
         try crossmate(["login", "--server", server.baseURL, "--name", "Ann"], home)
         try crossmate(["new", "--bundled", "green-light"], home)
         try crossmate(["new", "--bundled", "daybreak"], home)
@@ -525,8 +514,6 @@ import Testing
         }
         #expect(try titles() == ["Daybreak  [", "Green Light"])
 
-        let tmux = Tmux(directory: directory.path)
-        defer { _ = try? tmux(["kill-server"]) }
         let session = try await tmux.play("Green", xdg: directory.path + "/xdg")
         try tmux(["send-keys", "-t", session, "A"])
         try await eventually("the letter is stored") { try run(["games", "--json"], home).output.contains(#""filled":1"#) }
@@ -537,11 +524,9 @@ import Testing
     /// Invitation expiry and revocation, removing a player and leaving a game, from the command
     /// line.
     @Test func invitationsRemovalAndLeavingFromTheCommandLine() async throws {
-        let directory = try TemporaryDirectory("crossmate-share")
-        defer { directory.remove() }
-        let server = try ServerProcess(dataDirectory: directory.path + "/server")
-        defer { server.kill() }
-        let home = ["XDG_DATA_HOME": directory.path + "/xdg"]
+        let lab = try Lab("crossmate-share")
+        defer { lab.close() }
+        let (server, home) = (lab.server, lab.home)
         try crossmate(["login", "--server", server.baseURL, "--name", "Ann"], home)
         try crossmate(["login", "--server", server.baseURL, "--name", "Bob", "--profile", "bob"], home)
         try crossmate(["login", "--server", server.baseURL, "--name", "Cat", "--profile", "cat"], home)
