@@ -204,8 +204,13 @@ import Testing
         let ann = try await tmux.play("Green", xdg: directory.path + "/xdg", colour: true)
         let title = { try tmux(["capture-pane", "-p", "-e", "-t", ann]).split(separator: "\n").first.map(String.init) ?? "" }
         let before = try title()
-        let (colour, code256) = before.contains("38;5;170") ? ("teal", "38;5;30") : ("magenta", "38;5;170")
-        #expect(!before.contains(code256))
+        // A colour no one on the title has yet (the 256-colour codes of the terminal palette).
+        let palette = [
+            ("brown", 130), ("orange", 166), ("olive", 142), ("green", 34), ("teal", 30), ("blue", 32), ("indigo", 62), ("purple", 93),
+            ("magenta", 170),
+        ]
+        let (colour, number) = try #require(palette.first { !before.contains("38;5;\($0.1)m") })
+        let code256 = "38;5;\(number)m"
         try crossmate(["friends", "pin", "Bob", colour, "--profile", "ann2"], home)
         try await eventually("the pin recolours Bob in Ann's open game", within: .seconds(10)) { try title().contains(code256) }
     }
