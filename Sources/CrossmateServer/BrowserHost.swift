@@ -98,12 +98,12 @@ final class BrowserHost: Sendable {
     }
 
     /// A game's zone changed: every hosted replica of it catches up and tells its viewers.
-    func changed(gameID: String, state: ServerState) {
+    func changed(gameID: String, inline: InlineChanges? = nil, state: ServerState) {
         guard let games = hosted.withLock({ $0[gameID]?.values.filter { !$0.viewers.isEmpty }.map { ($0.game, $0.viewers) } }) else {
             return
         }
         for (game, viewers) in games {
-            Task { await game.refresh(state: state, viewers: viewers) }
+            Task { await game.refresh(state: state, viewers: viewers, inline: inline) }
         }
     }
 
@@ -315,9 +315,17 @@ actor BrowserGame {
 
     /// Reads the zone's changes after the last one read into the replica (this device's own
     /// moves too: they are already in its journal and change nothing); the squares that changed.
-    private func catchUp(state: ServerState) async throws -> [SquareView] {
+    /// Changes handed over with a poke that follow on from what the replica holds are folded as
+    /// they are, without reading them back from the store.
+    private func catchUp(state: ServerState, handed inline: InlineChanges? = nil) async throws -> [SquareView] {
         let before = replica.grid
-        let (fresh, freshPauses, through) = try await GameProjection.sequencedActivity(store: state.store, gameID: gameID, after: sequence)
+        let read: (moves: [(sequence: Int64, move: Move)], pauses: [Pause], through: Int64)
+        if let handed = try Self.activity(inline, after: sequence, gameID: gameID) {
+            read = handed
+        } else {
+            read = try await GameProjection.sequencedActivity(store: state.store, gameID: gameID, after: sequence)
+        }
+        let (fresh, freshPauses, through) = read
         guard through > sequence else { return [] }
         // Every record takes the next zone sequence, so fewer moves and pauses than sequences
         // read means a participant (or seal) record came: only then is the roster read again.
@@ -335,15 +343,37 @@ actor BrowserGame {
         return SquareView.changed(from: before, to: replica.grid, of: puzzle)
     }
 
-    /// Catches up after a poke and sends the viewers what changed. Pokes that arrive meanwhile
-    /// fold into one more pass.
-    func refresh(state: ServerState, viewers: Set<Int>) async {
+    /// A poke's changes as moves and pauses, when they follow on from `sequence` and are only
+    /// those (anything else, or a gap, is read from the store instead).
+    static func activity(
+        _ inline: InlineChanges?, after sequence: Int64, gameID: String
+    ) throws -> (moves: [(sequence: Int64, move: Move)], pauses: [Pause], through: Int64)? {
+        guard let inline, inline.after == sequence, let last = inline.changes.last?.sequence,
+            inline.changes.allSatisfy({ $0.type == "move" || $0.type == "pause" })
+        else { return nil }
+        var moves: [(sequence: Int64, move: Move)] = []
+        var pauses: [Pause] = []
+        for change in inline.changes {
+            if change.type == "move" {
+                let record = try Store.decode(MoveRecord.self, change.body, what: "move at \(change.sequence)", gameID: gameID)
+                moves.append((change.sequence, try GameProjection.move(record, at: change.sequence, gameID: gameID)))
+            } else {
+                pauses.append(try Store.decode(Pause.self, change.body, what: "pause at \(change.sequence)", gameID: gameID))
+            }
+        }
+        return (moves, pauses, last)
+    }
+
+    /// Catches up after a poke (folding the changes it hands over, when it does) and sends the
+    /// viewers what changed. Pokes that arrive meanwhile fold into one more pass.
+    func refresh(state: ServerState, viewers: Set<Int>, inline: InlineChanges? = nil) async {
         if refreshing {
             refreshAgain = true
             return
         }
         refreshing = true
         defer { refreshing = false }
+        var handed = inline
         repeat {
             refreshAgain = false
             let wasReadOnly = readOnly
@@ -353,7 +383,8 @@ actor BrowserGame {
             let caughtUp = await exclusively { () -> [SquareView]? in
                 do {
                     let before = sequence
-                    let squares = try await catchUp(state: state)
+                    let squares = try await catchUp(state: state, handed: handed)
+                    handed = nil
                     here = state.hub.devicesViewing(gameID)
                     await sealIfComplete(state: state)
                     // Shown (or already on screen): what this device has read moves on, and a

@@ -52,7 +52,9 @@ final class ServerState: Sendable {
         self.logger = logger
         uploads = UploadParser(maximumAdmitted: configuration.maximumConcurrentUploads)
         hub.onRevoked.withLock { [devices] in $0 = SocketHub.Listener { devices.forget(deviceID: $0) } }
-        hub.onPoke.withLock { $0 = SocketHub.Listener { [unowned self] game in browsers.changed(gameID: game, state: self) } }
+        hub.onPoke.withLock {
+            $0 = SocketHub.PokeListener { [unowned self] game, inline in browsers.changed(gameID: game, inline: inline, state: self) }
+        }
     }
 
     func now() -> Int64 { configuration.clock() }

@@ -106,8 +106,18 @@ final class SocketHub: Sendable {
         }
     }
 
-    /// Called with every poke (a game's zone changed), for the browsers' hosted replicas.
-    let onPoke = Mutex<Listener?>(nil)
+    /// Called with every poke (a game's zone changed, with its changes when they fit), for the
+    /// browsers' hosted replicas: they fold what they are handed, without reading it back.
+    let onPoke = Mutex<PokeListener?>(nil)
+
+    /// A poke's callback, boxed (see `Listener`).
+    final class PokeListener: Sendable {
+        let call: @Sendable (String, InlineChanges?) -> Void
+
+        init(_ call: @escaping @Sendable (String, InlineChanges?) -> Void) {
+            self.call = call
+        }
+    }
 
     /// A callback, boxed. A bare function type in a `Mutex` is re-abstracted every time
     /// `withLock` passes it `inout` through its generic signature, and the stored closure grows a
@@ -196,7 +206,7 @@ final class SocketHub: Sendable {
             if $0.byGame[game] != nil, sequence > $0.lastPoked[game, default: 0] { $0.lastPoked[game] = sequence }
         }
         send(text, toGame: game, exceptDevice: exceptDevice, pokes: true)
-        onPoke.withLock { $0 }?.call(game)
+        onPoke.withLock { $0 }?.call(game, inline)
     }
 
     /// The poke as `ServerSocketMessage.poke` encodes it, spliced around the stored JSON of the

@@ -1,5 +1,6 @@
 import CrossmateCore
 import CrossmateProtocol
+import CrossmateStore
 import CrossmateSync
 import CrossmateTestSupport
 import Foundation
@@ -118,6 +119,29 @@ import Testing
             _ = try await browser.applied(game.gameID, Self.scoped("reveal", "puzzle"))
             #expect(try await browser.refused(game.gameID, BrowserCommand(kind: "pause")).code == "finished")
         }
+    }
+
+    /// One hop: a hosted replica folds the changes a poke hands over when they follow on from
+    /// what it holds, and reads the store only for a gap or a record other than a move or pause.
+    @Test func aPokesChangesAreFoldedWithoutReadingThemBack() throws {
+        var replica = GameReplica(puzzle: greenLight, gameID: "game-1", replicaID: "dev-ann", authorID: "acct-ann")
+        let moves = try replica.perform(.setLetter(at(1, 0), "G"), wallMillis: 1_000) + replica.perform(.setLetter(at(1, 1), "R"), wallMillis: 1_001)
+        let pause = Pause(gameID: "game-1", authorID: "acct-ann", replicaID: "dev-ann", at: 1_002)
+        let handed = InlineChanges(
+            after: 7,
+            changes: [
+                InlineChanges.Change(sequence: 8, type: "move", body: Store.json(MoveRecord(moves[0]))),
+                InlineChanges.Change(sequence: 9, type: "move", body: Store.json(MoveRecord(moves[1]))),
+                InlineChanges.Change(sequence: 10, type: "pause", body: Store.json(pause)),
+            ])
+        let folded = try #require(try BrowserGame.activity(handed, after: 7, gameID: "game-1"))
+        #expect(folded.moves.map(\.sequence) == [8, 9] && folded.moves.map(\.move) == moves && folded.pauses == [pause] && folded.through == 10)
+        // A gap, another kind of record, or no changes at all: read from the store.
+        #expect(try BrowserGame.activity(handed, after: 6, gameID: "game-1") == nil)
+        var roster = handed
+        roster.changes.append(InlineChanges.Change(sequence: 11, type: "participant", body: "{}"))
+        #expect(try BrowserGame.activity(roster, after: 7, gameID: "game-1") == nil)
+        #expect(try BrowserGame.activity(nil, after: 7, gameID: "game-1") == nil)
     }
 
     @Test func everyCommandIsPerformedAsTheBrowsersOwnMoves() async throws {
