@@ -52,7 +52,7 @@ public struct GameView: Sendable {
         if let player = players.first(where: { $0.authorID == authorID }), !player.displayName.isEmpty {
             return player.displayName
         }
-        return "Player " + authorID.suffix(4)
+        return PlayerColors.placeholderName(authorID)
     }
 }
 

@@ -51,6 +51,18 @@ public enum PlayerColors {
 
     /// The account's hashed colour, or the first one forward from it whose hue is more than 90
     /// degrees from every reserved colour, else the first not exactly reserved.
+    /// The colour pins among an account's Decisions (`kind` "color", `key` the friend, `value`
+    /// a palette index): friend → palette index. The first pin of a friend wins; a value that is
+    /// not an index is no pin.
+    public static func pins(_ decisions: some Sequence<(kind: String, key: String, value: String)>) -> [String: Int] {
+        Dictionary(
+            decisions.filter { $0.kind == "color" }.compactMap { decision in Int(decision.value).map { (decision.key, $0) } },
+            uniquingKeysWith: { first, _ in first })
+    }
+
+    /// What a player is called where their name is not known: "Player" and the end of their id.
+    public static func placeholderName(_ authorID: String) -> String { "Player " + authorID.suffix(4) }
+
     public static func stableColor(_ authorID: String, reserved: Set<Int>) -> Int {
         let hashed = Int(fnv1a(authorID) % UInt64(palette.count))
         let forward = (0..<palette.count).map { (hashed + $0) % palette.count }

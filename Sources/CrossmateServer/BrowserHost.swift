@@ -247,7 +247,7 @@ actor BrowserGame {
         }
             + authors.sorted().map {
                 PlayerView(
-                    authorID: $0, displayName: "Player \($0.suffix(4))", role: .player, removed: true, color: color($0),
+                    authorID: $0, displayName: PlayerColors.placeholderName($0), role: .player, removed: true, color: color($0),
                     symbol: PlayerColors.avatarSymbol($0))
             }
     }
@@ -303,7 +303,7 @@ actor BrowserGame {
     }
 
     private func name(_ authorID: String) -> String {
-        players.first { $0.authorID == authorID }?.displayName ?? "Player \(authorID.suffix(4))"
+        players.first { $0.authorID == authorID }?.displayName ?? PlayerColors.placeholderName(authorID)
     }
 
     private func opened(now: Int64) -> GameOpened {

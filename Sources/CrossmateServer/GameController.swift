@@ -141,7 +141,8 @@ struct GameController {
             try await state.store.participants(gameID: gameID).map { ($0.authorID, $0.displayName) }, uniquingKeysWith: { first, _ in first })
         return recent.filter { !blocked.contains($0.fromAuthor) }.map {
             NudgeView(
-                gameID: gameID, nudgeID: $0.nudgeID, fromAuthor: $0.fromAuthor, fromName: names[$0.fromAuthor] ?? "Player \($0.fromAuthor.suffix(4))",
+                gameID: gameID, nudgeID: $0.nudgeID, fromAuthor: $0.fromAuthor,
+                fromName: names[$0.fromAuthor] ?? PlayerColors.placeholderName($0.fromAuthor),
                 message: $0.message, createdAt: $0.createdAt)
         }
     }
@@ -408,7 +409,7 @@ struct GameController {
             let names = Dictionary(
                 try await state.store.participants(gameID: gameID).map { ($0.authorID, $0.displayName) }, uniquingKeysWith: { first, _ in first })
             let summary = CatchUp.since(previous, moves: moves.filter { $0.sequence <= readThrough }, me: device.authorID)
-            catchUp = summary.sentence { names[$0] ?? "Player \($0.suffix(4))" }
+            catchUp = summary.sentence { names[$0] ?? PlayerColors.placeholderName($0) }
             if catchUp != nil { catchUpSquares = summary.squares.map { [$0.row, $0.col] } }
         }
         // The account's other devices redraw their lists (badges).

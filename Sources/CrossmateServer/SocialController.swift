@@ -27,11 +27,9 @@ struct SocialController {
         router.post("v1/games/:game/nudges", use: nudge)
     }
 
-    /// The colour pins among an account's Decisions: friend → palette index.
+    /// The colour pins among an account's Decisions: friend → palette index (`PlayerColors.pins`).
     static func pins(_ decisions: [StoredDecision]) -> [String: Int] {
-        Dictionary(
-            decisions.filter { $0.kind == "color" }.compactMap { decision in Int(decision.value).map { (decision.key, $0) } },
-            uniquingKeysWith: { first, _ in first })
+        PlayerColors.pins(decisions.lazy.map { (kind: $0.kind, key: $0.key, value: $0.value) })
     }
 
     static func blocked(by authorID: String, store: Store) async throws -> Set<String> {

@@ -171,11 +171,9 @@ struct PlayLoop {
         }
     }
 
-    /// The account's colour pins: friend → palette index.
+    /// The account's colour pins: friend → palette index (`PlayerColors.pins`).
     static func pins(_ zone: FriendsResponse?) -> [String: Int] {
-        Dictionary(
-            (zone?.decisions ?? []).filter { $0.kind == "color" }.compactMap { decision in Int(decision.value).map { (decision.key, $0) } },
-            uniquingKeysWith: { first, _ in first })
+        PlayerColors.pins((zone?.decisions ?? []).lazy.map { (kind: $0.kind, key: $0.key, value: $0.value) })
     }
 
     enum Input: Sendable {

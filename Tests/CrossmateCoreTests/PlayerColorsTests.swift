@@ -132,4 +132,14 @@ import Testing
             }
         }
     }
+
+    /// Pins come from the account's colour Decisions only; the first of a friend wins, and a
+    /// value that is not a palette index is no pin.
+    @Test func pinsAreTheColourDecisions() {
+        let decisions: [(kind: String, key: String, value: String)] = [
+            ("color", "acct-ben", "8"), ("block", "acct-cat", "1"), ("color", "acct-ben", "2"), ("color", "acct-dan", "mauve"),
+        ]
+        #expect(PlayerColors.pins(decisions) == ["acct-ben": 8])
+        #expect(PlayerColors.placeholderName("acct-abcdwxyz") == "Player wxyz")
+    }
 }
