@@ -68,4 +68,15 @@ extension Puzzle {
     public func firstEmptyCell(of clue: Clue, letterAt: (GridPosition) -> String) -> GridPosition? {
         clue.cells.first { letterAt($0).isEmpty }
     }
+
+    /// Where a cursor starts when a game opens, in every client: the first empty square of the
+    /// first clue that has one (the across clues, then the down ones), in that clue's direction;
+    /// in a full grid, the first clue's first square.
+    public func openingCursor(letterAt: (GridPosition) -> String) -> (position: GridPosition, direction: Direction) {
+        for clue in across + down {
+            if let empty = firstEmptyCell(of: clue, letterAt: letterAt) { return (empty, clue.direction) }
+        }
+        if let first = across.first ?? down.first, let square = first.cells.first { return (square, first.direction) }
+        return (letterPositions.first ?? GridPosition(row: 0, col: 0), .across)
+    }
 }

@@ -33,11 +33,8 @@ public struct PlayState: Sendable {
 
     /// Starts on the first empty square of the first across word (or the first square).
     public init(puzzle: Puzzle, letterAt: (GridPosition) -> String) {
-        let first = puzzle.across.first ?? puzzle.down.first
-        let start =
-            first.flatMap { puzzle.firstEmptyCell(of: $0, letterAt: letterAt) ?? $0.cells.first } ?? puzzle.letterPositions.first
-            ?? GridPosition(row: 0, col: 0)
-        cursor = SolvingKeys.Cursor(position: start, direction: puzzle.across.isEmpty ? .down : .across)
+        let start = puzzle.openingCursor(letterAt: letterAt)
+        cursor = SolvingKeys.Cursor(position: start.position, direction: start.direction)
     }
 
     /// Handles one key: moves the cursor, opens or answers menus, and returns what to perform.

@@ -169,7 +169,7 @@ import Testing
                 "XDG_DATA_HOME='\(xdg)' TERM=xterm-256color \(colour ? "NO_COLOR= " : "")'\(ServerProcess.executable.path)' play \(game); "
                 + "echo \"\(exitLabel) $?\"; sleep 120"
             try self(["new-session", "-d", "-s", session, "-x", "80", "-y", "24", command])
-            try await eventually("the game is drawn") { try self(["capture-pane", "-p", "-t", session]).contains("1A") }
+            try await eventually("the game is drawn") { try self(["capture-pane", "-p", "-t", session]).contains(" here ") }
             return session
         }
     }

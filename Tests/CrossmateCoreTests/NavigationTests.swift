@@ -9,6 +9,21 @@ import Testing
 
     func at(_ row: Int, _ col: Int) -> GridPosition { GridPosition(row: row, col: col) }
 
+    /// Every client opens a game on the same square: the first empty one of the first clue
+    /// that has one, in its direction; the first clue's first square in a full grid.
+    @Test func theOpeningCursorIsTheFirstEmptySquareOfTheFirstUnfinishedClue() {
+        var letters: [GridPosition: String] = [:]
+        let letterAt = { (position: GridPosition) in letters[position] ?? "" }
+        #expect(puzzle.openingCursor(letterAt: letterAt) == (at(0, 0), .across))
+        letters[at(0, 0)] = "C"
+        #expect(puzzle.openingCursor(letterAt: letterAt) == (at(0, 1), .across))
+        for position in [at(0, 1), at(0, 2)] { letters[position] = "X" }
+        // 1 Across full: the next across clue with a gap.
+        #expect(puzzle.openingCursor(letterAt: letterAt) == (at(1, 0), .across))
+        for position in puzzle.letterPositions { letters[position] = "X" }
+        #expect(puzzle.openingCursor(letterAt: letterAt) == (at(0, 0), .across))
+    }
+
     @Test func nextCellAcrossSkipsBlocksAndContinuesOnTheNextRow() {
         #expect(puzzle.nextCell(after: at(0, 1), .across) == at(0, 2))
         #expect(puzzle.nextCell(after: at(0, 2), .across) == at(1, 0))

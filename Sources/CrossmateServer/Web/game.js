@@ -180,9 +180,7 @@ class GamePage {
     this.squares = new Map(game.squares.map((square) => [key(square), square]));
     this.timerAt = Date.now();
     if (first) {
-      this.cursor = { ...this.board.start, direction: "across", pencil: false, rebus: null };
-      const firstEmpty = this.board.all.map((clue) => this.board.firstEmpty(clue, (s) => this.letterAt(s))).find(Boolean);
-      if (firstEmpty) Object.assign(this.cursor, firstEmpty);
+      this.cursor = { ...this.board.opening((s) => this.letterAt(s)), pencil: false, rebus: null };
       this.build();
     }
     if (fresh) this.view.stale = false;

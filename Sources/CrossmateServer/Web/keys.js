@@ -53,10 +53,18 @@ export class Board {
     return clue.cells.find((cell) => letterAt(cell) === "") ?? null;
   }
 
-  /** The first letter square, for a cursor that has nowhere else to be. */
-  get start() {
+  /** Where a cursor starts when a game opens (Puzzle.openingCursor in CrossmateCore): the first
+   * empty square of the first clue that has one, across clues then down, in that clue's
+   * direction; in a full grid, the first clue's first square. */
+  opening(letterAt) {
+    for (const [direction, clues] of [["across", this.across], ["down", this.down]]) {
+      for (const clue of clues) {
+        const square = this.firstEmpty(clue, letterAt);
+        if (square) return { ...square, direction };
+      }
+    }
     const first = this.across[0] ?? this.down[0];
-    return first ? { ...first.cells[0] } : { row: 0, col: 0 };
+    return first ? { ...first.cells[0], direction: this.across[0] ? "across" : "down" } : { row: 0, col: 0, direction: "across" };
   }
 }
 
