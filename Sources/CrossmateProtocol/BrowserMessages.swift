@@ -278,7 +278,7 @@ public struct BrowserCommand: Codable, Hashable, Sendable {
             }
         }
         let malformed = CommandRefusal.Reason(
-            code: "invalid",
+            code: .invalid,
             reason: Self.needs[kind].map { "that command is incomplete (\(kind) needs \($0))" }
                 ?? "\"\(TextRule.quote(kind))\" is not a command (one of \(Self.kinds))")
         switch kind {
@@ -335,12 +335,29 @@ public struct CommandApplied: Codable, Hashable, Sendable {
 }
 
 /// A command the server did not perform, with a reason a person can read.
+/// The stable word a refused command carries, for programs (a browser sends a command again
+/// after rateLimited, serverError or notOpen, and drops it after any other).
+public enum RefusalCode: String, Codable, Hashable, Sendable, CaseIterable {
+    case gameComplete, squareRevealed, notALetterSquare, invalidLetter, noSolution, noWord, nothingToUndo, nothingToRedo
+    case removed, notOpen, finished, invalid, rateLimited, serverError
+    /// The API's own refusals, passed on as they are (`ErrorCode`).
+    case unauthorized, forbidden, notFound, readOnly, limitExceeded, clockSkew, gone
+
+    /// Whether a browser sends the command again later.
+    public var isRetried: Bool { self == .rateLimited || self == .serverError || self == .notOpen }
+
+    /// The API's error as a refusal code (`readOnly`, for a command, is `removed`).
+    public init(_ error: ErrorCode) {
+        self = error == .readOnly ? .removed : RefusalCode(rawValue: error.rawValue) ?? .invalid
+    }
+}
+
 public struct CommandRefusal: Codable, Hashable, Sendable {
     public struct Reason: Hashable, Sendable, Error {
-        public var code: String
+        public var code: RefusalCode
         public var reason: String
 
-        public init(code: String, reason: String) {
+        public init(code: RefusalCode, reason: String) {
             self.code = code
             self.reason = reason.prefix(bytes: ErrorBody.maximumMessageBytes)
         }
@@ -348,10 +365,8 @@ public struct CommandRefusal: Codable, Hashable, Sendable {
 
     public var id: Int
     public var gameID: String
-    /// A stable word for programs: gameComplete, squareRevealed, notALetterSquare,
-    /// invalidLetter, noSolution, noWord, nothingToUndo, nothingToRedo, removed, notAPlayer,
-    /// notOpen, invalid, rateLimited, serverError.
-    public var code: String
+    /// A stable word for programs (`RefusalCode`).
+    public var code: RefusalCode
     public var reason: String
 
     public init(id: Int, gameID: String, _ reason: Reason) {
@@ -368,20 +383,20 @@ extension MutationRefusal {
         switch self {
         case let .gameComplete(completion):
             CommandRefusal.Reason(
-                code: "gameComplete", reason: "the game is finished (\(completion.kind == .solved ? "solved" : "resigned")); the grid is final")
-        case .notALetterSquare: CommandRefusal.Reason(code: "notALetterSquare", reason: "that square does not take letters")
+                code: .gameComplete, reason: "the game is finished (\(completion.kind == .solved ? "solved" : "resigned")); the grid is final")
+        case .notALetterSquare: CommandRefusal.Reason(code: .notALetterSquare, reason: "that square does not take letters")
         case let .invalidLetter(letter):
             CommandRefusal.Reason(
-                code: "invalidLetter",
+                code: .invalidLetter,
                 reason:
                     "\"\(TextRule.quote(letter))\" cannot go in a square (up to \(LetterRule.maximumLength) letters, digits or symbols such as / and &)"
             )
-        case .squareRevealed: CommandRefusal.Reason(code: "squareRevealed", reason: "that square was revealed: its answer stays")
+        case .squareRevealed: CommandRefusal.Reason(code: .squareRevealed, reason: "that square was revealed: its answer stays")
         case .noSolution:
-            CommandRefusal.Reason(code: "noSolution", reason: "this puzzle came without its answers, so it cannot be checked or revealed")
-        case .noWord: CommandRefusal.Reason(code: "noWord", reason: "that square has no word in this direction")
-        case .nothingToUndo: CommandRefusal.Reason(code: "nothingToUndo", reason: "there is nothing of yours left to undo")
-        case .nothingToRedo: CommandRefusal.Reason(code: "nothingToRedo", reason: "there is nothing to redo")
+            CommandRefusal.Reason(code: .noSolution, reason: "this puzzle came without its answers, so it cannot be checked or revealed")
+        case .noWord: CommandRefusal.Reason(code: .noWord, reason: "that square has no word in this direction")
+        case .nothingToUndo: CommandRefusal.Reason(code: .nothingToUndo, reason: "there is nothing of yours left to undo")
+        case .nothingToRedo: CommandRefusal.Reason(code: .nothingToRedo, reason: "there is nothing to redo")
         }
     }
 }

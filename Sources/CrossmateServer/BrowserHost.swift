@@ -495,7 +495,7 @@ actor BrowserGame {
         }
         let answer = await performOnce(request, state: state)
         switch answer {
-        case let .refused(refusal) where ["rateLimited", "serverError"].contains(refusal.code): break  // to be sent again
+        case let .refused(refusal) where refusal.code == .rateLimited || refusal.code == .serverError: break  // to be sent again
         case let .refused(refusal): remember(key, refusal)
         default: remember(key, nil)
         }
@@ -510,11 +510,11 @@ actor BrowserGame {
     /// The player paused: their share of the shared clock stops at the moment they did (as
     /// typed, within the bounds a command's time has) until their next move.
     private func pause(_ request: CommandRequest, state: ServerState) async -> ServerSocketMessage {
-        func refuse(_ code: String, _ reason: String) -> ServerSocketMessage {
+        func refuse(_ code: RefusalCode, _ reason: String) -> ServerSocketMessage {
             .refused(CommandRefusal(id: request.id, gameID: gameID, CommandRefusal.Reason(code: code, reason: reason)))
         }
-        guard !readOnly else { return refuse("removed", "you were removed from this game; it is read-only for you") }
-        guard replica.completion == nil else { return refuse("finished", "the game is finished; its clock has stopped") }
+        guard !readOnly else { return refuse(.removed, "you were removed from this game; it is read-only for you") }
+        guard replica.completion == nil else { return refuse(.finished, "the game is finished; its clock has stopped") }
         let now = state.now()
         let at = max(createdAt, min(now, max(now - Self.oldestTypedAt, request.typedAt ?? now)))
         let pause = Pause(gameID: gameID, authorID: device.authorID, replicaID: device.deviceID, at: at)
@@ -524,7 +524,7 @@ actor BrowserGame {
             await state.recordStored(game: gameID, sequence: sequence)
         } catch {
             state.logger.error("a browser's pause could not be stored", metadata: ["game": "\(gameID)", "error": "\(error)"])
-            return refuse("serverError", "the server could not save that; it has been logged")
+            return refuse(.serverError, "the server could not save that; it has been logged")
         }
         return .applied(
             CommandApplied(
@@ -533,7 +533,7 @@ actor BrowserGame {
     }
 
     private func performOnce(_ request: CommandRequest, state: ServerState) async -> ServerSocketMessage {
-        func refuse(_ code: String, _ reason: String) -> ServerSocketMessage {
+        func refuse(_ code: RefusalCode, _ reason: String) -> ServerSocketMessage {
             .refused(CommandRefusal(id: request.id, gameID: gameID, CommandRefusal.Reason(code: code, reason: reason)))
         }
         if request.command.kind == "pause" { return await pause(request, state: state) }
@@ -546,9 +546,9 @@ actor BrowserGame {
             _ = try await catchUp(state: state)
         } catch {
             state.logger.error("a browser's replica could not catch up", metadata: ["game": "\(gameID)", "error": "\(error)"])
-            return refuse("serverError", "the server could not load this game; it has been logged")
+            return refuse(.serverError, "the server could not load this game; it has been logged")
         }
-        guard !readOnly else { return refuse("removed", "you were removed from this game; it is read-only for you") }
+        guard !readOnly else { return refuse(.removed, "you were removed from this game; it is read-only for you") }
         let now = state.now()
         // A command is stamped when it was typed, but never before the game existed (a browser
         // whose clock offset is stale may say so) nor after now, nor more than a week back.
@@ -567,18 +567,18 @@ actor BrowserGame {
                     made.map(MoveRecord.init), into: gameID, from: device, maximumRecords: puzzle.width * puzzle.height)
             } catch let error as APIError {
                 if error.body.error == .readOnly { players = (try? await state.store.participants(gameID: gameID)) ?? players }
-                let code = error.body.error == .readOnly ? "removed" : error.body.error == .rateLimited ? "rateLimited" : error.body.error.rawValue
+                let code = RefusalCode(error.body.error)
                 return refuse(code, error.body.message)
             } catch {
                 state.logger.error("a browser's command could not be stored", metadata: ["game": "\(gameID)", "error": "\(error)"])
-                return refuse("serverError", "the server could not save that; it has been logged")
+                return refuse(.serverError, "the server could not save that; it has been logged")
             }
             if let refused = response.results.first(where: { $0.status == .rejected }) {
                 // The mutator's moves pass the server's rules; one that does not is kept out, and
                 // the browser is told why (a command that cannot be stored is not the server's
                 // fault to retry for ever).
                 state.logger.warning("a browser's move was refused", metadata: ["game": "\(gameID)", "error": "\(refused.error?.message ?? "")"])
-                return refuse("invalid", refused.error?.message ?? "the server refused that move")
+                return refuse(.invalid, refused.error?.message ?? "the server refused that move")
             }
             performedBatches.insert(made[0].batchID)
             if let stored = response.completion?.completion, next.completion != stored,

@@ -114,7 +114,7 @@ struct SocketController {
                 let reason = (error as? APIError)?.body.message ?? "too many requests from this device"
                 state.hub.reply(
                     connection,
-                    .refused(CommandRefusal(id: request.id, gameID: request.gameID, CommandRefusal.Reason(code: "rateLimited", reason: reason))))
+                    .refused(CommandRefusal(id: request.id, gameID: request.gameID, CommandRefusal.Reason(code: .rateLimited, reason: reason))))
                 return
             }
         } else if let wait = state.socketLimiter.take(device.deviceID, cost: cost, now: state.now()) {
@@ -259,7 +259,7 @@ struct SocketController {
                     .refused(
                         CommandRefusal(
                             id: request.id, gameID: request.gameID,
-                            CommandRefusal.Reason(code: "notOpen", reason: "open the game before sending it commands"))))
+                            CommandRefusal.Reason(code: .notOpen, reason: "open the game before sending it commands"))))
                 return
             }
             state.hub.reply(connection, await game.perform(request, state: state))

@@ -57,7 +57,7 @@ import Testing
             let letter = try await browser.run(game.gameID, BrowserCommand(kind: "setLetter", row: 1, col: 0, letter: grapheme))
             #expect(Self.size(letter) < 1_024, "a 200 KB letter was answered with \(Self.size(letter)) bytes")
             guard case let .refused(refusal) = letter else { throw BrowserCommandTests.Unexpected(answer: letter) }
-            #expect(refusal.code == "invalidLetter")
+            #expect(refusal.code == .invalidLetter)
 
             // A game id of a megabyte, over the socket and in a URL; a file name of 10 KB.
             let hugeID = String(repeating: "g", count: 1 << 20)
@@ -141,16 +141,16 @@ import Testing
             let game = try await client.newGame(ann)
             var browser = Browser(port: port, token: ann.token)
             _ = try await browser.open(game.gameID)
-            var codes: [String] = []
+            var codes: [RefusalCode?] = []  // nil: applied
             for _ in 0..<40 {
                 switch try await browser.run(game.gameID, BrowserCommand(kind: "undo")) {
                 case let .refused(refusal): codes.append(refusal.code)
-                case .applied: codes.append("applied")
+                case .applied: codes.append(nil)
                 default: break
                 }
             }
-            #expect(codes.prefix(10).allSatisfy { $0 == "nothingToUndo" })
-            #expect(codes.suffix(10).allSatisfy { $0 == "rateLimited" }, "undo with nothing to undo cost nothing: \(codes)")
+            #expect(codes.prefix(10).allSatisfy { $0 == .nothingToUndo })
+            #expect(codes.suffix(10).allSatisfy { $0 == .rateLimited }, "undo with nothing to undo cost nothing: \(codes)")
             await browser.probe.close()
         }
     }

@@ -117,7 +117,7 @@ import Testing
             #expect(update.timer.seconds == 15 + 20 && update.timer.countsFor == 60)
             // A finished game's clock cannot be paused.
             _ = try await browser.applied(game.gameID, Self.scoped("reveal", "puzzle"))
-            #expect(try await browser.refused(game.gameID, BrowserCommand(kind: "pause")).code == "finished")
+            #expect(try await browser.refused(game.gameID, BrowserCommand(kind: "pause")).code == .finished)
         }
     }
 
@@ -192,21 +192,21 @@ import Testing
             #expect(cleared.squares.map { "\($0.row),\($0.col)" } == ["1,0"])  // the revealed square stays
 
             // Each refusal says why, and changes nothing.
-            let refusals: [(BrowserCommand, String)] = [
-                (Self.letter(2, 0, "Q"), "squareRevealed"),
-                (Self.letter(0, 0, "A"), "notALetterSquare"),
-                (Self.letter(1, 0, "A B"), "invalidLetter"),
-                (BrowserCommand(kind: "setLetter", row: 1, col: 0), "invalid"),
-                (BrowserCommand(kind: "shout"), "invalid"),
-                (Self.scoped("check", "everything"), "invalid"),
-                (BrowserCommand(kind: "redo"), "nothingToRedo"),
+            let refusals: [(BrowserCommand, RefusalCode)] = [
+                (Self.letter(2, 0, "Q"), .squareRevealed),
+                (Self.letter(0, 0, "A"), .notALetterSquare),
+                (Self.letter(1, 0, "A B"), .invalidLetter),
+                (BrowserCommand(kind: "setLetter", row: 1, col: 0), .invalid),
+                (BrowserCommand(kind: "shout"), .invalid),
+                (Self.scoped("check", "everything"), .invalid),
+                (BrowserCommand(kind: "redo"), .nothingToRedo),
             ]
             for (command, code) in refusals {
                 let refusal = try await browser.refused(game.gameID, command)
                 #expect(refusal.code == code, "\(command)")
                 #expect(!refusal.reason.isEmpty)
             }
-            #expect(try await browser.refused("game-elsewhere", BrowserCommand(kind: "undo")).code == "notOpen")
+            #expect(try await browser.refused("game-elsewhere", BrowserCommand(kind: "undo")).code == .notOpen)
 
             // The moves are the browser device's own, stored like any device's.
             let (changes, _) = try await client.allChanges(bob, game.gameID)
@@ -223,13 +223,13 @@ import Testing
             let _: OKResponse = try await client.call(.delete, "/v1/games/\(game.gameID)/participants/\(bob.account.authorID)", token: ann.token)
             _ = try await bobBrowser.update { $0.readOnly }
             let removed = try await bobBrowser.refused(game.gameID, Self.letter(3, 0, "U"))
-            #expect(removed.code == "removed" && removed.reason.contains("removed"))
+            #expect(removed.code == .removed && removed.reason.contains("removed"))
 
             // Finished: revealing the puzzle solves it; later commands are refused.
             let solved = try await browser.applied(game.gameID, Self.scoped("reveal", "puzzle"))
             #expect(solved.completion?.kind == .solved)
             #expect(solved.scoreboard?.first { $0.authorID == ann.account.authorID }?.revealsUsed == 2)
-            #expect(try await browser.refused(game.gameID, Self.letter(3, 0, "U")).code == "gameComplete")
+            #expect(try await browser.refused(game.gameID, Self.letter(3, 0, "U")).code == .gameComplete)
             await browser.probe.close()
             await bobBrowser.probe.close()
         }
@@ -254,15 +254,15 @@ import Testing
             let opened = try await browser.open(unsolved.gameID)
             #expect(!opened.layout.hasSolution)
             let square = try #require(opened.squares.first)
-            #expect(try await browser.refused(unsolved.gameID, Self.scoped("check", "square", square.row, square.col)).code == "noSolution")
-            #expect(try await browser.refused(game.gameID, BrowserCommand(kind: "undo")).code == "nothingToUndo")
-            #expect(try await browser.refused(game.gameID, Self.scoped("check", "word", 0, 0)).code == "noWord")
+            #expect(try await browser.refused(unsolved.gameID, Self.scoped("check", "square", square.row, square.col)).code == .noSolution)
+            #expect(try await browser.refused(game.gameID, BrowserCommand(kind: "undo")).code == .nothingToUndo)
+            #expect(try await browser.refused(game.gameID, Self.scoped("check", "word", 0, 0)).code == .noWord)
             // Commands take the device's request tokens, as pushes do: past the burst, refused
             // with a reason (the browser keeps such a command and sends it again later).
             var limited: CommandRefusal?
             for col in 0..<40 where limited == nil {
                 let answer = try await browser.run(game.gameID, Self.letter(1 + col % 4, col % 5, col.isMultiple(of: 2) ? "A" : "B"))
-                if case let .refused(refusal) = answer, refusal.code == "rateLimited" { limited = refusal }
+                if case let .refused(refusal) = answer, refusal.code == .rateLimited { limited = refusal }
             }
             #expect(limited?.reason.contains("retry") == true)
             await browser.probe.close()
