@@ -310,8 +310,8 @@ public actor SyncEngine {
                 _ = try? await fetch(zone)
             }
         case let .cursor(gameID, deviceID, authorID, cursor):
-            guard deviceID != identity.deviceID, let peer = Self.peer(deviceID, authorID, cursor) else { return }
-            cursors[gameID, default: [:]][deviceID] = peer
+            guard deviceID != identity.deviceID else { return }
+            cursors[gameID, default: [:]][deviceID] = Self.peer(deviceID, authorID, cursor)
             // A device that moves its cursor is here, whatever was last said.
             if present[gameID]?.contains(where: { $0.deviceID == deviceID }) == false {
                 present[gameID]?.append(PresentDevice(deviceID: deviceID, authorID: authorID))
@@ -326,8 +326,8 @@ public actor SyncEngine {
             for device in others {
                 if let live = cursors[gameID]?[device.deviceID] {
                     kept[device.deviceID] = live
-                } else if let cursor = device.cursor, let peer = Self.peer(device.deviceID, device.authorID, cursor) {
-                    kept[device.deviceID] = peer
+                } else if let cursor = device.cursor {
+                    kept[device.deviceID] = Self.peer(device.deviceID, device.authorID, cursor)
                 }
             }
             cursors[gameID] = kept
@@ -354,9 +354,8 @@ public actor SyncEngine {
         }
     }
 
-    private static func peer(_ deviceID: String, _ authorID: String, _ cursor: CursorPosition) -> PeerCursor? {
-        guard let direction = Direction(rawValue: cursor.direction) else { return nil }
-        return PeerCursor(deviceID: deviceID, authorID: authorID, position: GridPosition(row: cursor.row, col: cursor.col), direction: direction)
+    private static func peer(_ deviceID: String, _ authorID: String, _ cursor: CursorPosition) -> PeerCursor {
+        PeerCursor(deviceID: deviceID, authorID: authorID, position: GridPosition(row: cursor.row, col: cursor.col), direction: cursor.direction)
     }
 
     public func peerCursors(_ gameID: String) -> [PeerCursor] {
@@ -602,7 +601,7 @@ public actor SyncEngine {
     /// Moves this device's cursor: sent live over the socket, at most every 100 ms (the last
     /// position always goes).
     public func moveCursor(_ position: GridPosition, direction: Direction, in gameID: String) {
-        cursorPending[gameID] = CursorPosition(row: position.row, col: position.col, direction: direction.rawValue)
+        cursorPending[gameID] = CursorPosition(row: position.row, col: position.col, direction: direction)
         let now = ContinuousClock.now
         if let sent = cursorSent[gameID], now - sent < cursorInterval {
             let delay = cursorInterval - (now - sent)

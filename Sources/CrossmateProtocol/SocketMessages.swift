@@ -1,10 +1,13 @@
+import CrossmateCore
+
 /// A cursor as players see each other's: the square and the direction being typed.
 public struct CursorPosition: Codable, Hashable, Sendable {
     public var row: Int
     public var col: Int
-    public var direction: String
+    /// "across" or "down" on the wire; anything else does not decode.
+    public var direction: Direction
 
-    public init(row: Int, col: Int, direction: String) {
+    public init(row: Int, col: Int, direction: Direction) {
         self.row = row
         self.col = col
         self.direction = direction

@@ -159,13 +159,13 @@ struct SocketController {
                     connection, .error(ErrorBody(.serverError, "the server could not load game \(TextRule.quote(gameID)); it has been logged")))
                 return
             }
-            guard puzzle.isLetter(GridPosition(row: cursor.row, col: cursor.col)), ["across", "down"].contains(cursor.direction) else {
+            guard puzzle.isLetter(GridPosition(row: cursor.row, col: cursor.col)) else {
                 state.hub.reply(
                     connection,
                     .error(
                         ErrorBody(
                             .invalid,
-                            "a cursor is on a letter square of the \(puzzle.width)×\(puzzle.height) grid, with direction \"across\" or \"down\"")))
+                            "a cursor is on a letter square of the \(puzzle.width)×\(puzzle.height) grid")))
                 return
             }
             await state.fanout.publish(.cursor(game: gameID, deviceID: device.deviceID, authorID: device.authorID, cursor: cursor))

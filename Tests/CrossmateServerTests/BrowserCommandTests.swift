@@ -488,7 +488,7 @@ import Testing
             native.send(.viewing(gameID: game.gameID, viewing: true))
             _ = try await browser.update { $0.players.first { $0.authorID == bob.account.authorID }?.here == 1 }
             // Bob's cursor is relayed live and stored; a browser opening the game sees it at once.
-            native.send(.cursor(gameID: game.gameID, cursor: CursorPosition(row: 2, col: 3, direction: "down")))
+            native.send(.cursor(gameID: game.gameID, cursor: CursorPosition(row: 2, col: 3, direction: .down)))
             native.send(.ping)
             _ = try await native.next(&nativeIterator) { if case .pong = $0 { true } else { false } }
             var second = Browser(port: port, token: ann.token)
@@ -496,7 +496,7 @@ import Testing
             let seen = try await second.open(game.gameID)
             #expect(
                 seen.cursors == [
-                    PeerCursorView(deviceID: bob.deviceID, authorID: bob.account.authorID, cursor: CursorPosition(row: 2, col: 3, direction: "down"))
+                    PeerCursorView(deviceID: bob.deviceID, authorID: bob.account.authorID, cursor: CursorPosition(row: 2, col: 3, direction: .down))
                 ])
             await second.probe.close()
             await native.close()

@@ -29,7 +29,7 @@ import Testing
         var events: [FanoutEvent] = (1...400).map { Self.poke(Int64($0) * 2, changes: 2) }
         events.insert(.feed(authorID: "acct-1", sequence: 9), at: 17)
         events.insert(
-            .cursor(game: "game-1", deviceID: "dev-b", authorID: "acct-2", cursor: CursorPosition(row: 1, col: 2, direction: "down")), at: 300)
+            .cursor(game: "game-1", deviceID: "dev-b", authorID: "acct-2", cursor: CursorPosition(row: 1, col: 2, direction: .down)), at: 300)
         let payloads = PostgresFanout.payloads(for: events, instance: "instance-a")
         #expect(payloads.count > 10)
         #expect(payloads.allSatisfy { $0.utf8.count <= PostgresFanout.maximumPayload })

@@ -101,7 +101,7 @@ import Testing
             #expect(!beforePong.contains { if case let .poke(_, token, _, _) = $0 { token.sequence >= ownPush.token.sequence } else { false } })
 
             // Cursors go live to the game's other devices, the same account's other device included.
-            probes[0].send(.cursor(gameID: game.gameID, cursor: CursorPosition(row: 4, col: 2, direction: "across")))
+            probes[0].send(.cursor(gameID: game.gameID, cursor: CursorPosition(row: 4, col: 2, direction: .across)))
             for index in [1, 2] {
                 let message = try await probes[index].next(&iterators[index]) { if case .cursor = $0 { true } else { false } }
                 guard case let .cursor(gameID, deviceID, authorID, cursor) = message else { continue }
@@ -279,7 +279,7 @@ import Testing
             while try await connectedSockets() == 2, relayed < 50_000 {
                 for index in 0..<200 {
                     let square = greenLight.letterPositions[index % greenLight.letterPositions.count]
-                    probe.send(.cursor(gameID: game.gameID, cursor: CursorPosition(row: square.row, col: square.col, direction: "across")))
+                    probe.send(.cursor(gameID: game.gameID, cursor: CursorPosition(row: square.row, col: square.col, direction: .across)))
                 }
                 relayed += 200
                 probe.send(.ping)
@@ -447,13 +447,13 @@ import Testing
                 let bobProbe = SocketProbe(port: try #require(two.port), token: bob.token)
                 var bobIterator = bobProbe.received.makeAsyncIterator()
                 try await bobProbe.subscribe([game.gameID], iterator: &bobIterator)
-                bobProbe.send(.cursor(gameID: game.gameID, cursor: CursorPosition(row: 1, col: 0, direction: "down")))
+                bobProbe.send(.cursor(gameID: game.gameID, cursor: CursorPosition(row: 1, col: 0, direction: .down)))
                 let cursor = try await probe.next(&iterator) { if case .cursor = $0 { true } else { false } }
                 #expect(
                     cursor
                         == .cursor(
                             gameID: game.gameID, deviceID: bob.deviceID, authorID: bob.account.authorID,
-                            cursor: CursorPosition(row: 1, col: 0, direction: "down")))
+                            cursor: CursorPosition(row: 1, col: 0, direction: .down)))
                 // The LISTEN connection drops (here: killed by the database); the instance
                 // reconnects and catches up, so Ann still hears of Bob's next move.
                 try await terminateListeners()
