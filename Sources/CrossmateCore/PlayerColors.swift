@@ -56,7 +56,7 @@ public enum PlayerColors {
     /// not an index is no pin.
     public static func pins(_ decisions: some Sequence<(kind: String, key: String, value: String)>) -> [String: Int] {
         Dictionary(
-            decisions.filter { $0.kind == "color" }.compactMap { decision in Int(decision.value).map { (decision.key, $0) } },
+            decisions.filter { $0.kind == DecisionKind.color.rawValue }.compactMap { decision in Int(decision.value).map { (decision.key, $0) } },
             uniquingKeysWith: { first, _ in first })
     }
 

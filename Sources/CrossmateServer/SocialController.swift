@@ -33,7 +33,7 @@ struct SocialController {
     }
 
     static func blocked(by authorID: String, store: Store) async throws -> Set<String> {
-        Set(try await store.decisions(of: authorID).filter { $0.kind == "block" }.map(\.key))
+        Set(try await store.decisions(of: authorID).filter { $0.kind == DecisionKind.block.rawValue }.map(\.key))
     }
 
     @Sendable func friends(_ request: Request, context: CrossmateRequestContext) async throws -> Response {
@@ -48,7 +48,7 @@ struct SocialController {
         let pins = Self.pins(decisions)
         // As a game's roster would colour them: my colour first, pins, the rest.
         let colors = PlayerColors.assign(players: stored.map(\.authorID), local: authorID, preferred: preferred, pinned: pins)
-        let blocked = Set(decisions.filter { $0.kind == "block" }.map(\.key))
+        let blocked = Set(decisions.filter { $0.kind == DecisionKind.block.rawValue }.map(\.key))
         let friends = stored.map { friend in
             let index = colors[friend.authorID] ?? PlayerColors.stableColor(friend.authorID, reserved: [])
             return FriendView(
@@ -67,30 +67,32 @@ struct SocialController {
     @Sendable func decide(_ request: Request, context: CrossmateRequestContext) async throws -> Response {
         let device = try context.requireDevice()
         let body = try await state.decode(DecisionRequest.self, from: request, limit: 4 * 1024)
-        guard ["block", "color"].contains(body.kind) else { throw APIError(.invalid, "kind is block or color, not \(TextRule.quote(body.kind))") }
+        guard let kind = DecisionKind(rawValue: body.kind), kind != .setting else {
+            throw APIError(.invalid, "kind is block or color, not \(TextRule.quote(body.kind))")
+        }
         guard !body.key.isEmpty, body.key.utf8.count <= 100, body.key != device.authorID else {
             throw APIError(.invalid, "key is another account's authorID")
         }
         let deleted = body.deleted ?? false
-        var value = body.value ?? (body.kind == "block" ? "1" : "")
+        var value = body.value ?? (kind == .block ? "1" : "")
         if deleted { value = "" }
-        if body.kind == "color", !deleted {
+        if kind == .color, !deleted {
             guard let index = Int(value), PlayerColors.palette.indices.contains(index) else {
                 throw APIError(.invalid, "a colour pin's value is a palette index, 0 to \(PlayerColors.palette.count - 1)")
             }
             value = String(index)
         }
-        try await put(kind: body.kind, key: body.key, value: value, deleted: deleted, writtenAt: body.writtenAt, by: device)
+        try await put(kind: kind, key: body.key, value: value, deleted: deleted, writtenAt: body.writtenAt, by: device)
         return try ServerState.json(try await friendsResponse(for: device.authorID))
     }
 
     /// Stores one of the account's Decisions (a pin, a block, a setting) unless a later write
     /// holds; the account's devices hear of a change.
-    private func put(kind: String, key: String, value: String, deleted: Bool = false, writtenAt: Int64?, by device: StoredDevice) async throws {
+    private func put(kind: DecisionKind, key: String, value: String, deleted: Bool = false, writtenAt: Int64?, by device: StoredDevice) async throws {
         let now = state.now()
         // A device's clock may be a little ahead; never further than the server allows moves.
         let decision = StoredDecision(
-            authorID: device.authorID, kind: kind, key: key, value: value,
+            authorID: device.authorID, kind: kind.rawValue, key: key, value: value,
             writtenAt: min(writtenAt ?? now, now + state.configuration.maximumSkewMillis),
             writtenBy: device.deviceID, deleted: deleted)
         let won: Bool
@@ -116,7 +118,7 @@ struct SocialController {
     /// The account's settings (stored as Decisions of kind "setting", keyed by the setting's
     /// name, so the last write from any of its devices wins and every device hears of it).
     static func settings(of authorID: String, store: Store) async throws -> SolverSettings {
-        let stored = try await store.decisions(of: authorID).filter { $0.kind == "setting" }
+        let stored = try await store.decisions(of: authorID).filter { $0.kind == DecisionKind.setting.rawValue }
         return SolverSettings(stored: Dictionary(stored.map { ($0.key, $0.value) }, uniquingKeysWith: { first, _ in first }))
     }
 
@@ -133,7 +135,7 @@ struct SocialController {
         } catch let refusal {
             throw APIError(.invalid, "\(refusal)")
         }
-        try await put(kind: "setting", key: body.name, value: body.value, writtenAt: body.writtenAt, by: device)
+        try await put(kind: .setting, key: body.name, value: body.value, writtenAt: body.writtenAt, by: device)
         return try ServerState.json(SettingsResponse(try await Self.settings(of: device.authorID, store: state.store), serverTime: state.now()))
     }
 

@@ -1,3 +1,4 @@
+import CrossmateCore
 import CrossmateProtocol
 import CrossmateSync
 import Foundation
@@ -928,7 +929,7 @@ public final class Store: Sendable {
                 guard (decision.writtenAt, decision.writtenBy) > stored else { return false }
             } else {
                 // A decision about another account needs a game together; a setting is about no one.
-                if decision.kind != "setting" {
+                if decision.kind != DecisionKind.setting.rawValue {
                     guard
                         try await db.first(
                             """

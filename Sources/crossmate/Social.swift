@@ -28,10 +28,10 @@ struct Friends: AsyncParsableCommand {
     }
 
     /// Finds the friend `name` and sets (or, with a nil value, clears) a Decision about them.
-    static func decide(_ kind: String, about name: String, value: String?, profile: ProfileOption) async throws {
+    static func decide(_ kind: DecisionKind, about name: String, value: String?, profile: ProfileOption) async throws {
         let engine = try profile.engine()
         let friend = try Friends.friend(name, in: try await engine.friends())
-        try Friends.show(try await engine.decide(kind: kind, about: friend.authorID, value: value), json: false)
+        try Friends.show(try await engine.decide(kind: kind.rawValue, about: friend.authorID, value: value), json: false)
     }
 
     static func show(_ response: FriendsResponse, json: Bool) throws {
@@ -76,7 +76,7 @@ struct Friends: AsyncParsableCommand {
 
         func run() async throws {
             try await reporting {
-                try await Friends.decide("color", about: name, value: try Friends.colorIndex(colour).map(String.init), profile: profile)
+                try await Friends.decide(.color, about: name, value: try Friends.colorIndex(colour).map(String.init), profile: profile)
             }
         }
     }
@@ -87,7 +87,7 @@ struct Friends: AsyncParsableCommand {
         @OptionGroup var profile: ProfileOption
 
         func run() async throws {
-            try await reporting { try await Friends.decide("color", about: name, value: nil, profile: profile) }
+            try await reporting { try await Friends.decide(.color, about: name, value: nil, profile: profile) }
         }
     }
 
@@ -97,7 +97,7 @@ struct Friends: AsyncParsableCommand {
         @OptionGroup var profile: ProfileOption
 
         func run() async throws {
-            try await reporting { try await Friends.decide("block", about: name, value: "1", profile: profile) }
+            try await reporting { try await Friends.decide(.block, about: name, value: "1", profile: profile) }
         }
     }
 
@@ -107,7 +107,7 @@ struct Friends: AsyncParsableCommand {
         @OptionGroup var profile: ProfileOption
 
         func run() async throws {
-            try await reporting { try await Friends.decide("block", about: name, value: nil, profile: profile) }
+            try await reporting { try await Friends.decide(.block, about: name, value: nil, profile: profile) }
         }
     }
 
