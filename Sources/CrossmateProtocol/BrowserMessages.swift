@@ -12,12 +12,26 @@ public struct SquareView: Codable, Hashable, Sendable {
     /// Empty when blank; every letter of a rebus.
     public var letter: String
     public var pencil: Bool
-    /// `none`, `checkedWrong`, `checkedRight` or `revealed`.
-    public var verdict: String
+    /// `none`, `checkedWrong`, `checkedRight` or `revealed` on the wire.
+    public var verdict: Verdict
     /// The account whose letter it is (empty when blank).
     public var authorID: String
 
-    public init(row: Int, col: Int, letter: String, pencil: Bool, verdict: String, authorID: String) {
+    /// A square's verdict by name (the mark's `CellMark.Verdict`, which moves store as a number).
+    public enum Verdict: String, Codable, Hashable, Sendable, CaseIterable {
+        case none, checkedWrong, checkedRight, revealed
+
+        public init(_ verdict: CellMark.Verdict) {
+            switch verdict {
+            case .none: self = .none
+            case .checkedWrong: self = .checkedWrong
+            case .checkedRight: self = .checkedRight
+            case .revealed: self = .revealed
+            }
+        }
+    }
+
+    public init(row: Int, col: Int, letter: String, pencil: Bool, verdict: Verdict, authorID: String) {
         self.row = row
         self.col = col
         self.letter = letter
@@ -29,16 +43,7 @@ public struct SquareView: Codable, Hashable, Sendable {
     public init(_ state: CellState, at position: GridPosition) {
         self.init(
             row: position.row, col: position.col, letter: state.letter, pencil: state.mark.isPencil,
-            verdict: Self.verdictName(state.mark.verdict), authorID: state.cellAuthorID)
-    }
-
-    public static func verdictName(_ verdict: CellMark.Verdict) -> String {
-        switch verdict {
-        case .none: "none"
-        case .checkedWrong: "checkedWrong"
-        case .checkedRight: "checkedRight"
-        case .revealed: "revealed"
-        }
+            verdict: Verdict(state.mark.verdict), authorID: state.cellAuthorID)
     }
 
     /// Every letter square of `grid`, in reading order.

@@ -13,7 +13,7 @@ enum BrowserFrameBudget {
         let squares = puzzle.letterPositions.map { position in
             SquareView(
                 row: position.row, col: position.col, letter: puzzle.cell(at: position).solution ?? "W", pencil: true,
-                verdict: "checkedWrong", authorID: author)
+                verdict: .checkedWrong, authorID: author)
         }
         let opened = GameOpened(
             gameID: author, layout: PuzzleLayout(puzzle), squares: squares, players: [], me: author, deviceID: author, readOnly: false,

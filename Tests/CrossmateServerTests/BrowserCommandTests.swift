@@ -164,7 +164,7 @@ import Testing
 
             // Letters (pen and pencil, normalised) and deletes answer with the squares they changed.
             let typed = try await browser.applied(game.gameID, Self.letter(1, 0, "g"))
-            #expect(typed.squares == [SquareView(row: 1, col: 0, letter: "G", pencil: false, verdict: "none", authorID: ann.account.authorID)])
+            #expect(typed.squares == [SquareView(row: 1, col: 0, letter: "G", pencil: false, verdict: .none, authorID: ann.account.authorID)])
             #expect(typed.canUndo && !typed.canRedo)
             #expect(try await browser.applied(game.gameID, Self.letter(1, 1, "R", pencil: true)).squares.first?.pencil == true)
             #expect(try await browser.applied(game.gameID, BrowserCommand(kind: "delete", row: 1, col: 1)).squares.first?.letter == "")
@@ -179,15 +179,15 @@ import Testing
             // Overwriting Bob's letter and undoing it brings Bob's letter back; redo writes it again.
             _ = try await browser.applied(game.gameID, Self.letter(2, 0, "X"))
             let undone = try await browser.applied(game.gameID, BrowserCommand(kind: "undo"))
-            #expect(undone.squares == [SquareView(row: 2, col: 0, letter: "L", pencil: false, verdict: "none", authorID: bob.account.authorID)])
+            #expect(undone.squares == [SquareView(row: 2, col: 0, letter: "L", pencil: false, verdict: .none, authorID: bob.account.authorID)])
             #expect(undone.canRedo)
             #expect(try await browser.applied(game.gameID, BrowserCommand(kind: "redo")).squares.first?.letter == "X")
 
             // Check, reveal and clear at a word, a square and the puzzle.
             let checked = try await browser.applied(game.gameID, Self.scoped("check", "word", 2, 0, "down"))
-            #expect(checked.squares.first { $0.row == 2 && $0.col == 0 }?.verdict == "checkedWrong")
+            #expect(checked.squares.first { $0.row == 2 && $0.col == 0 }?.verdict == .checkedWrong)
             let revealed = try await browser.applied(game.gameID, Self.scoped("reveal", "square", 2, 0))
-            #expect(revealed.squares == [SquareView(row: 2, col: 0, letter: "L", pencil: false, verdict: "revealed", authorID: ann.account.authorID)])
+            #expect(revealed.squares == [SquareView(row: 2, col: 0, letter: "L", pencil: false, verdict: .revealed, authorID: ann.account.authorID)])
             let cleared = try await browser.applied(game.gameID, Self.scoped("clear", "puzzle"))
             #expect(cleared.squares.map { "\($0.row),\($0.col)" } == ["1,0"])  // the revealed square stays
 
