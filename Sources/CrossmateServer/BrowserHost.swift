@@ -252,8 +252,21 @@ actor BrowserGame {
             }
     }
 
-    private var scoreboard: [PlayerScore]? {
-        replica.completion == nil ? nil : Scoreboard.scores(finalGrid: replica.grid, moves: moves)
+    private var scoreboard: [PlayerScore]? { scoreboard(adding: []) }
+
+    /// The scoreboard once the game is over, with moves just made that are not yet in `moves`.
+    private func scoreboard(adding made: [Move]) -> [PlayerScore]? {
+        replica.completion == nil ? nil : Scoreboard.scores(finalGrid: replica.grid, moves: moves + made)
+    }
+
+    /// A command's answer: the squares it changed and the game as it now is (`made`: the
+    /// command's moves, not yet read back into `moves`). Every applied command answers so.
+    private func applied(_ request: CommandRequest, squares: [SquareView] = [], made: [Move] = [], now: Int64) -> ServerSocketMessage {
+        .applied(
+            CommandApplied(
+                id: request.id, gameID: gameID, squares: squares, canUndo: replica.canUndo && !readOnly, canRedo: replica.canRedo && !readOnly,
+                completion: replica.completion.map(CompletionRecord.init), scoreboard: scoreboard(adding: made),
+                timer: timer(now: now, adding: made)))
     }
 
     /// The whole game as it now is, for a browser opening it.
@@ -488,10 +501,7 @@ actor BrowserGame {
         if let earlier {
             // Already answered: the grid the browser was sent on reopening holds its effect.
             if let refusal = earlier { return .refused(refusal) }
-            return .applied(
-                CommandApplied(
-                    id: request.id, gameID: gameID, squares: [], canUndo: replica.canUndo && !readOnly, canRedo: replica.canRedo && !readOnly,
-                    completion: replica.completion.map(CompletionRecord.init), timer: timer(now: state.now())))
+            return applied(request, now: state.now())
         }
         let answer = await performOnce(request, state: state)
         switch answer {
@@ -526,10 +536,7 @@ actor BrowserGame {
             state.logger.error("a browser's pause could not be stored", metadata: ["game": "\(gameID)", "error": "\(error)"])
             return refuse(.serverError, "the server could not save that; it has been logged")
         }
-        return .applied(
-            CommandApplied(
-                id: request.id, gameID: gameID, squares: [], canUndo: replica.canUndo, canRedo: replica.canRedo, completion: nil,
-                timer: timer(now: now)))
+        return applied(request, now: now)
     }
 
     private func performOnce(_ request: CommandRequest, state: ServerState) async -> ServerSocketMessage {
@@ -590,11 +597,6 @@ actor BrowserGame {
         let squares = SquareView.changed(from: replica.grid, to: next.grid, of: puzzle)
         replica = next
         await sealIfComplete(state: state)
-        return .applied(
-            CommandApplied(
-                id: request.id, gameID: gameID, squares: squares, canUndo: replica.canUndo, canRedo: replica.canRedo,
-                completion: replica.completion.map(CompletionRecord.init),
-                scoreboard: replica.completion == nil ? nil : Scoreboard.scores(finalGrid: replica.grid, moves: moves + made),
-                timer: timer(now: now, adding: made)))
+        return applied(request, squares: squares, made: made, now: now)
     }
 }
