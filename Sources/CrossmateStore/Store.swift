@@ -437,7 +437,7 @@ public final class Store: Sendable {
             try await db.first(
                 """
                 SELECT g.game_id, g.owner_id, g.created_at, g.zone_seq, g.move_count, g.title, gp.puzzle, g.completion,
-                       p.game_id, p.author_id, a.display_name, p.role, p.revoked, p.left_game
+                       \(Self.participantColumns)
                 FROM games g JOIN game_puzzles gp ON gp.game_id = g.game_id LEFT JOIN participants p ON p.game_id = g.game_id AND p.author_id = ?
                 LEFT JOIN accounts a ON a.author_id = p.author_id WHERE g.game_id = ?
                 """, .text(authorID), .text(gameID)
@@ -453,7 +453,7 @@ public final class Store: Sendable {
         try await database.read { db in
             try await db.first(
                 """
-                SELECT p.game_id, p.author_id, a.display_name, p.role, p.revoked, p.left_game FROM participants p
+                SELECT \(Self.participantColumns) FROM participants p
                 JOIN accounts a ON a.author_id = p.author_id WHERE p.game_id = ? AND p.author_id = ?
                 """, .text(gameID), .text(authorID)
             ).map(Self.storedParticipant)
@@ -478,6 +478,10 @@ public final class Store: Sendable {
         }
     }
 
+    /// A participant's columns as `storedParticipant` reads them (`p` the participants row, `a`
+    /// the account, for the display name).
+    static let participantColumns = "p.game_id, p.author_id, a.display_name, p.role, p.revoked, p.left_game"
+
     static func storedParticipant(_ row: SQLRow) -> StoredParticipant {
         StoredParticipant(
             gameID: row.text(0)!, authorID: row.text(1)!, displayName: row.text(2)!,
@@ -500,7 +504,7 @@ public final class Store: Sendable {
                 """
                 SELECT g.game_id, g.owner_id, g.created_at, g.zone_seq, g.move_count, g.title,
                        CASE WHEN s.game_id IS NULL THEN gp.puzzle ELSE '' END, g.completion,
-                       p.game_id, p.author_id, a.display_name, p.role, p.revoked, p.left_game,
+                       \(Self.participantColumns),
                        s.width, s.height, s.filled, s.total, s.picture, s.through_seq, s.active_at
                 FROM participants p JOIN games g ON g.game_id = p.game_id JOIN game_puzzles gp ON gp.game_id = g.game_id
                 JOIN accounts a ON a.author_id = p.author_id LEFT JOIN game_summaries s ON s.game_id = g.game_id
@@ -785,7 +789,7 @@ public final class Store: Sendable {
         try await database.read { db in
             try await db.query(
                 """
-                SELECT p.game_id, p.author_id, a.display_name, p.role, p.revoked, p.left_game FROM participants p
+                SELECT \(Self.participantColumns) FROM participants p
                 JOIN accounts a ON a.author_id = p.author_id WHERE p.game_id = ? ORDER BY p.author_id
                 """, .text(gameID)
             ).map(Self.storedParticipant)
@@ -905,7 +909,7 @@ public final class Store: Sendable {
             try await db.execute("UPDATE accounts SET display_name = ? WHERE author_id = ?", .text(displayName), .text(authorID))
             return try await db.query(
                 """
-                SELECT p.game_id, p.author_id, a.display_name, p.role, p.revoked, p.left_game FROM participants p
+                SELECT \(Self.participantColumns) FROM participants p
                 JOIN accounts a ON a.author_id = p.author_id WHERE p.author_id = ? AND p.left_game = 0 ORDER BY p.game_id
                 """, .text(authorID)
             ).map(Self.storedParticipant)
