@@ -135,6 +135,8 @@ actor BrowserGame {
     /// The zone sequence read through.
     private var sequence: Int64
     private var moves: [Move]
+    /// `moves` as the solving clock reads them (kept as moves arrive, not rebuilt per answer).
+    private var moveStamps: [SolvingTime.Stamp]
     /// Every player's pauses (the solving clock stops a player's share at one), and their
     /// keys (this device's own are added when made, and not again when read back).
     private var pauses: [SolvingTime.Stamp]
@@ -202,6 +204,7 @@ actor BrowserGame {
         performedBatches = Set(replica.journal.map(\.batchID))
         self.sequence = sequence
         self.moves = moves.map(\.move)
+        moveStamps = moves.map(\.move.stamp)
         moveSequences = moves.map(\.sequence)
         self.pauses = pauses.map(\.stamp)
         pauseKeys = Set(pauses.map(\.key))
@@ -229,7 +232,7 @@ actor BrowserGame {
     /// The shared clock (`SolvingTime`), with moves just made that are not yet in `moves`.
     private func timer(now: Int64, adding made: [Move] = []) -> TimerView {
         let measured = SolvingTime.measure(
-            moves: (moves + made).map(\.stamp), pauses: pauses, end: replica.completion?.at.wallMillis, now: now)
+            moves: moveStamps + made.map(\.stamp), pauses: pauses, end: replica.completion?.at.wallMillis, now: now)
         return TimerView(seconds: measured.seconds, countsFor: measured.countsFor)
     }
 
@@ -284,11 +287,9 @@ actor BrowserGame {
             await announcePresence(state: state)
             var opened = opened(now: now)
             let viewing = Set(here.keys)
-            opened.cursors = try await state.store.cursors(gameID: gameID).compactMap { stored in
-                guard stored.deviceID != device.deviceID, viewing.contains(stored.authorID),
-                    let cursor = try? JSONDecoder().decode(CursorPosition.self, from: Data(stored.cursor.utf8))
-                else { return nil }
-                return PeerCursorView(deviceID: stored.deviceID, authorID: stored.authorID, cursor: cursor)
+            opened.cursors = try await state.storedCursors(gameID).compactMap { stored in
+                guard stored.deviceID != device.deviceID, viewing.contains(stored.authorID) else { return nil }
+                return PeerCursorView(deviceID: stored.deviceID, authorID: stored.authorID, cursor: stored.cursor)
             }
             let summary = CatchUp.since(baseline, moves: zip(moveSequences, moves).map { (sequence: $0.0, move: $0.1) }, me: device.authorID)
             if baseline > 0, let sentence = summary.sentence(name: name) {
@@ -348,6 +349,7 @@ actor BrowserGame {
         replica.receive(fresh.map(\.move))
         for (_, move) in fresh where move.replicaID == device.deviceID { performedBatches.insert(move.batchID) }
         moves += fresh.map(\.move)
+        moveStamps += fresh.map(\.move.stamp)
         moveSequences += fresh.map(\.sequence)
         if rosterMayHaveChanged { players = try await state.store.participants(gameID: gameID) }
         if let projection = state.directory.cached(gameID), let completion = await projection.completion, replica.completion != completion {

@@ -53,7 +53,7 @@ final class ServerState: Sendable {
         uploads = UploadParser(maximumAdmitted: configuration.maximumConcurrentUploads)
         hub.onRevoked.withLock { [devices] in $0 = SocketHub.Listener { devices.forget(deviceID: $0) } }
         hub.onPoke.withLock {
-            $0 = SocketHub.PokeListener { [unowned self] game, inline in browsers.changed(gameID: game, inline: inline, state: self) }
+            $0 = SocketHub.Listener { [unowned self] poke in browsers.changed(gameID: poke.game, inline: poke.inline, state: self) }
         }
     }
 
@@ -142,20 +142,24 @@ final class ServerState: Sendable {
         }
     }
 
-    /// A record that is not a move (a participant, a seal) was stored at `sequence`: the game's
-    /// projection steps over it (so the next write does not wait for it) and devices are poked.
     /// Tells every socket of a game who shows it now, with their last cursors (a device
     /// arrived or left). Devices on this instance: as the browsers' `here` counts are.
     func announceHere(_ gameID: String) async {
-        let viewers = hub.viewers(gameID)
-        var cursors: [String: CursorPosition] = [:]
-        for stored in (try? await store.cursors(gameID: gameID)) ?? [] {
-            cursors[stored.deviceID] = try? JSONDecoder().decode(CursorPosition.self, from: Data(stored.cursor.utf8))
-        }
-        let devices = viewers.map { PresentDevice(deviceID: $0.deviceID, authorID: $0.authorID, cursor: cursors[$0.deviceID]) }
+        let cursors = Dictionary(
+            ((try? await storedCursors(gameID)) ?? []).map { ($0.deviceID, $0.cursor) }, uniquingKeysWith: { first, _ in first })
+        let devices = hub.viewers(gameID).map { PresentDevice(deviceID: $0.deviceID, authorID: $0.authorID, cursor: cursors[$0.deviceID]) }
         hub.announce(.here(gameID: gameID, devices: devices), toGame: gameID)
     }
 
+    /// The last cursor each device left in a game (one that does not decode is skipped).
+    func storedCursors(_ gameID: String) async throws -> [(deviceID: String, authorID: String, cursor: CursorPosition)] {
+        try await store.cursors(gameID: gameID).compactMap { stored in
+            (try? JSONDecoder().decode(CursorPosition.self, from: Data(stored.cursor.utf8))).map { (stored.deviceID, stored.authorID, $0) }
+        }
+    }
+
+    /// A record that is not a move (a participant, a seal) was stored at `sequence`: the game's
+    /// projection steps over it (so the next write does not wait for it) and devices are poked.
     func recordStored(game gameID: String, sequence: Int64) async {
         await directory.cached(gameID)?.skip(past: sequence)
         await fanout.publish(.poke(game: gameID, sequence: sequence))

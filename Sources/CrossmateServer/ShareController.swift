@@ -103,9 +103,9 @@ struct ShareController {
 
     /// The invitation if it can still be used, else why not (what the preview and accepting say).
     private func usable(_ invitation: StoredInvitation) async throws -> (title: String, ownerID: String, inviter: StoredParticipant) {
-        guard !invitation.revoked else { throw APIError(.gone, "this invitation link was revoked; ask for a new one") }
-        if let expiresAt = invitation.expiresAt, expiresAt <= state.now() {
-            throw APIError(.gone, "this invitation has expired; ask for a new link")
+        guard invitation.isLive(at: state.now()) else {
+            throw APIError(
+                .gone, invitation.revoked ? "this invitation link was revoked; ask for a new one" : "this invitation has expired; ask for a new link")
         }
         guard let heading = try await state.store.gameHeading(invitation.gameID) else {
             throw APIError(.notFound, "the game no longer exists")

@@ -37,6 +37,9 @@ final class SocketHub: Sendable {
         var openInBrowser: Set<String> = []
         /// Games a native device shows on screen on this socket.
         var viewing: Set<String> = []
+
+        /// The socket shows `game` (open in a browser, or viewed by a native device).
+        func shows(_ game: String) -> Bool { openInBrowser.contains(game) || viewing.contains(game) }
     }
 
     private struct State {
@@ -108,26 +111,17 @@ final class SocketHub: Sendable {
 
     /// Called with every poke (a game's zone changed, with its changes when they fit), for the
     /// browsers' hosted replicas: they fold what they are handed, without reading it back.
-    let onPoke = Mutex<PokeListener?>(nil)
-
-    /// A poke's callback, boxed (see `Listener`).
-    final class PokeListener: Sendable {
-        let call: @Sendable (String, InlineChanges?) -> Void
-
-        init(_ call: @escaping @Sendable (String, InlineChanges?) -> Void) {
-            self.call = call
-        }
-    }
+    let onPoke = Mutex<Listener<(game: String, inline: InlineChanges?)>?>(nil)
 
     /// A callback, boxed. A bare function type in a `Mutex` is re-abstracted every time
     /// `withLock` passes it `inout` through its generic signature, and the stored closure grows a
     /// thunk per call: after a minute of pokes, calling it walked thousands of thunks (the
     /// server bench at 1,000 devices went from p99 7 ms to 3.5 s). A class reference is not
     /// re-abstracted.
-    final class Listener: Sendable {
-        let call: @Sendable (String) -> Void
+    final class Listener<Value>: Sendable {
+        let call: @Sendable (Value) -> Void
 
-        init(_ call: @escaping @Sendable (String) -> Void) {
+        init(_ call: @escaping @Sendable (Value) -> Void) {
             self.call = call
         }
     }
@@ -154,8 +148,7 @@ final class SocketHub: Sendable {
         state.withLock { state in
             var counts: [String: Int] = [:]
             for id in state.byGame[game] ?? [] {
-                guard let connection = state.connections[id], connection.openInBrowser.contains(game) || connection.viewing.contains(game)
-                else { continue }
+                guard let connection = state.connections[id], connection.shows(game) else { continue }
                 counts[connection.authorID, default: 0] += 1
             }
             return counts
@@ -167,8 +160,7 @@ final class SocketHub: Sendable {
         state.withLock { state in
             var seen: [String: String] = [:]
             for id in state.byGame[game] ?? [] {
-                guard let connection = state.connections[id], connection.openInBrowser.contains(game) || connection.viewing.contains(game)
-                else { continue }
+                guard let connection = state.connections[id], connection.shows(game) else { continue }
                 seen[connection.deviceID] = connection.authorID
             }
             return seen.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }
@@ -206,7 +198,7 @@ final class SocketHub: Sendable {
             if $0.byGame[game] != nil, sequence > $0.lastPoked[game, default: 0] { $0.lastPoked[game] = sequence }
         }
         send(text, toGame: game, exceptDevice: exceptDevice, pokes: true)
-        onPoke.withLock { $0 }?.call(game, inline)
+        onPoke.withLock { $0 }?.call((game, inline))
     }
 
     /// The poke as `ServerSocketMessage.poke` encodes it, spliced around the stored JSON of the
@@ -243,7 +235,7 @@ final class SocketHub: Sendable {
 
     /// Called with each device whose sockets close because it was revoked (the device cache
     /// forgets its token).
-    let onRevoked = Mutex<Listener?>(nil)
+    let onRevoked = Mutex<Listener<String>?>(nil)
 
     /// Closes a revoked device's sockets.
     func closeSockets(deviceID: String) {
