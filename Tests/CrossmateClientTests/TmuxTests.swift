@@ -151,8 +151,22 @@ import Testing
             var cStrings = argv.map { strdup($0) }
             defer { for pointer in cStrings { free(pointer) } }
             cStrings.append(nil)
+            // The calling thread blocks most signals (Swift's concurrency threads do), and a
+            // spawned process inherits that mask: a tmux server that never sees SIGCHLD or SIGTERM
+            // outlived kill-server, and its panes' programs never saw the hang-up. Nothing is
+            // blocked and every signal has its default action in the child.
+            var attributes = posix_spawnattr_t()
+            posix_spawnattr_init(&attributes)
+            defer { posix_spawnattr_destroy(&attributes) }
+            var nothing = sigset_t()
+            sigemptyset(&nothing)
+            var everything = sigset_t()
+            sigfillset(&everything)
+            posix_spawnattr_setsigmask(&attributes, &nothing)
+            posix_spawnattr_setsigdefault(&attributes, &everything)
+            posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
             var pid = pid_t()
-            let spawned = posix_spawnp(&pid, "tmux", &actions, nil, cStrings, environ)
+            let spawned = posix_spawnp(&pid, "tmux", &actions, &attributes, cStrings, environ)
             guard spawned == 0 else { throw Failed(description: "tmux could not be started (error \(spawned)); is it installed?") }
             var status: Int32 = 0
             while waitpid(pid, &status, 0) == -1 && errno == EINTR {}
