@@ -125,36 +125,28 @@ public struct ZoneChange: Codable, Hashable, Sendable {
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         sequence = try container.decode(Int64.self, forKey: .sequence)
-        switch try container.decode(String.self, forKey: .type) {
-        case "move": record = .move(try container.decode(MoveRecord.self, forKey: .record))
-        case "game": record = .game(try container.decode(GameRecord.self, forKey: .record))
-        case "participant": record = .participant(try container.decode(ParticipantRecord.self, forKey: .record))
-        case "seal": record = .seal(try container.decode(Seal.self, forKey: .record))
-        case "pause": record = .pause(try container.decode(Pause.self, forKey: .record))
-        case let other:
-            throw DecodingError.dataCorruptedError(forKey: .type, in: container, debugDescription: "unknown record type \(other)")
+        let type = try container.decode(String.self, forKey: .type)
+        switch Record.Kind(rawValue: type) {
+        case .move: record = .move(try container.decode(MoveRecord.self, forKey: .record))
+        case .game: record = .game(try container.decode(GameRecord.self, forKey: .record))
+        case .participant: record = .participant(try container.decode(ParticipantRecord.self, forKey: .record))
+        case .seal: record = .seal(try container.decode(Seal.self, forKey: .record))
+        case .pause: record = .pause(try container.decode(Pause.self, forKey: .record))
+        case nil:
+            throw DecodingError.dataCorruptedError(forKey: .type, in: container, debugDescription: "unknown record type \(type)")
         }
     }
 
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
         try container.encode(sequence, forKey: .sequence)
+        try container.encode(record.kind.rawValue, forKey: .type)
         switch record {
-        case let .move(move):
-            try container.encode("move", forKey: .type)
-            try container.encode(move, forKey: .record)
-        case let .game(game):
-            try container.encode("game", forKey: .type)
-            try container.encode(game, forKey: .record)
-        case let .participant(participant):
-            try container.encode("participant", forKey: .type)
-            try container.encode(participant, forKey: .record)
-        case let .seal(seal):
-            try container.encode("seal", forKey: .type)
-            try container.encode(seal, forKey: .record)
-        case let .pause(pause):
-            try container.encode("pause", forKey: .type)
-            try container.encode(pause, forKey: .record)
+        case let .move(move): try container.encode(move, forKey: .record)
+        case let .game(game): try container.encode(game, forKey: .record)
+        case let .participant(participant): try container.encode(participant, forKey: .record)
+        case let .seal(seal): try container.encode(seal, forKey: .record)
+        case let .pause(pause): try container.encode(pause, forKey: .record)
         }
     }
 }

@@ -364,19 +364,10 @@ actor BrowserGame {
         _ inline: InlineChanges?, after sequence: Int64, gameID: String
     ) throws -> (moves: [(sequence: Int64, move: Move)], pauses: [Pause], through: Int64)? {
         guard let inline, inline.after == sequence, let last = inline.changes.last?.sequence,
-            inline.changes.allSatisfy({ $0.type == "move" || $0.type == "pause" })
+            inline.changes.allSatisfy({ $0.kind == .move || $0.kind == .pause })
         else { return nil }
-        var moves: [(sequence: Int64, move: Move)] = []
-        var pauses: [Pause] = []
-        for change in inline.changes {
-            if change.type == "move" {
-                let record = try Store.decode(MoveRecord.self, change.body, what: "move at \(change.sequence)", gameID: gameID)
-                moves.append((change.sequence, try GameProjection.move(record, at: change.sequence, gameID: gameID)))
-            } else {
-                pauses.append(try Store.decode(Pause.self, change.body, what: "pause at \(change.sequence)", gameID: gameID))
-            }
-        }
-        return (moves, pauses, last)
+        let read = try GameProjection.activity(in: inline.changes, gameID: gameID)
+        return (read.moves, read.pauses, last)
     }
 
     /// Catches up after a poke (folding the changes it hands over, when it does) and sends the
@@ -454,7 +445,7 @@ actor BrowserGame {
         guard replica.completion != nil, !sealed, !readOnly else { return }
         let seal = Seal(gameID: gameID, replicaID: device.deviceID, lastSeq: replica.journal.count)
         do {
-            let sequence = try await state.store.putRecord(gameID: gameID, type: "seal", key: device.deviceID, body: Store.json(seal))
+            let sequence = try await state.store.putRecord(gameID: gameID, .seal(seal))
             sealed = true
             await state.recordStored(game: gameID, sequence: sequence)
         } catch {
@@ -469,8 +460,8 @@ actor BrowserGame {
             guard replica.completion != nil else {
                 return ReplayView(gameID: gameID, ready: false, waitingFor: 0, steps: [], times: [])
             }
-            let seals = try await state.store.keyedRecords(gameID: gameID, through: .max).filter { $0.type == "seal" }.map {
-                try Store.decode(Seal.self, $0.body, what: "seal at \($0.sequence)", gameID: gameID)
+            let seals = try await state.store.keyedRecords(gameID: gameID, through: .max).filter { $0.kind == .seal }.compactMap {
+                if case let .seal(seal) = try $0.decoded(gameID: gameID).record { seal } else { nil }
             }
             return ReplayView(
                 gameID: gameID, width: puzzle.width, height: puzzle.height,
@@ -531,7 +522,7 @@ actor BrowserGame {
         let at = max(createdAt, min(now, max(now - Self.oldestTypedAt, request.typedAt ?? now)))
         let pause = Pause(gameID: gameID, authorID: device.authorID, replicaID: device.deviceID, at: at)
         do {
-            let sequence = try await state.store.putRecord(gameID: gameID, type: "pause", key: pause.key, body: Store.json(pause))
+            let sequence = try await state.store.putRecord(gameID: gameID, .pause(pause))
             if pauseKeys.insert(pause.key).inserted { pauses.append(pause.stamp) }
             await state.recordStored(game: gameID, sequence: sequence)
         } catch {

@@ -220,9 +220,7 @@ struct GameController {
             if outcome.saved.count <= InlineChanges.maximumCount, last.sequence == sequence {
                 inline = InlineChanges(
                     after: first.sequence - 1,
-                    changes: outcome.saved.map {
-                        InlineChanges.Change(sequence: $0.sequence, type: "move", body: $0.body)
-                    })
+                    changes: outcome.saved.map(\.change))
             }
             let poke = FanoutEvent.poke(game: gameID, sequence: sequence, exceptDevice: device.deviceID, inline: inline)
             // This instance's sockets hear of the moves from inside the fold, so in zone order.
@@ -317,15 +315,14 @@ struct GameController {
         // take it past the byte cap (but always holds one record, however large).
         var bytes = 0
         let page = stored.prefix(limit).enumerated().prefix { index, change in
-            bytes += change.body.utf8.count
+            bytes += change.json.utf8.count
             return index == 0 || bytes <= ProtocolLimits.maximumChangesPageBytes
         }.map(\.element)
         let token = ChangeToken(zone: gameID, sequence: page.last?.sequence ?? after)
-        // The stored bodies are already the records' JSON (written by Store.json), so the page is
-        // assembled around them instead of decoding and re-encoding every record. The shape is
-        // exactly ChangesResponse's; the route and golden tests decode it as one.
-        var json = #"{"changes":"# + ChangeJSON.list(page)
-        json += #","moreComing":\#(stored.count > page.count),"serverTime":\#(state.now()),"token":"\#(token.encoded)"}"#
+        // The stored bodies are already the records' JSON, so the page is assembled around them
+        // instead of decoding and re-encoding every record. The shape is exactly
+        // ChangesResponse's; the route and golden tests decode it as one.
+        let json = ChangesResponse.json(changes: page, token: token, moreComing: stored.count > page.count, serverTime: state.now())
         return Response(
             status: .ok, headers: [.contentType: "application/json; charset=utf-8"],
             body: .init(byteBuffer: ByteBuffer(string: json)))
@@ -341,12 +338,7 @@ struct GameController {
         let stored = try await state.store.latestSnapshot(gameID: gameID)
         let through = stored?.zoneSeq ?? 0
         let keyed = try await state.store.keyedRecords(gameID: gameID, through: through)
-        let records: [ZoneChange]
-        do {
-            records = try JSONDecoder().decode([ZoneChange].self, from: Data(ChangeJSON.list(keyed).utf8))
-        } catch {
-            throw APIError(.serverError, "a stored record of game \(gameID) cannot be read: \(error)")
-        }
+        let records = try keyed.map { try $0.decoded(gameID: gameID) }
         return try ServerState.json(
             SnapshotResponse(
                 game: record, snapshot: stored?.snapshot, records: records, token: ChangeToken(zone: gameID, sequence: through),
@@ -374,7 +366,7 @@ struct GameController {
         _ = try await state.access(gameID, for: device, write: true)
         guard body.lastSeq >= 0 else { throw APIError(.invalid, "lastSeq cannot be negative") }
         let seal = Seal(gameID: gameID, replicaID: device.deviceID, lastSeq: body.lastSeq)
-        let sequence = try await state.store.putRecord(gameID: gameID, type: "seal", key: device.deviceID, body: Store.json(seal))
+        let sequence = try await state.store.putRecord(gameID: gameID, .seal(seal))
         await state.recordStored(game: gameID, sequence: sequence)
         return try ServerState.json(OKResponse(serverTime: state.now()))
     }

@@ -74,20 +74,30 @@ actor GameProjection {
         var cursor = sequence
         while true {
             let page = try await store.changes(gameID: gameID, after: cursor, limit: 1_000)
-            for change in page {
-                switch change.type {
-                case "move":
-                    let record = try Store.decode(MoveRecord.self, change.body, what: "move at \(change.sequence)", gameID: gameID)
-                    moves.append((change.sequence, try move(record, at: change.sequence, gameID: gameID)))
-                case "pause":
-                    pauses.append(try Store.decode(Pause.self, change.body, what: "pause at \(change.sequence)", gameID: gameID))
-                default: continue
-                }
-            }
+            let read = try activity(in: page, gameID: gameID)
+            moves += read.moves
+            pauses += read.pauses
             guard let last = page.last else { return (moves, pauses, cursor) }
             cursor = last.sequence
             if page.count < 1_000 { return (moves, pauses, cursor) }
         }
+    }
+
+    /// The moves (with their zone sequences) and pauses among `changes`, decoded; other records
+    /// are passed over.
+    static func activity(
+        in changes: some Sequence<EncodedChange>, gameID: String
+    ) throws -> (moves: [(sequence: Int64, move: Move)], pauses: [Pause]) {
+        var moves: [(sequence: Int64, move: Move)] = []
+        var pauses: [Pause] = []
+        for change in changes where change.kind == .move || change.kind == .pause {
+            switch try change.decoded(gameID: gameID).record {
+            case let .move(record): moves.append((change.sequence, try move(record, at: change.sequence, gameID: gameID)))
+            case let .pause(pause): pauses.append(pause)
+            default: continue
+            }
+        }
+        return (moves, pauses)
     }
 
     /// A stored move record as a move; one that does not convert is a `CorruptRecord`.
@@ -179,13 +189,10 @@ actor GameProjection {
     /// projection detected and recorded, if any.
     func heard(sequence: Int64, inline: InlineChanges?) async throws -> (completion: CompletionRecord, sequence: Int64)? {
         guard sequence > zoneSeq else { return nil }
-        if let inline, inline.after == zoneSeq, inline.changes.last?.sequence == sequence, inline.changes.allSatisfy({ $0.type == "move" }) {
+        if let inline, inline.after == zoneSeq, inline.changes.last?.sequence == sequence, inline.changes.allSatisfy({ $0.kind == .move }) {
             let saved = try inline.changes.map { change in
-                SavedMove(
-                    sequence: change.sequence,
-                    move: try Store.decode(
-                        MoveRecord.self, change.body, what: "move at \(change.sequence)",
-                        gameID: game.gameID), body: change.body)
+                guard case let .move(move) = try change.decoded(gameID: game.gameID).record else { preconditionFailure("a move's kind is move") }
+                return SavedMove(sequence: change.sequence, move: move, body: change.json)
             }
             return try await fold(saved: saved).completed
         }
@@ -390,7 +397,7 @@ actor GameDirectory {
         let store = store
         let interval = snapshotInterval
         let task = Task {
-            let puzzle = try Store.decode(Puzzle.self, stored.puzzleJSON, what: "puzzle", gameID: stored.gameID)
+            let puzzle = try stored.puzzle()
             let game = GameRecord(
                 gameID: stored.gameID, ownerID: stored.ownerID, createdAt: stored.createdAt,
                 puzzle: puzzle, completion: stored.completion)

@@ -133,8 +133,7 @@ final class ServerState: Sendable {
     func sealBrowsers(of gameID: String) async {
         do {
             for (deviceID, lastSeq) in try await store.unsealedBrowsers(gameID: gameID) {
-                let sequence = try await store.putRecord(
-                    gameID: gameID, type: "seal", key: deviceID, body: Store.json(Seal(gameID: gameID, replicaID: deviceID, lastSeq: lastSeq)))
+                let sequence = try await store.putRecord(gameID: gameID, .seal(Seal(gameID: gameID, replicaID: deviceID, lastSeq: lastSeq)))
                 await recordStored(game: gameID, sequence: sequence)
             }
         } catch {
@@ -153,9 +152,7 @@ final class ServerState: Sendable {
 
     /// The last cursor each device left in a game (one that does not decode is skipped).
     func storedCursors(_ gameID: String) async throws -> [(deviceID: String, authorID: String, cursor: CursorPosition)] {
-        try await store.cursors(gameID: gameID).compactMap { stored in
-            (try? JSONDecoder().decode(CursorPosition.self, from: Data(stored.cursor.utf8))).map { (stored.deviceID, stored.authorID, $0) }
-        }
+        try await store.cursors(gameID: gameID)
     }
 
     /// A record that is not a move (a participant, a seal) was stored at `sequence`: the game's

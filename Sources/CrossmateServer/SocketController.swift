@@ -181,7 +181,7 @@ struct SocketController {
             if due {
                 do {
                     try await state.store.putCursor(
-                        gameID: gameID, deviceID: device.deviceID, authorID: device.authorID, cursor: Store.json(cursor))
+                        gameID: gameID, deviceID: device.deviceID, authorID: device.authorID, cursor: cursor)
                 } catch {
                     state.logger.error("a cursor could not be stored", metadata: ["game": "\(gameID)", "error": "\(error)"])
                 }

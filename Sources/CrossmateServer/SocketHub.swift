@@ -7,19 +7,13 @@ import NIOWebSocket
 import Synchronization
 
 /// Changes a poke carries so that an up-to-date device need not fetch them: every change after
-/// `after`, as stored (`body` is the record's JSON).
+/// `after`, as stored.
 struct InlineChanges: Codable, Sendable {
-    struct Change: Codable, Sendable {
-        var sequence: Int64
-        var type: String
-        var body: String
-    }
-
     /// A poke carries at most this many changes; a bigger write is announced plainly.
     static let maximumCount = 32
 
     var after: Int64
-    var changes: [Change]
+    var changes: [EncodedChange]
 }
 
 /// This instance's live WebSockets: which device each is, which games it watches, and the
@@ -201,17 +195,12 @@ final class SocketHub: Sendable {
         onPoke.withLock { $0 }?.call((game, inline))
     }
 
-    /// The poke as `ServerSocketMessage.poke` encodes it, spliced around the stored JSON of the
-    /// inline changes (which are not decoded and re-encoded for every write).
+    /// The poke as `ServerSocketMessage.poke` encodes it, around the stored JSON of the inline
+    /// changes.
     static func pokeText(game: String, sequence: Int64, inline: InlineChanges?) -> String {
-        let token = ChangeToken(zone: game, sequence: sequence).encoded
-        var text = "{"
-        if let inline {
-            text += #""after":"\#(ChangeToken(zone: game, sequence: inline.after).encoded)","changes":"#
-            text += ChangeJSON.list(inline.changes) + ","
-        }
-        text += #""token":"\#(token)","type":"poke","zone":\#(JSONText.quoted(game))}"#
-        return text
+        ServerSocketMessage.pokeJSON(
+            zone: game, token: ChangeToken(zone: game, sequence: sequence), after: inline.map { ChangeToken(zone: game, sequence: $0.after) },
+            changes: inline?.changes)
     }
 
     func feed(authorID: String, sequence: Int64) {
@@ -293,21 +282,10 @@ final class SocketHub: Sendable {
         }
     }
 
-    /// Socket messages are encoded here. The answer to a push that stored everything it sent
-    /// (every push while people type) is spelled out by hand, as `ServerSocketMessage` encodes it;
-    /// anything else goes through the JSON encoder.
+    /// Socket messages are encoded here: the answer to a push that stored everything it sent as
+    /// `ServerSocketMessage.pushedJSON` spells it, anything else through the JSON encoder.
     static func encode(_ message: ServerSocketMessage) -> String {
-        if case let .pushed(id, gameID, response) = message, response.completion == nil,
-            response.results.allSatisfy({ $0.error == nil })
-        {
-            var text = #"{"gameID":"# + JSONText.quoted(gameID) + #","id":\#(id),"response":{"results":["#
-            for (index, result) in response.results.enumerated() {
-                if index > 0 { text += "," }
-                text += #"{"replicaID":"# + JSONText.quoted(result.replicaID) + #","seq":\#(result.seq),"#
-                if let sequence = result.sequence { text += #""sequence":\#(sequence),"# }
-                text += #""status":"\#(result.status.rawValue)"}"#
-            }
-            text += #"],"serverTime":\#(response.serverTime),"token":"\#(response.token.encoded)"},"type":"pushed"}"#
+        if case let .pushed(id, gameID, response) = message, let text = ServerSocketMessage.pushedJSON(id: id, gameID: gameID, response: response) {
             return text
         }
         guard let data = try? ServerState.encoder.encode(message) else { preconditionFailure("a socket message failed to encode") }
@@ -317,27 +295,4 @@ final class SocketHub: Sendable {
 
 extension Duration {
     var inNanoseconds: Int64 { components.seconds * 1_000_000_000 + components.attoseconds / 1_000_000_000 }
-}
-
-/// A change as stored: its place in the zone, its record type and the record's JSON.
-protocol StoredChangeJSON {
-    var sequence: Int64 { get }
-    var type: String { get }
-    var body: String { get }
-}
-
-extension StoredChange: StoredChangeJSON {}
-extension InlineChanges.Change: StoredChangeJSON {}
-
-/// Changes as the changes page and inline pokes spell them: an array in `ZoneChange`'s shape
-/// around each record's stored JSON.
-enum ChangeJSON {
-    static func list<Changes: Sequence>(_ changes: Changes) -> String where Changes.Element: StoredChangeJSON {
-        var text = "["
-        for (index, change) in changes.enumerated() {
-            if index > 0 { text += "," }
-            text += #"{"record":"# + change.body + #","sequence":\#(change.sequence),"type":"# + JSONText.quoted(change.type) + "}"
-        }
-        return text + "]"
-    }
 }

@@ -33,7 +33,7 @@ struct GroupAppend {
     }
 
     /// The key a move is stored under among its game's records.
-    static func recordKey(_ move: MoveRecord) -> String { "\(move.replicaID):\(move.seq)" }
+    static func recordKey(_ move: MoveRecord) -> String { ZoneChange.Record.move(move).key }
 
     private struct GameState {
         var zoneSeq: Int64
@@ -166,7 +166,10 @@ struct GroupAppend {
                     ON CONFLICT (game_id, record_type, record_key) DO UPDATE SET zone_seq = excluded.zone_seq, body = excluded.body
                     """,
                     chunk.flatMap { game, saved in
-                        [.text(game), .integer(saved.sequence), .text("move"), .text(Self.recordKey(saved.move)), .text(saved.body)]
+                        [
+                            .text(game), .integer(saved.sequence), .text(ZoneChange.Record.Kind.move.rawValue), .text(Self.recordKey(saved.move)),
+                            .text(saved.body),
+                        ]
                     }
                 ))
         }

@@ -26,6 +26,22 @@ public struct StoredGame: Hashable, Sendable {
     public var puzzleJSON: String
     /// How the game ended, once it has: the authority every replica adopts.
     public var completion: CompletionRecord?
+
+    /// The game's puzzle, decoded from its stored JSON (kept as text until a projection needs it).
+    public func puzzle() throws(CorruptRecord) -> Puzzle {
+        try Store.decode(Puzzle.self, puzzleJSON, what: "puzzle", gameID: gameID)
+    }
+}
+
+extension EncodedChange {
+    /// The change decoded; a stored body that does not decode is a `CorruptRecord` of `gameID`.
+    public func decoded(gameID: String) throws(CorruptRecord) -> ZoneChange {
+        do {
+            return try decoded()
+        } catch {
+            throw CorruptRecord(what: "\(kind.rawValue) at \(sequence)", gameID: gameID, reason: "\(error)")
+        }
+    }
 }
 
 /// What the games list shows of a game, as of zone sequence `throughSequence`: its size, how
@@ -160,13 +176,6 @@ public struct StoredInvitation: Hashable, Sendable {
     public func isLive(at now: Int64) -> Bool { !revoked && (expiresAt.map { $0 > now } ?? true) }
 }
 
-/// A stored zone change: its sequence, record type and JSON body.
-public struct StoredChange: Hashable, Sendable {
-    public var sequence: Int64
-    public var type: String
-    public var body: String
-}
-
 /// A move just stored: where it sits in the zone and the JSON body stored for it.
 public struct SavedMove: Sendable {
     public var sequence: Int64
@@ -178,6 +187,9 @@ public struct SavedMove: Sendable {
         self.move = move
         self.body = body
     }
+
+    /// The move as a zone change, its stored JSON as it is.
+    public var change: EncodedChange { EncodedChange(sequence: sequence, kind: .move, json: body) }
 }
 
 /// The outcome of appending a batch of moves.
@@ -234,10 +246,10 @@ public final class Store: Sendable {
     }
 
     /// Records as stored: sorted keys, so an identical resend has an identical body.
-    public static func json<T: Encodable>(_ value: T) -> String { JSONText.sorted(value) }
+    static func json<T: Encodable>(_ value: T) -> String { JSONText.sorted(value) }
 
     /// A stored record read back; one that does not decode is a `CorruptRecord`, never skipped.
-    public static func decode<T: Decodable>(_ type: T.Type, _ json: String, what: String, gameID: String) throws(CorruptRecord) -> T {
+    static func decode<T: Decodable>(_ type: T.Type, _ json: String, what: String, gameID: String) throws(CorruptRecord) -> T {
         do {
             return try JSONDecoder().decode(type, from: Data(json.utf8))
         } catch {
@@ -371,8 +383,8 @@ public final class Store: Sendable {
                 """, .text(game.gameID), .text(game.ownerID), .integer(game.createdAt), .text(title))
             if let summary { try await Self.putSummary(db, gameID: game.gameID, summary) }
             try await db.execute("INSERT INTO game_puzzles (game_id, puzzle) VALUES (?, ?)", .text(game.gameID), .text(Self.json(game.puzzle)))
-            try await Self.putRecord(db, gameID: game.gameID, sequence: 1, type: "game", key: "game", body: Self.json(game))
-            try await Self.putRecord(db, gameID: game.gameID, sequence: 2, type: "participant", key: owner.authorID, body: Self.json(owner))
+            try await Self.putRecord(db, gameID: game.gameID, sequence: 1, .game(game))
+            try await Self.putRecord(db, gameID: game.gameID, sequence: 2, .participant(owner))
             try await db.execute(
                 "INSERT INTO participants (game_id, author_id, role) VALUES (?, ?, ?)",
                 .text(game.gameID), .text(owner.authorID), .text(owner.role.rawValue))
@@ -560,7 +572,7 @@ public final class Store: Sendable {
             try await db.execute(
                 "UPDATE games SET completion = ?, zone_seq = ? WHERE game_id = ?",
                 .text(Self.json(completion)), .integer(sequence), .text(gameID))
-            try await Self.putRecord(db, gameID: gameID, sequence: sequence, type: "game", key: "game", body: Self.json(record))
+            try await Self.putRecord(db, gameID: gameID, sequence: sequence, .game(record))
             try await db.execute("DELETE FROM snapshots WHERE game_id = ? AND zone_seq > ?", .text(gameID), .integer(snapshot.zoneSeq))
             try await db.execute(
                 """
@@ -589,9 +601,7 @@ public final class Store: Sendable {
                 .text(participant.gameID), .text(participant.authorID))
             try await Self.revokeInvitations(db, gameID: participant.gameID, createdBy: participant.authorID)
             try await db.execute("UPDATE games SET zone_seq = ? WHERE game_id = ?", .integer(sequence), .text(participant.gameID))
-            try await Self.putRecord(
-                db, gameID: participant.gameID, sequence: sequence, type: "participant",
-                key: participant.authorID, body: Self.json(participant))
+            try await Self.putRecord(db, gameID: participant.gameID, sequence: sequence, .participant(participant))
             try await Self.appendFeed(db, authorID: participant.authorID, gameID: participant.gameID, state: .removed)
             return sequence
         }
@@ -619,7 +629,9 @@ public final class Store: Sendable {
         }
     }
 
-    public func putRecord(gameID: String, type: String, key: String, body: String) async throws -> Int64 {
+    /// Writes a record that is not a move (a seal, a pause) under the zone's next sequence,
+    /// replacing an earlier record of its kind and key; its sequence.
+    public func putRecord(gameID: String, _ record: ZoneChange.Record) async throws -> Int64 {
         let forUpdate = database.forUpdate
         return try await database.transaction { db in
             guard let row = try await db.first("SELECT zone_seq FROM games WHERE game_id = ?\(forUpdate)", .text(gameID)) else {
@@ -627,46 +639,51 @@ public final class Store: Sendable {
             }
             let sequence = row.int(0)! + 1
             try await db.execute("UPDATE games SET zone_seq = ? WHERE game_id = ?", .integer(sequence), .text(gameID))
-            try await Self.putRecord(db, gameID: gameID, sequence: sequence, type: type, key: key, body: body)
+            try await Self.putRecord(db, gameID: gameID, sequence: sequence, record)
             return sequence
         }
     }
 
-    static func putRecord(_ db: any SQLConnection, gameID: String, sequence: Int64, type: String, key: String, body: String) async throws {
+    static func putRecord(_ db: any SQLConnection, gameID: String, sequence: Int64, _ record: ZoneChange.Record) async throws {
         try await db.execute(
             """
             INSERT INTO records (game_id, zone_seq, record_type, record_key, body) VALUES (?, ?, ?, ?, ?)
             ON CONFLICT (game_id, record_type, record_key) DO UPDATE SET zone_seq = excluded.zone_seq, body = excluded.body
-            """, .text(gameID), .integer(sequence), .text(type), .text(key), .text(body))
+            """, .text(gameID), .integer(sequence), .text(record.kind.rawValue), .text(record.key), .text(record.sortedJSON))
     }
 
     /// Changes after `sequence`, oldest first, at most `limit`.
-    public func changes(gameID: String, after sequence: Int64, limit: Int) async throws -> [StoredChange] {
+    public func changes(gameID: String, after sequence: Int64, limit: Int) async throws -> [EncodedChange] {
         try await database.read { db in
             try await db.query(
                 """
                 SELECT zone_seq, record_type, body FROM records WHERE game_id = ? AND zone_seq > ? ORDER BY zone_seq LIMIT ?
                 """, .text(gameID), .integer(sequence), .integer(Int64(limit))
-            ).map {
-                StoredChange(sequence: $0.int(0)!, type: $0.text(1)!, body: $0.text(2)!)
-            }
+            ).map { try Self.encodedChange($0, gameID: gameID) }
         }
     }
 
     /// The game's records other than moves (the game, participants, seals) at or before
     /// `sequence`: what a device loading a snapshot needs beside it, since the changes after the
     /// snapshot hold only what changed later.
-    public func keyedRecords(gameID: String, through sequence: Int64) async throws -> [StoredChange] {
+    public func keyedRecords(gameID: String, through sequence: Int64) async throws -> [EncodedChange] {
         try await database.read { db in
             try await db.query(
                 """
                 SELECT zone_seq, record_type, body FROM records
                 WHERE game_id = ? AND zone_seq <= ? AND record_type <> 'move' ORDER BY zone_seq
                 """, .text(gameID), .integer(sequence)
-            ).map {
-                StoredChange(sequence: $0.int(0)!, type: $0.text(1)!, body: $0.text(2)!)
-            }
+            ).map { try Self.encodedChange($0, gameID: gameID) }
         }
+    }
+
+    /// A change read from `zone_seq, record_type, body`.
+    static func encodedChange(_ row: SQLRow, gameID: String) throws(CorruptRecord) -> EncodedChange {
+        let sequence = row.int(0)!
+        guard let kind = ZoneChange.Record.Kind(rawValue: row.text(1)!) else {
+            throw CorruptRecord(what: "record at \(sequence)", gameID: gameID, reason: "unknown record type \(row.text(1)!)")
+        }
+        return EncodedChange(sequence: sequence, kind: kind, json: row.text(2)!)
     }
 
     /// Stores a periodic snapshot, unless the game is complete: then its final grid stays the
@@ -777,9 +794,7 @@ public final class Store: Sendable {
                 """, .text(participant.gameID), .text(participant.authorID), .text(participant.role.rawValue), SQLValue(participant.revoked))
             if participant.revoked { try await Self.revokeInvitations(db, gameID: participant.gameID, createdBy: participant.authorID) }
             try await db.execute("UPDATE games SET zone_seq = ? WHERE game_id = ?", .integer(sequence), .text(participant.gameID))
-            try await Self.putRecord(
-                db, gameID: participant.gameID, sequence: sequence, type: "participant",
-                key: participant.authorID, body: Self.json(participant))
+            try await Self.putRecord(db, gameID: participant.gameID, sequence: sequence, .participant(participant))
             try await Self.appendFeed(db, authorID: participant.authorID, gameID: participant.gameID, state: feedState)
             return sequence
         }
@@ -826,24 +841,27 @@ public final class Store: Sendable {
         }
     }
 
-    /// Stores a device's last cursor in a game (JSON), beside its presence.
-    public func putCursor(gameID: String, deviceID: String, authorID: String, cursor: String) async throws {
+    /// Stores a device's last cursor in a game, beside its presence.
+    public func putCursor(gameID: String, deviceID: String, authorID: String, cursor: CursorPosition) async throws {
         try await database.transaction { db in
             try await db.execute(
                 """
                 INSERT INTO presence (game_id, device_id, author_id, lease_until, read_through, last_cursor) VALUES (?, ?, ?, 0, 0, ?)
                 ON CONFLICT (game_id, device_id) DO UPDATE SET last_cursor = excluded.last_cursor
-                """, .text(gameID), .text(deviceID), .text(authorID), .text(cursor))
+                """, .text(gameID), .text(deviceID), .text(authorID), .text(Self.json(cursor)))
         }
     }
 
-    /// The last cursors stored for a game's devices: device, account and the cursor's JSON.
-    public func cursors(gameID: String) async throws -> [(deviceID: String, authorID: String, cursor: String)] {
+    /// The last cursors stored for a game's devices: device, account and cursor (one that does
+    /// not decode is skipped: a cursor is a hint, not a record).
+    public func cursors(gameID: String) async throws -> [(deviceID: String, authorID: String, cursor: CursorPosition)] {
         try await database.read { db in
             try await db.query(
                 "SELECT device_id, author_id, last_cursor FROM presence WHERE game_id = ? AND last_cursor IS NOT NULL ORDER BY device_id",
                 .text(gameID)
-            ).map { ($0.text(0)!, $0.text(1)!, $0.text(2)!) }
+            ).compactMap { row in
+                (try? JSONDecoder().decode(CursorPosition.self, from: Data(row.text(2)!.utf8))).map { (row.text(0)!, row.text(1)!, $0) }
+            }
         }
     }
 

@@ -105,6 +105,50 @@ import Testing
         }
     }
 
+    /// The hand-spliced change list (pokes, change pages) is byte for byte what the encoder makes
+    /// of the same changes decoded, for every kind of record, and each change decodes back.
+    @Test func encodedChangesSpliceAsTheEncoderWrites() throws {
+        let puzzle = try Puzzle(title: "Two / \"quoted\"", width: 2, height: 1, cells: [.letter("A"), .letter("B")], across: [], down: [])
+        var replica = GameReplica(puzzle: puzzle, gameID: "g", replicaID: "dev-1", authorID: "acct-1")
+        let move = try #require(try replica.perform(.setLetter(GridPosition(row: 0, col: 1), "B"), wallMillis: 9).first)
+        let changes: [ZoneChange] = [
+            ZoneChange(sequence: 1, record: .game(GameRecord(gameID: "g", ownerID: "acct-1", createdAt: 5, puzzle: puzzle))),
+            ZoneChange(sequence: 2, record: .participant(ParticipantRecord(gameID: "g", authorID: "acct-1", displayName: "Ann \u{1}", role: .owner))),
+            ZoneChange(sequence: 3, record: .move(MoveRecord(move))),
+            ZoneChange(sequence: 4, record: .seal(Seal(gameID: "g", replicaID: "dev-1", lastSeq: 1))),
+            ZoneChange(sequence: 5, record: .pause(Pause(gameID: "g", authorID: "acct-1", replicaID: "dev-1", at: 10))),
+        ]
+        #expect(Set(changes.map(\.record.kind)) == Set(ZoneChange.Record.Kind.allCases))
+        let encoded = changes.map(EncodedChange.init)
+        #expect(EncodedChange.list(encoded) == JSONText.sorted(changes))
+        #expect(EncodedChange.list([]) == JSONText.sorted([ZoneChange]()))
+        #expect(try encoded.map { try $0.decoded() } == changes)
+        #expect(changes.map(\.record.key) == ["game", "acct-1", "dev-1:1", "dev-1", "dev-1:10"])
+        #expect(throws: DecodingError.self) { try EncodedChange(sequence: 6, kind: .seal, json: #"{"lastSeq":"x"}"#).decoded() }
+
+        // The messages spliced around them, each against its Codable twin.
+        let token = ChangeToken(zone: "g\"/1", sequence: 5)
+        let after = ChangeToken(zone: "g\"/1", sequence: 0)
+        #expect(
+            ChangesResponse.json(changes: encoded, token: token, moreComing: true, serverTime: 77)
+                == JSONText.sorted(ChangesResponse(changes: changes, token: token, moreComing: true, serverTime: 77)))
+        #expect(
+            ServerSocketMessage.pokeJSON(zone: "g\"/1", token: token, after: after, changes: encoded)
+                == JSONText.sorted(ServerSocketMessage.poke(zone: "g\"/1", token: token, after: after, changes: changes)))
+        #expect(ServerSocketMessage.pokeJSON(zone: "g", token: token) == JSONText.sorted(ServerSocketMessage.poke(zone: "g", token: token)))
+        let pushed = PushMovesResponse(
+            results: [
+                RecordResult(replicaID: "dev-\"1", seq: 1, status: .saved, sequence: 3),
+                RecordResult(replicaID: "dev-\"1", seq: 2, status: .duplicate),
+            ], token: token, completion: nil, serverTime: 78)
+        #expect(
+            ServerSocketMessage.pushedJSON(id: 4, gameID: "g/1", response: pushed)
+                == JSONText.sorted(ServerSocketMessage.pushed(id: 4, gameID: "g/1", response: pushed)))
+        var refused = pushed
+        refused.results.append(RecordResult(replicaID: "dev-1", seq: 3, status: .rejected, error: ErrorBody(.invalid, "no")))
+        #expect(ServerSocketMessage.pushedJSON(id: 4, gameID: "g/1", response: refused) == nil)
+    }
+
     @Test func errorBodies() throws {
         _ = try roundTrip(ErrorBody.self, #"{"error":"clockSkew","message":"too far ahead","serverTime":1794890000000}"#)
         let plain = try roundTrip(ErrorBody.self, #"{"error":"rateLimited","message":"slow down"}"#)

@@ -130,16 +130,16 @@ import Testing
         let handed = InlineChanges(
             after: 7,
             changes: [
-                InlineChanges.Change(sequence: 8, type: "move", body: Store.json(MoveRecord(moves[0]))),
-                InlineChanges.Change(sequence: 9, type: "move", body: Store.json(MoveRecord(moves[1]))),
-                InlineChanges.Change(sequence: 10, type: "pause", body: Store.json(pause)),
+                EncodedChange(ZoneChange(sequence: 8, record: .move(MoveRecord(moves[0])))),
+                EncodedChange(ZoneChange(sequence: 9, record: .move(MoveRecord(moves[1])))),
+                EncodedChange(ZoneChange(sequence: 10, record: .pause(pause))),
             ])
         let folded = try #require(try BrowserGame.activity(handed, after: 7, gameID: "game-1"))
         #expect(folded.moves.map(\.sequence) == [8, 9] && folded.moves.map(\.move) == moves && folded.pauses == [pause] && folded.through == 10)
         // A gap, another kind of record, or no changes at all: read from the store.
         #expect(try BrowserGame.activity(handed, after: 6, gameID: "game-1") == nil)
         var roster = handed
-        roster.changes.append(InlineChanges.Change(sequence: 11, type: "participant", body: "{}"))
+        roster.changes.append(EncodedChange(sequence: 11, kind: .participant, json: "{}"))
         #expect(try BrowserGame.activity(roster, after: 7, gameID: "game-1") == nil)
         #expect(try BrowserGame.activity(nil, after: 7, gameID: "game-1") == nil)
     }

@@ -35,9 +35,9 @@ import Testing
         let inline = InlineChanges(
             after: 40,
             changes: [
-                .init(
-                    sequence: 41, type: "move",
-                    body:
+                EncodedChange(
+                    sequence: 41, kind: .move,
+                    json:
                         #"{"authorID":"a","batchID":"b","cellAuthorID":"a","col":0,"gameID":"g","kind":"input","letter":"Q","mark":0,"replicaID":"r","row":0,"seq":1,"timestamp":{"counter":0,"wallMillis":1}}"#
                 )
             ])

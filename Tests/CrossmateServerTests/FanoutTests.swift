@@ -19,9 +19,9 @@ import Testing
             inline: InlineChanges(
                 after: sequence - Int64(changes),
                 changes: (0..<changes).map {
-                    .init(
-                        sequence: sequence - Int64(changes) + 1 + Int64($0), type: "move",
-                        body: #"{"letter":"A","pad":"\#(String(repeating: "x", count: bodyBytes))"}"#)
+                    EncodedChange(
+                        sequence: sequence - Int64(changes) + 1 + Int64($0), kind: .move,
+                        json: #"{"letter":"A","pad":"\#(String(repeating: "x", count: bodyBytes))"}"#)
                 }))
     }
 

@@ -38,9 +38,7 @@ import Testing
             #expect(await projection.zoneSeq == second.zoneSeq)
 
             // A seal takes the next sequence; told of it, the projection does not wait for it.
-            let sealed = try await store.putRecord(
-                gameID: "game-1", type: "seal", key: "phone",
-                body: Store.json(Seal(gameID: "game-1", replicaID: "phone", lastSeq: 2)))
+            let sealed = try await store.putRecord(gameID: "game-1", .seal(Seal(gameID: "game-1", replicaID: "phone", lastSeq: 2)))
             await projection.skip(past: sealed)
             let third = try await store.appendMoves(
                 gameID: "game-1", authorID: "ann",
@@ -84,8 +82,8 @@ import Testing
             let final = try #require(try await store.latestSnapshot(gameID: "game-1"))
             #expect(final.zoneSeq == solving.zoneSeq)
             let after = try await store.changes(gameID: "game-1", after: final.zoneSeq, limit: 100)
-            #expect(after.map(\.type) == ["move", "game"])
-            let tail = try after.filter { $0.type == "move" }.map { try JSONDecoder().decode(MoveRecord.self, from: Data($0.body.utf8)).move() }
+            #expect(after.map(\.kind) == [.move, .game])
+            let tail = try after.filter { $0.kind == .move }.map { try JSONDecoder().decode(MoveRecord.self, from: Data($0.json.utf8)).move() }
             let joining = GameReplica(
                 puzzle: greenLight, gameID: "game-1", replicaID: "laptop", authorID: "ann",
                 snapshot: final.snapshot, moves: tail, completion: completed.completion.completion)

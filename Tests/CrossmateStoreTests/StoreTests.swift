@@ -138,7 +138,7 @@ import Testing
             #expect(again.zoneSeq == 5)
             let changes = try await store.changes(gameID: id, after: 0, limit: 100)
             #expect(changes.map(\.sequence) == [1, 2, 3, 4, 5])
-            #expect(changes.map(\.type) == ["game", "participant", "move", "move", "move"])
+            #expect(changes.map(\.kind) == [.game, .participant, .move, .move, .move])
             #expect(try await store.changes(gameID: id, after: 3, limit: 1).map(\.sequence) == [4])
         }
     }
