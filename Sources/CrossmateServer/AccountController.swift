@@ -88,8 +88,8 @@ struct AccountController {
             let record = ParticipantRecord(
                 gameID: participant.gameID, authorID: participant.authorID, displayName: name, role: participant.role,
                 revoked: participant.revoked)
-            let sequence = try await state.store.setParticipant(record, feedState: participant.revoked ? .readOnly : .active)
-            await state.recordStored(game: participant.gameID, sequence: sequence)
+            // A rename changes no list's games: the feed stays as it is.
+            try await state.writes.setParticipant(record, feedState: participant.revoked ? .readOnly : .active, tellFeed: false)
         }
         return try ServerState.json(
             MeResponse(account: AccountInfo(authorID: device.authorID, displayName: name), deviceID: device.deviceID, serverTime: state.now()))

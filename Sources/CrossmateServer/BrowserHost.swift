@@ -287,7 +287,7 @@ actor BrowserGame {
             await announcePresence(state: state)
             var opened = opened(now: now)
             let viewing = Set(here.keys)
-            opened.cursors = try await state.storedCursors(gameID).compactMap { stored in
+            opened.cursors = try await state.store.cursors(gameID: gameID).compactMap { stored in
                 guard stored.deviceID != device.deviceID, viewing.contains(stored.authorID) else { return nil }
                 return PeerCursorView(deviceID: stored.deviceID, authorID: stored.authorID, cursor: stored.cursor)
             }
@@ -312,8 +312,7 @@ actor BrowserGame {
 
     /// The account's other devices redraw their game lists (the unread badge may change).
     private func announcePresence(state: ServerState) async {
-        guard let sequence = try? await state.store.feedSequence(authorID: device.authorID) else { return }
-        await state.fanout.publish(.feed(authorID: device.authorID, sequence: sequence))
+        await state.writes.feedChanged(of: device.authorID)
     }
 
     private func name(_ authorID: String) -> String {
@@ -445,9 +444,8 @@ actor BrowserGame {
         guard replica.completion != nil, !sealed, !readOnly else { return }
         let seal = Seal(gameID: gameID, replicaID: device.deviceID, lastSeq: replica.journal.count)
         do {
-            let sequence = try await state.store.putRecord(gameID: gameID, .seal(seal))
+            try await state.writes.put(.seal(seal), in: gameID)
             sealed = true
-            await state.recordStored(game: gameID, sequence: sequence)
         } catch {
             state.logger.error("a browser's seal could not be stored", metadata: ["game": "\(gameID)", "error": "\(error)"])
         }
@@ -522,9 +520,8 @@ actor BrowserGame {
         let at = max(createdAt, min(now, max(now - Self.oldestTypedAt, request.typedAt ?? now)))
         let pause = Pause(gameID: gameID, authorID: device.authorID, replicaID: device.deviceID, at: at)
         do {
-            let sequence = try await state.store.putRecord(gameID: gameID, .pause(pause))
+            try await state.writes.put(.pause(pause), in: gameID)
             if pauseKeys.insert(pause.key).inserted { pauses.append(pause.stamp) }
-            await state.recordStored(game: gameID, sequence: sequence)
         } catch {
             state.logger.error("a browser's pause could not be stored", metadata: ["game": "\(gameID)", "error": "\(error)"])
             return refuse(.serverError, "the server could not save that; it has been logged")
@@ -563,7 +560,7 @@ actor BrowserGame {
             do {
                 // One gesture is one batch however many squares it touches (a whole 25×25 grid
                 // checked is 625 moves): the grid bounds it, not the batch limit pushes have.
-                response = try await GameController(state: state).ingest(
+                response = try await state.writes.ingest(
                     made.map(MoveRecord.init), into: gameID, from: device, maximumRecords: puzzle.width * puzzle.height)
             } catch let error as APIError {
                 if error.body.error == .readOnly { players = (try? await state.store.participants(gameID: gameID)) ?? players }

@@ -49,7 +49,7 @@ struct GameController {
         let sequence = try await state.store.createGame(
             game, title: Self.listTitle(puzzle.title), owner: owner,
             summary: GameProjection.listSummary(puzzle, grid: GameGrid(puzzle: puzzle), through: 2))
-        await state.fanout.publish(.feed(authorID: device.authorID, sequence: try await state.store.feedSequence(authorID: device.authorID)))
+        await state.writes.feedChanged(of: device.authorID)
         state.logger.info("game created", metadata: ["game": "\(gameID)", "owner": "\(device.authorID)"])
         let total = puzzle.letterPositions.count
         return try ServerState.json(
@@ -157,145 +157,7 @@ struct GameController {
         let device = try context.requireDevice()
         let gameID = try context.parameters.require("game")
         let body = try await state.decode(PushMovesRequest.self, from: request, limit: ProtocolLimits.maximumBatchBytes)
-        return try ServerState.json(try await ingest(body.moves, into: gameID, from: device))
-    }
-
-    /// A batch of moves from a device, over HTTP or its socket: validated, stored, folded into
-    /// the game's projection and poked to the game's other devices. Throws `APIError` when the
-    /// whole batch is refused.
-    func ingest(
-        _ moves: [MoveRecord], into gameID: String, from device: StoredDevice, maximumRecords: Int = ProtocolLimits.maximumRecordsPerBatch
-    ) async throws -> PushMovesResponse {
-        guard moves.count <= maximumRecords else {
-            throw APIError(.limitExceeded, "a batch holds at most \(maximumRecords) records; this one has \(moves.count)")
-        }
-        // Access is checked inside the store's transaction; the projection (cached after the
-        // first request) gives the puzzle to validate against.
-        let projection: GameProjection
-        if let cached = state.directory.cached(gameID) {
-            projection = cached
-        } else {
-            let (game, _) = try await state.access(gameID, for: device, write: true)
-            projection = try await state.directory.projection(for: game)
-        }
-        let now = state.now()
-        // Letters a check, reveal, undo or redo names as someone else's must be a player's.
-        let others = Set(moves.lazy.map(\.cellAuthorID).filter { !$0.isEmpty && $0 != device.authorID })
-        let players = others.isEmpty ? [] : try await projection.players(including: others)
-
-        var results = [RecordResult?](repeating: nil, count: moves.count)
-        var candidates: [(index: Int, record: MoveRecord)] = []
-        for (index, sent) in moves.enumerated() {
-            var record = sent
-            record.gameID = gameID
-            record.authorID = device.authorID  // the server stamps the acting author
-            switch validate(record, device: device, game: projection.game, now: now, isPlayer: players.contains) {
-            case let .failure(error) where error.error == .clockSkew:
-                // The whole batch waits: the client corrects its clock by serverTime and resends
-                // (storing the rest would leave a gap at this record anyway). Only a writer of
-                // the game hears so: to anyone else the game's existence stays hidden.
-                _ = try await state.access(gameID, for: device, write: true)
-                throw APIError(error)
-            case let .failure(error):
-                results[index] = RecordResult(replicaID: record.replicaID, seq: record.seq, status: .rejected, error: error)
-            case .success:
-                candidates.append((index, record))
-            }
-        }
-
-        let outcome: AppendOutcome
-        do {
-            outcome = try await state.store.appendMoves(gameID: gameID, authorID: device.authorID, moves: candidates.map(\.record))
-        } catch let refusal as StoreRefusal {
-            throw refusal.apiError
-        }
-        for (candidate, result) in zip(candidates, outcome.results) { results[candidate.index] = result }
-        state.metrics.movesIngested.increment(by: outcome.saved.count)
-
-        var sequence = outcome.zoneSeq
-        if let first = outcome.saved.first, let last = outcome.saved.last {
-            // The saved moves are the zone's changes from first to last (one transaction numbers
-            // them consecutively), so the poke can carry them and up-to-date peers need not fetch.
-            var inline: InlineChanges?
-            if outcome.saved.count <= InlineChanges.maximumCount, last.sequence == sequence {
-                inline = InlineChanges(
-                    after: first.sequence - 1,
-                    changes: outcome.saved.map(\.change))
-            }
-            let poke = FanoutEvent.poke(game: gameID, sequence: sequence, exceptDevice: device.deviceID, inline: inline)
-            // This instance's sockets hear of the moves from inside the fold, so in zone order.
-            let hub = state.hub
-            let (announced, completed) = try await projection.fold(saved: outcome.saved) { hub.deliver(poke) }
-            state.directory.changed(gameID)
-            if let completed {
-                sequence = max(sequence, completed.sequence)
-                state.logger.info("game completed", metadata: ["game": "\(gameID)", "by": "\(completed.completion.by)"])
-                await state.fanout.publish(.poke(game: gameID, sequence: sequence, exceptDevice: device.deviceID))
-                await state.sealBrowsers(of: gameID)
-            } else if announced {
-                await state.fanout.forward(poke)
-            } else {
-                await state.fanout.publish(poke)
-            }
-        }
-        let completion = await projection.completion
-        return PushMovesResponse(
-            results: results.map { $0! }, token: ChangeToken(zone: gameID, sequence: sequence),
-            completion: completion.map(CompletionRecord.init), serverTime: state.now())
-    }
-
-    /// The rules a single record must meet before it may be stored.
-    func validate(
-        _ record: MoveRecord, device: StoredDevice, game: GameRecord, now: Int64,
-        isPlayer: (String) -> Bool
-    ) -> Result<Move, ErrorBody> {
-        let puzzle = game.puzzle
-        guard record.replicaID == device.deviceID else {
-            return .failure(ErrorBody(.forbidden, "a device writes only its own moves: replicaID must be \(device.deviceID)"))
-        }
-        guard record.seq >= 1 else { return .failure(ErrorBody(.invalid, "seq starts at 1")) }
-        let move: Move
-        do { move = try record.move() } catch { return .failure(error) }
-        guard puzzle.contains(move.position) else {
-            return .failure(ErrorBody(.invalid, "square (\(record.row), \(record.col)) is outside the \(puzzle.width)×\(puzzle.height) grid"))
-        }
-        guard puzzle.isLetter(move.position) else {
-            return .failure(ErrorBody(.invalid, "square \(move.position) is not a letter square"))
-        }
-        guard record.letter.isEmpty || LetterRule.normalize(record.letter) == record.letter else {
-            return .failure(
-                ErrorBody(
-                    .invalid,
-                    "\"\(TextRule.quote(record.letter))\" is not a letter a square takes (1 to \(LetterRule.maximumLength) upper case letters, digits or rebus symbols, at most \(LetterRule.maximumBytes) bytes)"
-                ))
-        }
-        guard record.batchID.utf8.count <= 200, record.cellAuthorID.utf8.count <= 200 else {
-            return .failure(ErrorBody(.invalid, "batchID and cellAuthorID are at most 200 bytes"))
-        }
-        // No move can be made before its game existed (less the skew a client's clock may have
-        // before it learns the server's time): a timestamp below that is in the wrong unit or
-        // from a broken clock, and stored it would lose every conflict.
-        let skew = state.configuration.maximumSkewMillis
-        guard move.timestamp.wallMillis >= game.createdAt - skew else {
-            return .failure(
-                ErrorBody(
-                    .invalid,
-                    "move \(record.seq) is stamped \(move.timestamp.wallMillis), before the game was created at \(game.createdAt): timestamp.wallMillis is Unix time in milliseconds, corrected by serverTime"
-                ))
-        }
-        guard move.timestamp.isWithinSkew(of: now, maximumAheadMillis: skew) else {
-            return .failure(
-                ErrorBody(
-                    .clockSkew,
-                    "move \(record.seq) is stamped \(move.timestamp.wallMillis - now) ms ahead of the server's clock; correct your clock by serverTime and resend",
-                    serverTime: now))
-        }
-        do {
-            try MoveTrust.check(move, puzzle: puzzle, isPlayer: isPlayer)
-        } catch {
-            return .failure(ErrorBody(.invalid, "move \(record.seq): \(error)"))
-        }
-        return .success(move)
+        return try ServerState.json(try await state.writes.ingest(body.moves, into: gameID, from: device))
     }
 
     @Sendable func changes(_ request: Request, context: CrossmateRequestContext) async throws -> Response {
@@ -348,13 +210,7 @@ struct GameController {
     @Sendable func resign(_ request: Request, context: CrossmateRequestContext) async throws -> Response {
         let device = try context.requireDevice()
         let gameID = try context.parameters.require("game")
-        let (game, _) = try await state.access(gameID, for: device, write: true)
-        let projection = try await state.directory.projection(for: game)
-        guard let (completion, sequence) = try await projection.resign(by: device.authorID, now: state.now()) else {
-            throw APIError(.readOnly, "the game is already complete")
-        }
-        await state.fanout.publish(.poke(game: gameID, sequence: sequence))
-        await state.sealBrowsers(of: gameID)
+        let completion = try await state.writes.resign(gameID, by: device)
         return try ServerState.json(CompletionResponse(completion: completion, serverTime: state.now()))
     }
 
@@ -362,12 +218,7 @@ struct GameController {
         let device = try context.requireDevice()
         let gameID = try context.parameters.require("game")
         let body = try await state.decode(SealRequest.self, from: request, limit: 16 * 1024)
-        // A seal is a write: a removed player's devices may not add one.
-        _ = try await state.access(gameID, for: device, write: true)
-        guard body.lastSeq >= 0 else { throw APIError(.invalid, "lastSeq cannot be negative") }
-        let seal = Seal(gameID: gameID, replicaID: device.deviceID, lastSeq: body.lastSeq)
-        let sequence = try await state.store.putRecord(gameID: gameID, .seal(seal))
-        await state.recordStored(game: gameID, sequence: sequence)
+        try await state.writes.seal(gameID, through: body.lastSeq, by: device)
         return try ServerState.json(OKResponse(serverTime: state.now()))
     }
 
@@ -377,38 +228,6 @@ struct GameController {
         let device = try context.requireDevice()
         let gameID = try context.parameters.require("game")
         let body = try await state.decode(PresenceRequest.self, from: request, limit: 4 * 1024)
-        let (game, _) = try await state.access(gameID, for: device, write: false)
-        let readThrough = body.readThrough ?? 0
-        guard (0...game.zoneSeq).contains(readThrough) else {
-            throw APIError(.invalid, "readThrough must be a sequence of this game, 0 to \(game.zoneSeq); it was \(readThrough)")
-        }
-        let now = state.now()
-        var presence =
-            try await state.store.presence(gameID: gameID, deviceID: device.deviceID)
-            ?? DevicePresence(gameID: gameID, deviceID: device.deviceID, authorID: device.authorID)
-        switch body.action {
-        case "enter": presence = Presence.enter(presence, now: now)
-        case "leave": presence = Presence.leave(presence, now: now)
-        default: throw APIError(.invalid, "action is enter or leave, not \(TextRule.quote(body.action))")
-        }
-        presence = Presence.showed(presence, through: readThrough)
-        let previous = try await state.store.putPresence(presence)
-        // Entering after others moved: the catch-up through what this device holds.
-        var catchUp: String?
-        var catchUpSquares: [[Int]]?
-        if body.action == "enter", previous > 0, readThrough > previous {
-            let (moves, _) = try await GameProjection.sequencedMoves(store: state.store, gameID: gameID, after: previous)
-            let names = Dictionary(
-                try await state.store.participants(gameID: gameID).map { ($0.authorID, $0.displayName) }, uniquingKeysWith: { first, _ in first })
-            let summary = CatchUp.since(previous, moves: moves.filter { $0.sequence <= readThrough }, me: device.authorID)
-            catchUp = summary.sentence { names[$0] ?? PlayerColors.placeholderName($0) }
-            if catchUp != nil { catchUpSquares = summary.squares.map { [$0.row, $0.col] } }
-        }
-        // The account's other devices redraw their lists (badges).
-        await state.fanout.publish(.feed(authorID: device.authorID, sequence: try await state.store.feedSequence(authorID: device.authorID)))
-        return try ServerState.json(
-            PresenceResponse(
-                leaseUntil: presence.leaseUntil, previousHorizon: previous, horizon: max(previous, presence.readThrough), catchUp: catchUp,
-                catchUpSquares: catchUpSquares, serverTime: now))
+        return try ServerState.json(try await state.writes.presence(body, in: gameID, by: device))
     }
 }

@@ -59,6 +59,9 @@ final class ServerState: Sendable {
 
     func now() -> Int64 { configuration.clock() }
 
+    /// The write path every adapter (routes, sockets, hosted browser replicas) calls.
+    var writes: GameWrites { GameWrites(state: self) }
+
     static let encoder: JSONEncoder = {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.withoutEscapingSlashes]
@@ -126,40 +129,6 @@ final class ServerState: Sendable {
         if let cached = directory.cached(gameID) { return cached.puzzle }
         guard let game = try await store.game(gameID) else { return nil }
         return try await directory.projection(for: game).puzzle
-    }
-
-    /// A game just completed: every browser device that wrote in it is sealed at once (the
-    /// server made and stored all its moves), so no replay waits for a browser that is not open.
-    func sealBrowsers(of gameID: String) async {
-        do {
-            for (deviceID, lastSeq) in try await store.unsealedBrowsers(gameID: gameID) {
-                let sequence = try await store.putRecord(gameID: gameID, .seal(Seal(gameID: gameID, replicaID: deviceID, lastSeq: lastSeq)))
-                await recordStored(game: gameID, sequence: sequence)
-            }
-        } catch {
-            logger.error("browsers' seals could not be stored", metadata: ["game": "\(gameID)", "error": "\(error)"])
-        }
-    }
-
-    /// Tells every socket of a game who shows it now, with their last cursors (a device
-    /// arrived or left). Devices on this instance: as the browsers' `here` counts are.
-    func announceHere(_ gameID: String) async {
-        let cursors = Dictionary(
-            ((try? await storedCursors(gameID)) ?? []).map { ($0.deviceID, $0.cursor) }, uniquingKeysWith: { first, _ in first })
-        let devices = hub.viewers(gameID).map { PresentDevice(deviceID: $0.deviceID, authorID: $0.authorID, cursor: cursors[$0.deviceID]) }
-        hub.announce(.here(gameID: gameID, devices: devices), toGame: gameID)
-    }
-
-    /// The last cursor each device left in a game (one that does not decode is skipped).
-    func storedCursors(_ gameID: String) async throws -> [(deviceID: String, authorID: String, cursor: CursorPosition)] {
-        try await store.cursors(gameID: gameID)
-    }
-
-    /// A record that is not a move (a participant, a seal) was stored at `sequence`: the game's
-    /// projection steps over it (so the next write does not wait for it) and devices are poked.
-    func recordStored(game gameID: String, sequence: Int64) async {
-        await directory.cached(gameID)?.skip(past: sequence)
-        await fanout.publish(.poke(game: gameID, sequence: sequence))
     }
 }
 

@@ -172,9 +172,7 @@ struct ShareController {
         }
         guard let game = try await state.store.game(invitation.gameID) else { throw APIError(.notFound, "the game no longer exists") }
         let participant = ParticipantRecord(gameID: game.gameID, authorID: device.authorID, displayName: device.displayName, role: .player)
-        let sequence = try await state.store.setParticipant(participant, feedState: .active)
-        await state.recordStored(game: game.gameID, sequence: sequence)
-        await state.fanout.publish(.feed(authorID: device.authorID, sequence: try await state.store.feedSequence(authorID: device.authorID)))
+        try await state.writes.setParticipant(participant, feedState: .active)
         guard let joined = try await state.store.participant(gameID: game.gameID, authorID: device.authorID),
             let refreshed = try await state.store.game(game.gameID)
         else { throw APIError(.serverError, "joining failed") }
@@ -191,10 +189,7 @@ struct ShareController {
         let record = ParticipantRecord(
             gameID: gameID, authorID: device.authorID, displayName: participant.displayName,
             role: participant.role, revoked: true)
-        let sequence = try await state.store.removeParticipant(record)
-        state.hub.dropSubscriptions(authorID: device.authorID, game: gameID)
-        await state.recordStored(game: gameID, sequence: sequence)
-        await state.fanout.publish(.feed(authorID: device.authorID, sequence: try await state.store.feedSequence(authorID: device.authorID)))
+        try await state.writes.leave(record)
         return try ServerState.json(OKResponse(serverTime: state.now()))
     }
 
@@ -209,9 +204,7 @@ struct ShareController {
             throw APIError(.notFound, "\(TextRule.quote(author)) is not a player in this game")
         }
         let record = ParticipantRecord(gameID: gameID, authorID: author, displayName: target.displayName, role: target.role, revoked: true)
-        let sequence = try await state.store.setParticipant(record, feedState: .readOnly)
-        await state.recordStored(game: gameID, sequence: sequence)
-        await state.fanout.publish(.feed(authorID: author, sequence: try await state.store.feedSequence(authorID: author)))
+        try await state.writes.setParticipant(record, feedState: .readOnly)
         return try ServerState.json(OKResponse(serverTime: state.now()))
     }
 }

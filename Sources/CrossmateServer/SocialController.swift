@@ -142,9 +142,7 @@ struct SocialController {
     /// The account's devices redraw: their game lists (a feed poke) and the games their browsers
     /// have open.
     private func announce(to authorID: String) async {
-        if let sequence = try? await state.store.feedSequence(authorID: authorID) {
-            await state.fanout.publish(.feed(authorID: authorID, sequence: sequence))
-        }
+        await state.writes.feedChanged(of: authorID)
         state.browsers.changed(authorID: authorID, state: state)
     }
 
@@ -176,9 +174,7 @@ struct SocialController {
         where participant.authorID != device.authorID && !participant.hasLeft && !participant.revoked {
             guard try await !Self.blocked(by: participant.authorID, store: state.store).contains(device.authorID) else { continue }
             state.hub.send(.nudge(view), toAuthor: participant.authorID)
-            if let sequence = try? await state.store.feedSequence(authorID: participant.authorID) {
-                await state.fanout.publish(.feed(authorID: participant.authorID, sequence: sequence))
-            }
+            await state.writes.feedChanged(of: participant.authorID)
         }
         return try ServerState.json(view, status: .created)
     }

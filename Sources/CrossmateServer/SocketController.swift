@@ -86,7 +86,7 @@ struct SocketController {
         for game in viewed { state.browsers.changed(gameID: game, state: state) }
         state.metrics.connectedSockets.record(state.hub.count)
         await leave(state.browsers.close(connection: id, now: state.now(), grace: state.configuration.browserReplicaGraceMillis))
-        for game in shown { await state.announceHere(game) }
+        for game in shown { await state.writes.announceHere(game) }
         if let ending { throw ending }
     }
 
@@ -122,148 +122,157 @@ struct SocketController {
             return
         }
         switch message {
-        case let .subscribe(games):
-            guard games.count <= Self.maximumGamesPerSubscribe else {
-                state.hub.reply(
-                    connection,
-                    .error(
-                        ErrorBody(.limitExceeded, "subscribe to at most \(Self.maximumGamesPerSubscribe) games at once; this names \(games.count)")))
-                return
-            }
-            let readable: Set<String>
-            do {
-                readable = try await state.store.readableGames(of: device.authorID, among: games)
-            } catch {
-                state.logger.error("subscribe failed", metadata: ["error": "\(error)"])
-                state.hub.reply(connection, .error(ErrorBody(.serverError, "the server could not subscribe you; it has been logged")))
-                return
-            }
-            for game in games where !readable.contains(game) {
-                state.hub.reply(connection, .error(ErrorBody(.forbidden, "you are not a player in game \(TextRule.quote(game))")))
-            }
-            state.hub.subscribe(connection, to: games.filter(readable.contains))
+        case let .subscribe(games): await subscribe(games, connection: connection, device: device)
         case let .unsubscribe(games):
             state.hub.unsubscribe(connection, from: games)
-        case let .cursor(gameID, cursor):
-            guard state.hub.isSubscribed(connection, to: gameID) else {
-                state.hub.reply(connection, .error(ErrorBody(.forbidden, "subscribe to game \(TextRule.quote(gameID)) before sending cursors")))
-                return
-            }
-            let puzzle: Puzzle
-            do {
-                guard let found = try await state.puzzle(of: gameID) else { return }  // subscribed, so not missing
-                puzzle = found
-            } catch {
-                state.logger.error("cursor: the game could not be loaded", metadata: ["game": "\(gameID)", "error": "\(error)"])
-                state.hub.reply(
-                    connection, .error(ErrorBody(.serverError, "the server could not load game \(TextRule.quote(gameID)); it has been logged")))
-                return
-            }
-            guard puzzle.isLetter(GridPosition(row: cursor.row, col: cursor.col)) else {
-                state.hub.reply(
-                    connection,
-                    .error(
-                        ErrorBody(
-                            .invalid,
-                            "a cursor is on a letter square of the \(puzzle.width)×\(puzzle.height) grid")))
-                return
-            }
-            await state.fanout.publish(.cursor(game: gameID, deviceID: device.deviceID, authorID: device.authorID, cursor: cursor))
-            // Live cursors stay on the socket; the last one is stored at most every few seconds.
-            let now = state.now()
-            let key = device.deviceID + " " + gameID
-            let due = state.cursorsStored.withLock { stored -> Bool in
-                guard now - (stored[key] ?? .min / 2) >= ServerState.cursorStoreMillis else { return false }
-                if stored.count > 100_000 { stored.removeAll() }
-                stored[key] = now
-                return true
-            }
-            if due {
-                do {
-                    try await state.store.putCursor(
-                        gameID: gameID, deviceID: device.deviceID, authorID: device.authorID, cursor: cursor)
-                } catch {
-                    state.logger.error("a cursor could not be stored", metadata: ["game": "\(gameID)", "error": "\(error)"])
-                }
-            }
+        case let .cursor(gameID, position): await cursor(position, in: gameID, connection: connection, device: device)
         case let .push(gameID, pushID, moves):
             state.hub.reply(connection, await push(moves, into: gameID, id: pushID, from: device))
         case .ping:
             state.hub.reply(connection, .pong(serverTime: state.now()))
-        case let .open(gameID):
-            guard
-                state.browsers.game(gameID, deviceID: device.deviceID, connection: connection) != nil
-                    || state.browsers.openCount(connection: connection) < BrowserHost.maximumOpenPerConnection
-            else {
-                state.hub.reply(
-                    connection,
-                    .error(
-                        ErrorBody(.limitExceeded, "a socket has at most \(BrowserHost.maximumOpenPerConnection) games open at once; close one first"))
-                )
-                return
-            }
-            do {
-                let game = try await state.browsers.open(gameID, device: device, connection: connection, state: state)
-                state.hub.openInBrowser(connection, game: gameID, true)
-                state.hub.subscribe(connection, to: [gameID])  // for the other players' cursors
-                state.metrics.browserReplicas.record(state.browsers.count)
-                // A game made before uploads were held to `BrowserFrameBudget` may not fit: it is
-                // refused in words rather than cut off mid-frame.
-                let opened = SocketHub.encode(.opened(try await game.open(state: state)))
-                guard opened.utf8.count <= state.configuration.socketBufferBytes * 3 / 4 else {
-                    throw APIError(.limitExceeded, "this game is too large to open in a browser; play it with crossmate play")
-                }
-                state.hub.reply(connection, text: opened)
-                state.browsers.changed(gameID: gameID, state: state)  // the others see this device arrive
-                await state.announceHere(gameID)
-            } catch let error as APIError {
-                state.browsers.close(connection: connection, gameID: gameID, now: state.now(), grace: state.configuration.browserReplicaGraceMillis)
-                state.hub.reply(connection, .error(error.body))
-            } catch {
-                state.browsers.close(connection: connection, gameID: gameID, now: state.now(), grace: state.configuration.browserReplicaGraceMillis)
-                state.logger.error("a browser could not open a game", metadata: ["game": "\(gameID)", "error": "\(error)"])
-                state.hub.reply(
-                    connection, .error(ErrorBody(.serverError, "the server could not open game \(TextRule.quote(gameID)); it has been logged")))
-            }
+        case let .open(gameID): await open(gameID, connection: connection, device: device)
         case let .close(gameID):
             // The socket stays subscribed: the page it goes back to (the games list) wants the
             // game's pokes for its badges and pictures.
             state.hub.openInBrowser(connection, game: gameID, false)
             await leave(
                 state.browsers.close(connection: connection, gameID: gameID, now: state.now(), grace: state.configuration.browserReplicaGraceMillis))
-            await state.announceHere(gameID)
-        case let .viewing(gameID, viewing):
-            guard state.hub.isSubscribed(connection, to: gameID) else {
-                state.hub.reply(connection, .error(ErrorBody(.forbidden, "subscribe to game \(TextRule.quote(gameID)) before viewing it")))
-                return
-            }
-            state.hub.setViewing(connection, game: gameID, viewing)
-            state.browsers.changed(gameID: gameID, state: state)
-            await state.announceHere(gameID)
-        case let .replay(gameID):
-            guard let game = state.browsers.game(gameID, deviceID: device.deviceID, connection: connection) else {
-                state.hub.reply(connection, .error(ErrorBody(.invalid, "open game \(TextRule.quote(gameID)) before asking for its replay")))
-                return
-            }
-            do {
-                state.hub.reply(connection, .replay(try await game.replay(state: state)))
-            } catch {
-                state.logger.error("a replay could not be assembled", metadata: ["game": "\(gameID)", "error": "\(error)"])
-                state.hub.reply(connection, .error(ErrorBody(.serverError, "the server could not assemble the replay; it has been logged")))
-            }
-        case let .command(request):
-            state.metrics.requests.increment()
-            guard let game = state.browsers.game(request.gameID, deviceID: device.deviceID, connection: connection) else {
-                state.hub.reply(
-                    connection,
-                    .refused(
-                        CommandRefusal(
-                            id: request.id, gameID: request.gameID,
-                            CommandRefusal.Reason(code: .notOpen, reason: "open the game before sending it commands"))))
-                return
-            }
-            state.hub.reply(connection, await game.perform(request, state: state))
+            await state.writes.announceHere(gameID)
+        case let .viewing(gameID, viewing): await setViewing(gameID, viewing, connection: connection)
+        case let .replay(gameID): await replay(gameID, connection: connection, device: device)
+        case let .command(request): await command(request, connection: connection, device: device)
         }
+    }
+
+    /// Subscribes the socket to the games named that the account may read; each other is
+    /// refused by name.
+    private func subscribe(_ games: [String], connection: Int, device: StoredDevice) async {
+        guard games.count <= Self.maximumGamesPerSubscribe else {
+            state.hub.reply(
+                connection,
+                .error(
+                    ErrorBody(.limitExceeded, "subscribe to at most \(Self.maximumGamesPerSubscribe) games at once; this names \(games.count)")))
+            return
+        }
+        let readable: Set<String>
+        do {
+            readable = try await state.store.readableGames(of: device.authorID, among: games)
+        } catch {
+            state.logger.error("subscribe failed", metadata: ["error": "\(error)"])
+            state.hub.reply(connection, .error(ErrorBody(.serverError, "the server could not subscribe you; it has been logged")))
+            return
+        }
+        for game in games where !readable.contains(game) {
+            state.hub.reply(connection, .error(ErrorBody(.forbidden, "you are not a player in game \(TextRule.quote(game))")))
+        }
+        state.hub.subscribe(connection, to: games.filter(readable.contains))
+    }
+
+    /// A native device's cursor, on a letter square of a game the socket is subscribed to.
+    private func cursor(_ cursor: CursorPosition, in gameID: String, connection: Int, device: StoredDevice) async {
+        guard state.hub.isSubscribed(connection, to: gameID) else {
+            state.hub.reply(connection, .error(ErrorBody(.forbidden, "subscribe to game \(TextRule.quote(gameID)) before sending cursors")))
+            return
+        }
+        let puzzle: Puzzle
+        do {
+            guard let found = try await state.puzzle(of: gameID) else { return }  // subscribed, so not missing
+            puzzle = found
+        } catch {
+            state.logger.error("cursor: the game could not be loaded", metadata: ["game": "\(gameID)", "error": "\(error)"])
+            state.hub.reply(
+                connection, .error(ErrorBody(.serverError, "the server could not load game \(TextRule.quote(gameID)); it has been logged")))
+            return
+        }
+        guard puzzle.isLetter(GridPosition(row: cursor.row, col: cursor.col)) else {
+            state.hub.reply(
+                connection,
+                .error(
+                    ErrorBody(
+                        .invalid,
+                        "a cursor is on a letter square of the \(puzzle.width)×\(puzzle.height) grid")))
+            return
+        }
+        await state.writes.cursor(cursor, in: gameID, by: device)
+    }
+
+    /// A browser opens a game: its hosted replica (loaded or shared with the device's other
+    /// tabs) answers with the whole game; the others see this device arrive.
+    private func open(_ gameID: String, connection: Int, device: StoredDevice) async {
+        guard
+            state.browsers.game(gameID, deviceID: device.deviceID, connection: connection) != nil
+                || state.browsers.openCount(connection: connection) < BrowserHost.maximumOpenPerConnection
+        else {
+            state.hub.reply(
+                connection,
+                .error(
+                    ErrorBody(.limitExceeded, "a socket has at most \(BrowserHost.maximumOpenPerConnection) games open at once; close one first"))
+            )
+            return
+        }
+        do {
+            let game = try await state.browsers.open(gameID, device: device, connection: connection, state: state)
+            state.hub.openInBrowser(connection, game: gameID, true)
+            state.hub.subscribe(connection, to: [gameID])  // for the other players' cursors
+            state.metrics.browserReplicas.record(state.browsers.count)
+            // A game made before uploads were held to `BrowserFrameBudget` may not fit: it is
+            // refused in words rather than cut off mid-frame.
+            let opened = SocketHub.encode(.opened(try await game.open(state: state)))
+            guard opened.utf8.count <= state.configuration.socketBufferBytes * 3 / 4 else {
+                throw APIError(.limitExceeded, "this game is too large to open in a browser; play it with crossmate play")
+            }
+            state.hub.reply(connection, text: opened)
+            state.browsers.changed(gameID: gameID, state: state)  // the others see this device arrive
+            await state.writes.announceHere(gameID)
+        } catch let error as APIError {
+            state.browsers.close(connection: connection, gameID: gameID, now: state.now(), grace: state.configuration.browserReplicaGraceMillis)
+            state.hub.reply(connection, .error(error.body))
+        } catch {
+            state.browsers.close(connection: connection, gameID: gameID, now: state.now(), grace: state.configuration.browserReplicaGraceMillis)
+            state.logger.error("a browser could not open a game", metadata: ["game": "\(gameID)", "error": "\(error)"])
+            state.hub.reply(
+                connection, .error(ErrorBody(.serverError, "the server could not open game \(TextRule.quote(gameID)); it has been logged")))
+        }
+    }
+
+    /// A native device shows a game on screen, or stops.
+    private func setViewing(_ gameID: String, _ viewing: Bool, connection: Int) async {
+        guard state.hub.isSubscribed(connection, to: gameID) else {
+            state.hub.reply(connection, .error(ErrorBody(.forbidden, "subscribe to game \(TextRule.quote(gameID)) before viewing it")))
+            return
+        }
+        state.hub.setViewing(connection, game: gameID, viewing)
+        state.browsers.changed(gameID: gameID, state: state)
+        await state.writes.announceHere(gameID)
+    }
+
+    /// A browser asks for the finished game's replay.
+    private func replay(_ gameID: String, connection: Int, device: StoredDevice) async {
+        guard let game = state.browsers.game(gameID, deviceID: device.deviceID, connection: connection) else {
+            state.hub.reply(connection, .error(ErrorBody(.invalid, "open game \(TextRule.quote(gameID)) before asking for its replay")))
+            return
+        }
+        do {
+            state.hub.reply(connection, .replay(try await game.replay(state: state)))
+        } catch {
+            state.logger.error("a replay could not be assembled", metadata: ["game": "\(gameID)", "error": "\(error)"])
+            state.hub.reply(connection, .error(ErrorBody(.serverError, "the server could not assemble the replay; it has been logged")))
+        }
+    }
+
+    /// A browser's command, performed by its hosted replica.
+    private func command(_ request: CommandRequest, connection: Int, device: StoredDevice) async {
+        state.metrics.requests.increment()
+        guard let game = state.browsers.game(request.gameID, deviceID: device.deviceID, connection: connection) else {
+            state.hub.reply(
+                connection,
+                .refused(
+                    CommandRefusal(
+                        id: request.id, gameID: request.gameID,
+                        CommandRefusal.Reason(code: .notOpen, reason: "open the game before sending it commands"))))
+            return
+        }
+        state.hub.reply(connection, await game.perform(request, state: state))
     }
 
     /// A push over the socket: the same limits, rules and answers as `POST /v1/games/{id}/moves`.
@@ -273,7 +282,7 @@ struct SocketController {
         let named = TextRule.quote(gameID, maximumBytes: ProtocolLimits.maximumIdentifierBytes)
         do {
             try state.takeRequestToken(device)
-            return .pushed(id: id, gameID: gameID, response: try await GameController(state: state).ingest(moves, into: gameID, from: device))
+            return .pushed(id: id, gameID: gameID, response: try await state.writes.ingest(moves, into: gameID, from: device))
         } catch let error as APIError {
             return .pushFailed(id: id, gameID: named, error: error.body, retryAfterSeconds: error.retryAfterSeconds)
         } catch {

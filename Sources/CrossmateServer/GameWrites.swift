@@ -1,0 +1,294 @@
+import CrossmateCore
+import CrossmateProtocol
+import CrossmateStore
+import CrossmateSync
+import Foundation
+
+/// The server's write path. Every write to a game's zone — from an HTTP route, a native
+/// device's socket or a browser's hosted replica, which are thin adapters around it — is
+/// validated, stored, folded into the game's projection and told to the game's devices here,
+/// and nowhere else. Devices hear of a write in one of two ways, both decided here: a poke to the
+/// game's sockets (every instance's, through the fan-out; the hosted browser replicas fold the
+/// changes it carries), or a feed change to an account's devices (their lists redraw).
+struct GameWrites: Sendable {
+    let state: ServerState
+
+    /// A batch of moves from a device, over HTTP or its socket: validated, stored, folded into
+    /// the game's projection and poked to the game's other devices. Throws `APIError` when the
+    /// whole batch is refused.
+    func ingest(
+        _ moves: [MoveRecord], into gameID: String, from device: StoredDevice, maximumRecords: Int = ProtocolLimits.maximumRecordsPerBatch
+    ) async throws -> PushMovesResponse {
+        guard moves.count <= maximumRecords else {
+            throw APIError(.limitExceeded, "a batch holds at most \(maximumRecords) records; this one has \(moves.count)")
+        }
+        // Access is checked inside the store's transaction; the projection (cached after the
+        // first request) gives the puzzle to validate against.
+        let projection: GameProjection
+        if let cached = state.directory.cached(gameID) {
+            projection = cached
+        } else {
+            let (game, _) = try await state.access(gameID, for: device, write: true)
+            projection = try await state.directory.projection(for: game)
+        }
+        let now = state.now()
+        // Letters a check, reveal, undo or redo names as someone else's must be a player's.
+        let others = Set(moves.lazy.map(\.cellAuthorID).filter { !$0.isEmpty && $0 != device.authorID })
+        let players = others.isEmpty ? [] : try await projection.players(including: others)
+
+        var results = [RecordResult?](repeating: nil, count: moves.count)
+        var candidates: [(index: Int, record: MoveRecord)] = []
+        for (index, sent) in moves.enumerated() {
+            var record = sent
+            record.gameID = gameID
+            record.authorID = device.authorID  // the server stamps the acting author
+            switch validate(record, device: device, game: projection.game, now: now, isPlayer: players.contains) {
+            case let .failure(error) where error.error == .clockSkew:
+                // The whole batch waits: the client corrects its clock by serverTime and resends
+                // (storing the rest would leave a gap at this record anyway). Only a writer of
+                // the game hears so: to anyone else the game's existence stays hidden.
+                _ = try await state.access(gameID, for: device, write: true)
+                throw APIError(error)
+            case let .failure(error):
+                results[index] = RecordResult(replicaID: record.replicaID, seq: record.seq, status: .rejected, error: error)
+            case .success:
+                candidates.append((index, record))
+            }
+        }
+
+        let outcome: AppendOutcome
+        do {
+            outcome = try await state.store.appendMoves(gameID: gameID, authorID: device.authorID, moves: candidates.map(\.record))
+        } catch let refusal as StoreRefusal {
+            throw refusal.apiError
+        }
+        for (candidate, result) in zip(candidates, outcome.results) { results[candidate.index] = result }
+        state.metrics.movesIngested.increment(by: outcome.saved.count)
+
+        var sequence = outcome.zoneSeq
+        if let first = outcome.saved.first, let last = outcome.saved.last {
+            // The saved moves are the zone's changes from first to last (one transaction numbers
+            // them consecutively), so the poke can carry them and up-to-date peers need not fetch.
+            var inline: InlineChanges?
+            if outcome.saved.count <= InlineChanges.maximumCount, last.sequence == sequence {
+                inline = InlineChanges(
+                    after: first.sequence - 1,
+                    changes: outcome.saved.map(\.change))
+            }
+            let poke = FanoutEvent.poke(game: gameID, sequence: sequence, exceptDevice: device.deviceID, inline: inline)
+            // This instance's sockets hear of the moves from inside the fold, so in zone order.
+            let hub = state.hub
+            let (announced, completed) = try await projection.fold(saved: outcome.saved) { hub.deliver(poke) }
+            state.directory.changed(gameID)
+            if let completed {
+                sequence = max(sequence, completed.sequence)
+                state.logger.info("game completed", metadata: ["game": "\(gameID)", "by": "\(completed.completion.by)"])
+                await state.fanout.publish(.poke(game: gameID, sequence: sequence, exceptDevice: device.deviceID))
+                await sealBrowsers(of: gameID)
+            } else if announced {
+                await state.fanout.forward(poke)
+            } else {
+                await state.fanout.publish(poke)
+            }
+        }
+        let completion = await projection.completion
+        return PushMovesResponse(
+            results: results.map { $0! }, token: ChangeToken(zone: gameID, sequence: sequence),
+            completion: completion.map(CompletionRecord.init), serverTime: state.now())
+    }
+
+    /// The rules a single record must meet before it may be stored.
+    func validate(
+        _ record: MoveRecord, device: StoredDevice, game: GameRecord, now: Int64,
+        isPlayer: (String) -> Bool
+    ) -> Result<Move, ErrorBody> {
+        let puzzle = game.puzzle
+        guard record.replicaID == device.deviceID else {
+            return .failure(ErrorBody(.forbidden, "a device writes only its own moves: replicaID must be \(device.deviceID)"))
+        }
+        guard record.seq >= 1 else { return .failure(ErrorBody(.invalid, "seq starts at 1")) }
+        let move: Move
+        do { move = try record.move() } catch { return .failure(error) }
+        guard puzzle.contains(move.position) else {
+            return .failure(ErrorBody(.invalid, "square (\(record.row), \(record.col)) is outside the \(puzzle.width)×\(puzzle.height) grid"))
+        }
+        guard puzzle.isLetter(move.position) else {
+            return .failure(ErrorBody(.invalid, "square \(move.position) is not a letter square"))
+        }
+        guard record.letter.isEmpty || LetterRule.normalize(record.letter) == record.letter else {
+            return .failure(
+                ErrorBody(
+                    .invalid,
+                    "\"\(TextRule.quote(record.letter))\" is not a letter a square takes (1 to \(LetterRule.maximumLength) upper case letters, digits or rebus symbols, at most \(LetterRule.maximumBytes) bytes)"
+                ))
+        }
+        guard record.batchID.utf8.count <= 200, record.cellAuthorID.utf8.count <= 200 else {
+            return .failure(ErrorBody(.invalid, "batchID and cellAuthorID are at most 200 bytes"))
+        }
+        // No move can be made before its game existed (less the skew a client's clock may have
+        // before it learns the server's time): a timestamp below that is in the wrong unit or
+        // from a broken clock, and stored it would lose every conflict.
+        let skew = state.configuration.maximumSkewMillis
+        guard move.timestamp.wallMillis >= game.createdAt - skew else {
+            return .failure(
+                ErrorBody(
+                    .invalid,
+                    "move \(record.seq) is stamped \(move.timestamp.wallMillis), before the game was created at \(game.createdAt): timestamp.wallMillis is Unix time in milliseconds, corrected by serverTime"
+                ))
+        }
+        guard move.timestamp.isWithinSkew(of: now, maximumAheadMillis: skew) else {
+            return .failure(
+                ErrorBody(
+                    .clockSkew,
+                    "move \(record.seq) is stamped \(move.timestamp.wallMillis - now) ms ahead of the server's clock; correct your clock by serverTime and resend",
+                    serverTime: now))
+        }
+        do {
+            try MoveTrust.check(move, puzzle: puzzle, isPlayer: isPlayer)
+        } catch {
+            return .failure(ErrorBody(.invalid, "move \(record.seq): \(error)"))
+        }
+        return .success(move)
+    }
+
+    /// Records that `device` holds every move it made in the game through `lastSeq` (a replay
+    /// waits for every writer's seal). A seal is a write: a removed player's devices may not add one.
+    func seal(_ gameID: String, through lastSeq: Int, by device: StoredDevice) async throws {
+        _ = try await state.access(gameID, for: device, write: true)
+        guard lastSeq >= 0 else { throw APIError(.invalid, "lastSeq cannot be negative") }
+        try await put(.seal(Seal(gameID: gameID, replicaID: device.deviceID, lastSeq: lastSeq)), in: gameID)
+    }
+
+    /// Ends the game without a solve: the completion in force, told to every device.
+    func resign(_ gameID: String, by device: StoredDevice) async throws -> CompletionRecord {
+        let (game, _) = try await state.access(gameID, for: device, write: true)
+        let projection = try await state.directory.projection(for: game)
+        guard let (completion, sequence) = try await projection.resign(by: device.authorID, now: state.now()) else {
+            throw APIError(.readOnly, "the game is already complete")
+        }
+        await state.fanout.publish(.poke(game: gameID, sequence: sequence))
+        await sealBrowsers(of: gameID)
+        return completion
+    }
+
+    /// Stores a record that is not a move (a seal, a pause) under the zone's next sequence and
+    /// tells the game's devices; its sequence.
+    @discardableResult
+    func put(_ record: ZoneChange.Record, in gameID: String) async throws -> Int64 {
+        let sequence = try await state.store.putRecord(gameID: gameID, record)
+        await stored(in: gameID, at: sequence)
+        return sequence
+    }
+
+    /// A player joins, is renamed or is removed: the zone's participant record, the player's
+    /// feed (`feedState`; their devices redraw their lists when `tellFeed`), the game's devices.
+    func setParticipant(_ participant: ParticipantRecord, feedState: FeedEntry.State, tellFeed: Bool = true) async throws {
+        let sequence = try await state.store.setParticipant(participant, feedState: feedState)
+        await stored(in: participant.gameID, at: sequence)
+        if tellFeed { await feedChanged(of: participant.authorID) }
+    }
+
+    /// A player leaves: their record says so, their devices stop hearing of the game and drop it
+    /// from their lists.
+    func leave(_ participant: ParticipantRecord) async throws {
+        let sequence = try await state.store.removeParticipant(participant)
+        state.hub.dropSubscriptions(authorID: participant.authorID, game: participant.gameID)
+        await stored(in: participant.gameID, at: sequence)
+        await feedChanged(of: participant.authorID)
+    }
+
+    /// A record that is not a move (a participant, a seal, a pause) was stored at `sequence`: the
+    /// game's projection steps over it (so the next write does not wait for it) and devices are
+    /// poked.
+    func stored(in gameID: String, at sequence: Int64) async {
+        await state.directory.cached(gameID)?.skip(past: sequence)
+        await state.fanout.publish(.poke(game: gameID, sequence: sequence))
+    }
+
+    /// A game just completed: every browser device that wrote in it is sealed at once (the
+    /// server made and stored all its moves), so no replay waits for a browser that is not open.
+    func sealBrowsers(of gameID: String) async {
+        do {
+            for (deviceID, lastSeq) in try await state.store.unsealedBrowsers(gameID: gameID) {
+                try await put(.seal(Seal(gameID: gameID, replicaID: deviceID, lastSeq: lastSeq)), in: gameID)
+            }
+        } catch {
+            state.logger.error("browsers' seals could not be stored", metadata: ["game": "\(gameID)", "error": "\(error)"])
+        }
+    }
+
+    /// A native device enters, reads or leaves a game (a browser's hosted replica does the same
+    /// for it). Reading cannot run ahead of the zone: a device only shows what exists.
+    func presence(_ body: PresenceRequest, in gameID: String, by device: StoredDevice) async throws -> PresenceResponse {
+        let (game, _) = try await state.access(gameID, for: device, write: false)
+        let readThrough = body.readThrough ?? 0
+        guard (0...game.zoneSeq).contains(readThrough) else {
+            throw APIError(.invalid, "readThrough must be a sequence of this game, 0 to \(game.zoneSeq); it was \(readThrough)")
+        }
+        let now = state.now()
+        var presence =
+            try await state.store.presence(gameID: gameID, deviceID: device.deviceID)
+            ?? DevicePresence(gameID: gameID, deviceID: device.deviceID, authorID: device.authorID)
+        switch body.action {
+        case "enter": presence = Presence.enter(presence, now: now)
+        case "leave": presence = Presence.leave(presence, now: now)
+        default: throw APIError(.invalid, "action is enter or leave, not \(TextRule.quote(body.action))")
+        }
+        presence = Presence.showed(presence, through: readThrough)
+        let previous = try await state.store.putPresence(presence)
+        // Entering after others moved: the catch-up through what this device holds.
+        var catchUp: String?
+        var catchUpSquares: [[Int]]?
+        if body.action == "enter", previous > 0, readThrough > previous {
+            let (moves, _) = try await GameProjection.sequencedMoves(store: state.store, gameID: gameID, after: previous)
+            let names = Dictionary(
+                try await state.store.participants(gameID: gameID).map { ($0.authorID, $0.displayName) }, uniquingKeysWith: { first, _ in first })
+            let summary = CatchUp.since(previous, moves: moves.filter { $0.sequence <= readThrough }, me: device.authorID)
+            catchUp = summary.sentence { names[$0] ?? PlayerColors.placeholderName($0) }
+            if catchUp != nil { catchUpSquares = summary.squares.map { [$0.row, $0.col] } }
+        }
+        // The account's other devices redraw their lists (badges).
+        await feedChanged(of: device.authorID)
+        return PresenceResponse(
+            leaseUntil: presence.leaseUntil, previousHorizon: previous, horizon: max(previous, presence.readThrough), catchUp: catchUp,
+            catchUpSquares: catchUpSquares, serverTime: now)
+    }
+
+    /// Tells every socket of a game who shows it now, with their last cursors (a device
+    /// arrived or left). Devices on this instance: as the browsers' `here` counts are.
+    func announceHere(_ gameID: String) async {
+        let cursors = Dictionary(
+            ((try? await state.store.cursors(gameID: gameID)) ?? []).map { ($0.deviceID, $0.cursor) }, uniquingKeysWith: { first, _ in first })
+        let devices = state.hub.viewers(gameID).map { PresentDevice(deviceID: $0.deviceID, authorID: $0.authorID, cursor: cursors[$0.deviceID]) }
+        state.hub.announce(.here(gameID: gameID, devices: devices), toGame: gameID)
+    }
+
+    /// A device's cursor: told to the game's other devices at once; the last one is stored at
+    /// most every `ServerState.cursorStoreMillis` (it is a hint for who arrives later, not a record).
+    func cursor(_ cursor: CursorPosition, in gameID: String, by device: StoredDevice) async {
+        await state.fanout.publish(.cursor(game: gameID, deviceID: device.deviceID, authorID: device.authorID, cursor: cursor))
+        let now = state.now()
+        let key = device.deviceID + " " + gameID
+        let due = state.cursorsStored.withLock { stored -> Bool in
+            guard now - (stored[key] ?? .min / 2) >= ServerState.cursorStoreMillis else { return false }
+            if stored.count > 100_000 { stored.removeAll() }
+            stored[key] = now
+            return true
+        }
+        guard due else { return }
+        do {
+            try await state.store.putCursor(gameID: gameID, deviceID: device.deviceID, authorID: device.authorID, cursor: cursor)
+        } catch {
+            state.logger.error("a cursor could not be stored", metadata: ["game": "\(gameID)", "error": "\(error)"])
+        }
+    }
+
+    /// The account's feed changed (a game added, left or read): its devices redraw their lists.
+    func feedChanged(of authorID: String) async {
+        do {
+            await state.fanout.publish(.feed(authorID: authorID, sequence: try await state.store.feedSequence(authorID: authorID)))
+        } catch {
+            state.logger.error("an account's feed could not be read", metadata: ["account": "\(authorID)", "error": "\(error)"])
+        }
+    }
+}
