@@ -71,9 +71,7 @@ public enum SolvingKeys {
         if var buffer = cursor.rebus {
             switch key {
             case let .letter(text):
-                let kept = text.uppercased().filter { $0.isLetter || $0.isNumber || $0 == "/" }
-                buffer += kept
-                next.rebus = String(buffer.prefix(12))
+                next.rebus = SquareText.rebus(buffer, adding: text)
                 return (next, nil)
             case .backspace:
                 buffer.removeLast(buffer.isEmpty ? 0 : 1)
@@ -92,7 +90,7 @@ public enum SolvingKeys {
         }
         switch key {
         case let .letter(text):
-            guard let letter = text.uppercased().first, letter.isLetter || letter.isNumber else { return (cursor, nil) }
+            guard let letter = text.uppercased().first, SquareText.isTypedDirectly(letter) else { return (cursor, nil) }
             return typed(String(letter), cursor: cursor, puzzle: puzzle, letterAt: letterAt, options: options)
         case .left, .right, .up, .down:
             let axis: Direction = key == .left || key == .right ? .across : .down

@@ -394,7 +394,7 @@ extension MutationRefusal {
             CommandRefusal.Reason(
                 code: .invalidLetter,
                 reason:
-                    "\"\(TextRule.quote(letter))\" cannot go in a square (up to \(LetterRule.maximumLength) letters, digits or symbols such as / and &)"
+                    "\"\(TextRule.quote(letter))\" cannot go in a square (up to \(SquareText.maximumLength) letters, digits or symbols such as / and &)"
             )
         case .squareRevealed: CommandRefusal.Reason(code: .squareRevealed, reason: "that square was revealed: its answer stays")
         case .noSolution:

@@ -115,11 +115,11 @@ struct GameWrites: Sendable {
         guard puzzle.isLetter(move.position) else {
             return .failure(ErrorBody(.invalid, "square \(move.position) is not a letter square"))
         }
-        guard record.letter.isEmpty || LetterRule.normalize(record.letter) == record.letter else {
+        guard record.letter.isEmpty || SquareText.normalize(record.letter) == record.letter else {
             return .failure(
                 ErrorBody(
                     .invalid,
-                    "\"\(TextRule.quote(record.letter))\" is not a letter a square takes (1 to \(LetterRule.maximumLength) upper case letters, digits or rebus symbols, at most \(LetterRule.maximumBytes) bytes)"
+                    "\"\(TextRule.quote(record.letter))\" is not a letter a square takes (1 to \(SquareText.maximumLength) upper case letters, digits or rebus symbols, at most \(SquareText.maximumBytes) bytes)"
                 ))
         }
         guard record.batchID.utf8.count <= 200, record.cellAuthorID.utf8.count <= 200 else {

@@ -41,7 +41,7 @@ public enum MutationRefusal: Error, Hashable, Sendable, CustomStringConvertible 
             "the puzzle is already \(completion.kind == .solved ? "solved" : "finished (resigned)"); the grid is final"
         case let .notALetterSquare(position): "square \(position) does not take letters"
         case let .invalidLetter(letter):
-            "\"\(TextRule.quote(letter))\" cannot go in a square (1 to \(LetterRule.maximumLength) letters, digits or rebus symbols such as & and /)"
+            "\"\(TextRule.quote(letter))\" cannot go in a square (1 to \(SquareText.maximumLength) letters, digits or rebus symbols such as & and /)"
         case let .squareRevealed(position): "square \(position) was revealed: its answer stays (a reveal is not undone)"
         case .noSolution: "this puzzle has no solution to check or reveal against"
         case let .noWord(position, direction): "square \(position) has no \(direction.rawValue) word"

@@ -22,7 +22,7 @@ extension GameGrid {
         case let .erase(at): (position, letter) = (at, nil)
         }
         guard contains(position), state(at: position).mark.isLocked else { return .write }
-        if let letter, LetterRule.normalize(letter) == self.letter(at: position) { return .stepOver }
+        if let letter, SquareText.normalize(letter) == self.letter(at: position) { return .stepOver }
         return .refused
     }
 }

@@ -96,7 +96,7 @@ public struct GameReplica: Sendable {
         switch command {
         case let .setLetter(position, raw, pencil, autocheck):
             try requireLetterSquare(position)
-            guard let letter = LetterRule.normalize(raw) else { throw .invalidLetter(raw) }
+            guard let letter = SquareText.normalize(raw) else { throw .invalidLetter(raw) }
             let current = grid.state(at: position)
             guard !current.mark.isLocked else { throw .squareRevealed(position) }
             var written: [Move] = []

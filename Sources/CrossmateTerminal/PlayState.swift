@@ -92,7 +92,7 @@ public struct PlayState: Sendable {
         switch key {
         case let .character(character):
             if character == " " { return .space }
-            if character == "/" || character.isLetter || character.isNumber { return .letter(String(character)) }
+            if SquareText.accepts(character) { return .letter(String(character)) }
             return nil
         case .left: return .left
         case .right: return .right

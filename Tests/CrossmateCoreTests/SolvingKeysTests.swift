@@ -7,6 +7,15 @@ import Testing
 @Suite struct SolvingKeysTests {
     struct Table: Decodable {
         var cases: [Case]
+        var characters: [CharacterCase]
+    }
+
+    /// Whether a square holds a character (in a rebus) and whether one key types it.
+    struct CharacterCase: Decodable, CustomTestStringConvertible {
+        var text: String
+        var square: Bool
+        var typed: Bool
+        var testDescription: String { text.unicodeScalars.map { "U+" + String($0.value, radix: 16, uppercase: true) }.joined(separator: " ") }
     }
 
     struct Case: Decodable, CustomTestStringConvertible {
@@ -58,10 +67,23 @@ import Testing
         var testDescription: String { name }
     }
 
-    static let cases: [Case] = {
+    static let table: Table = {
         let url = Bundle.module.url(forResource: "solving-keys", withExtension: "json", subdirectory: "Resources")!
-        return try! JSONDecoder().decode(Table.self, from: Data(contentsOf: url)).cases
+        return try! JSONDecoder().decode(Table.self, from: Data(contentsOf: url))
     }()
+    static let cases = table.cases
+    static let characters = table.characters
+
+    /// SquareText answers the table's characters: what a square holds (a rebus entry keeps it and
+    /// the mutator stores it) and what one key types.
+    @Test(arguments: characters)
+    func squareTextFollowsTheTable(_ character: CharacterCase) throws {
+        let one = try #require(character.text.count == 1 ? character.text.first : nil, "one character")
+        #expect(SquareText.accepts(one) == character.square)
+        #expect(SquareText.isTypedDirectly(one) == character.typed)
+        #expect((SquareText.normalize(character.text) != nil) == character.square)
+        #expect(SquareText.rebus("", adding: character.text).isEmpty == !character.square)
+    }
 
     static func square(_ text: String) -> GridPosition {
         let parts = text.split(separator: ",").compactMap { Int($0) }

@@ -234,7 +234,7 @@ import Testing
             #expect(messages.contains { $0.contains("unknown move kind") })
             #expect(messages.contains { $0.contains("writes only its own moves") })
             #expect(messages.contains { $0.contains("leaves a gap: the next seq") })
-            #expect(messages.contains { $0.contains("at most \(LetterRule.maximumBytes) bytes") })
+            #expect(messages.contains { $0.contains("at most \(SquareText.maximumBytes) bytes") })
             #expect(messages.contains { $0.contains("before the game was created") })
         }
     }

@@ -560,7 +560,7 @@ class WebAppTests(unittest.TestCase):
         failures = ana.driver.execute_async_script(
             """
             const [table, layouts, done] = arguments;
-            import("/app/keys.js").then(({ Board, press }) => {
+            import("/app/keys.js").then(({ Board, press, squareAccepts, typedDirectly, rebusAdding }) => {
               const named = { Left: "left", Right: "right", Up: "up", Down: "down", Space: "space", Tab: "tab",
                 "Shift+Tab": "shiftTab", Backspace: "backspace", Delete: "delete", Home: "home", End: "end",
                 Rebus: "rebus", Enter: "enter", Escape: "escape", Pencil: "pencil" };
@@ -571,6 +571,11 @@ class WebAppTests(unittest.TestCase):
                 return { letter: name };
               };
               const failures = [];
+              for (const c of table.characters) {
+                if (squareAccepts(c.text) !== c.square) failures.push(`${JSON.stringify(c.text)}: square ${!c.square}`);
+                if (typedDirectly(c.text) !== c.typed) failures.push(`${JSON.stringify(c.text)}: typed ${!c.typed}`);
+                if ((rebusAdding("", c.text) !== "") !== c.square) failures.push(`${JSON.stringify(c.text)}: rebus`);
+              }
               for (const c of table.cases) {
                 const board = new Board(layouts[c.puzzle]);
                 const letters = new Map();

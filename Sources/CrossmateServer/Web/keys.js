@@ -71,7 +71,29 @@ export class Board {
 export const key = ({ row, col }) => `${row},${col}`;
 const same = (a, b) => a.row === b.row && a.col === b.col;
 const perpendicular = (direction) => (direction === "across" ? "down" : "across");
-const isLetterOrDigit = (character) => /^[\p{L}\p{N}]$/u.test(character);
+
+/*
+ * What a square holds, as SquareText (CrossmateCore) says: characters (graphemes, as Swift
+ * counts them) that are a letter, a decimal digit or a rebus symbol followed only by combining
+ * marks; at most 12 of them and 48 bytes. One key writes a letter or digit; a symbol goes in
+ * through a rebus entry. The shared table's "characters" holds both to the same answers.
+ */
+const SQUARE_MAXIMUM_LENGTH = 12;
+const SQUARE_MAXIMUM_BYTES = 48;
+const graphemes = new Intl.Segmenter(undefined, { granularity: "grapheme" });
+const characters = (text) => [...graphemes.segment(text)].map((part) => part.segment);
+const utf8Length = (text) => new TextEncoder().encode(text).length;
+export const squareAccepts = (character) => /^[\p{Lu}\p{Ll}\p{Lt}\p{Lm}\p{Lo}\p{Nd}&\/\-+'.?!#@*=$%]\p{M}*$/u.test(character);
+export const typedDirectly = (character) => /^[\p{Lu}\p{Ll}\p{Lt}\p{Lm}\p{Lo}\p{Nd}]\p{M}*$/u.test(character);
+export function rebusAdding(entry, typedText) {
+  let result = entry;
+  for (const character of characters(typedText.toUpperCase())) {
+    if (!squareAccepts(character)) continue;
+    if (characters(result).length >= SQUARE_MAXIMUM_LENGTH || utf8Length(result + character) > SQUARE_MAXIMUM_BYTES) break;
+    result += character;
+  }
+  return result;
+}
 
 /**
  * The cursor after `pressed`, and the edit it asks for (or null). A cursor is
@@ -89,13 +111,12 @@ export function press(pressed, cursor, board, letterAt, given = DEFAULT_OPTIONS)
   if (cursor.rebus !== null && cursor.rebus !== undefined) {
     let buffer = cursor.rebus;
     if (pressed.letter !== undefined) {
-      const kept = [...pressed.letter.toUpperCase()].filter((c) => isLetterOrDigit(c) || c === "/").join("");
-      next.rebus = [...(buffer + kept)].slice(0, 12).join("");
+      next.rebus = rebusAdding(buffer, pressed.letter);
       return { cursor: next, edit: null };
     }
     switch (pressed) {
       case "backspace":
-        next.rebus = [...buffer].slice(0, -1).join("");
+        next.rebus = characters(buffer).slice(0, -1).join("");
         return { cursor: next, edit: null };
       case "escape":
         next.rebus = null;
@@ -109,8 +130,8 @@ export function press(pressed, cursor, board, letterAt, given = DEFAULT_OPTIONS)
     }
   }
   if (pressed.letter !== undefined) {
-    const letter = [...pressed.letter.toUpperCase()][0];
-    if (!letter || !isLetterOrDigit(letter)) return { cursor, edit: null };
+    const letter = characters(pressed.letter.toUpperCase())[0];
+    if (!letter || !typedDirectly(letter)) return { cursor, edit: null };
     return typed(letter, cursor, board, letterAt, options);
   }
   if (pressed.jump !== undefined) {
