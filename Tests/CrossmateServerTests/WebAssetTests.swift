@@ -21,8 +21,8 @@ import Testing
             var sent = 0
             var whole = 0
             for path in [
-                "/", "/app/app.js", "/app/game.js", "/app/keys.js", "/app/style.css", "/app/api.js", "/app/queue.js", "/app/settings.js",
-                "/app/share.js", "/app/pages.js", "/sw.js",
+                "/", "/app/app.js", "/app/dom.js", "/app/nav.js", "/app/connection.js", "/app/game.js", "/app/keys.js", "/app/style.css",
+                "/app/api.js", "/app/queue.js", "/app/settings.js", "/app/share.js", "/app/pages.js", "/sw.js",
             ] {
                 let plain = try await Self.get(client, path, [:])
                 #expect(plain.status == .ok && plain.headers[.contentEncoding] == nil)
@@ -111,6 +111,31 @@ import Testing
                 let sent = String(buffer: try await Self.get(client, path, [:]).body)
                 #expect(!sent.split(separator: "\n").contains { $0.hasPrefix("//") || $0.hasPrefix(" ") || $0.hasPrefix("/*") }, "\(path)")
             }
+        }
+    }
+
+    /// No module of the web app imports, statically or when a page loads, one that imports it
+    /// (directly or further along): each can be read and loaded on its own.
+    @Test func theWebAppHasNoImportCycle() throws {
+        let folder = Self.sourceFolder
+        let names = try FileManager.default.contentsOfDirectory(atPath: folder.path).filter { $0.hasSuffix(".js") }
+        var imports: [String: Set<String>] = [:]
+        for name in names {
+            let source = try String(contentsOf: folder.appendingPathComponent(name), encoding: .utf8)
+            imports[name] = Set(source.matches(of: /(?:from|import\()\s*"\.\/([\w-]+\.js)"/).map { String($0.output.1) })
+        }
+        #expect(imports["app.js"]?.contains("game.js") == true, "the reading of imports found the shell's page import")
+        // Depth-first, with the path so far: a module met again on its own path is a cycle.
+        func cycle(from name: String, path: [String]) -> [String]? {
+            if let start = path.firstIndex(of: name) { return Array(path[start...]) + [name] }
+            for next in (imports[name] ?? []).sorted() {
+                if let found = cycle(from: next, path: path + [name]) { return found }
+            }
+            return nil
+        }
+        for name in names.sorted() {
+            let found = cycle(from: name, path: [])
+            #expect(found == nil, "import cycle: \(found?.joined(separator: " → ") ?? "")")
         }
     }
 

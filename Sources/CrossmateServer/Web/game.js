@@ -5,7 +5,8 @@
 // connection or a reload loses nothing.
 
 import { api } from "./api.js";
-import { connection, el, toast } from "./app.js";
+import { connection } from "./connection.js";
+import { el, toast } from "./dom.js";
 import { Board, key, press } from "./keys.js";
 import { enqueue, queued, saveGame, savedGame, settle } from "./queue.js";
 import { openSettings, settings } from "./settings.js";

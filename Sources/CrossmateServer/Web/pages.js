@@ -2,7 +2,9 @@
 // another device, the games list and friends. Loaded by app.js when one is first shown.
 
 import { api, base64, identity, remember } from "./api.js";
-import { connection, el, main, navigate, route, signedOut, toast } from "./app.js";
+import { connection } from "./connection.js";
+import { el, main, toast } from "./dom.js";
+import { navigate, showAgain, signedOut } from "./nav.js";
 import { openSettings } from "./settings.js";
 
 /** Names as a sentence: "Ana", "Ana and Ben", "Ana, Ben and 3 others". */
@@ -41,7 +43,7 @@ export async function welcome(path) {
         error.textContent = "";
         try {
           remember(await api("POST", "/v1/accounts", { displayName: name.value.trim() }));
-          route();
+          showAgain();
         } catch (failure) {
           error.textContent = failure.message;
         }
@@ -67,7 +69,7 @@ export async function welcome(path) {
         linkError.textContent = "";
         try {
           remember(await api("POST", "/v1/devices", { code: code.value.trim() }));
-          route();
+          showAgain();
         } catch (failure) {
           linkError.textContent = failure.message;
         }

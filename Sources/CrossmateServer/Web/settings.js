@@ -3,7 +3,8 @@
 // this browser keeps the last copy it heard for starting offline.
 
 import { api } from "./api.js";
-import { connection, el } from "./app.js";
+import { connection } from "./connection.js";
+import { el } from "./dom.js";
 
 const SAVED = "crossmate.settings";
 

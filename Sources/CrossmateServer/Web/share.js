@@ -3,7 +3,8 @@
 // own. Loaded the first time a player opens Share.
 
 import { api } from "./api.js";
-import { connection, el } from "./app.js";
+import { connection } from "./connection.js";
+import { el } from "./dom.js";
 
 const LIFETIMES = [
   ["", "Until it is revoked"],

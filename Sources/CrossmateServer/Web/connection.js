@@ -1,0 +1,121 @@
+// The socket every page shares: one WebSocket per tab, reconnecting with backoff.
+
+import { identity, openSocket, ServerError } from "./api.js";
+import { signedOut } from "./nav.js";
+
+/** One WebSocket per tab: reconnects with backoff, tells pages what arrives and how it stands. */
+class Connection {
+  constructor() {
+    this.listeners = new Set();
+    this.state = "connecting";
+    this.socket = null;
+    this.attempt = 0;
+    this.offset = Number(localStorage.getItem("crossmate.clockOffset") ?? 0) || 0;
+    this.subscribed = [];
+    // Back online, or back in front of the player: try at once rather than wait out the backoff.
+    addEventListener("online", () => this.retryNow());
+    addEventListener("focus", () => this.retryNow());
+    document.addEventListener("visibilitychange", () => {
+      if (document.visibilityState === "visible") this.retryNow();
+    });
+  }
+
+  start() {
+    if (this.socket || !identity()) return;
+    this.connect();
+  }
+
+  setState(state) {
+    this.state = state;
+    this.emit({ type: "state", state });
+  }
+
+  async connect() {
+    clearTimeout(this.timer);
+    let socket;
+    try {
+      socket = await openSocket();
+    } catch (error) {
+      if (error instanceof ServerError && error.status === 401) return signedOut();
+      return this.later();
+    }
+    this.socket = socket;
+    socket.onopen = () => {
+      this.attempt = 0;
+      // Clients speak first (see the server's README): a ping, then the list's subscription
+      // and the pages' opens.
+      socket.send(JSON.stringify({ type: "ping" }));
+      if (this.subscribed.length) socket.send(JSON.stringify({ type: "subscribe", games: this.subscribed }));
+      this.setState("live");
+    };
+    socket.onmessage = (event) => {
+      let message;
+      try {
+        message = JSON.parse(event.data);
+      } catch {
+        return;
+      }
+      if (message.type === "pong") {
+        // The server's clock, so commands are stamped in its time even when this one is off.
+        this.offset = message.serverTime - Date.now();
+        localStorage.setItem("crossmate.clockOffset", String(this.offset));
+      }
+      this.emit(message);
+    };
+    socket.onclose = () => {
+      if (this.socket !== socket) return;
+      this.socket = null;
+      this.later();
+    };
+  }
+
+  later() {
+    this.setState(navigator.onLine === false ? "offline" : "reconnecting");
+    // A page someone is looking at tries at least every 2 s (a restarted server is back within
+    // seconds, and queued letters wait on it); a hidden one backs off to 10 s.
+    const ceiling = document.visibilityState === "visible" ? 2_000 : 10_000;
+    const delay = Math.min(ceiling, 250 * 2 ** this.attempt) * (0.5 + Math.random() / 2);
+    this.attempt = Math.min(this.attempt + 1, 6);
+    this.timer = setTimeout(() => this.connect(), delay);
+  }
+
+  retryNow() {
+    if (this.socket) return;
+    this.attempt = 0;
+    this.connect();
+  }
+
+  /** Sends a message if the socket is open; false when it is not (the caller keeps it). */
+  send(message) {
+    if (this.socket?.readyState !== WebSocket.OPEN) return false;
+    this.socket.send(JSON.stringify(message));
+    return true;
+  }
+
+  /** Hear of changes to these games (pokes) on this socket and every later one. */
+  subscribe(games) {
+    const fresh = games.filter((game) => !this.subscribed.includes(game));
+    this.subscribed = [...this.subscribed, ...fresh].slice(-200);
+    if (fresh.length) this.send({ type: "subscribe", games: fresh });
+  }
+
+  /** Now, in the server's time (as far as this browser last heard it). */
+  now() {
+    return Date.now() + this.offset;
+  }
+
+  get live() {
+    return this.socket?.readyState === WebSocket.OPEN;
+  }
+
+  listen(listener) {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  emit(message) {
+    for (const listener of [...this.listeners]) listener(message);
+  }
+}
+
+export const connection = new Connection();
