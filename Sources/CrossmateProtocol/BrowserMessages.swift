@@ -241,20 +241,57 @@ public struct GameUpdate: Codable, Hashable, Sendable {
 /// A command as a browser sends it. `kind` is one of setLetter, delete, check, reveal, clear,
 /// undo, redo, or pause (the player paused: the server stores a `Pause` for the shared clock,
 /// and no move); `scope` (square, word, puzzle) goes with check, reveal and clear; `autocheck`
-/// (the solver's setting) with setLetter.
+/// (the solver's setting) with setLetter. A kind, scope or direction the server does not know
+/// still decodes, so that the command is refused by its id, in words, rather than the message
+/// being unreadable.
 public struct BrowserCommand: Codable, Hashable, Sendable {
-    public var kind: String
+    public enum Kind: Hashable, Sendable, ExpressibleByStringLiteral {
+        case setLetter, delete, check, reveal, clear, undo, redo, pause
+        /// A kind no command has (kept to be named in the refusal).
+        case unknown(String)
+
+        static let known: [Kind] = [.setLetter, .delete, .check, .reveal, .clear, .undo, .redo, .pause]
+
+        public init(name: String) {
+            self = Self.known.first { $0.name == name } ?? .unknown(name)
+        }
+
+        public init(stringLiteral name: String) { self.init(name: name) }
+
+        public var name: String {
+            switch self {
+            case .setLetter: "setLetter"
+            case .delete: "delete"
+            case .check: "check"
+            case .reveal: "reveal"
+            case .clear: "clear"
+            case .undo: "undo"
+            case .redo: "redo"
+            case .pause: "pause"
+            case let .unknown(name): name
+            }
+        }
+    }
+
+    /// What a check, reveal or clear covers.
+    public enum Extent: String, Hashable, Sendable {
+        case square, word, puzzle
+    }
+
+    public var kind: Kind
     public var row: Int?
     public var col: Int?
     public var letter: String?
     public var pencil: Bool?
     public var autocheck: Bool?
-    public var scope: String?
-    public var direction: String?
+    /// nil when none was sent or the one sent is not an extent.
+    public var scope: Extent?
+    /// nil when none was sent or the one sent is not a direction.
+    public var direction: Direction?
 
     public init(
-        kind: String, row: Int? = nil, col: Int? = nil, letter: String? = nil, pencil: Bool? = nil, autocheck: Bool? = nil,
-        scope: String? = nil, direction: String? = nil
+        kind: Kind, row: Int? = nil, col: Int? = nil, letter: String? = nil, pencil: Bool? = nil, autocheck: Bool? = nil,
+        scope: Extent? = nil, direction: Direction? = nil
     ) {
         self.kind = kind
         self.row = row
@@ -266,7 +303,33 @@ public struct BrowserCommand: Codable, Hashable, Sendable {
         self.direction = direction
     }
 
-    /// The mutator's command, or why this one does not describe one.
+    enum CodingKeys: String, CodingKey { case kind, row, col, letter, pencil, autocheck, scope, direction }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        kind = Kind(name: try container.decode(String.self, forKey: .kind))
+        row = try container.decodeIfPresent(Int.self, forKey: .row)
+        col = try container.decodeIfPresent(Int.self, forKey: .col)
+        letter = try container.decodeIfPresent(String.self, forKey: .letter)
+        pencil = try container.decodeIfPresent(Bool.self, forKey: .pencil)
+        autocheck = try container.decodeIfPresent(Bool.self, forKey: .autocheck)
+        scope = try container.decodeIfPresent(String.self, forKey: .scope).flatMap(Extent.init(rawValue:))
+        direction = try container.decodeIfPresent(String.self, forKey: .direction).flatMap(Direction.init(rawValue:))
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(kind.name, forKey: .kind)
+        try container.encodeIfPresent(row, forKey: .row)
+        try container.encodeIfPresent(col, forKey: .col)
+        try container.encodeIfPresent(letter, forKey: .letter)
+        try container.encodeIfPresent(pencil, forKey: .pencil)
+        try container.encodeIfPresent(autocheck, forKey: .autocheck)
+        try container.encodeIfPresent(scope?.rawValue, forKey: .scope)
+        try container.encodeIfPresent(direction?.rawValue, forKey: .direction)
+    }
+
+    /// The mutator's command, or why this one does not describe one (a pause is no command).
     public func command() -> Result<Command, CommandRefusal.Reason> {
         func position() -> GridPosition? {
             guard let row, let col else { return nil }
@@ -274,40 +337,38 @@ public struct BrowserCommand: Codable, Hashable, Sendable {
         }
         func scoped() -> Scope? {
             switch scope {
-            case "square": return position().map(Scope.square)
-            case "word":
-                guard let position = position(), let direction = direction.flatMap(Direction.init(rawValue:)) else { return nil }
+            case .square: return position().map(Scope.square)
+            case .word:
+                guard let position = position(), let direction else { return nil }
                 return .word(position, direction)
-            case "puzzle": return .puzzle
-            default: return nil
+            case .puzzle: return .puzzle
+            case nil: return nil
             }
         }
         let malformed = CommandRefusal.Reason(
             code: .invalid,
-            reason: Self.needs[kind].map { "that command is incomplete (\(kind) needs \($0))" }
-                ?? "\"\(TextRule.quote(kind))\" is not a command (one of \(Self.kinds))")
+            reason: Self.needs[kind].map { "that command is incomplete (\(kind.name) needs \($0))" }
+                ?? "\"\(TextRule.quote(kind.name))\" is not a command (one of \(Self.known))")
         switch kind {
-        case "setLetter":
+        case .setLetter:
             guard let position = position(), let letter else { return .failure(malformed) }
             return .success(.setLetter(position, letter, pencil: pencil ?? false, autocheck: autocheck ?? false))
-        case "delete":
+        case .delete:
             guard let position = position() else { return .failure(malformed) }
             return .success(.delete(position))
-        case "check", "reveal", "clear":
+        case .check, .reveal, .clear:
             guard let scope = scoped() else { return .failure(malformed) }
-            return .success(kind == "check" ? .check(scope) : kind == "reveal" ? .reveal(scope) : .clear(scope))
-        case "undo": return .success(.undo)
-        case "redo": return .success(.redo)
-        default: return .failure(malformed)
+            return .success(kind == .check ? .check(scope) : kind == .reveal ? .reveal(scope) : .clear(scope))
+        case .undo: return .success(.undo)
+        case .redo: return .success(.redo)
+        case .pause, .unknown: return .failure(malformed)
         }
     }
 
-    static let kinds = "setLetter, delete, check, reveal, clear, undo, redo, pause"
-    static let needs = [
-        "setLetter": "row, col and letter", "delete": "row and col",
-        "check": "a scope of square (with row and col), word (with row, col and direction) or puzzle",
-        "reveal": "a scope of square (with row and col), word (with row, col and direction) or puzzle",
-        "clear": "a scope of square (with row and col), word (with row, col and direction) or puzzle",
+    static let known = Kind.known.map(\.name).joined(separator: ", ")
+    static let scoped = "a scope of square (with row and col), word (with row, col and direction) or puzzle"
+    static let needs: [Kind: String] = [
+        .setLetter: "row, col and letter", .delete: "row and col", .check: scoped, .reveal: scoped, .clear: scoped,
     ]
 }
 

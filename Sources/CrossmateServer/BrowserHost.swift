@@ -533,7 +533,7 @@ actor BrowserGame {
         func refuse(_ code: RefusalCode, _ reason: String) -> ServerSocketMessage {
             .refused(CommandRefusal(id: request.id, gameID: gameID, CommandRefusal.Reason(code: code, reason: reason)))
         }
-        if request.command.kind == "pause" { return await pause(request, state: state) }
+        if request.command.kind == .pause { return await pause(request, state: state) }
         let command: Command
         switch request.command.command() {
         case let .success(made): command = made

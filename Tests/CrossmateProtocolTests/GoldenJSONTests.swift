@@ -289,9 +289,9 @@ import Testing
             ClientSocketMessage.self,
             #"{"command":{"col":0,"direction":"down","kind":"check","row":3,"scope":"word"},"gameID":"game-1","id":8,"type":"command"}"#)
         #expect(
-            try BrowserCommand(kind: "check", row: 3, col: 0, scope: "word", direction: "down").command().get()
+            try BrowserCommand(kind: "check", row: 3, col: 0, scope: .word, direction: .down).command().get()
                 == .check(.word(GridPosition(row: 3, col: 0), .down)))
-        #expect(try BrowserCommand(kind: "reveal", scope: "puzzle").command().get() == .reveal(.puzzle))
+        #expect(try BrowserCommand(kind: "reveal", scope: .puzzle).command().get() == .reveal(.puzzle))
         #expect(try BrowserCommand(kind: "undo").command().get() == .undo)
         let square = #"{"authorID":"acct-ann","col":2,"letter":"QU","pencil":true,"row":1,"verdict":"none"}"#
         _ = try roundTrip(

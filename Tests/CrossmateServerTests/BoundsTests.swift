@@ -51,7 +51,7 @@ import Testing
 
             // A command whose kind is a megabyte, and a letter that is one 200 KB grapheme.
             let hugeKind = String(repeating: "k", count: 1 << 20)
-            let kind = try await browser.run(game.gameID, BrowserCommand(kind: hugeKind))
+            let kind = try await browser.run(game.gameID, BrowserCommand(kind: .init(name: hugeKind)))
             #expect(Self.size(kind) < 1_024, "a 1 MB kind was answered with \(Self.size(kind)) bytes")
             let grapheme = "A" + String(repeating: "\u{301}", count: 100_000)
             let letter = try await browser.run(game.gameID, BrowserCommand(kind: "setLetter", row: 1, col: 0, letter: grapheme))
@@ -259,9 +259,9 @@ import Testing
             var browser = Browser(port: try #require(client.port), token: ann.token)
             _ = try await browser.open(game.gameID)
             _ = try await browser.applied(game.gameID, BrowserCommand(kind: "setLetter", row: 0, col: 0, letter: "B"))
-            let checked = try await browser.applied(game.gameID, BrowserCommand(kind: "check", scope: "puzzle"))
+            let checked = try await browser.applied(game.gameID, BrowserCommand(kind: "check", scope: .puzzle))
             #expect(checked.squares.count == 1)
-            let revealed = try await browser.applied(game.gameID, BrowserCommand(kind: "reveal", scope: "puzzle"))
+            let revealed = try await browser.applied(game.gameID, BrowserCommand(kind: "reveal", scope: .puzzle))
             #expect(revealed.squares.count == 625 && revealed.completion != nil)
             let (changes, _) = try await client.allChanges(ann, game.gameID)
             let batches = Set(

@@ -77,7 +77,9 @@ import Testing
     }
 
     static func scoped(_ kind: String, _ scope: String, _ row: Int = 0, _ col: Int = 0, _ direction: String = "across") -> BrowserCommand {
-        BrowserCommand(kind: kind, row: row, col: col, scope: scope, direction: direction)
+        // As the wire names them: a scope that is none stays unset, and the command is refused.
+        BrowserCommand(
+            kind: .init(name: kind), row: row, col: col, scope: BrowserCommand.Extent(rawValue: scope), direction: Direction(rawValue: direction))
     }
 
     /// A pause stops the player's share of the shared clock, for every device: the browser's
