@@ -1,0 +1,182 @@
+import CrossmateCore
+import CrossmateProtocol
+import CrossmateSync
+import Foundation
+
+// The store: a game's zone — appended moves, completions, participants leaving, other records,
+// change pages and snapshots.
+extension Store {
+    /// Appends a device's moves to a game. Inside one transaction (shared with concurrent batches,
+    /// see `GroupAppend`) it checks that the author is a participant with access, that each
+    /// replica's seqs continue without gaps, and that nothing is stamped after the game's
+    /// completion; a resent move is reported as a duplicate. Throws `StoreRefusal` for a missing
+    /// game or an author without access.
+    public func appendMoves(gameID: String, authorID: String, moves: [MoveRecord]) async throws -> AppendOutcome {
+        try await commits.submit(AppendRequest(gameID: gameID, authorID: authorID, moves: moves, bodies: moves.map(\.sortedJSON)))
+    }
+
+    /// Records a completion with the final grid, unless the game already has one; returns the
+    /// completion in force, whichever it is, with its final grid. The snapshot is stored at
+    /// `snapshot.zoneSeq`, the sequence whose moves it folds in (not the completion's own, which
+    /// can be later: moves committed meanwhile stay outside it, so a device joining from it
+    /// still fetches them). No newer snapshot outlives it: the finished grid is the latest.
+    public func complete(gameID: String, completion: CompletionRecord, game: GameRecord, snapshot: StoredSnapshot) async throws -> StoredCompletion {
+        let forUpdate = database.forUpdate
+        return try await database.transaction { db in
+            guard let row = try await db.first("SELECT zone_seq, completion FROM games WHERE game_id = ?\(forUpdate)", .text(gameID)) else {
+                throw StoreRefusal.gameNotFound
+            }
+            if let existing = row.text(1) {
+                let recorded = try Self.decode(CompletionRecord.self, existing, what: "completion", gameID: gameID)
+                guard let final = try await Self.latestSnapshot(db, gameID: gameID) else {
+                    throw CorruptRecord(what: "final snapshot", gameID: gameID, reason: "a completed game has no snapshot")
+                }
+                return StoredCompletion(completion: recorded, sequence: row.int(0)!, finalSnapshot: final)
+            }
+            let sequence = row.int(0)! + 1
+            var record = game
+            record.completion = completion
+            try await db.execute(
+                "UPDATE games SET completion = ?, zone_seq = ? WHERE game_id = ?",
+                .text(Self.json(completion)), .integer(sequence), .text(gameID))
+            try await Self.putRecord(db, gameID: gameID, sequence: sequence, .game(record))
+            try await db.execute("DELETE FROM snapshots WHERE game_id = ? AND zone_seq > ?", .text(gameID), .integer(snapshot.zoneSeq))
+            try await db.execute(
+                """
+                INSERT INTO snapshots (game_id, zone_seq, body) VALUES (?, ?, ?)
+                ON CONFLICT (game_id, zone_seq) DO UPDATE SET body = excluded.body
+                """, .text(gameID), .integer(snapshot.zoneSeq), .text(Self.json(snapshot.snapshot)))
+            return StoredCompletion(completion: completion, sequence: sequence, finalSnapshot: snapshot)
+        }
+    }
+
+    /// Removes a participant who left: the zone says they are gone and their feed drops the game.
+    /// A player in good standing loses their row (an invitation can bring them back); a player
+    /// the owner removed keeps it, marked as left, so that no invitation undoes the removal.
+    public func removeParticipant(_ participant: ParticipantRecord) async throws -> Int64 {
+        let forUpdate = database.forUpdate
+        return try await database.transaction { db in
+            guard let row = try await db.first("SELECT zone_seq FROM games WHERE game_id = ?\(forUpdate)", .text(participant.gameID)) else {
+                throw StoreRefusal.gameNotFound
+            }
+            let sequence = row.int(0)! + 1
+            try await db.execute(
+                "DELETE FROM participants WHERE game_id = ? AND author_id = ? AND revoked = 0",
+                .text(participant.gameID), .text(participant.authorID))
+            try await db.execute(
+                "UPDATE participants SET left_game = 1 WHERE game_id = ? AND author_id = ?",
+                .text(participant.gameID), .text(participant.authorID))
+            try await Self.revokeInvitations(db, gameID: participant.gameID, createdBy: participant.authorID)
+            try await db.execute("UPDATE games SET zone_seq = ? WHERE game_id = ?", .integer(sequence), .text(participant.gameID))
+            try await Self.putRecord(db, gameID: participant.gameID, sequence: sequence, .participant(participant))
+            try await Self.appendFeed(db, authorID: participant.authorID, gameID: participant.gameID, state: .removed)
+            return sequence
+        }
+    }
+
+    /// Writes a record that replaces its earlier version (participant, seal) under a new sequence.
+    /// Marks a device as a browser: the server makes its moves (see migration 9).
+    public func markBrowser(deviceID: String) async throws {
+        try await database.transaction { db in
+            try await db.execute("UPDATE devices SET browser = 1 WHERE device_id = ? AND browser = 0", .text(deviceID))
+        }
+    }
+
+    /// The browser devices that wrote moves in a game and have no Seal yet, with their last seq.
+    public func unsealedBrowsers(gameID: String) async throws -> [(deviceID: String, lastSeq: Int)] {
+        try await database.read { db in
+            try await db.query(
+                """
+                SELECT h.replica_id, h.last_seq FROM replica_heads h JOIN devices d ON d.device_id = h.replica_id
+                WHERE h.game_id = ? AND d.browser = 1 AND NOT EXISTS (
+                    SELECT 1 FROM records r WHERE r.game_id = h.game_id AND r.record_type = 'seal' AND r.record_key = h.replica_id)
+                ORDER BY h.replica_id
+                """, .text(gameID)
+            ).map { (deviceID: $0.text(0)!, lastSeq: Int($0.int(1)!)) }
+        }
+    }
+
+    /// Writes a record that is not a move (a seal, a pause) under the zone's next sequence,
+    /// replacing an earlier record of its kind and key; its sequence.
+    public func putRecord(gameID: String, _ record: ZoneChange.Record) async throws -> Int64 {
+        let forUpdate = database.forUpdate
+        return try await database.transaction { db in
+            guard let row = try await db.first("SELECT zone_seq FROM games WHERE game_id = ?\(forUpdate)", .text(gameID)) else {
+                throw StoreRefusal.gameNotFound
+            }
+            let sequence = row.int(0)! + 1
+            try await db.execute("UPDATE games SET zone_seq = ? WHERE game_id = ?", .integer(sequence), .text(gameID))
+            try await Self.putRecord(db, gameID: gameID, sequence: sequence, record)
+            return sequence
+        }
+    }
+
+    static func putRecord(_ db: any SQLConnection, gameID: String, sequence: Int64, _ record: ZoneChange.Record) async throws {
+        try await db.execute(
+            """
+            INSERT INTO records (game_id, zone_seq, record_type, record_key, body) VALUES (?, ?, ?, ?, ?)
+            ON CONFLICT (game_id, record_type, record_key) DO UPDATE SET zone_seq = excluded.zone_seq, body = excluded.body
+            """, .text(gameID), .integer(sequence), .text(record.kind.rawValue), .text(record.key), .text(record.sortedJSON))
+    }
+
+    /// Changes after `sequence`, oldest first, at most `limit`.
+    public func changes(gameID: String, after sequence: Int64, limit: Int) async throws -> [EncodedChange] {
+        try await database.read { db in
+            try await db.query(
+                """
+                SELECT zone_seq, record_type, body FROM records WHERE game_id = ? AND zone_seq > ? ORDER BY zone_seq LIMIT ?
+                """, .text(gameID), .integer(sequence), .integer(Int64(limit))
+            ).map { try Self.encodedChange($0, gameID: gameID) }
+        }
+    }
+
+    /// The game's records other than moves (the game, participants, seals) at or before
+    /// `sequence`: what a device loading a snapshot needs beside it, since the changes after the
+    /// snapshot hold only what changed later.
+    public func keyedRecords(gameID: String, through sequence: Int64) async throws -> [EncodedChange] {
+        try await database.read { db in
+            try await db.query(
+                """
+                SELECT zone_seq, record_type, body FROM records
+                WHERE game_id = ? AND zone_seq <= ? AND record_type <> 'move' ORDER BY zone_seq
+                """, .text(gameID), .integer(sequence)
+            ).map { try Self.encodedChange($0, gameID: gameID) }
+        }
+    }
+
+    /// A change read from `zone_seq, record_type, body`.
+    static func encodedChange(_ row: SQLRow, gameID: String) throws(CorruptRecord) -> EncodedChange {
+        let sequence = row.int(0)!
+        guard let kind = ZoneChange.Record.Kind(rawValue: row.text(1)!) else {
+            throw CorruptRecord(what: "record at \(sequence)", gameID: gameID, reason: "unknown record type \(row.text(1)!)")
+        }
+        return EncodedChange(sequence: sequence, kind: kind, json: row.text(2)!)
+    }
+
+    /// Stores a periodic snapshot, unless the game is complete: then its final grid stays the
+    /// latest snapshot.
+    public func saveSnapshot(gameID: String, zoneSeq: Int64, snapshot: Snapshot) async throws {
+        try await database.transaction { db in
+            try await db.execute(
+                """
+                INSERT INTO snapshots (game_id, zone_seq, body) SELECT ?, ?, ? WHERE EXISTS
+                (SELECT 1 FROM games WHERE game_id = ? AND completion IS NULL)
+                ON CONFLICT (game_id, zone_seq) DO UPDATE SET body = excluded.body
+                """, .text(gameID), .integer(zoneSeq), .text(Self.json(snapshot)), .text(gameID))
+        }
+    }
+
+    /// The newest snapshot: for a completed game, its final grid.
+    public func latestSnapshot(gameID: String) async throws -> StoredSnapshot? {
+        try await database.read { db in try await Self.latestSnapshot(db, gameID: gameID) }
+    }
+
+    static func latestSnapshot(_ db: any SQLConnection, gameID: String) async throws -> StoredSnapshot? {
+        guard
+            let row = try await db.first(
+                "SELECT zone_seq, body FROM snapshots WHERE game_id = ? ORDER BY zone_seq DESC LIMIT 1",
+                .text(gameID))
+        else { return nil }
+        return StoredSnapshot(zoneSeq: row.int(0)!, snapshot: try decode(Snapshot.self, row.text(1)!, what: "snapshot", gameID: gameID))
+    }
+}
