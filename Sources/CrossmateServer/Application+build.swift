@@ -26,13 +26,13 @@ public func buildApplication(_ configuration: ServerConfiguration, logger: Logge
         // Owner-only before SQLite opens it (SQLite gives its -wal and -shm the main file's mode).
         try PrivateFiles.prepareDatabase(at: path)
         database = try SQLiteDatabase(path: path, logger: logger)
-        store = Store(database: database, onGroupCommit: metrics.recordCommit)
+        store = Store(database: database, onGroupCommit: metrics.recordCommit, commitInterval: configuration.commitInterval)
         directory = GameDirectory(store: store, snapshotInterval: configuration.snapshotInterval)
         fanout = LocalFanout(hub: hub)
     case let .postgres(url):
         let postgres = try PostgresSQLDatabase(url: url, logger: logger)
         database = postgres
-        store = Store(database: database, onGroupCommit: metrics.recordCommit)
+        store = Store(database: database, onGroupCommit: metrics.recordCommit, commitInterval: configuration.commitInterval)
         directory = GameDirectory(store: store, snapshotInterval: configuration.snapshotInterval)
         let postgresFanout = PostgresFanout(hub: hub, database: postgres, store: store, directory: directory, logger: logger)
         services.append(postgres.client)

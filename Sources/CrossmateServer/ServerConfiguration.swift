@@ -38,6 +38,10 @@ public struct ServerConfiguration: Sendable {
     /// How often changed games' list summaries are stored and idle browser replicas (older than
     /// the grace above) are freed.
     public var housekeepingInterval = Duration.seconds(2)
+    /// The least time between the starts of two group commits of moves: zero commits as soon as
+    /// the writer is free (the lowest latency); a millisecond or two gathers more pushes into each
+    /// transaction and fsync, for less CPU per move (see BENCHMARKS.md).
+    public var commitInterval = Duration.zero
     /// Uploaded puzzle files parsed or waiting to be parsed at once; more are refused as busy.
     public var maximumConcurrentUploads = 8
     /// Timeouts and sizes for HTTP requests (`HTTPGuard`).

@@ -21,11 +21,15 @@ actor CommitQueue {
     /// retries later) instead of holding them all in memory.
     private(set) var waitingMoves = 0
     private let maximumWaitingMoves: Int
+    /// The least time from one group's start to the next one's (`Store.init`).
+    private let interval: Duration
+    private var lastStart = ContinuousClock.now - .seconds(1)
 
-    init(database: any SQLDatabase, onCommit: Store.GroupCommitObserver?, maximumWaitingMoves: Int) {
+    init(database: any SQLDatabase, onCommit: Store.GroupCommitObserver?, maximumWaitingMoves: Int, interval: Duration = .zero) {
         self.database = database
         self.onCommit = onCommit
         self.maximumWaitingMoves = maximumWaitingMoves
+        self.interval = interval
     }
 
     func submit(_ request: AppendRequest) async throws -> AppendOutcome {
@@ -44,6 +48,9 @@ actor CommitQueue {
     private func drain() async {
         let forUpdate = database.forUpdate
         while !pending.isEmpty {
+            let due = lastStart + interval
+            if due > ContinuousClock.now { try? await Task.sleep(until: due, clock: .continuous) }
+            lastStart = ContinuousClock.now
             let group = GroupAppend.commitOrder(pending.map(\.request.gameID)).map { pending[$0] }
             pending = []
             let requests = group.map(\.request)

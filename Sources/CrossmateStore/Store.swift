@@ -20,9 +20,16 @@ public final class Store: Sendable {
 
     /// `maximumWaitingMoves` bounds the moves waiting to be committed (about a kilobyte each);
     /// past it, appends are refused as `StoreRefusal.busy`.
-    public init(database: any SQLDatabase, onGroupCommit: GroupCommitObserver? = nil, maximumWaitingMoves: Int = 200_000) {
+    /// `commitInterval`: the least time from one group commit's start to the next (zero: a group
+    /// starts as soon as the one before it ends). A longer interval gathers more pushes into each
+    /// transaction and its fsync, for less CPU and a later acknowledgement (BENCHMARKS.md).
+    public init(
+        database: any SQLDatabase, onGroupCommit: GroupCommitObserver? = nil, maximumWaitingMoves: Int = 200_000,
+        commitInterval: Duration = .zero
+    ) {
         self.database = database
-        commits = CommitQueue(database: database, onCommit: onGroupCommit, maximumWaitingMoves: maximumWaitingMoves)
+        commits = CommitQueue(
+            database: database, onCommit: onGroupCommit, maximumWaitingMoves: maximumWaitingMoves, interval: commitInterval)
     }
 
     /// Moves submitted and not yet committed or refused.

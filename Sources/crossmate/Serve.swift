@@ -13,9 +13,12 @@ struct Serve: AsyncParsableCommand {
             Stores data in an SQLite file under --data (default \(ServerConfiguration.defaultDataDirectory)), or in \
             PostgreSQL with --postgres. Every option can also come from the environment: CROSSMATE_HOST, \
             CROSSMATE_PORT, CROSSMATE_DATA, CROSSMATE_POSTGRES_URL, CROSSMATE_LOG_LEVEL, CROSSMATE_EVENT_LOOPS; and the per-device rate \
-            limit by CROSSMATE_RATE_LIMIT_BURST (default 120 requests) and CROSSMATE_RATE_LIMIT_PER_SECOND (default 60);             new accounts and device links per client address by CROSSMATE_ACCOUNT_RATE_LIMIT_BURST (default 10) and             CROSSMATE_ACCOUNT_RATE_LIMIT_PER_SECOND (default 0.1); how long a request may take to arrive by \
+            limit by CROSSMATE_RATE_LIMIT_BURST (default 120 requests) and CROSSMATE_RATE_LIMIT_PER_SECOND (default 60); \
+            new accounts and device links per client address by CROSSMATE_ACCOUNT_RATE_LIMIT_BURST (default 10) and \
+            CROSSMATE_ACCOUNT_RATE_LIMIT_PER_SECOND (default 0.1); how long a request may take to arrive by \
             CROSSMATE_REQUEST_TIMEOUT_SECONDS (default 10) and an idle connection may stay open by \
-            CROSSMATE_IDLE_TIMEOUT_SECONDS (default 75).
+            CROSSMATE_IDLE_TIMEOUT_SECONDS (default 75); the least time between two group commits of moves by \
+            CROSSMATE_COMMIT_INTERVAL_MS (default 0: commit as soon as the last commit ends).
             """
     )
 
@@ -74,6 +77,12 @@ struct Serve: AsyncParsableCommand {
                 throw ValidationError("CROSSMATE_BROWSER_REPLICA_GRACE_SECONDS must be 0 to 86400, not \(text)")
             }
             configuration.browserReplicaGraceMillis = seconds * 1000
+        }
+        if let text = environment["CROSSMATE_COMMIT_INTERVAL_MS"] {
+            guard let millis = Double(text), (0...100).contains(millis) else {
+                throw ValidationError("CROSSMATE_COMMIT_INTERVAL_MS must be 0 to 100 (milliseconds), not \(text)")
+            }
+            configuration.commitInterval = .microseconds(Int64(millis * 1000))
         }
         // How long a client may take over a request's head and between requests (seconds).
         if let seconds = try positive("CROSSMATE_REQUEST_TIMEOUT_SECONDS") {
