@@ -3,6 +3,7 @@ import CrossmateProtocol
 import CrossmateStore
 import CrossmateSync
 import Foundation
+import Synchronization
 import Testing
 
 /// One suite, run on every available engine.
@@ -284,6 +285,35 @@ import Testing
         #expect(await store.waitingMoves == 0)
         let later = try await store.appendMoves(gameID: id, authorID: ann.author, moves: [move(id, ann.device, 2), move(id, ann.device, 3)])
         #expect(later.results.map(\.status) == [.saved, .saved])
+    }
+
+    /// With a commit interval, a group starts no sooner than the interval after the one before,
+    /// and the pushes that arrive meanwhile go together into the next.
+    @Test func aCommitIntervalGathersPushesIntoOneGroup() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("crossmate-interval-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let groups = Mutex([Int]())
+        let interval = Duration.milliseconds(300)
+        let store = Store(
+            database: try SQLiteDatabase(path: directory.appendingPathComponent("db.sqlite").path),
+            onGroupCommit: { batches, _ in groups.withLock { $0.append(batches) } }, commitInterval: interval)
+        try await store.migrate(now: 1)
+        let ann = try await account(store)
+        let id = try await game(store, owner: ann.author)
+
+        let started = ContinuousClock.now
+        _ = try await store.appendMoves(gameID: id, authorID: ann.author, moves: [move(id, ann.device, 1)])
+        // Three devices push at once, inside the interval: one group after it.
+        let outcomes = try await withThrowingTaskGroup(of: AppendOutcome.self) { tasks in
+            for device in ["a", "b", "c"] {
+                tasks.addTask { try await store.appendMoves(gameID: id, authorID: ann.author, moves: [self.move(id, device, 1)]) }
+            }
+            return try await tasks.reduce(into: []) { $0.append($1) }
+        }
+        #expect(ContinuousClock.now - started >= interval)
+        #expect(outcomes.flatMap(\.results).map(\.status) == [.saved, .saved, .saved])
+        #expect(groups.withLock { $0 } == [1, 3])
     }
 
     /// A stored record that no longer decodes is told, never skipped: reading the game and
