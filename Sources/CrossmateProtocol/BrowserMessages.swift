@@ -168,39 +168,26 @@ public struct CatchUpView: Codable, Hashable, Sendable {
     }
 }
 
-/// Everything a browser needs to draw a game it opens.
-public struct GameOpened: Codable, Hashable, Sendable {
-    /// Shown once per account: the device that opens the game first after others moved.
-    public var catchUp: CatchUpView?
-    /// Where the other devices in the game now last were (their stored cursors), so they show
-    /// before they next move.
-    public var cursors: [PeerCursorView]?
+/// The game as it stands, as every message that redraws it carries it (opened, update, applied):
+/// the squares to draw (all of them on opening, else those that changed), the completion and
+/// its scoreboard, what undo and redo can do, and the clock. Its fields sit in the message's
+/// own object on the wire; each message adds its own beside them.
+public struct GameStateView: Codable, Hashable, Sendable {
     public var gameID: String
-    public var layout: PuzzleLayout
     public var squares: [SquareView]
-    public var players: [PlayerView]
-    public var me: String
-    public var deviceID: String
-    public var readOnly: Bool
     public var completion: CompletionRecord?
+    /// With a completion: who did what.
     public var scoreboard: [PlayerScore]?
     public var canUndo: Bool
     public var canRedo: Bool
     public var timer: TimerView
 
     public init(
-        gameID: String, layout: PuzzleLayout, squares: [SquareView], players: [PlayerView], me: String, deviceID: String,
-        readOnly: Bool, completion: CompletionRecord?, scoreboard: [PlayerScore]?, canUndo: Bool, canRedo: Bool, timer: TimerView,
-        catchUp: CatchUpView? = nil
+        gameID: String, squares: [SquareView], completion: CompletionRecord?, scoreboard: [PlayerScore]?, canUndo: Bool, canRedo: Bool,
+        timer: TimerView
     ) {
-        self.catchUp = catchUp
         self.gameID = gameID
-        self.layout = layout
         self.squares = squares
-        self.players = players
-        self.me = me
-        self.deviceID = deviceID
-        self.readOnly = readOnly
         self.completion = completion
         self.scoreboard = scoreboard
         self.canUndo = canUndo
@@ -209,32 +196,101 @@ public struct GameOpened: Codable, Hashable, Sendable {
     }
 }
 
-/// What changed in an open game since the browser last heard: squares other devices changed,
-/// and the roster, read-only state, completion and clock as they now are.
-public struct GameUpdate: Codable, Hashable, Sendable {
-    public var gameID: String
-    public var squares: [SquareView]
+/// A message that carries the game's state beside fields of its own, in one JSON object.
+public protocol CarriesGameState {
+    var state: GameStateView { get set }
+}
+
+extension CarriesGameState {
+    public subscript<Value>(dynamicMember path: WritableKeyPath<GameStateView, Value>) -> Value {
+        get { state[keyPath: path] }
+        set { state[keyPath: path] = newValue }
+    }
+}
+
+/// Everything a browser needs to draw a game it opens.
+@dynamicMemberLookup
+public struct GameOpened: Codable, Hashable, Sendable, CarriesGameState {
+    public var state: GameStateView
+    public var layout: PuzzleLayout
     public var players: [PlayerView]
+    public var me: String
+    public var deviceID: String
     public var readOnly: Bool
-    public var completion: CompletionRecord?
-    public var scoreboard: [PlayerScore]?
-    public var canUndo: Bool
-    public var canRedo: Bool
-    public var timer: TimerView
+    /// Shown once per account: the device that opens the game first after others moved.
+    public var catchUp: CatchUpView?
+    /// Where the other devices in the game now last were (their stored cursors), so they show
+    /// before they next move.
+    public var cursors: [PeerCursorView]?
 
     public init(
-        gameID: String, squares: [SquareView], players: [PlayerView], readOnly: Bool, completion: CompletionRecord?,
-        scoreboard: [PlayerScore]?, canUndo: Bool, canRedo: Bool, timer: TimerView
+        _ state: GameStateView, layout: PuzzleLayout, players: [PlayerView], me: String, deviceID: String, readOnly: Bool,
+        catchUp: CatchUpView? = nil
     ) {
-        self.gameID = gameID
-        self.squares = squares
+        self.state = state
+        self.layout = layout
+        self.players = players
+        self.me = me
+        self.deviceID = deviceID
+        self.readOnly = readOnly
+        self.catchUp = catchUp
+    }
+
+    enum CodingKeys: String, CodingKey { case layout, players, me, deviceID, readOnly, catchUp, cursors }
+
+    public init(from decoder: any Decoder) throws {
+        state = try GameStateView(from: decoder)
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        layout = try container.decode(PuzzleLayout.self, forKey: .layout)
+        players = try container.decode([PlayerView].self, forKey: .players)
+        me = try container.decode(String.self, forKey: .me)
+        deviceID = try container.decode(String.self, forKey: .deviceID)
+        readOnly = try container.decode(Bool.self, forKey: .readOnly)
+        catchUp = try container.decodeIfPresent(CatchUpView.self, forKey: .catchUp)
+        cursors = try container.decodeIfPresent([PeerCursorView].self, forKey: .cursors)
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        try state.encode(to: encoder)
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(layout, forKey: .layout)
+        try container.encode(players, forKey: .players)
+        try container.encode(me, forKey: .me)
+        try container.encode(deviceID, forKey: .deviceID)
+        try container.encode(readOnly, forKey: .readOnly)
+        try container.encodeIfPresent(catchUp, forKey: .catchUp)
+        try container.encodeIfPresent(cursors, forKey: .cursors)
+    }
+}
+
+/// What changed in an open game since the browser last heard: squares other devices changed,
+/// and the roster, read-only state, completion and clock as they now are.
+@dynamicMemberLookup
+public struct GameUpdate: Codable, Hashable, Sendable, CarriesGameState {
+    public var state: GameStateView
+    public var players: [PlayerView]
+    public var readOnly: Bool
+
+    public init(_ state: GameStateView, players: [PlayerView], readOnly: Bool) {
+        self.state = state
         self.players = players
         self.readOnly = readOnly
-        self.completion = completion
-        self.scoreboard = scoreboard
-        self.canUndo = canUndo
-        self.canRedo = canRedo
-        self.timer = timer
+    }
+
+    enum CodingKeys: String, CodingKey { case players, readOnly }
+
+    public init(from decoder: any Decoder) throws {
+        state = try GameStateView(from: decoder)
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        players = try container.decode([PlayerView].self, forKey: .players)
+        readOnly = try container.decode(Bool.self, forKey: .readOnly)
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        try state.encode(to: encoder)
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(players, forKey: .players)
+        try container.encode(readOnly, forKey: .readOnly)
     }
 }
 
@@ -373,30 +429,28 @@ public struct BrowserCommand: Codable, Hashable, Sendable {
 }
 
 /// The answer to a command the server performed: the squares it changed (none when nothing
-/// needed to change) and what undo and redo can do now.
-public struct CommandApplied: Codable, Hashable, Sendable {
+/// needed to change) and the game as it now is.
+@dynamicMemberLookup
+public struct CommandApplied: Codable, Hashable, Sendable, CarriesGameState {
     public var id: Int
-    public var gameID: String
-    public var squares: [SquareView]
-    public var canUndo: Bool
-    public var canRedo: Bool
-    public var completion: CompletionRecord?
-    /// With a completion: who did what.
-    public var scoreboard: [PlayerScore]?
-    public var timer: TimerView
+    public var state: GameStateView
 
-    public init(
-        id: Int, gameID: String, squares: [SquareView], canUndo: Bool, canRedo: Bool, completion: CompletionRecord?,
-        scoreboard: [PlayerScore]? = nil, timer: TimerView
-    ) {
-        self.scoreboard = scoreboard
-        self.timer = timer
+    public init(id: Int, _ state: GameStateView) {
         self.id = id
-        self.gameID = gameID
-        self.squares = squares
-        self.canUndo = canUndo
-        self.canRedo = canRedo
-        self.completion = completion
+        self.state = state
+    }
+
+    enum CodingKeys: String, CodingKey { case id }
+
+    public init(from decoder: any Decoder) throws {
+        state = try GameStateView(from: decoder)
+        id = try decoder.container(keyedBy: CodingKeys.self).decode(Int.self, forKey: .id)
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        try state.encode(to: encoder)
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(id, forKey: .id)
     }
 }
 

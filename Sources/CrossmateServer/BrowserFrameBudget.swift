@@ -15,9 +15,10 @@ enum BrowserFrameBudget {
                 row: position.row, col: position.col, letter: puzzle.cell(at: position).solution ?? "W", pencil: true,
                 verdict: .checkedWrong, authorID: author)
         }
-        let opened = GameOpened(
-            gameID: author, layout: PuzzleLayout(puzzle), squares: squares, players: [], me: author, deviceID: author, readOnly: false,
-            completion: nil, scoreboard: nil, canUndo: true, canRedo: true, timer: TimerView(seconds: 0, countsFor: 0))
+        let state = GameStateView(
+            gameID: author, squares: squares, completion: nil, scoreboard: nil, canUndo: true, canRedo: true,
+            timer: TimerView(seconds: 0, countsFor: 0))
+        let opened = GameOpened(state, layout: PuzzleLayout(puzzle), players: [], me: author, deviceID: author, readOnly: false)
         return SocketHub.encode(.opened(opened)).utf8.count
     }
 

@@ -265,11 +265,15 @@ actor BrowserGame {
     /// A command's answer: the squares it changed and the game as it now is (`made`: the
     /// command's moves, not yet read back into `moves`). Every applied command answers so.
     private func applied(_ request: CommandRequest, squares: [SquareView] = [], made: [Move] = [], now: Int64) -> ServerSocketMessage {
-        .applied(
-            CommandApplied(
-                id: request.id, gameID: gameID, squares: squares, canUndo: replica.canUndo && !readOnly, canRedo: replica.canRedo && !readOnly,
-                completion: replica.completion.map(CompletionRecord.init), scoreboard: scoreboard(adding: made),
-                timer: timer(now: now, adding: made)))
+        .applied(CommandApplied(id: request.id, state(squares: squares, made: made, now: now)))
+    }
+
+    /// The game as it now is, with `squares` to draw (`made`: moves just made, not yet read back
+    /// into `moves`): what every message that redraws the game carries.
+    private func state(squares: [SquareView], made: [Move] = [], now: Int64) -> GameStateView {
+        GameStateView(
+            gameID: gameID, squares: squares, completion: replica.completion.map(CompletionRecord.init), scoreboard: scoreboard(adding: made),
+            canUndo: replica.canUndo && !readOnly, canRedo: replica.canRedo && !readOnly, timer: timer(now: now, adding: made))
     }
 
     /// The whole game as it now is, for a browser opening it.
@@ -321,9 +325,8 @@ actor BrowserGame {
 
     private func opened(now: Int64) -> GameOpened {
         GameOpened(
-            gameID: gameID, layout: PuzzleLayout(puzzle), squares: SquareView.all(replica.grid, of: puzzle), players: playerViews,
-            me: device.authorID, deviceID: device.deviceID, readOnly: readOnly, completion: replica.completion.map(CompletionRecord.init),
-            scoreboard: scoreboard, canUndo: replica.canUndo && !readOnly, canRedo: replica.canRedo && !readOnly, timer: timer(now: now))
+            state(squares: SquareView.all(replica.grid, of: puzzle), now: now), layout: PuzzleLayout(puzzle), players: playerViews,
+            me: device.authorID, deviceID: device.deviceID, readOnly: readOnly)
     }
 
     /// Reads the zone's changes after the last one read into the replica (this device's own
@@ -417,10 +420,7 @@ actor BrowserGame {
 
     /// The game as it now is, with the squares that changed.
     private func update(squares: [SquareView], now: Int64) -> GameUpdate {
-        GameUpdate(
-            gameID: gameID, squares: squares, players: playerViews, readOnly: readOnly,
-            completion: replica.completion.map(CompletionRecord.init), scoreboard: scoreboard,
-            canUndo: replica.canUndo && !readOnly, canRedo: replica.canRedo && !readOnly, timer: timer(now: now))
+        GameUpdate(state(squares: squares, now: now), players: playerViews, readOnly: readOnly)
     }
 
     /// The account's pins or preferred colour changed: read them again, and redraw the roster
