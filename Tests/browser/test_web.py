@@ -396,6 +396,35 @@ class WebAppTests(unittest.TestCase):
         ana.driver.find_element(By.CSS_SELECTOR, "[data-replay-play]").click()
         until("played to the end", lambda: ana.row(4) == "EATS#" and slider.get_attribute("value") == str(count))
 
+    def test_the_replay_player_seeks_as_folding_every_step_would(self):
+        # 2,000 seeded steps over a 21×21 grid, 400 seeds back and forth (long jumps, short
+        # steps, the ends): the player's grid is always the fold of the steps before it.
+        ana = self.player("Ana")
+        ana.open("/")
+        failures = ana.driver.execute_async_script(
+            """
+            const done = arguments[0];
+            import("/app/replay.js").then(({ ReplayPlayer }) => {
+              let seed = 7;
+              const next = (n) => { seed = (seed * 1103515245 + 12345) % 2147483648; return seed % n; };
+              const steps = Array.from({ length: 2000 }, (_, i) => ({ row: next(21), col: next(21), letter: String.fromCharCode(65 + next(26)), step: i }));
+              const player = new ReplayPlayer(steps);
+              const failures = [];
+              const targets = [0, 2000, 1999, 1, 64, 63, 65, 128];
+              for (let i = 0; i < 400; i++) targets.push(i % 3 === 0 ? next(2001) : Math.max(0, Math.min(2000, targets[targets.length - 1] + next(9) - 3)));
+              for (const target of targets) {
+                const expected = new Map();
+                for (let i = 0; i < target; i++) expected.set(`${steps[i].row},${steps[i].col}`, steps[i]);
+                const frame = player.seek(target);
+                const same = frame.size === expected.size && [...expected].every(([k, v]) => frame.get(k) === v);
+                if (!same) failures.push(target);
+              }
+              done({ failures, seeks: targets.length });
+            }).catch((error) => done({ failures: [String(error)], seeks: 0 }));
+            """)
+        self.assertEqual(failures["failures"], [])
+        self.assertGreaterEqual(failures["seeks"], 400)
+
     def test_a_second_browser_links_to_the_same_account(self):
         ana = self.player("Ana")
         ana.sign_up()
@@ -1204,7 +1233,7 @@ class WebAppTests(unittest.TestCase):
                 seen.remove(match)
         latencies.sort()
         weight = sum(len(urllib.request.urlopen(self.server.url + path).read())
-                     for path in ["/", "/app/app.js", "/app/dom.js", "/app/nav.js", "/app/connection.js", "/app/pages.js", "/app/game.js", "/app/keys.js", "/app/api.js", "/app/queue.js",
+                     for path in ["/", "/app/app.js", "/app/dom.js", "/app/nav.js", "/app/connection.js", "/app/pages.js", "/app/game.js", "/app/replay.js", "/app/keys.js", "/app/api.js", "/app/queue.js",
                                   "/app/settings.js", "/app/share.js", "/app/style.css", "/app/icon.svg", "/sw.js"])
         # What a first visit transfers before the page is usable, as Chromium counts it (bodies
         # as sent, gzipped): a fresh browser opening the list, and one opening a game.

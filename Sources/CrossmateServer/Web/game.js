@@ -9,6 +9,7 @@ import { connection } from "./connection.js";
 import { el, toast } from "./dom.js";
 import { Board, key, press } from "./keys.js";
 import { enqueue, queued, saveGame, savedGame, settle } from "./queue.js";
+import { ReplayPlayer } from "./replay.js";
 import { openSettings, settings } from "./settings.js";
 
 const KEYS = {
@@ -972,14 +973,10 @@ class GamePage {
     const label = el("span", { class: "replay-at" });
     const speed = el("select", { "aria-label": "replay speed" }, ...[1, 10, 100].map((x) => el("option", { value: String(x) }, `${x}×`)));
     const play = el("button", { type: "button", "data-replay-play": true }, "▶ Play");
+    const player = new ReplayPlayer(replay.steps);
     const show = (step) => {
       slider.value = String(step);
-      if (step >= count) this.replayFrame = null;
-      else {
-        const frame = new Map();
-        for (let i = 0; i < step; i++) frame.set(key(replay.steps[i]), replay.steps[i]);
-        this.replayFrame = frame;
-      }
+      this.replayFrame = step >= count ? null : player.seek(step);
       label.textContent = `move ${step} of ${count}`;
       this.renderGrid();
     };
