@@ -425,6 +425,47 @@ class WebAppTests(unittest.TestCase):
         self.assertEqual(failures["failures"], [])
         self.assertGreaterEqual(failures["seeks"], 400)
 
+    def test_the_game_state_answers_typing_retries_and_refusals(self):
+        # The page's state without a page: what a typed letter shows, what is sent, what an
+        # answer, a retry, a dropped command and a removal leave.
+        ana = self.player("Ana")
+        ana.open("/")
+        result = ana.driver.execute_async_script(
+            """
+            const done = arguments[0];
+            import("/app/gamestate.js").then(({ GameState, SERVER_ERROR_TRIES }) => {
+              const problems = [];
+              const expect = (what, ok) => { if (!ok) problems.push(what); };
+              const state = new GameState();
+              const square = (row, col, letter) => ({ row, col, letter, pencil: false, verdict: "none", authorID: "a" });
+              state.open({ gameID: "g", squares: [square(0, 0, "A")], readOnly: false, canUndo: false }, false);
+              expect("a saved copy sends nothing", state.unsent().length === 0);
+              const local = state.typed({ kind: "setLetter", row: 0, col: 1, letter: "b" });
+              expect("a typed letter shows at once", state.shown({ row: 0, col: 1 }).letter === "B" && state.shown({ row: 0, col: 1 }).pendingEdit);
+              state.queued(7, { kind: "setLetter", row: 0, col: 1, letter: "b" }, 100, local);
+              state.queued(5, { kind: "delete", row: 0, col: 0 }, 90);
+              expect("an earlier queued delete shows", state.shown({ row: 0, col: 0 }).letter === "");
+              state.open({ gameID: "g", squares: [square(0, 0, "A")], readOnly: false, canUndo: false }, true);
+              expect("opened: sent oldest first", JSON.stringify(state.unsent().map(([id]) => id)) === "[5,7]");
+              for (const [, entry] of state.unsent()) entry.sent = true;
+              expect("nothing twice", state.unsent().length === 0);
+              const limited = state.answered("refused", { id: 7, code: "rateLimited", reason: "slow down" });
+              expect("rate limited: again in 2 s", limited.retryAfter === 2000 && state.unsent().length === 1);
+              let last;
+              for (let i = 0; i < SERVER_ERROR_TRIES; i++) last = state.answered("refused", { id: 7, code: "serverError", reason: "oops" });
+              expect("dropped after the tries, in words", last.settled && /could not be saved after 5 tries/.test(last.refusal.reason));
+              expect("a dropped letter no longer shows", state.shown({ row: 0, col: 1 }).letter === "");
+              const applied = state.answered("applied", { id: 5, gameID: "g", squares: [square(0, 0, "")], canUndo: true, canRedo: false });
+              expect("applied: the server's squares and state", applied.settled && !applied.refusal && state.view.canUndo && state.shown({ row: 0, col: 0 }).letter === "");
+              expect("an answer to nothing is ignored", state.answered("applied", { id: 5 }).ignored);
+              state.queued(9, { kind: "setLetter", row: 0, col: 1, letter: "C" }, 110);
+              const removed = state.answered("refused", { id: 9, code: "removed", reason: "you were removed" });
+              expect("removed: read-only", removed.settled && state.view.readOnly);
+              done(problems);
+            }).catch((error) => done([String(error)]));
+            """)
+        self.assertEqual(result, [])
+
     def test_a_second_browser_links_to_the_same_account(self):
         ana = self.player("Ana")
         ana.sign_up()
@@ -1233,7 +1274,7 @@ class WebAppTests(unittest.TestCase):
                 seen.remove(match)
         latencies.sort()
         weight = sum(len(urllib.request.urlopen(self.server.url + path).read())
-                     for path in ["/", "/app/app.js", "/app/dom.js", "/app/nav.js", "/app/connection.js", "/app/pages.js", "/app/game.js", "/app/replay.js", "/app/keys.js", "/app/api.js", "/app/queue.js",
+                     for path in ["/", "/app/app.js", "/app/dom.js", "/app/nav.js", "/app/connection.js", "/app/pages.js", "/app/game.js", "/app/gamestate.js", "/app/replay.js", "/app/keys.js", "/app/api.js", "/app/queue.js",
                                   "/app/settings.js", "/app/share.js", "/app/style.css", "/app/icon.svg", "/sw.js"])
         # What a first visit transfers before the page is usable, as Chromium counts it (bodies
         # as sent, gzipped): a fresh browser opening the list, and one opening a game.

@@ -7,6 +7,7 @@
 import { api } from "./api.js";
 import { connection } from "./connection.js";
 import { el, toast } from "./dom.js";
+import { GameState } from "./gamestate.js";
 import { Board, key, press } from "./keys.js";
 import { enqueue, queued, saveGame, savedGame, settle } from "./queue.js";
 import { ReplayPlayer } from "./replay.js";
@@ -20,8 +21,6 @@ const KEYS = {
 /** Refusals that mean "try again later": the command stays queued. A server error is tried
  * again a few times, more slowly each time, then dropped with a note; every other refusal
  * drops the command at once with its reason, so the queue always drains. */
-const RETRY = new Set(["rateLimited", "serverError", "notOpen"]);
-const SERVER_ERROR_TRIES = 5;
 
 const clock = (seconds) => {
   const h = Math.floor(seconds / 3600);
@@ -40,25 +39,23 @@ class GamePage {
   constructor(main, gameID) {
     this.main = main;
     this.gameID = gameID;
-    this.view = null;
-    this.squares = new Map(); // confirmed by the server
-    this.pending = new Map(); // key → { command, typedAt, sent }
-    this.optimistic = []; // { id, row, col, letter, pencil } while unanswered, in order
+    this.state = new GameState();
     this.cursor = null;
     this.peers = new Map(); // deviceID → { authorID, row, col, direction, at }
-    this.nextLocal = -1;
     this.stops = [];
     // A touch screen gets the on-screen keyboard (a phone's own would cover half the grid).
     this.touch = matchMedia("(pointer: coarse)").matches;
   }
 
+  /** The game as the server last sent it (the state's). */
+  get view() {
+    return this.state.view;
+  }
+
   async start() {
     this.main.replaceChildren(el("p", { class: "loading" }, "Opening the game…"));
     // What was typed and not yet answered shows first, so the cursor starts after it.
-    for (const row of await queued(this.gameID)) {
-      this.pending.set(row.key, { command: row.command, typedAt: row.typedAt, sent: false });
-      this.showOptimistic(row.key, row.command);
-    }
+    for (const row of await queued(this.gameID)) this.state.queued(row.key, row.command, row.typedAt);
     const saved = await savedGame(this.gameID);
     if (saved) {
       this.opened(saved, false);
@@ -103,7 +100,7 @@ class GamePage {
     switch (message.type) {
       case "state":
         if (message.state === "live") connection.send({ type: "open", gameID: this.gameID });
-        else for (const entry of this.pending.values()) entry.sent = false;
+        else this.state.disconnected();
         this.renderStatus();
         break;
       case "opened":
@@ -121,27 +118,16 @@ class GamePage {
       case "applied":
       case "refused": {
         const answer = message.answer ?? message.refusal;
-        if (answer.gameID !== this.gameID || !this.pending.has(answer.id)) return;
-        if (message.type === "refused" && RETRY.has(answer.code)) {
-          const entry = this.pending.get(answer.id);
-          entry.sent = false;
-          if (answer.code === "serverError") entry.failures = (entry.failures ?? 0) + 1;
-          if (!(entry.failures >= SERVER_ERROR_TRIES)) {
-            const wait = answer.code === "rateLimited" ? 2000 : 1000 * 2 ** (entry.failures ?? 0);
-            setTimeout(() => this.flush(), wait);
-            return;
-          }
-          answer.reason = `a change could not be saved after ${SERVER_ERROR_TRIES} tries and was dropped (${answer.reason})`;
+        if (answer.gameID !== this.gameID) return;
+        const outcome = this.state.answered(message.type, answer);
+        if (outcome.ignored) return;
+        if (outcome.retryAfter !== undefined) {
+          setTimeout(() => this.flush(), outcome.retryAfter);
+          return;
         }
-        this.pending.delete(answer.id);
-        this.optimistic = this.optimistic.filter((entry) => entry.id !== answer.id);
         settle(answer.id);
-        if (message.type === "applied") {
-          this.absorb(answer);
-        } else {
-          toast(answer.reason[0].toUpperCase() + answer.reason.slice(1) + ".", "error");
-          if (answer.code === "removed") this.view.readOnly = true;
-        }
+        if (outcome.refusal) toast(outcome.refusal.reason[0].toUpperCase() + outcome.refusal.reason.slice(1) + ".", "error");
+        else this.absorbed(answer);
         this.render();
         break;
       }
@@ -177,16 +163,13 @@ class GamePage {
 
   opened(game, fresh) {
     const first = !this.view;
-    this.view = { ...game };
+    this.state.open(game, fresh);
     this.board = new Board(game.layout);
-    this.squares = new Map(game.squares.map((square) => [key(square), square]));
     this.timerAt = Date.now();
     if (first) {
       this.cursor = { ...this.board.opening((s) => this.letterAt(s)), pencil: false, rebus: null };
       this.build();
     }
-    if (fresh) this.view.stale = false;
-    else this.view.stale = true;
     // What others did since this account last looked: a line, and the squares marked until
     // this device types or moves on.
     for (const peer of (fresh ? game.cursors : null) ?? []) {
@@ -199,13 +182,14 @@ class GamePage {
     }
   }
 
-  /** An answer or update: changed squares and the game's state as it now is. */
+  /** An update: changed squares and the game's state as it now is. */
   absorb(change) {
-    for (const square of change.squares ?? []) this.squares.set(key(square), square);
-    for (const field of ["players", "readOnly", "completion", "scoreboard", "canUndo", "canRedo", "timer"]) {
-      if (field in change) this.view[field] = change[field];
-    }
-    if ("completion" in change && !change.completion) this.view.completion = null;
+    this.state.absorb(change);
+    this.absorbed(change);
+  }
+
+  /** After an update or an answer went into the state: cursors of players gone, the clock, the saved copy. */
+  absorbed(change) {
     if (change.players) {
       // A player none of whose devices is here any more takes their cursor with them.
       for (const [deviceID, peer] of this.peers) {
@@ -213,7 +197,6 @@ class GamePage {
       }
     }
     if (change.timer) this.timerAt = Date.now();
-    this.view.squares = [...this.squares.values()];
     saveGame(this.view);
   }
 
@@ -221,9 +204,8 @@ class GamePage {
 
   /** Sends every queued command not yet sent, oldest first. */
   flush() {
-    if (!connection.live || !this.view || this.view.stale) return;
-    for (const [id, entry] of [...this.pending.entries()].sort((a, b) => a[0] - b[0])) {
-      if (entry.sent || id < 0) continue;
+    if (!connection.live) return;
+    for (const [id, entry] of this.state.unsent()) {
       entry.sent = connection.send({ type: "command", gameID: this.gameID, id, command: entry.command, typedAt: entry.typedAt });
     }
   }
@@ -236,32 +218,18 @@ class GamePage {
       this.catchUpLine = null;
     }
     const typedAt = Math.round(connection.now());
-    const local = this.nextLocal--;
-    this.showOptimistic(local, command);
+    const local = this.state.typed(command);
     this.render();
     const id = await enqueue(this.gameID, command, typedAt);
-    for (const entry of this.optimistic) if (entry.id === local) entry.id = id;
-    this.pending.set(id, { command, typedAt, sent: false });
+    this.state.queued(id, command, typedAt, local);
     this.flush();
     this.renderStatus();
-  }
-
-  showOptimistic(id, command) {
-    if (command.kind === "setLetter") {
-      this.optimistic.push({ id, row: command.row, col: command.col, letter: command.letter.toUpperCase(), pencil: !!command.pencil });
-    } else if (command.kind === "delete") {
-      this.optimistic.push({ id, row: command.row, col: command.col, letter: "", pencil: false });
-    }
   }
 
   /** The letter a square shows: the newest unanswered edit, else the server's. */
   shown(position) {
     if (this.replayFrame) return this.replayFrame.get(key(position)) ?? { letter: "", pencil: false, verdict: "none", authorID: "" };
-    for (let i = this.optimistic.length - 1; i >= 0; i--) {
-      const entry = this.optimistic[i];
-      if (entry.row === position.row && entry.col === position.col) return { ...this.squares.get(key(position)), ...entry, pendingEdit: true };
-    }
-    return this.squares.get(key(position)) ?? { letter: "", pencil: false, verdict: "none", authorID: "" };
+    return this.state.shown(position);
   }
 
   letterAt(position) {
@@ -305,7 +273,7 @@ class GamePage {
   /** What revealing or clearing the whole puzzle would do, in words: "Clears 23 of Ben's
    * letters and 4 of yours." */
   puzzleConsequence(kind) {
-    const letters = [...this.squares.values()].filter((square) => square.letter && square.verdict !== "revealed");
+    const letters = [...this.state.squares.values()].filter((square) => square.letter && square.verdict !== "revealed");
     if (kind === "reveal") {
       const { width, squares } = this.view.layout;
       const empty = squares.filter((square, index) => square.kind === "letter" && !this.letterAt({ row: Math.floor(index / width), col: index % width })).length;
@@ -849,7 +817,7 @@ class GamePage {
 
   renderStatus() {
     if (!this.statusBox) return;
-    const unsent = this.pending.size;
+    const unsent = this.state.pending.size;
     let text;
     let state;
     if (this.view?.readOnly) [text, state] = ["Read-only", "readonly"];
