@@ -8,7 +8,9 @@ import Hummingbird
 struct AccountController {
     let state: ServerState
 
-    func addRoutes(to router: Router<CrossmateRequestContext>) {
+    /// This controller's routes, for the application's router.
+    var routes: RouteCollection<CrossmateRequestContext> {
+        let router = RouteCollection(context: CrossmateRequestContext.self)
         router.post("v1/accounts", use: createAccount)
         router.post("v1/devices/link-codes", use: createLinkCode)
         router.post("v1/devices", use: linkDevice)
@@ -17,6 +19,7 @@ struct AccountController {
         router.get("v1/devices", use: listDevices)
         router.delete("v1/devices/:device", use: revokeDevice)
         router.post("v1/socket-tickets", use: createSocketTicket)
+        return router
     }
 
     /// How long a socket ticket may wait to be used.
@@ -30,7 +33,7 @@ struct AccountController {
         }
     }
 
-    @Sendable func createAccount(_ request: Request, context: CrossmateRequestContext) async throws -> Response {
+    @Sendable func createAccount(_ request: Request, context: CrossmateRequestContext) async throws -> EditedResponse<DeviceSession> {
         try limitByAddress(context)
         let body = try await state.decode(CreateAccountRequest.self, from: request, limit: 16 * 1024)
         let name = try DisplayName.validated(body.displayName)
@@ -41,22 +44,24 @@ struct AccountController {
             authorID: authorID, displayName: name, deviceID: deviceID,
             tokenHash: Secrets.hash(token), now: state.now())
         state.logger.info("account created", metadata: ["author": "\(authorID)", "device": "\(deviceID)"])
-        return try ServerState.json(
-            DeviceSession(
-                account: AccountInfo(authorID: authorID, displayName: name),
-                deviceID: deviceID, token: token, serverTime: state.now()), status: .created)
+        return EditedResponse(
+            status: .created,
+            response:
+                DeviceSession(
+                    account: AccountInfo(authorID: authorID, displayName: name),
+                    deviceID: deviceID, token: token, serverTime: state.now()))
     }
 
-    @Sendable func createLinkCode(_ request: Request, context: CrossmateRequestContext) async throws -> Response {
+    @Sendable func createLinkCode(_ request: Request, context: CrossmateRequestContext) async throws -> EditedResponse<LinkCodeResponse> {
         let device = try context.requireDevice()
         let code = Secrets.token()
         let expiresAt = state.now() + state.configuration.linkCodeLifetimeMillis
         try await state.store.createLinkCode(
             codeHash: Secrets.hash(code), authorID: device.authorID, issuedBy: device.deviceID, expiresAt: expiresAt)
-        return try ServerState.json(LinkCodeResponse(code: code, expiresAt: expiresAt, serverTime: state.now()), status: .created)
+        return EditedResponse(status: .created, response: LinkCodeResponse(code: code, expiresAt: expiresAt, serverTime: state.now()))
     }
 
-    @Sendable func linkDevice(_ request: Request, context: CrossmateRequestContext) async throws -> Response {
+    @Sendable func linkDevice(_ request: Request, context: CrossmateRequestContext) async throws -> EditedResponse<DeviceSession> {
         try limitByAddress(context)
         let body = try await state.decode(LinkDeviceRequest.self, from: request, limit: 16 * 1024)
         let deviceID = Secrets.identifier(prefix: "dev")
@@ -67,15 +72,17 @@ struct AccountController {
         else {
             throw APIError(.gone, "this link code is unknown, already used or expired; make a new one on a signed-in device")
         }
-        return try ServerState.json(
-            DeviceSession(
-                account: AccountInfo(authorID: device.authorID, displayName: device.displayName),
-                deviceID: deviceID, token: token, serverTime: state.now()), status: .created)
+        return EditedResponse(
+            status: .created,
+            response:
+                DeviceSession(
+                    account: AccountInfo(authorID: device.authorID, displayName: device.displayName),
+                    deviceID: deviceID, token: token, serverTime: state.now()))
     }
 
     /// Renames the account: the name fans out to every game it is in (each game's participant
     /// record is written again, so every device of every player hears of it).
-    @Sendable func rename(_ request: Request, context: CrossmateRequestContext) async throws -> Response {
+    @Sendable func rename(_ request: Request, context: CrossmateRequestContext) async throws -> MeResponse {
         let device = try context.requireDevice()
         let body = try await state.decode(RenameRequest.self, from: request, limit: 16 * 1024)
         let name = try DisplayName.validated(body.displayName)
@@ -91,29 +98,29 @@ struct AccountController {
             // A rename changes no list's games: the feed stays as it is.
             try await state.writes.setParticipant(record, feedState: participant.revoked ? .readOnly : .active, tellFeed: false)
         }
-        return try ServerState.json(
-            MeResponse(account: AccountInfo(authorID: device.authorID, displayName: name), deviceID: device.deviceID, serverTime: state.now()))
+        return
+            MeResponse(account: AccountInfo(authorID: device.authorID, displayName: name), deviceID: device.deviceID, serverTime: state.now())
     }
 
-    @Sendable func me(_ request: Request, context: CrossmateRequestContext) async throws -> Response {
+    @Sendable func me(_ request: Request, context: CrossmateRequestContext) async throws -> MeResponse {
         let device = try context.requireDevice()
-        return try ServerState.json(
+        return
             MeResponse(
                 account: AccountInfo(authorID: device.authorID, displayName: device.displayName),
-                deviceID: device.deviceID, serverTime: state.now()))
+                deviceID: device.deviceID, serverTime: state.now())
     }
 
-    @Sendable func listDevices(_ request: Request, context: CrossmateRequestContext) async throws -> Response {
+    @Sendable func listDevices(_ request: Request, context: CrossmateRequestContext) async throws -> DeviceListResponse {
         let device = try context.requireDevice()
         let devices = try await state.store.devices(of: device.authorID).map {
             DeviceInfo(deviceID: $0.deviceID, createdAt: $0.createdAt, current: $0.deviceID == device.deviceID)
         }
-        return try ServerState.json(DeviceListResponse(devices: devices, serverTime: state.now()))
+        return DeviceListResponse(devices: devices, serverTime: state.now())
     }
 
     /// Revokes one of the account's devices (a lost phone), or this one (signing out): its token
     /// stops working on every instance and its sockets close.
-    @Sendable func revokeDevice(_ request: Request, context: CrossmateRequestContext) async throws -> Response {
+    @Sendable func revokeDevice(_ request: Request, context: CrossmateRequestContext) async throws -> OKResponse {
         let device = try context.requireDevice()
         let target = try context.parameters.require("device")
         guard try await state.store.revokeDevice(target, of: device.authorID) else {
@@ -121,15 +128,15 @@ struct AccountController {
         }
         await state.fanout.publish(.deviceRevoked(deviceID: target))
         state.logger.info("device revoked", metadata: ["author": "\(device.authorID)", "device": "\(target)"])
-        return try ServerState.json(OKResponse(serverTime: state.now()))
+        return OKResponse(serverTime: state.now())
     }
 
-    @Sendable func createSocketTicket(_ request: Request, context: CrossmateRequestContext) async throws -> Response {
+    @Sendable func createSocketTicket(_ request: Request, context: CrossmateRequestContext) async throws -> EditedResponse<SocketTicketResponse> {
         let device = try context.requireDevice()
         let ticket = Secrets.token()
         let now = state.now()
         let expiresAt = now + Self.socketTicketLifetimeMillis
         try await state.store.createSocketTicket(ticketHash: Secrets.hash(ticket), deviceID: device.deviceID, now: now, expiresAt: expiresAt)
-        return try ServerState.json(SocketTicketResponse(ticket: ticket, expiresAt: expiresAt, serverTime: now), status: .created)
+        return EditedResponse(status: .created, response: SocketTicketResponse(ticket: ticket, expiresAt: expiresAt, serverTime: now))
     }
 }

@@ -46,18 +46,18 @@ public func buildApplication(_ configuration: ServerConfiguration, logger: Logge
     let router = Router(context: CrossmateRequestContext.self)
     router.add(middleware: JSONErrors(state: state))
     router.add(middleware: DeviceAuthenticator(state: state))
-    OperationsController(state: state).addRoutes(to: router)
-    AccountController(state: state).addRoutes(to: router)
+    router.addRoutes(OperationsController(state: state).routes)
+    router.addRoutes(AccountController(state: state).routes)
     let games = GameController(state: state)
-    games.addRoutes(to: router)
-    ShareController(state: state, games: games).addRoutes(to: router)
-    FeedController(state: state).addRoutes(to: router)
-    WebController(state: state).addRoutes(to: router)
-    SocialController(state: state).addRoutes(to: router)
+    router.addRoutes(games.routes)
+    router.addRoutes(ShareController(state: state, games: games).routes)
+    router.addRoutes(FeedController(state: state).routes)
+    router.addRoutes(WebController(state: state).routes)
+    router.addRoutes(SocialController(state: state).routes)
     // WebSocket upgrades get a router of their own, so ordinary requests never try to match it.
     let socketRouter = Router(context: CrossmateRequestContext.self)
     socketRouter.add(middleware: SocketAuthenticator(state: state))
-    SocketController(state: state).addRoutes(to: socketRouter)
+    socketRouter.addRoutes(SocketController(state: state).routes)
 
     // Every connection is guarded from its first byte (`HTTPGuard`): malformed requests are
     // answered and closed, slow and silent clients time out, headers and targets are bounded.
@@ -96,10 +96,12 @@ public func buildApplication(_ configuration: ServerConfiguration, logger: Logge
 struct OperationsController {
     let state: ServerState
 
-    func addRoutes(to router: Router<CrossmateRequestContext>) {
-        router.get("healthz") { _, _ -> Response in
+    /// This controller's routes, for the application's router.
+    var routes: RouteCollection<CrossmateRequestContext> {
+        let router = RouteCollection(context: CrossmateRequestContext.self)
+        router.get("healthz") { _, _ -> [String: String] in
             _ = try await state.store.feedSequence(authorID: "")
-            return try ServerState.json(["status": "ok"])
+            return ["status": "ok"]
         }
         router.get("metrics") { _, _ -> Response in
             state.metrics.gameProjections.record(state.directory.count)
@@ -107,5 +109,6 @@ struct OperationsController {
                 status: .ok, headers: [.contentType: "text/plain; version=0.0.4"],
                 body: .init(byteBuffer: ByteBuffer(string: state.metrics.render())))
         }
+        return router
     }
 }

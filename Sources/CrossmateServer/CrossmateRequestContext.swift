@@ -1,4 +1,5 @@
 import CrossmateStore
+import Foundation
 import Hummingbird
 import HummingbirdWebSocket
 import NIOCore
@@ -21,6 +22,10 @@ public struct CrossmateRequestContext: RequestContext, WebSocketRequestContext {
         device = nil
         socketRefusal = nil
     }
+
+    /// Answers as every client has read them: slashes unescaped (a path in an invitation reads
+    /// as one), keys in the types' order.
+    public var responseEncoder: JSONEncoder { ServerState.encoder }
 
     /// Batches may be up to 2 MB; the default limit is smaller.
     public var maxUploadSize: Int { 8 * 1024 * 1024 }

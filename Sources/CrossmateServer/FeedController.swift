@@ -5,11 +5,14 @@ import Hummingbird
 struct FeedController {
     let state: ServerState
 
-    func addRoutes(to router: Router<CrossmateRequestContext>) {
+    /// This controller's routes, for the application's router.
+    var routes: RouteCollection<CrossmateRequestContext> {
+        let router = RouteCollection(context: CrossmateRequestContext.self)
         router.get("v1/feed", use: feed)
+        return router
     }
 
-    @Sendable func feed(_ request: Request, context: CrossmateRequestContext) async throws -> Response {
+    @Sendable func feed(_ request: Request, context: CrossmateRequestContext) async throws -> FeedResponse {
         let device = try context.requireDevice()
         var after: Int64 = 0
         if let since = request.uri.queryParameters["since"] {
@@ -21,9 +24,9 @@ struct FeedController {
         let limit = min(ProtocolLimits.maximumChangesPerPage, max(1, request.uri.queryParameters["limit"].flatMap { Int(String($0)) } ?? 500))
         let entries = try await state.store.feed(authorID: device.authorID, after: after, limit: limit + 1)
         let page = Array(entries.prefix(limit))
-        return try ServerState.json(
+        return
             FeedResponse(
                 entries: page, token: ChangeToken(zone: "feed", sequence: page.last?.sequence ?? after),
-                moreComing: entries.count > limit, serverTime: state.now()))
+                moreComing: entries.count > limit, serverTime: state.now())
     }
 }

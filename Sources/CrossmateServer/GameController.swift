@@ -10,7 +10,9 @@ import Hummingbird
 struct GameController {
     let state: ServerState
 
-    func addRoutes(to router: Router<CrossmateRequestContext>) {
+    /// This controller's routes, for the application's router.
+    var routes: RouteCollection<CrossmateRequestContext> {
+        let router = RouteCollection(context: CrossmateRequestContext.self)
         router.post("v1/games", use: create)
         router.get("v1/games", use: list)
         router.post("v1/games/:game/moves", use: pushMoves)
@@ -19,9 +21,10 @@ struct GameController {
         router.post("v1/games/:game/resign", use: resign)
         router.post("v1/games/:game/seals", use: seal)
         router.post("v1/games/:game/presence", use: presence)
+        return router
     }
 
-    @Sendable func create(_ request: Request, context: CrossmateRequestContext) async throws -> Response {
+    @Sendable func create(_ request: Request, context: CrossmateRequestContext) async throws -> EditedResponse<GameSummary> {
         let device = try context.requireDevice()
         // Base64 makes a file a third larger; the file itself is capped by PuzzleFile.maximumSize.
         let body = try await state.decode(CreateGameRequest.self, from: request, limit: PuzzleFile.maximumSize * 4 / 3 + 64 * 1024)
@@ -52,11 +55,13 @@ struct GameController {
         await state.writes.feedChanged(of: device.authorID)
         state.logger.info("game created", metadata: ["game": "\(gameID)", "owner": "\(device.authorID)"])
         let total = puzzle.letterPositions.count
-        return try ServerState.json(
-            GameSummary(
-                gameID: gameID, title: Self.listTitle(puzzle.title), width: puzzle.width, height: puzzle.height, ownerID: device.authorID,
-                role: .owner, readOnly: false, filled: 0, total: total, completion: nil,
-                token: ChangeToken(zone: gameID, sequence: sequence), serverTime: state.now()), status: .created)
+        return EditedResponse(
+            status: .created,
+            response:
+                GameSummary(
+                    gameID: gameID, title: Self.listTitle(puzzle.title), width: puzzle.width, height: puzzle.height, ownerID: device.authorID,
+                    role: .owner, readOnly: false, filled: 0, total: total, completion: nil,
+                    token: ChangeToken(zone: gameID, sequence: sequence), serverTime: state.now()))
     }
 
     /// The title the games list shows: at most 200 bytes of UTF-8, cut between characters (the
@@ -69,7 +74,7 @@ struct GameController {
     /// previous page's `next`). A game's size, progress and picture come from the projection
     /// this instance holds, else from its stored summary (no grid is built for a list); only a
     /// game made before summaries were stored is loaded, once, to store its summary.
-    @Sendable func list(_ request: Request, context: CrossmateRequestContext) async throws -> Response {
+    @Sendable func list(_ request: Request, context: CrossmateRequestContext) async throws -> GameListResponse {
         let device = try context.requireDevice()
         let query = request.uri.queryParameters
         let limit = min(ProtocolLimits.maximumGamesPerPage, max(1, query["limit"].flatMap { Int(String($0)) } ?? ProtocolLimits.maximumGamesPerPage))
@@ -97,7 +102,7 @@ struct GameController {
         }
         let next = page.count > limit ? page.prefix(limit).last.map { GameListCursor(createdAt: $0.0.createdAt, gameID: $0.0.gameID) } : nil
         let unread = summaries.count { $0.unread == true }
-        return try ServerState.json(GameListResponse(games: summaries, next: next, serverTime: state.now(), unreadCount: unread))
+        return GameListResponse(games: summaries, next: next, serverTime: state.now(), unreadCount: unread)
     }
 
     /// A game as one player's list shows it, from the game's projection.
@@ -153,11 +158,11 @@ struct GameController {
             .sorted { ($0.role == .owner ? 0 : 1, $0.displayName) < ($1.role == .owner ? 0 : 1, $1.displayName) }.map(\.displayName)
     }
 
-    @Sendable func pushMoves(_ request: Request, context: CrossmateRequestContext) async throws -> Response {
+    @Sendable func pushMoves(_ request: Request, context: CrossmateRequestContext) async throws -> PushMovesResponse {
         let device = try context.requireDevice()
         let gameID = try context.parameters.require("game")
         let body = try await state.decode(PushMovesRequest.self, from: request, limit: ProtocolLimits.maximumBatchBytes)
-        return try ServerState.json(try await state.writes.ingest(body.moves, into: gameID, from: device))
+        return try await state.writes.ingest(body.moves, into: gameID, from: device)
     }
 
     @Sendable func changes(_ request: Request, context: CrossmateRequestContext) async throws -> Response {
@@ -190,7 +195,7 @@ struct GameController {
             body: .init(byteBuffer: ByteBuffer(string: json)))
     }
 
-    @Sendable func snapshot(_ request: Request, context: CrossmateRequestContext) async throws -> Response {
+    @Sendable func snapshot(_ request: Request, context: CrossmateRequestContext) async throws -> SnapshotResponse {
         let device = try context.requireDevice()
         let gameID = try context.parameters.require("game")
         let (game, _) = try await state.access(gameID, for: device, write: false)
@@ -201,33 +206,33 @@ struct GameController {
         let through = stored?.zoneSeq ?? 0
         let keyed = try await state.store.keyedRecords(gameID: gameID, through: through)
         let records = try keyed.map { try $0.decoded(gameID: gameID) }
-        return try ServerState.json(
+        return
             SnapshotResponse(
                 game: record, snapshot: stored?.snapshot, records: records, token: ChangeToken(zone: gameID, sequence: through),
-                serverTime: state.now()))
+                serverTime: state.now())
     }
 
-    @Sendable func resign(_ request: Request, context: CrossmateRequestContext) async throws -> Response {
+    @Sendable func resign(_ request: Request, context: CrossmateRequestContext) async throws -> CompletionResponse {
         let device = try context.requireDevice()
         let gameID = try context.parameters.require("game")
         let completion = try await state.writes.resign(gameID, by: device)
-        return try ServerState.json(CompletionResponse(completion: completion, serverTime: state.now()))
+        return CompletionResponse(completion: completion, serverTime: state.now())
     }
 
-    @Sendable func seal(_ request: Request, context: CrossmateRequestContext) async throws -> Response {
+    @Sendable func seal(_ request: Request, context: CrossmateRequestContext) async throws -> OKResponse {
         let device = try context.requireDevice()
         let gameID = try context.parameters.require("game")
         let body = try await state.decode(SealRequest.self, from: request, limit: 16 * 1024)
         try await state.writes.seal(gameID, through: body.lastSeq, by: device)
-        return try ServerState.json(OKResponse(serverTime: state.now()))
+        return OKResponse(serverTime: state.now())
     }
 
     /// A native device enters, reads or leaves a game (a browser's hosted replica does the same
     /// for it). Reading cannot run ahead of the zone: a device only shows what exists.
-    @Sendable func presence(_ request: Request, context: CrossmateRequestContext) async throws -> Response {
+    @Sendable func presence(_ request: Request, context: CrossmateRequestContext) async throws -> PresenceResponse {
         let device = try context.requireDevice()
         let gameID = try context.parameters.require("game")
         let body = try await state.decode(PresenceRequest.self, from: request, limit: 4 * 1024)
-        return try ServerState.json(try await state.writes.presence(body, in: gameID, by: device))
+        return try await state.writes.presence(body, in: gameID, by: device)
     }
 }

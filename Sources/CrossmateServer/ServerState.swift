@@ -102,14 +102,6 @@ final class ServerState: Sendable {
         }
     }
 
-    /// A JSON response.
-    static func json<T: Encodable>(_ value: T, status: HTTPResponse.Status = .ok) throws -> Response {
-        let data = try encoder.encode(value)
-        return Response(
-            status: status, headers: [.contentType: "application/json; charset=utf-8"],
-            body: .init(byteBuffer: ByteBuffer(bytes: data)))
-    }
-
     /// The game and the caller's participation, or the error that ends the request.
     func access(_ gameID: String, for device: StoredDevice, write: Bool) async throws -> (StoredGame, StoredParticipant) {
         guard let (game, found) = try await store.access(gameID: gameID, authorID: device.authorID) else {

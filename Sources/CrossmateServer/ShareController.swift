@@ -13,7 +13,9 @@ struct ShareController {
     let state: ServerState
     let games: GameController
 
-    func addRoutes(to router: Router<CrossmateRequestContext>) {
+    /// This controller's routes, for the application's router.
+    var routes: RouteCollection<CrossmateRequestContext> {
+        let router = RouteCollection(context: CrossmateRequestContext.self)
         router.post("v1/games/:game/invitations", use: invite)
         router.get("v1/games/:game/invitations", use: links)
         router.delete("v1/games/:game/invitations/:link", use: revokeLink)
@@ -22,9 +24,10 @@ struct ShareController {
         router.post("v1/invitations/:token/accept", use: accept)
         router.post("v1/games/:game/leave", use: leave)
         router.delete("v1/games/:game/participants/:author", use: remove)
+        return router
     }
 
-    @Sendable func invite(_ request: Request, context: CrossmateRequestContext) async throws -> Response {
+    @Sendable func invite(_ request: Request, context: CrossmateRequestContext) async throws -> EditedResponse<InvitationResponse> {
         let device = try context.requireDevice()
         let gameID = try context.parameters.require("game")
         // The body is optional: no body is a link that does not expire.
@@ -48,14 +51,16 @@ struct ShareController {
         try await state.store.createInvitation(
             tokenHash: Secrets.hash(token), linkID: linkID, gameID: gameID, createdBy: device.authorID,
             now: now, expiresAt: expiresAt)
-        return try ServerState.json(
-            InvitationResponse(
-                token: token, linkID: linkID, gameID: gameID, expiresAt: expiresAt, path: "/join/\(token)",
-                serverTime: state.now()), status: .created)
+        return EditedResponse(
+            status: .created,
+            response:
+                InvitationResponse(
+                    token: token, linkID: linkID, gameID: gameID, expiresAt: expiresAt, path: "/join/\(token)",
+                    serverTime: state.now()))
     }
 
     /// The game's working links: all of them for the owner, a player's own for a player.
-    @Sendable func links(_ request: Request, context: CrossmateRequestContext) async throws -> Response {
+    @Sendable func links(_ request: Request, context: CrossmateRequestContext) async throws -> InvitationListResponse {
         let device = try context.requireDevice()
         let gameID = try context.parameters.require("game")
         let (game, _) = try await state.access(gameID, for: device, write: true)
@@ -68,10 +73,10 @@ struct ShareController {
                 linkID: link.linkID, createdBy: link.createdBy, createdByName: names[link.createdBy] ?? "a former player",
                 createdAt: link.createdAt, expiresAt: link.expiresAt, canRevoke: true)
         }
-        return try ServerState.json(InvitationListResponse(links: links, maxLinks: ProtocolLimits.liveInvitationsPerGame, serverTime: state.now()))
+        return InvitationListResponse(links: links, maxLinks: ProtocolLimits.liveInvitationsPerGame, serverTime: state.now())
     }
 
-    @Sendable func revokeLink(_ request: Request, context: CrossmateRequestContext) async throws -> Response {
+    @Sendable func revokeLink(_ request: Request, context: CrossmateRequestContext) async throws -> OKResponse {
         let device = try context.requireDevice()
         let gameID = try context.parameters.require("game")
         let linkID = try context.parameters.require("link")
@@ -90,7 +95,7 @@ struct ShareController {
         } else {
             throw APIError(.notFound, "you have no working invitation link \(TextRule.quote(linkID)) in this game")
         }
-        return try ServerState.json(OKResponse(serverTime: state.now()))
+        return OKResponse(serverTime: state.now())
     }
 
     private func invitation(_ context: CrossmateRequestContext) async throws -> (String, StoredInvitation) {
@@ -118,7 +123,7 @@ struct ShareController {
 
     /// Who invites whom to what, before anyone makes an account: a link that cannot be used
     /// says so here. No token is needed; without one the request is limited by address.
-    @Sendable func preview(_ request: Request, context: CrossmateRequestContext) async throws -> Response {
+    @Sendable func preview(_ request: Request, context: CrossmateRequestContext) async throws -> InvitationPreview {
         if context.device == nil {
             let address = "address " + (context.channel.remoteAddress?.ipAddress ?? "unknown")
             if let wait = state.limiter.take(address, now: state.now()) {
@@ -133,14 +138,14 @@ struct ShareController {
         } else {
             joined = false
         }
-        return try ServerState.json(
+        return
             InvitationPreview(
                 gameID: invitation.gameID, title: title, invitedBy: inviter.displayName,
                 players: try await games.players(of: invitation.gameID), expiresAt: invitation.expiresAt, joined: joined,
-                serverTime: state.now()))
+                serverTime: state.now())
     }
 
-    @Sendable func revoke(_ request: Request, context: CrossmateRequestContext) async throws -> Response {
+    @Sendable func revoke(_ request: Request, context: CrossmateRequestContext) async throws -> OKResponse {
         let device = try context.requireDevice()
         let (token, invitation) = try await invitation(context)
         guard let game = try await state.store.gameHeading(invitation.gameID),
@@ -149,10 +154,10 @@ struct ShareController {
             throw APIError(.forbidden, "only the game's owner or the link's maker can revoke it")
         }
         try await state.store.revokeInvitation(tokenHash: Secrets.hash(token))
-        return try ServerState.json(OKResponse(serverTime: state.now()))
+        return OKResponse(serverTime: state.now())
     }
 
-    @Sendable func accept(_ request: Request, context: CrossmateRequestContext) async throws -> Response {
+    @Sendable func accept(_ request: Request, context: CrossmateRequestContext) async throws -> GameSummary {
         let device = try context.requireDevice()
         let (_, invitation) = try await invitation(context)
         if let existing = try await state.store.participant(gameID: invitation.gameID, authorID: device.authorID) {
@@ -161,7 +166,7 @@ struct ShareController {
             }
             // Already in: the link takes them to the game whatever became of it.
             guard let game = try await state.store.game(invitation.gameID) else { throw APIError(.notFound, "the game no longer exists") }
-            return try ServerState.json(try await games.summary(game, existing))
+            return try await games.summary(game, existing)
         }
         _ = try await usable(invitation)
         if try await SocialController.blocked(by: device.authorID, store: state.store).contains(invitation.createdBy) {
@@ -176,10 +181,10 @@ struct ShareController {
         guard let joined = try await state.store.participant(gameID: game.gameID, authorID: device.authorID),
             let refreshed = try await state.store.game(game.gameID)
         else { throw APIError(.serverError, "joining failed") }
-        return try ServerState.json(try await games.summary(refreshed, joined))
+        return try await games.summary(refreshed, joined)
     }
 
-    @Sendable func leave(_ request: Request, context: CrossmateRequestContext) async throws -> Response {
+    @Sendable func leave(_ request: Request, context: CrossmateRequestContext) async throws -> OKResponse {
         let device = try context.requireDevice()
         let gameID = try context.parameters.require("game")
         let (game, participant) = try await state.access(gameID, for: device, write: false)
@@ -190,10 +195,10 @@ struct ShareController {
             gameID: gameID, authorID: device.authorID, displayName: participant.displayName,
             role: participant.role, revoked: true)
         try await state.writes.leave(record)
-        return try ServerState.json(OKResponse(serverTime: state.now()))
+        return OKResponse(serverTime: state.now())
     }
 
-    @Sendable func remove(_ request: Request, context: CrossmateRequestContext) async throws -> Response {
+    @Sendable func remove(_ request: Request, context: CrossmateRequestContext) async throws -> OKResponse {
         let device = try context.requireDevice()
         let gameID = try context.parameters.require("game")
         let author = try context.parameters.require("author")
@@ -205,6 +210,6 @@ struct ShareController {
         }
         let record = ParticipantRecord(gameID: gameID, authorID: author, displayName: target.displayName, role: target.role, revoked: true)
         try await state.writes.setParticipant(record, feedState: .readOnly)
-        return try ServerState.json(OKResponse(serverTime: state.now()))
+        return OKResponse(serverTime: state.now())
     }
 }

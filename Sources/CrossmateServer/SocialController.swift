@@ -18,13 +18,16 @@ struct SocialController {
     /// How long a nudge shows in the games list.
     static let nudgeShownMillis: Int64 = 24 * 3_600_000
 
-    func addRoutes(to router: Router<CrossmateRequestContext>) {
+    /// This controller's routes, for the application's router.
+    var routes: RouteCollection<CrossmateRequestContext> {
+        let router = RouteCollection(context: CrossmateRequestContext.self)
         router.get("v1/friends", use: friends)
         router.post("v1/decisions", use: decide)
         router.put("v1/preferences", use: preferences)
         router.get("v1/settings", use: settings)
         router.put("v1/settings", use: putSetting)
         router.post("v1/games/:game/nudges", use: nudge)
+        return router
     }
 
     /// The colour pins among an account's Decisions: friend → palette index (`PlayerColors.pins`).
@@ -36,9 +39,9 @@ struct SocialController {
         Set(try await store.decisions(of: authorID).filter { $0.kind == DecisionKind.block.rawValue }.map(\.key))
     }
 
-    @Sendable func friends(_ request: Request, context: CrossmateRequestContext) async throws -> Response {
+    @Sendable func friends(_ request: Request, context: CrossmateRequestContext) async throws -> FriendsResponse {
         let device = try context.requireDevice()
-        return try ServerState.json(try await friendsResponse(for: device.authorID))
+        return try await friendsResponse(for: device.authorID)
     }
 
     func friendsResponse(for authorID: String) async throws -> FriendsResponse {
@@ -64,7 +67,7 @@ struct SocialController {
 
     /// Sets or clears a Decision; the account's devices hear of it (their lists and open games
     /// redraw with the new colours or without the blocked player's nudges).
-    @Sendable func decide(_ request: Request, context: CrossmateRequestContext) async throws -> Response {
+    @Sendable func decide(_ request: Request, context: CrossmateRequestContext) async throws -> FriendsResponse {
         let device = try context.requireDevice()
         let body = try await state.decode(DecisionRequest.self, from: request, limit: 4 * 1024)
         guard let kind = DecisionKind(rawValue: body.kind), kind != .setting else {
@@ -83,7 +86,7 @@ struct SocialController {
             value = String(index)
         }
         try await put(kind: kind, key: body.key, value: value, deleted: deleted, writtenAt: body.writtenAt, by: device)
-        return try ServerState.json(try await friendsResponse(for: device.authorID))
+        return try await friendsResponse(for: device.authorID)
     }
 
     /// Stores one of the account's Decisions (a pin, a block, a setting) unless a later write
@@ -104,7 +107,7 @@ struct SocialController {
         if won { await announce(to: device.authorID) }
     }
 
-    @Sendable func preferences(_ request: Request, context: CrossmateRequestContext) async throws -> Response {
+    @Sendable func preferences(_ request: Request, context: CrossmateRequestContext) async throws -> FriendsResponse {
         let device = try context.requireDevice()
         let body = try await state.decode(PreferencesRequest.self, from: request, limit: 1024)
         if let color = body.color, !PlayerColors.palette.indices.contains(color) {
@@ -112,7 +115,7 @@ struct SocialController {
         }
         try await state.store.putPreferredColor(body.color, authorID: device.authorID, writtenAt: state.now())
         await announce(to: device.authorID)
-        return try ServerState.json(try await friendsResponse(for: device.authorID))
+        return try await friendsResponse(for: device.authorID)
     }
 
     /// The account's settings (stored as Decisions of kind "setting", keyed by the setting's
@@ -122,12 +125,12 @@ struct SocialController {
         return SolverSettings(stored: Dictionary(stored.map { ($0.key, $0.value) }, uniquingKeysWith: { first, _ in first }))
     }
 
-    @Sendable func settings(_ request: Request, context: CrossmateRequestContext) async throws -> Response {
+    @Sendable func settings(_ request: Request, context: CrossmateRequestContext) async throws -> SettingsResponse {
         let device = try context.requireDevice()
-        return try ServerState.json(SettingsResponse(try await Self.settings(of: device.authorID, store: state.store), serverTime: state.now()))
+        return SettingsResponse(try await Self.settings(of: device.authorID, store: state.store), serverTime: state.now())
     }
 
-    @Sendable func putSetting(_ request: Request, context: CrossmateRequestContext) async throws -> Response {
+    @Sendable func putSetting(_ request: Request, context: CrossmateRequestContext) async throws -> SettingsResponse {
         let device = try context.requireDevice()
         let body = try await state.decode(SettingRequest.self, from: request, limit: 1024)
         do {
@@ -136,7 +139,7 @@ struct SocialController {
             throw APIError(.invalid, "\(refusal)")
         }
         try await put(kind: .setting, key: body.name, value: body.value, writtenAt: body.writtenAt, by: device)
-        return try ServerState.json(SettingsResponse(try await Self.settings(of: device.authorID, store: state.store), serverTime: state.now()))
+        return SettingsResponse(try await Self.settings(of: device.authorID, store: state.store), serverTime: state.now())
     }
 
     /// The account's devices redraw: their game lists (a feed poke) and the games their browsers
@@ -148,7 +151,7 @@ struct SocialController {
 
     /// A player nudges the game's other players: stored once, listed with the game for a day,
     /// and sent live to their sockets — except to players who blocked the sender.
-    @Sendable func nudge(_ request: Request, context: CrossmateRequestContext) async throws -> Response {
+    @Sendable func nudge(_ request: Request, context: CrossmateRequestContext) async throws -> EditedResponse<NudgeView> {
         let device = try context.requireDevice()
         let gameID = try context.parameters.require("game")
         let body = try await state.decode(NudgeRequest.self, from: request, limit: 4 * 1024)
@@ -176,6 +179,6 @@ struct SocialController {
             state.hub.send(.nudge(view), toAuthor: participant.authorID)
             await state.writes.feedChanged(of: participant.authorID)
         }
-        return try ServerState.json(view, status: .created)
+        return EditedResponse(status: .created, response: view)
     }
 }

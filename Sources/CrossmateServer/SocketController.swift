@@ -15,7 +15,9 @@ struct SocketController {
     /// one closes the socket (1009, message too big).
     static let maximumMessageBytes = ProtocolLimits.maximumBatchBytes + 64 * 1024
 
-    func addRoutes(to router: Router<CrossmateRequestContext>) {
+    /// This controller's routes, for the application's router.
+    var routes: RouteCollection<CrossmateRequestContext> {
+        let router = RouteCollection(context: CrossmateRequestContext.self)
         router.ws("v1/socket") { _, _ in
             .upgrade([:])
         } onUpgrade: { inbound, outbound, context in
@@ -28,6 +30,7 @@ struct SocketController {
             }
             try await serve(device: device, channel: context.requestContext.channel, inbound: inbound)
         }
+        return router
     }
 
     /// A refusal is sent once the client has spoken (every client subscribes or pings first), or

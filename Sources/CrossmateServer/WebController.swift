@@ -96,7 +96,9 @@ struct WebController {
         "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self' ws: wss:; "
         + "frame-ancestors 'none'; base-uri 'none'; form-action 'self'"
 
-    func addRoutes(to router: Router<CrossmateRequestContext>) {
+    /// This controller's routes, for the application's router.
+    var routes: RouteCollection<CrossmateRequestContext> {
+        let router = RouteCollection(context: CrossmateRequestContext.self)
         for path in ["/", "games/:game", "join/:token", "link", "friends"] {
             router.get(RouterPath(path)) { request, _ in try page("index.html", for: request) }
         }
@@ -107,23 +109,24 @@ struct WebController {
             response.headers[.init("Service-Worker-Allowed")!] = "/"
             return response
         }
-        router.get("v1") { _, _ -> Response in
-            try ServerState.json([
+        router.get("v1") { _, _ -> [String: String] in
+            [
                 "service": "crossmate", "app": "/", "api": "/v1", "health": "/healthz", "metrics": "/metrics",
                 "bundledPuzzles": BundledPuzzles.identifiers.joined(separator: ", "),
-            ])
+            ]
         }
-        router.get("v1/puzzles") { _, _ -> Response in
-            try ServerState.json(BundledList(puzzles: try Self.bundled.map(\.summary), serverTime: state.now()))
+        router.get("v1/puzzles") { _, _ -> BundledList in
+            BundledList(puzzles: try Self.bundled.map(\.summary), serverTime: state.now())
         }
-        router.get("v1/puzzles/:name") { _, context -> Response in
+        router.get("v1/puzzles/:name") { _, context -> PuzzleLayout in
             let name = try context.parameters.require("name")
             guard let found = try Self.bundled.first(where: { $0.summary.name == name }) else {
                 throw APIError(
                     .notFound, "there is no bundled puzzle \(TextRule.quote(name)) (try \(BundledPuzzles.identifiers.joined(separator: ", ")))")
             }
-            return try ServerState.json(PuzzleLayout(found.puzzle))
+            return PuzzleLayout(found.puzzle)
         }
+        return router
     }
 
     /// A file of the app: gzipped for a browser that takes it, and a 304 without a body when
@@ -148,7 +151,7 @@ struct WebController {
         return Response(status: .ok, headers: headers, body: .init(byteBuffer: file.bytes))
     }
 
-    struct BundledList: Codable {
+    struct BundledList: Codable, ResponseEncodable {
         struct Entry: Codable {
             var name: String
             var title: String

@@ -294,7 +294,7 @@ import Testing
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
         let groups = Mutex([Int]())
-        let interval = Duration.milliseconds(300)
+        let interval = Duration.seconds(2)
         let store = Store(
             database: try SQLiteDatabase(path: directory.appendingPathComponent("db.sqlite").path),
             onGroupCommit: { batches, _ in groups.withLock { $0.append(batches) } }, commitInterval: interval)
@@ -304,13 +304,16 @@ import Testing
 
         let started = ContinuousClock.now
         _ = try await store.appendMoves(gameID: id, authorID: ann.author, moves: [move(id, ann.device, 1)])
-        // Three devices push at once, inside the interval: one group after it.
-        let outcomes = try await withThrowingTaskGroup(of: AppendOutcome.self) { tasks in
-            for device in ["a", "b", "c"] {
-                tasks.addTask { try await store.appendMoves(gameID: id, authorID: ann.author, moves: [self.move(id, device, 1)]) }
-            }
-            return try await tasks.reduce(into: []) { $0.append($1) }
+        // Three devices push inside the interval (all three are waiting before it ends: it is
+        // long beside the time three tasks take to start): one group after it.
+        let pushes = ["a", "b", "c"].map { device in
+            Task { try await store.appendMoves(gameID: id, authorID: ann.author, moves: [self.move(id, device, 1)]) }
         }
+        let deadline = ContinuousClock.now + .seconds(30)
+        while await store.waitingMoves < 3, ContinuousClock.now < deadline { await Task.yield() }
+        #expect(groups.withLock { $0 } == [1], "the next group waited for the interval")
+        var outcomes: [AppendOutcome] = []
+        for push in pushes { outcomes.append(try await push.value) }
         #expect(ContinuousClock.now - started >= interval)
         #expect(outcomes.flatMap(\.results).map(\.status) == [.saved, .saved, .saved])
         #expect(groups.withLock { $0 } == [1, 3])
