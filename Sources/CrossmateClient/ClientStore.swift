@@ -116,20 +116,17 @@ public final class ClientStore: Sendable {
 
     public func saveIdentity(_ identity: Identity) throws {
         try queue.write { db in
-            try db.execute(
-                sql: """
-                    INSERT INTO identity (only, server_url, author_id, device_id, token, display_name) VALUES (1, ?, ?, ?, ?, ?)
-                    ON CONFLICT (only) DO UPDATE SET server_url = excluded.server_url, author_id = excluded.author_id,
-                    device_id = excluded.device_id, token = excluded.token, display_name = excluded.display_name
-                    """,
-                arguments: [identity.serverURL, identity.authorID, identity.deviceID, identity.token, identity.displayName])
+            try IdentityRow(
+                serverURL: identity.serverURL, authorID: identity.authorID, deviceID: identity.deviceID, token: identity.token,
+                displayName: identity.displayName
+            ).upsert(db)
         }
     }
 
     public func identity() throws -> Identity? {
         try queue.read { db in
-            try Row.fetchOne(db, sql: "SELECT server_url, author_id, device_id, token, display_name FROM identity").map { row in
-                Identity(serverURL: row[0], authorID: row[1], deviceID: row[2], token: row[3], displayName: row[4])
+            try IdentityRow.fetchOne(db).map {
+                Identity(serverURL: $0.serverURL, authorID: $0.authorID, deviceID: $0.deviceID, token: $0.token, displayName: $0.displayName)
             }
         }
     }
@@ -138,23 +135,20 @@ public final class ClientStore: Sendable {
 
     /// Stores a game's record and title, keeping what this device has learned of it.
     public func saveGame(_ game: GameRecord, title: String) throws {
-        let record = JSONText.sorted(game)
+        let row = GameRow(gameID: game.gameID, record: JSONText.sorted(game), title: title)
         try queue.write { db in
-            try db.execute(
-                sql: """
-                    INSERT INTO games (game_id, record, title) VALUES (?, ?, ?)
-                    ON CONFLICT (game_id) DO UPDATE SET record = excluded.record, title = excluded.title
-                    """, arguments: [game.gameID, record, title])
+            _ = try row.upsertAndFetch(db, updating: .noColumnUnlessSpecified) { excluded in
+                [GameRow.Columns.record.set(to: excluded[GameRow.Columns.record]), GameRow.Columns.title.set(to: excluded[GameRow.Columns.title])]
+            }
         }
     }
 
     /// When each game last saw a move this device knows of (the move's clock, Unix ms).
     public func lastMoveTimes() throws -> [String: Int64] {
         try queue.read { db in
+            let latest = SQL("MAX(json_extract(\(MoveRow.Columns.body), '$.timestamp.wallMillis'))")
             var times: [String: Int64] = [:]
-            for row in try Row.fetchAll(
-                db, sql: "SELECT game_id, MAX(json_extract(body, '$.timestamp.wallMillis')) FROM moves GROUP BY game_id")
-            {
+            for row in try MoveRow.select(MoveRow.Columns.gameID, latest).group(MoveRow.Columns.gameID).asRequest(of: Row.self).fetchAll(db) {
                 if let gameID: String = row[0], let time: Int64 = row[1] { times[gameID] = time }
             }
             return times
@@ -162,111 +156,110 @@ public final class ClientStore: Sendable {
     }
 
     public func games() throws -> [LocalGame] {
-        try queue.read { db in
-            try Row.fetchAll(db, sql: "SELECT record, title, read_only, change_token, sealed FROM games ORDER BY game_id").map(Self.localGame)
-        }
+        try queue.read { db in try GameRow.order(GameRow.Columns.gameID).fetchAll(db).map(Self.localGame) }
     }
 
     public func game(_ gameID: String) throws -> LocalGame? {
-        try queue.read { db in
-            try Row.fetchOne(db, sql: "SELECT record, title, read_only, change_token, sealed FROM games WHERE game_id = ?", arguments: [gameID])
-                .map(Self.localGame)
-        }
+        try queue.read { db in try GameRow.fetchOne(db, key: gameID).map(Self.localGame) }
     }
 
-    private static func localGame(_ row: Row) throws -> LocalGame {
-        let record: String = row[0]
-        let token: String? = row[3]
-        return LocalGame(
-            game: try decode(GameRecord.self, record, what: "game record"), title: row[1], readOnly: row[2],
-            token: try token.map { text in
+    private static func localGame(_ row: GameRow) throws -> LocalGame {
+        LocalGame(
+            game: try decode(GameRecord.self, row.record, what: "game record"), title: row.title, readOnly: row.readOnly,
+            token: try row.changeToken.map { text in
                 guard let token = ChangeToken(encoded: text) else { throw CorruptLocalRecord(what: "change token", reason: text) }
                 return token
-            }, sealed: row[4])
+            }, sealed: row.sealed)
     }
 
     public func setReadOnly(_ gameID: String, _ readOnly: Bool = true) throws {
-        try queue.write { db in
-            try db.execute(sql: "UPDATE games SET read_only = ? WHERE game_id = ?", arguments: [readOnly, gameID])
-        }
+        try queue.write { db in _ = try GameRow.filter(key: gameID).updateAll(db, GameRow.Columns.readOnly.set(to: readOnly)) }
     }
 
     /// Remembers how far the game's zone has been read (never moving backward).
     public func setChangeToken(_ token: ChangeToken) throws {
         try queue.write { db in
-            let current: String? = try String.fetchOne(db, sql: "SELECT change_token FROM games WHERE game_id = ?", arguments: [token.zone])
+            let current = try GameRow.fetchOne(db, key: token.zone)?.changeToken
             if let current, let known = ChangeToken(encoded: current), known.sequence >= token.sequence { return }
-            try db.execute(sql: "UPDATE games SET change_token = ? WHERE game_id = ?", arguments: [token.encoded, token.zone])
+            _ = try GameRow.filter(key: token.zone).updateAll(db, GameRow.Columns.changeToken.set(to: token.encoded))
         }
     }
 
     public func markSealed(_ gameID: String) throws {
-        try queue.write { db in try db.execute(sql: "UPDATE games SET sealed = 1 WHERE game_id = ?", arguments: [gameID]) }
+        try queue.write { db in _ = try GameRow.filter(key: gameID).updateAll(db, GameRow.Columns.sealed.set(to: true)) }
     }
 
     // MARK: Moves and the outbox
 
     /// This device's own moves, just made: stored as unsent, before anyone is told of them.
     public func recordOwn(_ moves: [Move]) throws {
-        try insert(moves, pending: true)
+        try insert(moves, pending: .waiting)
     }
 
     /// Moves that came from the server (others', or this device's own coming back): a resend is
     /// harmless, and an own move the server has is no longer unsent.
     public func recordReceived(_ moves: [Move]) throws {
-        try insert(moves, pending: false)
+        try insert(moves, pending: .held)
     }
 
-    private func insert(_ moves: [Move], pending: Bool) throws {
+    /// Stores moves; a move already known keeps the lower outbox state (held beats waiting).
+    private func insert(_ moves: [Move], pending: MoveRow.Outbox) throws {
         guard !moves.isEmpty else { return }
-        let rows = moves.map { ($0, MoveRecord($0).sortedJSON) }
+        let rows = moves.map {
+            MoveRow(gameID: $0.gameID, replicaID: $0.replicaID, seq: $0.seq, body: MoveRecord($0).sortedJSON, pending: pending)
+        }
         try queue.write { db in
-            for (move, body) in rows {
-                try db.execute(
-                    sql: """
-                        INSERT INTO moves (game_id, replica_id, seq, body, pending) VALUES (?, ?, ?, ?, ?)
-                        ON CONFLICT (game_id, replica_id, seq) DO UPDATE SET pending = min(pending, excluded.pending)
-                        """, arguments: [move.gameID, move.replicaID, move.seq, body, pending])
+            for row in rows {
+                _ = try row.upsertAndFetch(db, updating: .noColumnUnlessSpecified) { excluded in
+                    [MoveRow.Columns.pending.set(to: min(MoveRow.Columns.pending, excluded[MoveRow.Columns.pending]))]
+                }
             }
         }
+    }
+
+    /// A game's moves (of one replica, when one is named).
+    private static func moves(of gameID: String, replica replicaID: String? = nil) -> QueryInterfaceRequest<MoveRow> {
+        let game = MoveRow.filter(MoveRow.Columns.gameID == gameID)
+        return replicaID.map { game.filter(MoveRow.Columns.replicaID == $0) } ?? game
     }
 
     /// This device's moves of a game not yet acknowledged, in seq order.
     public func unsent(gameID: String, limit: Int = 400) throws -> [Move] {
         try queue.read { db in
-            try String.fetchAll(
-                db, sql: "SELECT body FROM moves WHERE game_id = ? AND pending = 1 ORDER BY replica_id, seq LIMIT ?",
-                arguments: [gameID, limit]
-            ).map(Self.move)
+            try Self.moves(of: gameID).filter(MoveRow.Columns.pending == MoveRow.Outbox.waiting)
+                .order(MoveRow.Columns.replicaID, MoveRow.Columns.seq).limit(limit).fetchAll(db).map { try Self.move($0.body) }
         }
     }
 
-    /// Forgets everything this device kept (identity, games, moves, outbox): signing out, or
-    /// starting afresh as another account. The schema stays.
+    /// Forgets everything this device kept (identity, games, moves, outbox, pauses): signing
+    /// out, or starting afresh as another account. The schema stays.
     public func erase() throws {
         try queue.write { db in
-            for table in ["identity", "games", "moves", "snapshots", "participants", "seals", "settings"] {
-                try db.execute(sql: "DELETE FROM \(table)")
-            }
+            _ = try IdentityRow.deleteAll(db)
+            _ = try GameRow.deleteAll(db)
+            _ = try MoveRow.deleteAll(db)
+            _ = try SnapshotRow.deleteAll(db)
+            _ = try ParticipantRow.deleteAll(db)
+            _ = try SealRow.deleteAll(db)
+            _ = try PauseRow.deleteAll(db)
+            _ = try SettingRow.deleteAll(db)
         }
     }
 
     /// Unsent moves across every game, or of one.
     public func unsentCount(gameID: String? = nil) throws -> Int {
         try queue.read { db in
-            if let gameID {
-                return try Int.fetchOne(db, sql: "SELECT count(*) FROM moves WHERE pending = 1 AND game_id = ?", arguments: [gameID]) ?? 0
-            }
-            return try Int.fetchOne(db, sql: "SELECT count(*) FROM moves WHERE pending = 1") ?? 0
+            let waiting = MoveRow.filter(MoveRow.Columns.pending == MoveRow.Outbox.waiting)
+            return try (gameID.map { waiting.filter(MoveRow.Columns.gameID == $0) } ?? waiting).fetchCount(db)
         }
     }
 
     /// The server acknowledged this device's moves of a game up to `seq`.
     public func markSent(gameID: String, replicaID: String, through seq: Int) throws {
         try queue.write { db in
-            try db.execute(
-                sql: "UPDATE moves SET pending = 0 WHERE game_id = ? AND replica_id = ? AND seq <= ? AND pending = 1",
-                arguments: [gameID, replicaID, seq])
+            _ = try Self.moves(of: gameID, replica: replicaID)
+                .filter(MoveRow.Columns.seq <= seq && MoveRow.Columns.pending == MoveRow.Outbox.waiting)
+                .updateAll(db, MoveRow.Columns.pending.set(to: MoveRow.Outbox.held))
         }
     }
 
@@ -274,33 +267,33 @@ public final class ClientStore: Sendable {
     /// the outbox but stays known, marked refused.
     public func markRefused(gameID: String, replicaID: String, seq: Int) throws {
         try queue.write { db in
-            try db.execute(
-                sql: "UPDATE moves SET pending = 2 WHERE game_id = ? AND replica_id = ? AND seq = ? AND pending = 1",
-                arguments: [gameID, replicaID, seq])
+            _ = try Self.moves(of: gameID, replica: replicaID)
+                .filter(MoveRow.Columns.seq == seq && MoveRow.Columns.pending == MoveRow.Outbox.waiting)
+                .updateAll(db, MoveRow.Columns.pending.set(to: MoveRow.Outbox.refused))
         }
     }
 
     /// The highest seq S such that the server holds every one of the replica's moves 1…S.
     public func acknowledgedThrough(gameID: String, replicaID: String) throws -> Int {
         try queue.read { db in
-            let firstNotHeld = try Int.fetchOne(
-                db, sql: "SELECT min(seq) FROM moves WHERE game_id = ? AND replica_id = ? AND pending <> 0",
-                arguments: [gameID, replicaID])
+            let replica = Self.moves(of: gameID, replica: replicaID)
+            let firstNotHeld =
+                try replica.filter(MoveRow.Columns.pending != MoveRow.Outbox.held)
+                .select(min(MoveRow.Columns.seq), as: Int?.self).fetchOne(db) ?? nil
             if let firstNotHeld { return firstNotHeld - 1 }
-            return try Int.fetchOne(db, sql: "SELECT max(seq) FROM moves WHERE game_id = ? AND replica_id = ?", arguments: [gameID, replicaID])
-                ?? 0
+            return try replica.select(max(MoveRow.Columns.seq), as: Int?.self).fetchOne(db).flatMap { $0 } ?? 0
         }
     }
 
     /// Moves of a game this device knows.
     public func moveCount(gameID: String) throws -> Int {
-        try queue.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM moves WHERE game_id = ?", arguments: [gameID]) ?? 0 }
+        try queue.read { db in try Self.moves(of: gameID).fetchCount(db) }
     }
 
     /// Every move of a game this device knows, by replica and seq.
     public func moves(gameID: String) throws -> [Move] {
         try queue.read { db in
-            try String.fetchAll(db, sql: "SELECT body FROM moves WHERE game_id = ? ORDER BY replica_id, seq", arguments: [gameID]).map(Self.move)
+            try Self.moves(of: gameID).order(MoveRow.Columns.replicaID, MoveRow.Columns.seq).fetchAll(db).map { try Self.move($0.body) }
         }
     }
 
@@ -310,70 +303,64 @@ public final class ClientStore: Sendable {
         guard !moves.isEmpty else { return }
         try queue.write { db in
             for move in moves {
-                try db.execute(
-                    sql: "UPDATE moves SET body = ? WHERE game_id = ? AND replica_id = ? AND seq = ? AND pending = 1",
-                    arguments: [MoveRecord(move).sortedJSON, move.gameID, move.replicaID, move.seq])
+                _ = try Self.moves(of: move.gameID, replica: move.replicaID)
+                    .filter(MoveRow.Columns.seq == move.seq && MoveRow.Columns.pending == MoveRow.Outbox.waiting)
+                    .updateAll(db, MoveRow.Columns.body.set(to: MoveRecord(move).sortedJSON))
             }
         }
     }
 
     /// Games with moves not yet acknowledged.
     public func gamesWithUnsentMoves() throws -> [String] {
-        try queue.read { db in try String.fetchAll(db, sql: "SELECT DISTINCT game_id FROM moves WHERE pending = 1 ORDER BY game_id") }
+        try queue.read { db in
+            try MoveRow.filter(MoveRow.Columns.pending == MoveRow.Outbox.waiting).select(MoveRow.Columns.gameID, as: String.self).distinct()
+                .order(MoveRow.Columns.gameID).fetchAll(db)
+        }
     }
 
     // MARK: Players and seals
 
     /// A game's participant record as the server last sent it.
     public func saveParticipant(_ participant: ParticipantRecord) throws {
-        let record = JSONText.sorted(participant)
-        try queue.write { db in
-            try db.execute(
-                sql: """
-                    INSERT INTO participants (game_id, author_id, record) VALUES (?, ?, ?)
-                    ON CONFLICT (game_id, author_id) DO UPDATE SET record = excluded.record
-                    """, arguments: [participant.gameID, participant.authorID, record])
-        }
+        let row = ParticipantRow(gameID: participant.gameID, authorID: participant.authorID, record: JSONText.sorted(participant))
+        try queue.write { db in try row.upsert(db) }
     }
 
     public func participants(gameID: String) throws -> [ParticipantRecord] {
         try queue.read { db in
-            try String.fetchAll(db, sql: "SELECT record FROM participants WHERE game_id = ? ORDER BY author_id", arguments: [gameID])
-                .map { try Self.decode(ParticipantRecord.self, $0, what: "participant") }
+            try ParticipantRow.filter(ParticipantRow.Columns.gameID == gameID).order(ParticipantRow.Columns.authorID).fetchAll(db)
+                .map { try Self.decode(ParticipantRecord.self, $0.record, what: "participant") }
         }
     }
 
-    /// A device's Seal: every move it made in the finished game is pushed, through `lastSeq`.
+    /// A device's Seal: every move it made in the finished game is pushed, through `lastSeq`
+    /// (a later seal never lowers it).
     public func saveSeal(_ seal: Seal) throws {
+        let row = SealRow(gameID: seal.gameID, replicaID: seal.replicaID, lastSeq: seal.lastSeq)
         try queue.write { db in
-            try db.execute(
-                sql: """
-                    INSERT INTO seals (game_id, replica_id, last_seq) VALUES (?, ?, ?)
-                    ON CONFLICT (game_id, replica_id) DO UPDATE SET last_seq = max(last_seq, excluded.last_seq)
-                    """, arguments: [seal.gameID, seal.replicaID, seal.lastSeq])
+            _ = try row.upsertAndFetch(db, updating: .noColumnUnlessSpecified) { excluded in
+                [SealRow.Columns.lastSeq.set(to: max(SealRow.Columns.lastSeq, excluded[SealRow.Columns.lastSeq]))]
+            }
         }
     }
 
     public func seals(gameID: String) throws -> [Seal] {
         try queue.read { db in
-            try Row.fetchAll(db, sql: "SELECT replica_id, last_seq FROM seals WHERE game_id = ? ORDER BY replica_id", arguments: [gameID])
-                .map { Seal(gameID: gameID, replicaID: $0[0], lastSeq: $0[1]) }
+            try SealRow.filter(SealRow.Columns.gameID == gameID).order(SealRow.Columns.replicaID).fetchAll(db)
+                .map { Seal(gameID: $0.gameID, replicaID: $0.replicaID, lastSeq: $0.lastSeq) }
         }
     }
 
     /// A player's pause, heard from the server (the same pause twice is kept once).
     public func savePause(_ pause: Pause) throws {
-        try queue.write { db in
-            try db.execute(
-                sql: "INSERT INTO pauses (game_id, replica_id, at, author_id) VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING",
-                arguments: [pause.gameID, pause.replicaID, pause.at, pause.authorID])
-        }
+        let row = PauseRow(gameID: pause.gameID, replicaID: pause.replicaID, at: pause.at, authorID: pause.authorID)
+        try queue.write { db in try row.insert(db, onConflict: .ignore) }
     }
 
     public func pauses(gameID: String) throws -> [Pause] {
         try queue.read { db in
-            try Row.fetchAll(db, sql: "SELECT replica_id, at, author_id FROM pauses WHERE game_id = ? ORDER BY at", arguments: [gameID])
-                .map { Pause(gameID: gameID, authorID: $0[2], replicaID: $0[0], at: $0[1]) }
+            try PauseRow.filter(PauseRow.Columns.gameID == gameID).order(PauseRow.Columns.at).fetchAll(db)
+                .map { Pause(gameID: $0.gameID, authorID: $0.authorID, replicaID: $0.replicaID, at: $0.at) }
         }
     }
 
@@ -381,40 +368,23 @@ public final class ClientStore: Sendable {
 
     /// The device's learned offset to the server's clock, in milliseconds (server minus local).
     public func serverOffsetMillis() throws -> Int64 {
-        try queue.read { db in
-            try String.fetchOne(db, sql: "SELECT value FROM settings WHERE key = 'server_offset_millis'").flatMap { Int64($0) } ?? 0
-        }
+        try queue.read { db in try SettingRow.fetchOne(db, key: SettingRow.serverOffsetMillis).flatMap { Int64($0.value) } ?? 0 }
     }
 
     public func setServerOffsetMillis(_ offset: Int64) throws {
-        try queue.write { db in
-            try db.execute(
-                sql: """
-                    INSERT INTO settings (key, value) VALUES ('server_offset_millis', ?)
-                    ON CONFLICT (key) DO UPDATE SET value = excluded.value
-                    """, arguments: [String(offset)])
-        }
+        try queue.write { db in try SettingRow(key: SettingRow.serverOffsetMillis, value: String(offset)).upsert(db) }
     }
 
     // MARK: Snapshots
 
     public func saveSnapshot(gameID: String, zoneSeq: Int64, snapshot: Snapshot) throws {
-        let body = JSONText.sorted(snapshot)
-        try queue.write { db in
-            try db.execute(
-                sql: """
-                    INSERT INTO snapshots (game_id, zone_seq, body) VALUES (?, ?, ?)
-                    ON CONFLICT (game_id) DO UPDATE SET zone_seq = excluded.zone_seq, body = excluded.body
-                    """, arguments: [gameID, zoneSeq, body])
-        }
+        let row = SnapshotRow(gameID: gameID, zoneSeq: zoneSeq, body: JSONText.sorted(snapshot))
+        try queue.write { db in try row.upsert(db) }
     }
 
     public func snapshot(gameID: String) throws -> (zoneSeq: Int64, snapshot: Snapshot)? {
         try queue.read { db in
-            try Row.fetchOne(db, sql: "SELECT zone_seq, body FROM snapshots WHERE game_id = ?", arguments: [gameID]).map { row in
-                let body: String = row[1]
-                return (row[0], try Self.decode(Snapshot.self, body, what: "snapshot"))
-            }
+            try SnapshotRow.fetchOne(db, key: gameID).map { ($0.zoneSeq, try Self.decode(Snapshot.self, $0.body, what: "snapshot")) }
         }
     }
 

@@ -24,12 +24,18 @@ actor CommitQueue {
     /// The least time from one group's start to the next one's (`Store.init`).
     private let interval: Duration
     private var lastStart = ContinuousClock.now - .seconds(1)
+    /// Waits until the next group may start (a sleep; a test may hold it instead).
+    private let waitUntil: Store.CommitWait
 
-    init(database: any SQLDatabase, onCommit: Store.GroupCommitObserver?, maximumWaitingMoves: Int, interval: Duration = .zero) {
+    init(
+        database: any SQLDatabase, onCommit: Store.GroupCommitObserver?, maximumWaitingMoves: Int, interval: Duration = .zero,
+        waitUntil: @escaping Store.CommitWait
+    ) {
         self.database = database
         self.onCommit = onCommit
         self.maximumWaitingMoves = maximumWaitingMoves
         self.interval = interval
+        self.waitUntil = waitUntil
     }
 
     func submit(_ request: AppendRequest) async throws -> AppendOutcome {
@@ -49,7 +55,7 @@ actor CommitQueue {
         let forUpdate = database.forUpdate
         while !pending.isEmpty {
             let due = lastStart + interval
-            if due > ContinuousClock.now { try? await Task.sleep(until: due, clock: .continuous) }
+            if due > ContinuousClock.now { await waitUntil(due) }
             lastStart = ContinuousClock.now
             let group = GroupAppend.commitOrder(pending.map(\.request.gameID)).map { pending[$0] }
             pending = []

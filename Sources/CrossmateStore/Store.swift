@@ -20,16 +20,21 @@ public final class Store: Sendable {
 
     /// `maximumWaitingMoves` bounds the moves waiting to be committed (about a kilobyte each);
     /// past it, appends are refused as `StoreRefusal.busy`.
+    /// Waits until an instant: between group commits, when a commit interval is set.
+    public typealias CommitWait = @Sendable (ContinuousClock.Instant) async -> Void
+
     /// `commitInterval`: the least time from one group commit's start to the next (zero: a group
     /// starts as soon as the one before it ends). A longer interval gathers more pushes into each
     /// transaction and its fsync, for less CPU and a later acknowledgement (BENCHMARKS.md).
+    /// `commitWait` sleeps until the interval is over (a test may hold the group back instead).
     public init(
         database: any SQLDatabase, onGroupCommit: GroupCommitObserver? = nil, maximumWaitingMoves: Int = 200_000,
-        commitInterval: Duration = .zero
+        commitInterval: Duration = .zero, commitWait: @escaping CommitWait = { try? await Task.sleep(until: $0, clock: .continuous) }
     ) {
         self.database = database
         commits = CommitQueue(
-            database: database, onCommit: onGroupCommit, maximumWaitingMoves: maximumWaitingMoves, interval: commitInterval)
+            database: database, onCommit: onGroupCommit, maximumWaitingMoves: maximumWaitingMoves, interval: commitInterval,
+            waitUntil: commitWait)
     }
 
     /// Moves submitted and not yet committed or refused.

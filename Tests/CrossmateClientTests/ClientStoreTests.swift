@@ -81,6 +81,56 @@ import Testing
         }
     }
 
+    /// What the rest of the store keeps: refusals and how far the server holds a replica, seals
+    /// that never go back, a pause kept once, players, the clock offset, a game saved again
+    /// keeping what the device learned of it, and erasing forgets all of it.
+    @Test func refusalsSealsPausesAndErasing() throws {
+        try withDirectory { directory in
+            let store = try ClientStore(path: directory + "/client.sqlite")
+            var phone = GameReplica(puzzle: Self.puzzle, gameID: "game-1", replicaID: "dev-1", authorID: "acct-ann")
+            var moves: [Move] = []
+            for (index, square) in Self.puzzle.letterPositions.prefix(4).enumerated() {
+                moves += try phone.perform(.setLetter(square, "A"), wallMillis: Int64(index + 1))
+            }
+            try store.recordOwn(moves)
+            #expect(try store.acknowledgedThrough(gameID: "game-1", replicaID: "dev-1") == 0)
+            try store.markSent(gameID: "game-1", replicaID: "dev-1", through: 2)
+            try store.markRefused(gameID: "game-1", replicaID: "dev-1", seq: 3)
+            #expect(try store.acknowledgedThrough(gameID: "game-1", replicaID: "dev-1") == 2)
+            #expect(try store.unsent(gameID: "game-1") == [moves[3]] && store.gamesWithUnsentMoves() == ["game-1"])
+            #expect(try store.moveCount(gameID: "game-1") == 4)
+            try store.markSent(gameID: "game-1", replicaID: "dev-1", through: 4)
+            #expect(try store.unsentCount(gameID: "game-1") == 0 && store.gamesWithUnsentMoves().isEmpty)
+
+            try store.saveSeal(Seal(gameID: "game-1", replicaID: "dev-2", lastSeq: 9))
+            try store.saveSeal(Seal(gameID: "game-1", replicaID: "dev-2", lastSeq: 4))
+            #expect(try store.seals(gameID: "game-1") == [Seal(gameID: "game-1", replicaID: "dev-2", lastSeq: 9)])
+            let pause = Pause(gameID: "game-1", authorID: "acct-ann", replicaID: "dev-1", at: 50)
+            try store.savePause(pause)
+            try store.savePause(pause)
+            #expect(try store.pauses(gameID: "game-1") == [pause])
+            let bob = ParticipantRecord(gameID: "game-1", authorID: "acct-bob", displayName: "Bob", role: .player)
+            try store.saveParticipant(bob)
+            try store.saveParticipant(ParticipantRecord(gameID: "game-1", authorID: "acct-bob", displayName: "Bobby", role: .player))
+            #expect(try store.participants(gameID: "game-1").map(\.displayName) == ["Bobby"])
+            try store.setServerOffsetMillis(-1_234)
+            #expect(try store.serverOffsetMillis() == -1_234)
+
+            let game = GameRecord(gameID: "game-1", ownerID: "acct-ann", createdAt: 1, puzzle: Self.puzzle)
+            try store.saveGame(game, title: "Old")
+            try store.setChangeToken(ChangeToken(zone: "game-1", sequence: 3))
+            try store.setReadOnly("game-1")
+            try store.saveGame(game, title: "New")
+            let saved = try #require(try store.game("game-1"))
+            #expect(saved.title == "New" && saved.readOnly && saved.token?.sequence == 3)
+
+            try store.erase()
+            #expect(try store.identity() == nil && store.games().isEmpty && store.moveCount(gameID: "game-1") == 0)
+            #expect(try store.seals(gameID: "game-1").isEmpty && store.pauses(gameID: "game-1").isEmpty)
+            #expect(try store.participants(gameID: "game-1").isEmpty && store.serverOffsetMillis() == 0)
+        }
+    }
+
     @Test func theStoreIsOwnerOnlyAndProfilesAreApart() throws {
         try withDirectory { directory in
             let home = ["XDG_DATA_HOME": directory]

@@ -288,33 +288,42 @@ import Testing
     }
 
     /// With a commit interval, a group starts no sooner than the interval after the one before,
-    /// and the pushes that arrive meanwhile go together into the next.
+    /// and the pushes that arrive meanwhile go together into the next. The wait is held by the
+    /// test until all three pushes wait (so the grouping does not depend on how fast tasks start),
+    /// and it is asked to last until the interval after the first group's start.
     @Test func aCommitIntervalGathersPushesIntoOneGroup() async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("crossmate-interval-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
         let groups = Mutex([Int]())
-        let interval = Duration.seconds(2)
+        let asked = Mutex([ContinuousClock.Instant]())
+        let (release, releaseNow) = AsyncStream<Void>.makeStream()
+        let interval = Duration.milliseconds(500)
         let store = Store(
             database: try SQLiteDatabase(path: directory.appendingPathComponent("db.sqlite").path),
-            onGroupCommit: { batches, _ in groups.withLock { $0.append(batches) } }, commitInterval: interval)
+            onGroupCommit: { batches, _ in groups.withLock { $0.append(batches) } }, commitInterval: interval,
+            commitWait: { until in
+                asked.withLock { $0.append(until) }
+                for await _ in release { break }
+            })
         try await store.migrate(now: 1)
         let ann = try await account(store)
         let id = try await game(store, owner: ann.author)
 
-        let started = ContinuousClock.now
+        let before = ContinuousClock.now
         _ = try await store.appendMoves(gameID: id, authorID: ann.author, moves: [move(id, ann.device, 1)])
-        // Three devices push inside the interval (all three are waiting before it ends: it is
-        // long beside the time three tasks take to start): one group after it.
+        #expect(groups.withLock { $0 } == [1] && asked.withLock { $0 }.isEmpty, "the first group waits for nothing")
         let pushes = ["a", "b", "c"].map { device in
             Task { try await store.appendMoves(gameID: id, authorID: ann.author, moves: [self.move(id, device, 1)]) }
         }
-        let deadline = ContinuousClock.now + .seconds(30)
+        let deadline = ContinuousClock.now + .seconds(60)
         while await store.waitingMoves < 3, ContinuousClock.now < deadline { await Task.yield() }
-        #expect(groups.withLock { $0 } == [1], "the next group waited for the interval")
+        let wait = try #require(asked.withLock { $0 }.first, "the next group waits for the interval")
+        #expect(wait >= before + interval)
+        #expect(groups.withLock { $0 } == [1])
+        releaseNow.yield()
         var outcomes: [AppendOutcome] = []
         for push in pushes { outcomes.append(try await push.value) }
-        #expect(ContinuousClock.now - started >= interval)
         #expect(outcomes.flatMap(\.results).map(\.status) == [.saved, .saved, .saved])
         #expect(groups.withLock { $0 } == [1, 3])
     }
