@@ -202,18 +202,13 @@ public final class ClientStore: Sendable {
         try insert(moves, pending: .held)
     }
 
-    /// Stores moves; a move already known keeps the lower outbox state (held beats waiting).
     private func insert(_ moves: [Move], pending: MoveRow.Outbox) throws {
         guard !moves.isEmpty else { return }
         let rows = moves.map {
             MoveRow(gameID: $0.gameID, replicaID: $0.replicaID, seq: $0.seq, body: MoveRecord($0).sortedJSON, pending: pending)
         }
         try queue.write { db in
-            for row in rows {
-                _ = try row.upsertAndFetch(db, updating: .noColumnUnlessSpecified) { excluded in
-                    [MoveRow.Columns.pending.set(to: min(MoveRow.Columns.pending, excluded[MoveRow.Columns.pending]))]
-                }
-            }
+            for row in rows { try row.store(db) }
         }
     }
 
@@ -226,7 +221,7 @@ public final class ClientStore: Sendable {
     /// This device's moves of a game not yet acknowledged, in seq order.
     public func unsent(gameID: String, limit: Int = 400) throws -> [Move] {
         try queue.read { db in
-            try Self.moves(of: gameID).filter(MoveRow.Columns.pending == MoveRow.Outbox.waiting)
+            try Self.moves(of: gameID).filter(MoveRow.isWaiting)
                 .order(MoveRow.Columns.replicaID, MoveRow.Columns.seq).limit(limit).fetchAll(db).map { try Self.move($0.body) }
         }
     }
@@ -249,7 +244,7 @@ public final class ClientStore: Sendable {
     /// Unsent moves across every game, or of one.
     public func unsentCount(gameID: String? = nil) throws -> Int {
         try queue.read { db in
-            let waiting = MoveRow.filter(MoveRow.Columns.pending == MoveRow.Outbox.waiting)
+            let waiting = MoveRow.filter(MoveRow.isWaiting)
             return try (gameID.map { waiting.filter(MoveRow.Columns.gameID == $0) } ?? waiting).fetchCount(db)
         }
     }
@@ -258,7 +253,7 @@ public final class ClientStore: Sendable {
     public func markSent(gameID: String, replicaID: String, through seq: Int) throws {
         try queue.write { db in
             _ = try Self.moves(of: gameID, replica: replicaID)
-                .filter(MoveRow.Columns.seq <= seq && MoveRow.Columns.pending == MoveRow.Outbox.waiting)
+                .filter(MoveRow.Columns.seq <= seq).filter(MoveRow.isWaiting)
                 .updateAll(db, MoveRow.Columns.pending.set(to: MoveRow.Outbox.held))
         }
     }
@@ -268,7 +263,7 @@ public final class ClientStore: Sendable {
     public func markRefused(gameID: String, replicaID: String, seq: Int) throws {
         try queue.write { db in
             _ = try Self.moves(of: gameID, replica: replicaID)
-                .filter(MoveRow.Columns.seq == seq && MoveRow.Columns.pending == MoveRow.Outbox.waiting)
+                .filter(MoveRow.Columns.seq == seq).filter(MoveRow.isWaiting)
                 .updateAll(db, MoveRow.Columns.pending.set(to: MoveRow.Outbox.refused))
         }
     }
@@ -304,7 +299,7 @@ public final class ClientStore: Sendable {
         try queue.write { db in
             for move in moves {
                 _ = try Self.moves(of: move.gameID, replica: move.replicaID)
-                    .filter(MoveRow.Columns.seq == move.seq && MoveRow.Columns.pending == MoveRow.Outbox.waiting)
+                    .filter(MoveRow.Columns.seq == move.seq).filter(MoveRow.isWaiting)
                     .updateAll(db, MoveRow.Columns.body.set(to: MoveRecord(move).sortedJSON))
             }
         }
@@ -313,7 +308,7 @@ public final class ClientStore: Sendable {
     /// Games with moves not yet acknowledged.
     public func gamesWithUnsentMoves() throws -> [String] {
         try queue.read { db in
-            try MoveRow.filter(MoveRow.Columns.pending == MoveRow.Outbox.waiting).select(MoveRow.Columns.gameID, as: String.self).distinct()
+            try MoveRow.filter(MoveRow.isWaiting).select(MoveRow.Columns.gameID, as: String.self).distinct()
                 .order(MoveRow.Columns.gameID).fetchAll(db)
         }
     }
