@@ -57,6 +57,9 @@ struct SocketController {
         4000 + UInt16(APIError(code, "").status.code)
     }
 
+    /// A browser's own messages (open, close, replay, command).
+    var browser: BrowserSocket { BrowserSocket(state: state) }
+
     func serve(device: StoredDevice, channel: any Channel, inbound: WebSocketInboundStream) async throws {
         let unsent = state.configuration.socketBufferBytes
         try? await channel.setOption(ChannelOptions.writeBufferWaterMark, value: .init(low: unsent / 2, high: unsent)).get()
@@ -88,19 +91,9 @@ struct SocketController {
         state.hub.unregister(id)
         for game in viewed { state.browsers.changed(gameID: game, state: state) }
         state.metrics.connectedSockets.record(state.hub.count)
-        await leave(state.browsers.close(connection: id, now: state.now(), grace: state.configuration.browserReplicaGraceMillis))
+        await browser.closed(connection: id)
         for game in shown { await state.writes.announceHere(game) }
         if let ending { throw ending }
-    }
-
-    /// Browser replicas whose last socket left: the device leaves the game (its lease ends), and
-    /// the others viewing the game see it go.
-    private func leave(_ games: [BrowserGame]) async {
-        state.metrics.browserReplicas.record(state.browsers.count)
-        for game in games {
-            await game.leave(state: state)
-            state.browsers.changed(gameID: game.gameID, state: state)
-        }
     }
 
     /// Games one subscribe may name; more is refused rather than read.
@@ -133,17 +126,11 @@ struct SocketController {
             state.hub.reply(connection, await push(moves, into: gameID, id: pushID, from: device))
         case .ping:
             state.hub.reply(connection, .pong(serverTime: state.now()))
-        case let .open(gameID): await open(gameID, connection: connection, device: device)
-        case let .close(gameID):
-            // The socket stays subscribed: the page it goes back to (the games list) wants the
-            // game's pokes for its badges and pictures.
-            state.hub.openInBrowser(connection, game: gameID, false)
-            await leave(
-                state.browsers.close(connection: connection, gameID: gameID, now: state.now(), grace: state.configuration.browserReplicaGraceMillis))
-            await state.writes.announceHere(gameID)
+        case let .open(gameID): await browser.open(gameID, connection: connection, device: device)
+        case let .close(gameID): await browser.close(gameID, connection: connection)
         case let .viewing(gameID, viewing): await setViewing(gameID, viewing, connection: connection)
-        case let .replay(gameID): await replay(gameID, connection: connection, device: device)
-        case let .command(request): await command(request, connection: connection, device: device)
+        case let .replay(gameID): await browser.replay(gameID, connection: connection, device: device)
+        case let .command(request): await browser.command(request, connection: connection, device: device)
         }
     }
 
@@ -199,45 +186,6 @@ struct SocketController {
         await state.writes.cursor(cursor, in: gameID, by: device)
     }
 
-    /// A browser opens a game: its hosted replica (loaded or shared with the device's other
-    /// tabs) answers with the whole game; the others see this device arrive.
-    private func open(_ gameID: String, connection: Int, device: StoredDevice) async {
-        guard
-            state.browsers.game(gameID, deviceID: device.deviceID, connection: connection) != nil
-                || state.browsers.openCount(connection: connection) < BrowserHost.maximumOpenPerConnection
-        else {
-            state.hub.reply(
-                connection,
-                .error(
-                    ErrorBody(.limitExceeded, "a socket has at most \(BrowserHost.maximumOpenPerConnection) games open at once; close one first"))
-            )
-            return
-        }
-        do {
-            let game = try await state.browsers.open(gameID, device: device, connection: connection, state: state)
-            state.hub.openInBrowser(connection, game: gameID, true)
-            state.hub.subscribe(connection, to: [gameID])  // for the other players' cursors
-            state.metrics.browserReplicas.record(state.browsers.count)
-            // A game made before uploads were held to `BrowserFrameBudget` may not fit: it is
-            // refused in words rather than cut off mid-frame.
-            let opened = SocketHub.encode(.opened(try await game.open(state: state)))
-            guard opened.utf8.count <= state.configuration.socketBufferBytes * 3 / 4 else {
-                throw APIError(.limitExceeded, "this game is too large to open in a browser; play it with crossmate play")
-            }
-            state.hub.reply(connection, text: opened)
-            state.browsers.changed(gameID: gameID, state: state)  // the others see this device arrive
-            await state.writes.announceHere(gameID)
-        } catch let error as APIError {
-            state.browsers.close(connection: connection, gameID: gameID, now: state.now(), grace: state.configuration.browserReplicaGraceMillis)
-            state.hub.reply(connection, .error(error.body))
-        } catch {
-            state.browsers.close(connection: connection, gameID: gameID, now: state.now(), grace: state.configuration.browserReplicaGraceMillis)
-            state.logger.error("a browser could not open a game", metadata: ["game": "\(gameID)", "error": "\(error)"])
-            state.hub.reply(
-                connection, .error(ErrorBody(.serverError, "the server could not open game \(TextRule.quote(gameID)); it has been logged")))
-        }
-    }
-
     /// A native device shows a game on screen, or stops.
     private func setViewing(_ gameID: String, _ viewing: Bool, connection: Int) async {
         guard state.hub.isSubscribed(connection, to: gameID) else {
@@ -247,35 +195,6 @@ struct SocketController {
         state.hub.setViewing(connection, game: gameID, viewing)
         state.browsers.changed(gameID: gameID, state: state)
         await state.writes.announceHere(gameID)
-    }
-
-    /// A browser asks for the finished game's replay.
-    private func replay(_ gameID: String, connection: Int, device: StoredDevice) async {
-        guard let game = state.browsers.game(gameID, deviceID: device.deviceID, connection: connection) else {
-            state.hub.reply(connection, .error(ErrorBody(.invalid, "open game \(TextRule.quote(gameID)) before asking for its replay")))
-            return
-        }
-        do {
-            state.hub.reply(connection, .replay(try await game.replay(state: state)))
-        } catch {
-            state.logger.error("a replay could not be assembled", metadata: ["game": "\(gameID)", "error": "\(error)"])
-            state.hub.reply(connection, .error(ErrorBody(.serverError, "the server could not assemble the replay; it has been logged")))
-        }
-    }
-
-    /// A browser's command, performed by its hosted replica.
-    private func command(_ request: CommandRequest, connection: Int, device: StoredDevice) async {
-        state.metrics.requests.increment()
-        guard let game = state.browsers.game(request.gameID, deviceID: device.deviceID, connection: connection) else {
-            state.hub.reply(
-                connection,
-                .refused(
-                    CommandRefusal(
-                        id: request.id, gameID: request.gameID,
-                        CommandRefusal.Reason(code: .notOpen, reason: "open the game before sending it commands"))))
-            return
-        }
-        state.hub.reply(connection, await game.perform(request, state: state))
     }
 
     /// A push over the socket: the same limits, rules and answers as `POST /v1/games/{id}/moves`.

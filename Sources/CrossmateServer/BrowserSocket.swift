@@ -1,0 +1,103 @@
+import CrossmateCore
+import CrossmateProtocol
+import CrossmateStore
+import Foundation
+
+/// A browser's own socket messages: opening and closing a game, its replay, and commands. Each is
+/// answered by the device's hosted replica of the game (`BrowserHost`); the socket's other
+/// messages are a native device's and any device's (`SocketController`).
+struct BrowserSocket {
+    let state: ServerState
+
+    /// A browser opens a game: its hosted replica (loaded or shared with the device's other
+    /// tabs) answers with the whole game; the others see this device arrive.
+    func open(_ gameID: String, connection: Int, device: StoredDevice) async {
+        guard
+            state.browsers.game(gameID, deviceID: device.deviceID, connection: connection) != nil
+                || state.browsers.openCount(connection: connection) < BrowserHost.maximumOpenPerConnection
+        else {
+            state.hub.reply(
+                connection,
+                .error(
+                    ErrorBody(.limitExceeded, "a socket has at most \(BrowserHost.maximumOpenPerConnection) games open at once; close one first"))
+            )
+            return
+        }
+        do {
+            let game = try await state.browsers.open(gameID, device: device, connection: connection, state: state)
+            state.hub.openInBrowser(connection, game: gameID, true)
+            state.hub.subscribe(connection, to: [gameID])  // for the other players' cursors
+            state.metrics.browserReplicas.record(state.browsers.count)
+            // A game made before uploads were held to `BrowserFrameBudget` may not fit: it is
+            // refused in words rather than cut off mid-frame.
+            let opened = SocketHub.encode(.opened(try await game.open(state: state)))
+            guard opened.utf8.count <= state.configuration.socketBufferBytes * 3 / 4 else {
+                throw APIError(.limitExceeded, "this game is too large to open in a browser; play it with crossmate play")
+            }
+            state.hub.reply(connection, text: opened)
+            state.browsers.changed(gameID: gameID, state: state)  // the others see this device arrive
+            await state.writes.announceHere(gameID)
+        } catch let error as APIError {
+            state.browsers.close(connection: connection, gameID: gameID, now: state.now(), grace: state.configuration.browserReplicaGraceMillis)
+            state.hub.reply(connection, .error(error.body))
+        } catch {
+            state.browsers.close(connection: connection, gameID: gameID, now: state.now(), grace: state.configuration.browserReplicaGraceMillis)
+            state.logger.error("a browser could not open a game", metadata: ["game": "\(gameID)", "error": "\(error)"])
+            state.hub.reply(
+                connection, .error(ErrorBody(.serverError, "the server could not open game \(TextRule.quote(gameID)); it has been logged")))
+        }
+    }
+
+    /// A browser asks for the finished game's replay.
+    func replay(_ gameID: String, connection: Int, device: StoredDevice) async {
+        guard let game = state.browsers.game(gameID, deviceID: device.deviceID, connection: connection) else {
+            state.hub.reply(connection, .error(ErrorBody(.invalid, "open game \(TextRule.quote(gameID)) before asking for its replay")))
+            return
+        }
+        do {
+            state.hub.reply(connection, .replay(try await game.replay(state: state)))
+        } catch {
+            state.logger.error("a replay could not be assembled", metadata: ["game": "\(gameID)", "error": "\(error)"])
+            state.hub.reply(connection, .error(ErrorBody(.serverError, "the server could not assemble the replay; it has been logged")))
+        }
+    }
+
+    /// A browser's command, performed by its hosted replica.
+    func command(_ request: CommandRequest, connection: Int, device: StoredDevice) async {
+        state.metrics.requests.increment()
+        guard let game = state.browsers.game(request.gameID, deviceID: device.deviceID, connection: connection) else {
+            state.hub.reply(
+                connection,
+                .refused(
+                    CommandRefusal(
+                        id: request.id, gameID: request.gameID,
+                        CommandRefusal.Reason(code: .notOpen, reason: "open the game before sending it commands"))))
+            return
+        }
+        state.hub.reply(connection, await game.perform(request, state: state))
+    }
+
+    /// The socket stops showing a game: the page it goes back to (the games list) keeps the
+    /// subscription, which it wants for its badges and pictures.
+    func close(_ gameID: String, connection: Int) async {
+        state.hub.openInBrowser(connection, game: gameID, false)
+        await leave(
+            state.browsers.close(connection: connection, gameID: gameID, now: state.now(), grace: state.configuration.browserReplicaGraceMillis))
+        await state.writes.announceHere(gameID)
+    }
+
+    /// The socket closed: every game it showed loses it.
+    func closed(connection: Int) async {
+        await leave(state.browsers.close(connection: connection, now: state.now(), grace: state.configuration.browserReplicaGraceMillis))
+    }
+
+    /// Browser replicas whose last socket left: the device leaves the game (its lease ends), and
+    /// the others viewing the game see it go.
+    private func leave(_ games: [BrowserGame]) async {
+        state.metrics.browserReplicas.record(state.browsers.count)
+        for game in games {
+            await game.leave(state: state)
+            state.browsers.changed(gameID: game.gameID, state: state)
+        }
+    }
+}
