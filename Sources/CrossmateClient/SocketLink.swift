@@ -96,7 +96,7 @@ final class SocketLink: Sendable {
             ) { inbound, outbound, _ in
                 // The server answers (or refuses) once the client has spoken: a ping first, and the
                 // socket counts as open when something other than a refusal comes back.
-                continuation.yield(#"{"type":"ping"}"#)
+                continuation.yield(ClientSocketMessage.pingJSON)
                 try await withThrowingTaskGroup(of: Void.self) { group in
                     group.addTask {
                         for await text in toSend { try await outbound.write(.text(text)) }
@@ -105,7 +105,7 @@ final class SocketLink: Sendable {
                         while true {
                             try await Task.sleep(for: pingInterval)
                             if lastHeard.withLock({ ContinuousClock.now - $0 }) > pingInterval * 2 { throw Silent() }
-                            continuation.yield(#"{"type":"ping"}"#)
+                            continuation.yield(ClientSocketMessage.pingJSON)
                         }
                     }
                     group.addTask {

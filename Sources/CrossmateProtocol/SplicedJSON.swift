@@ -13,6 +13,11 @@ extension ChangesResponse {
     }
 }
 
+extension ClientSocketMessage {
+    /// `ClientSocketMessage.ping` as it encodes: sent every few seconds by every device.
+    public static let pingJSON = #"{"type":"ping"}"#
+}
+
 extension ServerSocketMessage {
     /// `ServerSocketMessage.poke` as it encodes, around the inline changes' stored JSON.
     public static func pokeJSON(zone: String, token: ChangeToken, after: ChangeToken? = nil, changes: [EncodedChange]? = nil) -> String {

@@ -64,7 +64,7 @@ final class DeviceHandler: ChannelInboundHandler {
         // The upgrade is done: watch the game, read it once, and say when the server has the
         // subscription (its pong follows the subscribe).
         send(text: String(decoding: (try? encoder.encode(ClientSocketMessage.subscribe(games: [setup.gameID]))) ?? Data(), as: UTF8.self))
-        send(text: #"{"type":"ping"}"#)
+        send(text: ClientSocketMessage.pingJSON)
         fetch()
         let bound = NIOLoopBound(self, eventLoop: context.eventLoop)
         setup.fleet.enlist { end in

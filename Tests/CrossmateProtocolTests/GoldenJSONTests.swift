@@ -147,6 +147,7 @@ import Testing
         var refused = pushed
         refused.results.append(RecordResult(replicaID: "dev-1", seq: 3, status: .rejected, error: ErrorBody(.invalid, "no")))
         #expect(ServerSocketMessage.pushedJSON(id: 4, gameID: "g/1", response: refused) == nil)
+        #expect(ClientSocketMessage.pingJSON == JSONText.sorted(ClientSocketMessage.ping))
     }
 
     @Test func errorBodies() throws {
