@@ -72,10 +72,7 @@ extension Store {
     public func setParticipant(_ participant: ParticipantRecord, feedState: FeedEntry.State) async throws -> Int64 {
         let forUpdate = database.forUpdate
         return try await database.transaction { db in
-            guard let row = try await db.first("SELECT zone_seq FROM games WHERE game_id = ?\(forUpdate)", .text(participant.gameID)) else {
-                throw StoreRefusal.gameNotFound
-            }
-            let sequence = row.int(0)! + 1
+            let sequence = try await Self.nextSequence(db, gameID: participant.gameID, forUpdate: forUpdate)
             try await db.execute(
                 """
                 INSERT INTO participants (game_id, author_id, role, revoked) VALUES (?, ?, ?, ?)
@@ -83,7 +80,6 @@ extension Store {
                     revoked = CASE WHEN participants.revoked = 1 THEN 1 ELSE excluded.revoked END
                 """, .text(participant.gameID), .text(participant.authorID), .text(participant.role.rawValue), SQLValue(participant.revoked))
             if participant.revoked { try await Self.revokeInvitations(db, gameID: participant.gameID, createdBy: participant.authorID) }
-            try await db.execute("UPDATE games SET zone_seq = ? WHERE game_id = ?", .integer(sequence), .text(participant.gameID))
             try await Self.putRecord(db, gameID: participant.gameID, sequence: sequence, .participant(participant))
             try await Self.appendFeed(db, authorID: participant.authorID, gameID: participant.gameID, state: feedState)
             return sequence

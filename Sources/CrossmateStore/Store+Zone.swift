@@ -56,10 +56,7 @@ extension Store {
     public func removeParticipant(_ participant: ParticipantRecord) async throws -> Int64 {
         let forUpdate = database.forUpdate
         return try await database.transaction { db in
-            guard let row = try await db.first("SELECT zone_seq FROM games WHERE game_id = ?\(forUpdate)", .text(participant.gameID)) else {
-                throw StoreRefusal.gameNotFound
-            }
-            let sequence = row.int(0)! + 1
+            let sequence = try await Self.nextSequence(db, gameID: participant.gameID, forUpdate: forUpdate)
             try await db.execute(
                 "DELETE FROM participants WHERE game_id = ? AND author_id = ? AND revoked = 0",
                 .text(participant.gameID), .text(participant.authorID))
@@ -67,7 +64,6 @@ extension Store {
                 "UPDATE participants SET left_game = 1 WHERE game_id = ? AND author_id = ?",
                 .text(participant.gameID), .text(participant.authorID))
             try await Self.revokeInvitations(db, gameID: participant.gameID, createdBy: participant.authorID)
-            try await db.execute("UPDATE games SET zone_seq = ? WHERE game_id = ?", .integer(sequence), .text(participant.gameID))
             try await Self.putRecord(db, gameID: participant.gameID, sequence: sequence, .participant(participant))
             try await Self.appendFeed(db, authorID: participant.authorID, gameID: participant.gameID, state: .removed)
             return sequence
@@ -101,11 +97,7 @@ extension Store {
     public func putRecord(gameID: String, _ record: ZoneChange.Record) async throws -> Int64 {
         let forUpdate = database.forUpdate
         return try await database.transaction { db in
-            guard let row = try await db.first("SELECT zone_seq FROM games WHERE game_id = ?\(forUpdate)", .text(gameID)) else {
-                throw StoreRefusal.gameNotFound
-            }
-            let sequence = row.int(0)! + 1
-            try await db.execute("UPDATE games SET zone_seq = ? WHERE game_id = ?", .integer(sequence), .text(gameID))
+            let sequence = try await Self.nextSequence(db, gameID: gameID, forUpdate: forUpdate)
             try await Self.putRecord(db, gameID: gameID, sequence: sequence, record)
             return sequence
         }
@@ -142,6 +134,15 @@ extension Store {
                 """, .text(gameID), .integer(sequence)
             ).map { try Self.encodedChange($0, gameID: gameID) }
         }
+    }
+
+    /// Locks the game's row and takes its zone's next sequence for a record written in the same
+    /// transaction (every other writer of the game waits for this one).
+    static func nextSequence(_ db: any SQLConnection, gameID: String, forUpdate: String) async throws -> Int64 {
+        guard let row = try await db.first("SELECT zone_seq FROM games WHERE game_id = ?\(forUpdate)", .text(gameID)), let current = row.int(0)
+        else { throw StoreRefusal.gameNotFound }
+        try await db.execute("UPDATE games SET zone_seq = ? WHERE game_id = ?", .integer(current + 1), .text(gameID))
+        return current + 1
     }
 
     /// A change read from `zone_seq, record_type, body`.
