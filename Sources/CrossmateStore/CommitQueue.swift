@@ -1,3 +1,5 @@
+import Synchronization
+
 /// Group commit: batches of moves submitted while another group is being written wait and then
 /// go together into a single database transaction (`GroupAppend`), so a burst of pushes shares
 /// one BEGIN, a few statements, one COMMIT and one fsync. Each batch's outcome is delivered only
@@ -6,24 +8,31 @@
 /// order of their game, and in arrival order within a game: every group takes its games' row
 /// locks in the same order, so groups on other connections (or other server instances) cannot
 /// deadlock with it.
-actor CommitQueue {
+///
+/// Not an actor: a push hands its batch over under a lock, without a hop to another executor,
+/// and the one draining task takes whatever has gathered each time the last group is done.
+final class CommitQueue: Sendable {
     private struct Job {
         var request: AppendRequest
         var continuation: CheckedContinuation<AppendOutcome, any Error>
     }
 
+    private struct State {
+        var pending: [Job] = []
+        var draining = false
+        /// Moves submitted and not yet answered (waiting or in the group committing): bounded, so
+        /// a database slower than the pushes arriving refuses more (`StoreRefusal.busy`, a client
+        /// retries later) instead of holding them all in memory.
+        var waitingMoves = 0
+        var lastStart = ContinuousClock.now - .seconds(1)
+    }
+
     private let database: any SQLDatabase
     private let onCommit: Store.GroupCommitObserver?
-    private var pending: [Job] = []
-    private var draining = false
-    /// Moves submitted and not yet answered (waiting or in the group committing): bounded, so a
-    /// database slower than the pushes arriving refuses more (`StoreRefusal.busy`, a client
-    /// retries later) instead of holding them all in memory.
-    private(set) var waitingMoves = 0
+    private let state = Mutex(State())
     private let maximumWaitingMoves: Int
     /// The least time from one group's start to the next one's (`Store.init`).
     private let interval: Duration
-    private var lastStart = ContinuousClock.now - .seconds(1)
     /// Waits until the next group may start (a sleep; a test may hold it instead).
     private let waitUntil: Store.CommitWait
 
@@ -38,39 +47,68 @@ actor CommitQueue {
         self.waitUntil = waitUntil
     }
 
+    var waitingMoves: Int { state.withLock { $0.waitingMoves } }
+
     func submit(_ request: AppendRequest) async throws -> AppendOutcome {
-        guard waitingMoves + request.moves.count <= maximumWaitingMoves else { throw StoreRefusal.busy }
-        waitingMoves += request.moves.count
-        defer { waitingMoves -= request.moves.count }
+        let count = request.moves.count
         return try await withCheckedThrowingContinuation { continuation in
-            pending.append(Job(request: request, continuation: continuation))
-            if !draining {
-                draining = true
-                Task { await drain() }
+            enum Admitted { case refused, queued, drainNow }
+            let admitted = state.withLock { state -> Admitted in
+                guard state.waitingMoves + count <= maximumWaitingMoves else { return .refused }
+                state.waitingMoves += count
+                state.pending.append(Job(request: request, continuation: continuation))
+                if state.draining { return .queued }
+                state.draining = true
+                return .drainNow
+            }
+            switch admitted {
+            case .refused: continuation.resume(throwing: StoreRefusal.busy)
+            case .queued: break
+            case .drainNow: Task { await self.drain() }
             }
         }
     }
 
+    /// Commits groups until nothing waits, then stops (the next submit starts it again).
     private func drain() async {
         let forUpdate = database.forUpdate
-        while !pending.isEmpty {
-            let due = lastStart + interval
+        while true {
+            guard
+                let due = state.withLock({ state -> ContinuousClock.Instant? in
+                    if state.pending.isEmpty {
+                        state.draining = false
+                        return nil
+                    }
+                    return state.lastStart + interval
+                })
+            else { return }
             if due > ContinuousClock.now { await waitUntil(due) }
-            lastStart = ContinuousClock.now
-            let group = GroupAppend.commitOrder(pending.map(\.request.gameID)).map { pending[$0] }
-            pending = []
+            let group = state.withLock { state in
+                state.lastStart = ContinuousClock.now
+                let group = GroupAppend.commitOrder(state.pending.map(\.request.gameID)).map { state.pending[$0] }
+                state.pending = []
+                return group
+            }
             let requests = group.map(\.request)
             let started = ContinuousClock.now
+            let outcomes: Result<[Result<AppendOutcome, StoreRefusal>], any Error>
             do {
-                let outcomes = try await database.transaction { connection in
-                    try await GroupAppend.run(requests, on: connection, forUpdate: forUpdate)
-                }
+                outcomes = .success(
+                    try await database.transaction { connection in
+                        try await GroupAppend.run(requests, on: connection, forUpdate: forUpdate)
+                    })
                 onCommit?(requests.count, ContinuousClock.now - started)
-                for (job, outcome) in zip(group, outcomes) { job.continuation.resume(with: outcome.mapError { $0 as any Error }) }
             } catch {
+                outcomes = .failure(error)
+            }
+            let answered = requests.reduce(0) { $0 + $1.moves.count }
+            state.withLock { $0.waitingMoves -= answered }
+            switch outcomes {
+            case let .success(each):
+                for (job, outcome) in zip(group, each) { job.continuation.resume(with: outcome.mapError { $0 as any Error }) }
+            case let .failure(error):
                 for job in group { job.continuation.resume(throwing: error) }
             }
         }
-        draining = false
     }
 }

@@ -38,7 +38,7 @@ public final class Store: Sendable {
     }
 
     /// Moves submitted and not yet committed or refused.
-    public var waitingMoves: Int { get async { await commits.waitingMoves } }
+    public var waitingMoves: Int { get async { commits.waitingMoves } }
 
     /// Brings the schema up to date (or up to `version`, for testing a later migration on data
     /// an earlier schema held).
