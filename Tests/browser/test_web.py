@@ -919,6 +919,29 @@ class WebAppTests(unittest.TestCase):
         ben.open("/")
         until("Ben's cursor is gone", lambda: not ana.driver.find_elements(By.CSS_SELECTOR, ".cell.peer"), timeout=15)
 
+    def test_following_a_player_until_typing(self):
+        """Follow moves this cursor where another player's goes, says whom it follows, and
+        stops when this player types."""
+        ana = self.player("Ana")
+        ana.sign_up()
+        game = ana.start_bundled()
+        ben = self.invited("Ben", game, ana)
+        ben.click_square(2, 2, "down")
+        follow = until("Ben can be followed", lambda: ana.driver.find_element(By.CSS_SELECTOR, "button[data-follow]"))
+        follow.click()
+        until("Ana's cursor on Ben's", lambda: ana.cursor() == "2,2,down")
+        until("it says so", lambda: ana.driver.find_element(By.CSS_SELECTOR, "button[data-follow]").text == "Following"
+              and ana.driver.find_element(By.CSS_SELECTOR, "button[data-follow]").get_attribute("aria-pressed") == "true")
+        ben.click_square(1, 0, "across")
+        until("Ana's cursor follows", lambda: ana.cursor() == "1,0,across")
+        ana.screenshot("game-following-desktop")
+        ana.type("G")
+        until("typed where Ben was", lambda: ana.row(1).startswith("G"))
+        until("no longer following", lambda: ana.driver.find_element(By.CSS_SELECTOR, "button[data-follow]").text == "Follow")
+        ben.click_square(2, 4, "down")
+        until("Ben's cursor on Ana's grid", lambda: "peer" in ana.cell_classes(2, 4).split())
+        self.assertEqual(ana.cursor(), "1,1,across")
+
     def test_finished_games_are_listed_apart(self):
         """Games in progress come first; finished ones are apart below them."""
         ana = self.player("Ana")

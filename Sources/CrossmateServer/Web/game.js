@@ -143,7 +143,10 @@ class GamePage {
       case "cursor":
         if (message.gameID !== this.gameID) return;
         this.peers.set(message.deviceID, { authorID: message.authorID, ...message.cursor, at: Date.now() });
-        this.renderGrid();
+        if (message.authorID === this.following) {
+          this.cursor = { ...this.cursor, row: message.cursor.row, col: message.cursor.col, direction: message.cursor.direction };
+          this.render();
+        } else this.renderGrid();
         break;
       case "error":
         if (!this.view) {
@@ -190,6 +193,10 @@ class GamePage {
 
   /** After an update or an answer went into the state: cursors of players gone, the clock, the saved copy. */
   absorbed(change) {
+    if (change.players && this.following) {
+      const followed = change.players.find((player) => player.authorID === this.following);
+      if (!followed || !(followed.here > 0)) this.stopFollowing(`${followed?.displayName ?? "The player you followed"} left; you are no longer following.`);
+    }
     if (change.players) {
       // A player none of whose devices is here any more takes their cursor with them.
       for (const [deviceID, peer] of this.peers) {
@@ -238,6 +245,7 @@ class GamePage {
 
   pressKey(pressed) {
     if (this.paused) return;
+    this.stopFollowing();
     const before = this.cursor;
     const { cursor, edit } = press(pressed, this.cursor, this.board, (s) => this.letterAt(s), settings.keyOptions);
     this.cursor = cursor;
@@ -646,6 +654,7 @@ class GamePage {
   }
 
   tap(position) {
+    this.stopFollowing();
     const same = this.cursor.row === position.row && this.cursor.col === position.col;
     const next = { ...this.cursor, ...position };
     if (same) next.direction = next.direction === "across" ? "down" : "across";
@@ -858,12 +867,40 @@ class GamePage {
           player.here && player.authorID !== this.view.me ? el("small", { class: "here", title: "has the game open now" }, " · here") : null,
           player.role === "owner" ? el("small", {}, " owner") : null,
           player.removed ? el("small", {}, " removed") : null,
+          player.here && player.authorID !== this.view.me && !player.removed
+            ? el(
+                "button",
+                {
+                  type: "button", class: "small", "data-follow": player.authorID, "aria-pressed": String(this.following === player.authorID),
+                  title: this.following === player.authorID ? "Stop following" : `Your cursor goes where ${player.displayName}'s goes, until you type or move`,
+                  onclick: () => this.follow(player),
+                },
+                this.following === player.authorID ? "Following" : "Follow",
+              )
+            : null,
           owner && player.authorID !== this.view.me && !player.removed
             ? el("button", { type: "button", class: "small", "data-remove": player.authorID, onclick: () => this.remove(player) }, "Remove")
             : null,
         ),
       ),
     );
+  }
+
+  /** Follow a player: this cursor goes where theirs goes, until this player types or moves (or they leave). */
+  follow(player) {
+    if (this.following === player.authorID) return this.stopFollowing();
+    this.following = player.authorID;
+    const latest = [...this.peers.values()].filter((peer) => peer.authorID === player.authorID).sort((a, b) => b.at - a.at)[0];
+    if (latest) this.cursor = { ...this.cursor, row: latest.row, col: latest.col, direction: latest.direction };
+    toast(`Following ${player.displayName}: type or move to stop.`);
+    this.render();
+  }
+
+  stopFollowing(reason) {
+    if (!this.following) return;
+    this.following = null;
+    if (reason) toast(reason);
+    this.renderPlayers();
   }
 
   async remove(player) {
