@@ -511,7 +511,8 @@ public struct PlayScreen: Sendable {
         "Letters fill and move on. Arrows move (across the direction: turn); space turns; Tab and Shift-Tab go to the next and "
         + "previous word. Backspace erases back, Delete erases here, Home/End go to the ends of the word. ^R (or Insert) opens "
         + "a rebus, Enter writes it, Esc cancels. ^P pencil. ^Z undo, ^Y redo. ^X then c, r or x checks, reveals or clears. ^G "
-        + "and a number then a or d goes to a clue. ^Q (or Esc q) quits. Any key closes this help."
+        + "and a number then a or d goes to a clue. ^F follows another player's cursor (again: the next player; any other key "
+        + "stops). ^Q (or Esc q) quits. Any key closes this help."
 
     /// `text` in lines of at most `width` characters, broken between words; lines after the
     /// first are indented by `hanging` spaces (within the width).

@@ -30,6 +30,9 @@ public struct PlayState: Sendable {
     public var jump: String?
     public var notice: String?
     public var options = SolvingKeys.Options()
+    /// The player whose cursor this one follows (^F), until this player presses another key or
+    /// the followed player leaves.
+    public var following: String?
 
     /// Starts on the first empty square of the first across word (or the first square).
     public init(puzzle: Puzzle, letterAt: (GridPosition) -> String) {
@@ -47,7 +50,11 @@ public struct PlayState: Sendable {
         if let menu { return answer(menu, key: key) }
         if jump != nil { return typeJump(key, view: view) }
         notice = nil
+        if key != .control("f") { following = nil }
         switch key {
+        case .control("f"):
+            followNext(view: view)
+            return []
         case .control("z"): return [.perform(.undo)]
         case .control("y"): return [.perform(.redo)]
         case .control("x"):
@@ -78,6 +85,45 @@ public struct PlayState: Sendable {
         }
         cursor = next
         return edit.map { [.perform(Self.command($0))] } ?? []
+    }
+
+    /// ^F: follows the next other player whose cursor shows here (by name), and after the last
+    /// stops following.
+    mutating func followNext(view: GameView) {
+        let others = Set(view.cursors.map(\.authorID)).subtracting([view.me]).sorted { (Self.name($0, in: view), $0) < (Self.name($1, in: view), $1) }
+        guard !others.isEmpty else {
+            following = nil
+            notice = "No one else's cursor is here to follow."
+            return
+        }
+        if let current = following, let index = others.firstIndex(of: current) {
+            following = others.indices.contains(index + 1) ? others[index + 1] : nil
+        } else {
+            following = others[0]
+        }
+        guard let following else {
+            notice = "Stopped following."
+            return
+        }
+        notice = "Following \(Self.name(following, in: view)): ^F for the next player, any other key stops."
+        follow(view)
+    }
+
+    /// Moves the cursor to the followed player's; when their cursor is gone (they left), stops
+    /// following and says so.
+    public mutating func follow(_ view: GameView) {
+        guard let following else { return }
+        guard let peer = view.cursors.first(where: { $0.authorID == following }) else {
+            notice = "\(Self.name(following, in: view)) left; no longer following."
+            self.following = nil
+            return
+        }
+        cursor.position = peer.position
+        cursor.direction = peer.direction
+    }
+
+    static func name(_ authorID: String, in view: GameView) -> String {
+        view.players.first { $0.authorID == authorID }?.displayName ?? PlayerColors.placeholderName(authorID)
     }
 
     static func command(_ edit: SolvingKeys.Edit) -> Command {

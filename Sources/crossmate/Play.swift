@@ -165,6 +165,7 @@ struct PlayLoop {
                 default: break
                 }
                 view = try await session.view()
+                if case .cursorsChanged = event { state.follow(view) }
                 if view.completion != nil { scores = try await session.scoreboard() }
             }
             draw()

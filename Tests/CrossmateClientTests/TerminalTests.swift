@@ -183,6 +183,43 @@ import Testing
 
     /// A letter refused on a revealed square leaves the cursor there (it moved on as if
     /// written); the square's own letter again steps on quietly, writing nothing.
+    /// ^F follows the other players in turn (by name), the cursor going where theirs goes; any
+    /// other key stops, and so does the followed player leaving.
+    @Test func followingAnotherPlayersCursor() throws {
+        let puzzle = try BundledPuzzles.puzzle("green-light")
+        var shown = view(puzzle)
+        shown.players.append(ParticipantRecord(gameID: "game-1", authorID: "acct-cat", displayName: "Cat", role: .player))
+        shown.cursors.append(PeerCursor(deviceID: "dev-cat", authorID: "acct-cat", position: GridPosition(row: 3, col: 0), direction: .across))
+        var state = PlayState(puzzle: puzzle) { _ in "" }
+        _ = state.handle(.control("f"), view: shown)
+        #expect(state.following == "acct-bob" && state.cursor.position == GridPosition(row: 2, col: 2) && state.cursor.direction == .down)
+        #expect(state.notice?.hasPrefix("Following Bob") == true)
+        // Bob moves: the cursor goes with him.
+        shown.cursors[0].position = GridPosition(row: 4, col: 1)
+        state.follow(shown)
+        #expect(state.cursor.position == GridPosition(row: 4, col: 1))
+        _ = state.handle(.control("f"), view: shown)
+        #expect(state.following == "acct-cat" && state.cursor.position == GridPosition(row: 3, col: 0))
+        _ = state.handle(.control("f"), view: shown)
+        #expect(state.following == nil && state.notice == "Stopped following.")
+        // Another key stops following: Bob's next move leaves the cursor where it is.
+        _ = state.handle(.control("f"), view: shown)
+        _ = state.handle(.right, view: shown)
+        let stayed = state.cursor
+        shown.cursors[0].position = GridPosition(row: 1, col: 1)
+        state.follow(shown)
+        #expect(state.following == nil && state.cursor == stayed)
+        // The followed player leaving ends it, in words.
+        _ = state.handle(.control("f"), view: shown)
+        shown.cursors.removeAll { $0.authorID == "acct-bob" }
+        state.follow(shown)
+        #expect(state.following == nil && state.notice == "Bob left; no longer following.")
+        // Alone, there is no one to follow.
+        shown.cursors = []
+        _ = state.handle(.control("f"), view: shown)
+        #expect(state.following == nil && state.notice == "No one else's cursor is here to follow.")
+    }
+
     @Test func aRefusedLetterLeavesTheCursorWhereItWas() throws {
         let puzzle = try BundledPuzzles.puzzle("green-light")
         var replica = GameReplica(puzzle: puzzle, gameID: "game-1", replicaID: "dev-ann", authorID: "acct-ann")

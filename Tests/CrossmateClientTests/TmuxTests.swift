@@ -188,6 +188,34 @@ import Testing
         }
     }
 
+    /// ^F in one terminal follows the other player's cursor as it moves in theirs, says so, and
+    /// stops when this player types.
+    @Test func followingAnotherPlayerInTheRealTerminal() async throws {
+        let lab = try Lab("crossmate-tmux")
+        defer { lab.close() }
+        let (directory, server, home, tmux) = (lab.directory, lab.server, lab.home, lab.tmux)
+        try annAndBobPlayGreenLight(server, home)
+        let ann = try await tmux.play("Green", xdg: directory.path + "/xdg")
+        let bob = try await tmux.play("Green --profile bob", xdg: directory.path + "/xdg")
+        let screen = { (session: String) in try tmux(["capture-pane", "-p", "-t", session]) }
+        let clue = { (session: String) in try screen(session).split(separator: "\n", omittingEmptySubsequences: false).dropFirst().first ?? "" }
+        try await eventually("both are here") { try screen(ann).contains("2 here") && screen(bob).contains("2 here") }
+        try tmux(["send-keys", "-t", bob, "Tab"])
+        try await eventually("Bob is on 5 Across") { try clue(bob).hasPrefix(" 5A") }
+        try tmux(["send-keys", "-t", ann, "C-f"])
+        try await eventually("Ann follows Bob to 5 Across") { try clue(ann).hasPrefix(" 5A") && screen(ann).contains("Following Bob") }
+        try tmux(["send-keys", "-t", bob, "Tab"])
+        try await eventually("and to 6 Across") { try clue(ann).hasPrefix(" 6A") }
+        try tmux(["send-keys", "-t", ann, "Q"])
+        try await eventually("Ann's letter is where Bob was") { try screen(bob).contains("⁶ Q") }
+        try tmux(["send-keys", "-t", bob, "Tab"])
+        try await eventually("Bob is on 7 Across") { try clue(bob).hasPrefix(" 7A") }
+        // Bob types there: once his letter is on Ann's screen, so is the cursor move before it.
+        try tmux(["send-keys", "-t", bob, "U"])
+        try await eventually("Bob's letter reaches Ann") { try screen(ann).contains("⁷ U") }
+        #expect(try clue(ann).hasPrefix(" 6A"), "Ann no longer follows once she types")
+    }
+
     /// Opening a game shows who is here, from the server, before anyone moves (no one stands
     /// "(away)" until they type); someone who quits is dropped at once, not after a minute.
     @Test func presenceOnOpenAndOnLeave() async throws {
