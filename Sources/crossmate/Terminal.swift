@@ -107,8 +107,24 @@ nonisolated(unsafe) private var savedTerminalValid: sig_atomic_t = 0
 
 private func restoreTerminal() {
     guard savedTerminalValid == 1 else { return }
-    let leave = "\u{1B}[0m\u{1B}[?25h\u{1B}[?1049l"
-    _ = leave.withCString { Glibc.write(STDOUT_FILENO, $0, strlen($0)) }
+    // CAN first: a frame cut off by a signal may have left an escape sequence half written, and
+    // the terminal must read what follows as the sequences that restore it. Written whole
+    // (a short write is continued), with nothing but async-signal-safe calls.
+    let leave = "\u{18}\u{1B}[0m\u{1B}[?25h\u{1B}[?1049l"
+    leave.withCString { text in
+        var offset = 0
+        let count = strlen(text)
+        while offset < count {
+            let written = Glibc.write(STDOUT_FILENO, text + offset, count - offset)
+            if written > 0 {
+                offset += written
+            } else if written < 0 && errno == EINTR {
+                continue
+            } else {
+                break
+            }
+        }
+    }
     tcsetattr(STDIN_FILENO, TCSAFLUSH, &savedTerminal)
     savedTerminalValid = 0
 }

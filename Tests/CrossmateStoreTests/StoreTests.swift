@@ -287,6 +287,18 @@ import Testing
         #expect(later.results.map(\.status) == [.saved, .saved])
     }
 
+    /// Waits (polling, up to a minute) until `condition` holds.
+    func eventually(_ what: String, _ condition: () async throws -> Bool) async throws {
+        let deadline = ContinuousClock.now + .seconds(60)
+        while try await !condition() {
+            guard ContinuousClock.now < deadline else {
+                Issue.record("not in time: \(what)")
+                return
+            }
+            try await Task.sleep(for: .milliseconds(5))
+        }
+    }
+
     /// With a commit interval, a group starts no sooner than the interval after the one before,
     /// and the pushes that arrive meanwhile go together into the next. The wait is held by the
     /// test until all three pushes wait (so the grouping does not depend on how fast tasks start),
@@ -316,8 +328,10 @@ import Testing
         let pushes = ["a", "b", "c"].map { device in
             Task { try await store.appendMoves(gameID: id, authorID: ann.author, moves: [self.move(id, device, 1)]) }
         }
-        let deadline = ContinuousClock.now + .seconds(60)
-        while await store.waitingMoves < 3, ContinuousClock.now < deadline { await Task.yield() }
+        // All three wait, and the group that takes them waits for the interval (held here).
+        try await eventually("three pushes wait for the held group") {
+            await store.waitingMoves == 3 && !asked.withLock { $0 }.isEmpty
+        }
         let wait = try #require(asked.withLock { $0 }.first, "the next group waits for the interval")
         #expect(wait >= before + interval)
         #expect(groups.withLock { $0 } == [1])
