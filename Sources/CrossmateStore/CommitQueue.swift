@@ -24,7 +24,8 @@ final class CommitQueue: Sendable {
         /// a database slower than the pushes arriving refuses more (`StoreRefusal.busy`, a client
         /// retries later) instead of holding them all in memory.
         var waitingMoves = 0
-        var lastStart = ContinuousClock.now - .seconds(1)
+        /// When the last group started (none yet: the first does not wait).
+        var lastStart: ContinuousClock.Instant?
     }
 
     private let database: any SQLDatabase
@@ -79,7 +80,7 @@ final class CommitQueue: Sendable {
                         state.draining = false
                         return nil
                     }
-                    return state.lastStart + interval
+                    return state.lastStart.map { $0 + interval } ?? .now
                 })
             else { return }
             if due > ContinuousClock.now { await waitUntil(due) }

@@ -310,7 +310,9 @@ import Testing
         let groups = Mutex([Int]())
         let asked = Mutex([ContinuousClock.Instant]())
         let (release, releaseNow) = AsyncStream<Void>.makeStream()
-        let interval = Duration.milliseconds(500)
+        // An hour: the wait is the test's to end, and the interval must not run out by itself
+        // on a loaded machine before the three pushes are queued (the next group would not wait).
+        let interval = Duration.seconds(3600)
         let store = Store(
             database: try SQLiteDatabase(path: directory.appendingPathComponent("db.sqlite").path),
             onGroupCommit: { batches, _ in groups.withLock { $0.append(batches) } }, commitInterval: interval,
