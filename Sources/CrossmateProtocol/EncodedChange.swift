@@ -1,6 +1,11 @@
 import CrossmateSync
 import Foundation
 
+/// Reads a record's value as one type or another (see `ZoneChange.Record.read`).
+protocol RecordValueReader {
+    func value<T: Decodable>(_ type: T.Type) throws -> T
+}
+
 extension ZoneChange.Record {
     /// The zone's record types, as a change's `type` names them.
     public enum Kind: String, CaseIterable, Codable, Hashable, Sendable {
@@ -27,6 +32,18 @@ extension ZoneChange.Record {
         case let .participant(participant): participant.authorID
         case let .seal(seal): seal.replicaID
         case let .pause(pause): pause.key
+        }
+    }
+
+    /// The record of `kind` whose value `reader` reads (a change's field, or stored JSON): the
+    /// one place a kind says which type it holds.
+    static func read(_ kind: Kind, from reader: some RecordValueReader) throws -> Self {
+        switch kind {
+        case .move: .move(try reader.value(MoveRecord.self))
+        case .game: .game(try reader.value(GameRecord.self))
+        case .participant: .participant(try reader.value(ParticipantRecord.self))
+        case .seal: .seal(try reader.value(Seal.self))
+        case .pause: .pause(try reader.value(Pause.self))
         }
     }
 
@@ -67,16 +84,13 @@ public struct EncodedChange: Codable, Hashable, Sendable {
 
     /// The change decoded; a stored body that is not its kind's JSON throws the decoder's error.
     public func decoded() throws -> ZoneChange {
-        let data = Data(json.utf8)
-        let decoder = JSONDecoder()
-        switch kind {
-        case .move: return ZoneChange(sequence: sequence, record: .move(try decoder.decode(MoveRecord.self, from: data)))
-        case .game: return ZoneChange(sequence: sequence, record: .game(try decoder.decode(GameRecord.self, from: data)))
-        case .participant:
-            return ZoneChange(sequence: sequence, record: .participant(try decoder.decode(ParticipantRecord.self, from: data)))
-        case .seal: return ZoneChange(sequence: sequence, record: .seal(try decoder.decode(Seal.self, from: data)))
-        case .pause: return ZoneChange(sequence: sequence, record: .pause(try decoder.decode(Pause.self, from: data)))
-        }
+        ZoneChange(sequence: sequence, record: try .read(kind, from: JSONReader(data: Data(json.utf8))))
+    }
+
+    /// Reads a record's value from its stored JSON.
+    struct JSONReader: RecordValueReader {
+        let data: Data
+        func value<T: Decodable>(_ type: T.Type) throws -> T { try JSONDecoder().decode(type, from: data) }
     }
 
     /// The changes as a JSON array in `ZoneChange`'s shape, around each record's stored JSON:

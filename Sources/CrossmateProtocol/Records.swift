@@ -126,15 +126,16 @@ public struct ZoneChange: Codable, Hashable, Sendable {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         sequence = try container.decode(Int64.self, forKey: .sequence)
         let type = try container.decode(String.self, forKey: .type)
-        switch Record.Kind(rawValue: type) {
-        case .move: record = .move(try container.decode(MoveRecord.self, forKey: .record))
-        case .game: record = .game(try container.decode(GameRecord.self, forKey: .record))
-        case .participant: record = .participant(try container.decode(ParticipantRecord.self, forKey: .record))
-        case .seal: record = .seal(try container.decode(Seal.self, forKey: .record))
-        case .pause: record = .pause(try container.decode(Pause.self, forKey: .record))
-        case nil:
+        guard let kind = Record.Kind(rawValue: type) else {
             throw DecodingError.dataCorruptedError(forKey: .type, in: container, debugDescription: "unknown record type \(type)")
         }
+        record = try Record.read(kind, from: FieldReader(container: container))
+    }
+
+    /// Reads the `record` field of a change.
+    struct FieldReader: RecordValueReader {
+        let container: KeyedDecodingContainer<CodingKeys>
+        func value<T: Decodable>(_ type: T.Type) throws -> T { try container.decode(type, forKey: .record) }
     }
 
     public func encode(to encoder: any Encoder) throws {

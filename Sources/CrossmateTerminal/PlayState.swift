@@ -90,7 +90,7 @@ public struct PlayState: Sendable {
     /// ^F: follows the next other player whose cursor shows here (by name), and after the last
     /// stops following.
     mutating func followNext(view: GameView) {
-        let others = Set(view.cursors.map(\.authorID)).subtracting([view.me]).sorted { (Self.name($0, in: view), $0) < (Self.name($1, in: view), $1) }
+        let others = Set(view.cursors.map(\.authorID)).subtracting([view.me]).sorted { (view.name(of: $0), $0) < (view.name(of: $1), $1) }
         guard !others.isEmpty else {
             following = nil
             notice = "No one else's cursor is here to follow."
@@ -105,7 +105,7 @@ public struct PlayState: Sendable {
             notice = "Stopped following."
             return
         }
-        notice = "Following \(Self.name(following, in: view)): ^F for the next player, any other key stops."
+        notice = "Following \(view.name(of: following)): ^F for the next player, any other key stops."
         follow(view)
     }
 
@@ -114,16 +114,12 @@ public struct PlayState: Sendable {
     public mutating func follow(_ view: GameView) {
         guard let following else { return }
         guard let peer = view.cursors.first(where: { $0.authorID == following }) else {
-            notice = "\(Self.name(following, in: view)) left; no longer following."
+            notice = "\(view.name(of: following)) left; no longer following."
             self.following = nil
             return
         }
         cursor.position = peer.position
         cursor.direction = peer.direction
-    }
-
-    static func name(_ authorID: String, in view: GameView) -> String {
-        view.players.first { $0.authorID == authorID }?.displayName ?? PlayerColors.placeholderName(authorID)
     }
 
     static func command(_ edit: SolvingKeys.Edit) -> Command {

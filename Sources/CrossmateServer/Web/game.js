@@ -7,7 +7,7 @@
 import { api } from "./api.js";
 import { connection } from "./connection.js";
 import { el, toast } from "./dom.js";
-import { GameState } from "./gamestate.js";
+import { EMPTY_SQUARE, GameState } from "./gamestate.js";
 import { Board, key, press } from "./keys.js";
 import { enqueue, queued, saveGame, savedGame, settle } from "./queue.js";
 import { ReplayPlayer } from "./replay.js";
@@ -235,7 +235,7 @@ class GamePage {
 
   /** The letter a square shows: the newest unanswered edit, else the server's. */
   shown(position) {
-    if (this.replayFrame) return this.replayFrame.get(key(position)) ?? { letter: "", pencil: false, verdict: "none", authorID: "" };
+    if (this.replayFrame) return this.replayFrame.get(key(position)) ?? EMPTY_SQUARE;
     return this.state.shown(position);
   }
 

@@ -9,7 +9,8 @@ import { key } from "./keys.js";
 export const RETRY = new Set(["rateLimited", "serverError", "notOpen"]);
 /** A command the server failed on this many times is dropped, and the player told. */
 export const SERVER_ERROR_TRIES = 5;
-const EMPTY = { letter: "", pencil: false, verdict: "none", authorID: "" };
+/** A square no one has written in. */
+export const EMPTY_SQUARE = Object.freeze({ letter: "", pencil: false, verdict: "none", authorID: "" });
 const STATE_FIELDS = ["players", "readOnly", "completion", "scoreboard", "canUndo", "canRedo", "timer"];
 
 export class GameState {
@@ -101,6 +102,6 @@ export class GameState {
       const entry = this.optimistic[i];
       if (entry.row === position.row && entry.col === position.col) return { ...this.squares.get(key(position)), ...entry, pendingEdit: true };
     }
-    return this.squares.get(key(position)) ?? EMPTY;
+    return this.squares.get(key(position)) ?? EMPTY_SQUARE;
   }
 }
