@@ -1,3 +1,4 @@
+import CrossmateSync
 import GRDB
 
 // The local store's tables as GRDB records: each table's columns are named once, here, and a
@@ -62,7 +63,7 @@ struct MoveRow: FetchableRecord, PersistableRecord {
 
     /// Where a move stands: the server holds it, it waits to be sent, or the server refused it for
     /// good (it stays known, out of the outbox).
-    enum Outbox: Int, DatabaseValueConvertible {
+    enum Outbox: Int, Codable, DatabaseValueConvertible {
         case held = 0
         case waiting = 1
         case refused = 2
@@ -200,4 +201,59 @@ struct SettingRow: Codable, FetchableRecord, PersistableRecord {
     var value: String
 
     static let serverOffsetMillis = "server_offset_millis"
+}
+
+/// A chat message this device knows: heard from the server (with its zone sequence), or
+/// written here and waiting to be sent, or refused for good (it stays, marked, so nothing the
+/// player typed disappears without a word).
+struct MessageRow: Codable, FetchableRecord, PersistableRecord {
+    static let databaseTableName = "messages"
+    var gameID: String
+    var replicaID: String
+    var messageID: String
+    var authorID: String
+    var text: String
+    var wallMillis: Int64
+    var counter: Int
+    var zoneSeq: Int64?
+    var pending: MoveRow.Outbox
+    /// Why the server refused it (refused messages only).
+    var refusal: String?
+
+    enum CodingKeys: String, CodingKey {
+        case text, counter, pending, refusal
+        case gameID = "game_id"
+        case replicaID = "replica_id"
+        case messageID = "message_id"
+        case authorID = "author_id"
+        case wallMillis = "wall_millis"
+        case zoneSeq = "zone_seq"
+    }
+
+    enum Columns {
+        static let gameID = Column(CodingKeys.gameID)
+        static let replicaID = Column(CodingKeys.replicaID)
+        static let messageID = Column(CodingKeys.messageID)
+        static let zoneSeq = Column(CodingKeys.zoneSeq)
+        static let pending = Column(CodingKeys.pending)
+        static let refusal = Column(CodingKeys.refusal)
+    }
+
+    init(_ message: ChatMessage, sequence: Int64?, pending: MoveRow.Outbox) {
+        gameID = message.gameID
+        replicaID = message.replicaID
+        messageID = message.messageID
+        authorID = message.authorID
+        text = message.text
+        wallMillis = message.timestamp.wallMillis
+        counter = Int(message.timestamp.counter)
+        zoneSeq = sequence
+        self.pending = pending
+    }
+
+    var message: ChatMessage {
+        ChatMessage(
+            gameID: gameID, authorID: authorID, replicaID: replicaID, messageID: messageID, text: text,
+            timestamp: HLCTimestamp(wallMillis: wallMillis, counter: UInt16(clamping: counter)))
+    }
 }

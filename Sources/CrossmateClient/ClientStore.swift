@@ -97,6 +97,17 @@ public final class ClientStore: Sendable {
                         PRIMARY KEY (game_id, replica_id, at));
                     """)
         }
+        // Chat messages: heard from the server, or written here and waiting in the outbox.
+        migrator.registerMigration("4") { db in
+            try db.execute(
+                sql: """
+                    CREATE TABLE messages (
+                        game_id TEXT NOT NULL, replica_id TEXT NOT NULL, message_id TEXT NOT NULL, author_id TEXT NOT NULL,
+                        text TEXT NOT NULL, wall_millis INTEGER NOT NULL, counter INTEGER NOT NULL, zone_seq INTEGER,
+                        pending INTEGER NOT NULL, refusal TEXT, PRIMARY KEY (game_id, replica_id, message_id));
+                    CREATE INDEX messages_pending ON messages (game_id) WHERE pending = 1;
+                    """)
+        }
         return migrator
     }
 
@@ -237,6 +248,7 @@ public final class ClientStore: Sendable {
             _ = try ParticipantRow.deleteAll(db)
             _ = try SealRow.deleteAll(db)
             _ = try PauseRow.deleteAll(db)
+            _ = try MessageRow.deleteAll(db)
             _ = try SettingRow.deleteAll(db)
         }
     }
@@ -356,6 +368,59 @@ public final class ClientStore: Sendable {
         try queue.read { db in
             try PauseRow.filter(PauseRow.Columns.gameID == gameID).order(PauseRow.Columns.at).fetchAll(db)
                 .map { Pause(gameID: $0.gameID, authorID: $0.authorID, replicaID: $0.replicaID, at: $0.at) }
+        }
+    }
+
+    // MARK: Chat
+
+    /// A message this device wrote: kept before anyone hears of it, waiting to be sent.
+    public func writeMessage(_ message: ChatMessage) throws {
+        try queue.write { db in try MessageRow(message, sequence: nil, pending: .waiting).insert(db, onConflict: .ignore) }
+    }
+
+    /// A message heard from the server (one of this device's own among them: it is then sent).
+    public func saveMessage(_ message: ChatMessage, sequence: Int64) throws {
+        try queue.write { db in
+            try MessageRow(message, sequence: sequence, pending: .held).upsert(db)
+        }
+    }
+
+    /// The server holds this device's message, at `sequence`.
+    public func markMessageSent(_ message: ChatMessage, sequence: Int64) throws {
+        try saveMessage(message, sequence: sequence)
+    }
+
+    /// The server refused the message for good: it leaves the outbox, marked with why.
+    public func markMessageRefused(_ message: ChatMessage, reason: String) throws {
+        try queue.write { db in
+            _ = try MessageRow.filter(key: ["game_id": message.gameID, "replica_id": message.replicaID, "message_id": message.messageID])
+                .updateAll(db, MessageRow.Columns.pending.set(to: MoveRow.Outbox.refused), MessageRow.Columns.refusal.set(to: reason))
+        }
+    }
+
+    /// Gives an unsent message a new timestamp (after the server refused it as stamped ahead).
+    public func restampMessage(_ message: ChatMessage) throws {
+        try queue.write { db in
+            _ = try MessageRow.filter(key: ["game_id": message.gameID, "replica_id": message.replicaID, "message_id": message.messageID])
+                .filter(sql: "pending = 1")
+                .updateAll(db, Column("wall_millis").set(to: message.timestamp.wallMillis), Column("counter").set(to: Int(message.timestamp.counter)))
+        }
+    }
+
+    /// Messages written here and not yet sent, oldest first, of every game.
+    public func unsentMessages() throws -> [ChatMessage] {
+        try queue.read { db in
+            try MessageRow.filter(sql: "pending = 1").order(Column("wall_millis"), Column("counter")).fetchAll(db).map(\.message)
+        }
+    }
+
+    /// A game's conversation as this device holds it: every message, whether the server has it
+    /// (its zone sequence) and why it refused one.
+    public func messages(gameID: String) throws -> [(message: ChatMessage, sequence: Int64?, refusal: String?)] {
+        try queue.read { db in
+            try MessageRow.filter(MessageRow.Columns.gameID == gameID).fetchAll(db).map {
+                ($0.message, $0.zoneSeq, $0.pending == .refused ? $0.refusal ?? "refused" : nil)
+            }
         }
     }
 

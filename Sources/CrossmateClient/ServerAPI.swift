@@ -159,6 +159,10 @@ public struct ServerAPI: Sendable {
         try await call(.POST, "/v1/games/\(gameID)/nudges", body: request)
     }
 
+    public func postMessage(gameID: String, _ request: PostMessageRequest) async throws(ServerFailure) -> PostMessageResponse {
+        try await call(.POST, "/v1/games/\(gameID)/messages", body: request)
+    }
+
     public func presence(gameID: String, _ request: PresenceRequest) async throws(ServerFailure) -> PresenceResponse {
         try await call(.POST, "/v1/games/\(gameID)/presence", body: request)
     }
@@ -247,6 +251,7 @@ extension LinkCodeResponse: ServerTimed {}
 extension MeResponse: ServerTimed {}
 extension GameListResponse: ServerTimed {}
 extension PresenceResponse: ServerTimed {}
+extension PostMessageResponse: ServerTimed {}
 extension FriendsResponse: ServerTimed {}
 extension NudgeView: ServerTimed {
     public var serverTime: Int64 { createdAt }

@@ -66,6 +66,14 @@ public struct SyncStatus: Hashable, Sendable, CustomStringConvertible {
 }
 
 /// What a UI hears from the engine.
+/// A chat message as a UI shows it: the message, whether the server has it yet, and why it
+/// refused it (then it stays, marked, and is not sent again).
+public struct ChatLine: Hashable, Sendable {
+    public var message: ChatMessage
+    public var sent: Bool
+    public var refusal: String?
+}
+
 public enum EngineEvent: Sendable {
     /// Squares of a game changed (typed here, or merged from others).
     case gridChanged(gameID: String, squares: [SquareChange])
@@ -81,6 +89,8 @@ public enum EngineEvent: Sendable {
     case moveRefused(gameID: String, seq: Int, reason: String)
     /// Another player asks this account to come and help.
     case nudged(NudgeView)
+    /// A game's conversation changed: a message arrived, was written here, was sent or refused.
+    case chatChanged(gameID: String)
     /// The account's own records changed on one of its devices (a colour pin, a block, a
     /// setting): a UI reads them again.
     case accountChanged
@@ -91,12 +101,15 @@ public enum SessionRefusal: Error, Hashable, Sendable, CustomStringConvertible {
     case unknownGame(String)
     case readOnly(String)
     case refused(MutationRefusal)
+    /// A chat message this device cannot send as typed (empty, too long, control characters).
+    case invalidMessage(String)
 
     public var description: String {
         switch self {
         case let .unknownGame(game): "this device does not have game \(game); join it or sync first"
         case .readOnly: "you were removed from this game: it stays readable but takes no more letters"
         case let .refused(refusal): refusal.description
+        case let .invalidMessage(reason): reason
         }
     }
 }
@@ -159,6 +172,8 @@ public actor SyncEngine {
 
     // Cursors: sent at most every `cursorInterval`, the last one always.
     private var cursorSent: [String: ContinuousClock.Instant] = [:]
+    // Chat: the accounts this one blocked (their messages are not shown).
+    private var blocked: Set<String> = []
     private var cursorPending: [String: CursorPosition] = [:]
     private let cursorInterval = Duration.milliseconds(100)
 
@@ -377,6 +392,9 @@ public actor SyncEngine {
     public private(set) var unread: [String: Bool] = [:]
     /// Recent nudges to this account, per game, as the server last listed them.
     public private(set) var nudges: [String: [NudgeView]] = [:]
+    /// Chat messages others wrote in each game since this account last looked (as the server
+    /// last listed them).
+    public private(set) var unreadMessages: [String: Int] = [:]
 
     /// Games this device shows on screen (the others see it is here, live, over the socket).
     private var viewed: Set<String> = []
@@ -394,7 +412,10 @@ public actor SyncEngine {
     public func presence(_ gameID: String, entering: Bool) async -> PresenceResponse? {
         let shown = (try? store.game(gameID))?.token?.sequence ?? 0
         let answer = try? await api.presence(gameID: gameID, PresenceRequest(action: entering ? "enter" : "leave", readThrough: shown))
-        if answer != nil { unread[gameID] = false }
+        if answer != nil {
+            unread[gameID] = false
+            unreadMessages[gameID] = 0
+        }
         return answer
     }
 
@@ -406,6 +427,7 @@ public actor SyncEngine {
             let page = try await api.games(after: cursor)
             for summary in page.games {
                 unread[summary.gameID] = summary.unread ?? false
+                unreadMessages[summary.gameID] = summary.unreadMessages ?? 0
                 nudges[summary.gameID] = summary.nudges ?? []
                 let local = try? store.game(summary.gameID)
                 if local == nil {
@@ -420,6 +442,13 @@ public actor SyncEngine {
             }
             cursor = page.next
         } while cursor != nil
+        if let friends = try? await api.friends() {
+            let now = Set(friends.friends.filter(\.blocked).map(\.authorID))
+            if now != blocked {
+                blocked = now
+                for gameID in unreadMessages.keys { emit(.chatChanged(gameID: gameID)) }
+            }
+        }
         if changed { emit(.gamesChanged) }
     }
 
@@ -472,6 +501,7 @@ public actor SyncEngine {
     private func apply(_ changes: [ZoneChange], gameID: String) -> Int {
         var moves: [Move] = []
         var others = false
+        var chatChanged = false
         for change in changes {
             switch change.record {
             case let .move(record):
@@ -490,6 +520,9 @@ public actor SyncEngine {
                 others = true
             case let .pause(pause):
                 try? store.savePause(pause)
+            case let .message(message):
+                try? store.saveMessage(message, sequence: change.sequence)
+                chatChanged = true
             }
         }
         if !moves.isEmpty {
@@ -504,6 +537,7 @@ public actor SyncEngine {
             }
         }
         if others { emit(.gamesChanged) }
+        if chatChanged { emit(.chatChanged(gameID: gameID)) }
         return moves.count
     }
 
@@ -596,6 +630,41 @@ public actor SyncEngine {
         emit(.status(status))
         kickPush()
         return moves
+    }
+
+    /// Writes a chat message: kept in the local store before anyone hears of it, sent when the
+    /// server can be reached (a resend after a lost answer is the same message).
+    @discardableResult
+    public func send(message raw: String, in gameID: String) throws(SessionRefusal) -> ChatMessage {
+        guard let local = try? store.game(gameID) else { throw .unknownGame(gameID) }
+        if local.readOnly { throw .readOnly(gameID) }
+        let text: String
+        do { text = try Chat.text(raw) } catch { throw .invalidMessage(error.description) }
+        let message = ChatMessage(
+            gameID: gameID, authorID: identity.authorID, replicaID: identity.deviceID,
+            messageID: Self.messageID(at: clock.local, using: &random), text: text, timestamp: HLCTimestamp(wallMillis: clock.now))
+        do { try store.writeMessage(message) } catch { throw .invalidMessage("the local store failed: \(error)") }
+        emit(.chatChanged(gameID: gameID))
+        kickPush()
+        return message
+    }
+
+    /// A new message id: the device's time and 12 random letters and digits (an engine started
+    /// again with the same seed does not repeat an id it gave before).
+    static func messageID(at millis: Int64, using random: inout SeededRandomNumberGenerator) -> String {
+        let alphabet = Array("abcdefghijklmnopqrstuvwxyz0123456789")
+        return String(millis, radix: 36) + "-" + String((0..<12).map { _ in alphabet[Int(random.next() % UInt64(alphabet.count))] })
+    }
+
+    /// A game's conversation as this device shows it: in `Chat.ordered` order, without the
+    /// messages of accounts this account blocked.
+    public func conversation(_ gameID: String) -> [ChatLine] {
+        let held = (try? store.messages(gameID: gameID)) ?? []
+        let byKey = Dictionary(held.map { ($0.message.key, $0) }, uniquingKeysWith: { first, _ in first })
+        return Chat.shown(Chat.ordered(held.map(\.message)), hiding: blocked).compactMap { message in
+            guard let entry = byKey[message.key] else { return nil }
+            return ChatLine(message: message, sent: entry.sequence != nil, refusal: entry.refusal)
+        }
     }
 
     /// Moves this device's cursor: sent live over the socket, at most every 100 ms (the last
@@ -697,6 +766,7 @@ public actor SyncEngine {
     private enum PushWork {
         case moves(String, [Move])
         case seal(String, lastSeq: Int)
+        case message(ChatMessage)
     }
 
     private enum PushOutcome {
@@ -705,6 +775,10 @@ public actor SyncEngine {
     }
 
     private func nextPushWork() -> PushWork? {
+        let readOnly = Set(((try? store.games()) ?? []).filter(\.readOnly).map(\.game.gameID))
+        if let message = ((try? store.unsentMessages()) ?? []).first(where: { !readOnly.contains($0.gameID) }) {
+            return .message(message)
+        }
         for local in (try? store.games()) ?? [] where !local.readOnly {
             let gameID = local.game.gameID
             if let unsent = try? store.unsent(gameID: gameID, limit: ProtocolLimits.maximumRecordsPerBatch), !unsent.isEmpty {
@@ -760,6 +834,38 @@ public actor SyncEngine {
 
     private func pushOnce(_ work: PushWork) async -> PushOutcome {
         switch work {
+        case let .message(message):
+            do {
+                let answer = try await api.postMessage(
+                    gameID: message.gameID, PostMessageRequest(messageID: message.messageID, text: message.text, timestamp: message.timestamp))
+                try? store.markMessageSent(answer.message, sequence: answer.sequence)
+                emit(.chatChanged(gameID: message.gameID))
+                return .done
+            } catch {
+                if case let .refused(body, status, _) = error {
+                    switch body.error {
+                    case .clockSkew:
+                        // The clock is corrected by the answer's serverTime already.
+                        var restamped = message
+                        restamped.timestamp = HLCTimestamp(wallMillis: clock.now)
+                        try? store.restampMessage(restamped)
+                        return .done
+                    case .invalid, .limitExceeded:
+                        try? store.markMessageRefused(message, reason: body.message)
+                        emit(.chatChanged(gameID: message.gameID))
+                        return .done
+                    default:
+                        if status < 500, body.error != .rateLimited, body.error != .readOnly, body.error != .forbidden,
+                            body.error != .notFound, body.error != .gone
+                        {
+                            try? store.markMessageRefused(message, reason: body.message)
+                            emit(.chatChanged(gameID: message.gameID))
+                            return .done
+                        }
+                    }
+                }
+                return failed(error, gameID: message.gameID)
+            }
         case let .seal(gameID, lastSeq):
             do {
                 _ = try await api.seal(gameID: gameID, lastSeq: lastSeq)

@@ -181,11 +181,16 @@ public struct GameStateView: Codable, Hashable, Sendable {
     public var canUndo: Bool
     public var canRedo: Bool
     public var timer: TimerView
+    /// Chat messages to show: on opening the conversation (its latest
+    /// `MessageView.maximumOpened`), else the messages new since the last message, each placed
+    /// at its `index` in the conversation; nil when none.
+    public var messages: [MessageView]?
 
     public init(
         gameID: String, squares: [SquareView], completion: CompletionRecord?, scoreboard: [PlayerScore]?, canUndo: Bool, canRedo: Bool,
-        timer: TimerView
+        timer: TimerView, messages: [MessageView]? = nil
     ) {
+        self.messages = messages
         self.gameID = gameID
         self.squares = squares
         self.completion = completion
@@ -193,6 +198,28 @@ public struct GameStateView: Codable, Hashable, Sendable {
         self.canUndo = canUndo
         self.canRedo = canRedo
         self.timer = timer
+    }
+}
+
+/// A chat message as a browser shows it. The server orders the conversation (`Chat.ordered`,
+/// without blocked accounts' messages); `index` is where the message stands in it, so a browser
+/// that inserts new messages at their index, in the order sent, shows the server's order.
+public struct MessageView: Codable, Hashable, Sendable {
+    public var key: String
+    public var authorID: String
+    public var text: String
+    /// When it was written (Unix ms).
+    public var at: Int64
+    public var index: Int
+
+    public static let maximumOpened = 200
+
+    public init(_ message: ChatMessage, index: Int) {
+        key = message.key
+        authorID = message.authorID
+        text = message.text
+        at = message.timestamp.wallMillis
+        self.index = index
     }
 }
 
@@ -302,11 +329,11 @@ public struct GameUpdate: Codable, Hashable, Sendable, CarriesGameState {
 /// being unreadable.
 public struct BrowserCommand: Codable, Hashable, Sendable {
     public enum Kind: Hashable, Sendable, ExpressibleByStringLiteral {
-        case setLetter, delete, check, reveal, clear, undo, redo, pause
+        case setLetter, delete, check, reveal, clear, undo, redo, pause, chat
         /// A kind no command has (kept to be named in the refusal).
         case unknown(String)
 
-        static let known: [Kind] = [.setLetter, .delete, .check, .reveal, .clear, .undo, .redo, .pause]
+        static let known: [Kind] = [.setLetter, .delete, .check, .reveal, .clear, .undo, .redo, .pause, .chat]
 
         public init(name: String) {
             self = Self.known.first { $0.name == name } ?? .unknown(name)
@@ -324,6 +351,7 @@ public struct BrowserCommand: Codable, Hashable, Sendable {
             case .undo: "undo"
             case .redo: "redo"
             case .pause: "pause"
+            case .chat: "chat"
             case let .unknown(name): name
             }
         }
@@ -344,11 +372,16 @@ public struct BrowserCommand: Codable, Hashable, Sendable {
     public var scope: Extent?
     /// nil when none was sent or the one sent is not a direction.
     public var direction: Direction?
+    /// A chat message's text, and the id the browser gave it (`chat`).
+    public var text: String?
+    public var messageID: String?
 
     public init(
         kind: Kind, row: Int? = nil, col: Int? = nil, letter: String? = nil, pencil: Bool? = nil, autocheck: Bool? = nil,
-        scope: Extent? = nil, direction: Direction? = nil
+        scope: Extent? = nil, direction: Direction? = nil, text: String? = nil, messageID: String? = nil
     ) {
+        self.text = text
+        self.messageID = messageID
         self.kind = kind
         self.row = row
         self.col = col
@@ -359,7 +392,7 @@ public struct BrowserCommand: Codable, Hashable, Sendable {
         self.direction = direction
     }
 
-    enum CodingKeys: String, CodingKey { case kind, row, col, letter, pencil, autocheck, scope, direction }
+    enum CodingKeys: String, CodingKey { case kind, row, col, letter, pencil, autocheck, scope, direction, text, messageID }
 
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
@@ -371,6 +404,8 @@ public struct BrowserCommand: Codable, Hashable, Sendable {
         autocheck = try container.decodeIfPresent(Bool.self, forKey: .autocheck)
         scope = try container.decodeIfPresent(String.self, forKey: .scope).flatMap(Extent.init(rawValue:))
         direction = try container.decodeIfPresent(String.self, forKey: .direction).flatMap(Direction.init(rawValue:))
+        text = try container.decodeIfPresent(String.self, forKey: .text)
+        messageID = try container.decodeIfPresent(String.self, forKey: .messageID)
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -383,6 +418,8 @@ public struct BrowserCommand: Codable, Hashable, Sendable {
         try container.encodeIfPresent(autocheck, forKey: .autocheck)
         try container.encodeIfPresent(scope?.rawValue, forKey: .scope)
         try container.encodeIfPresent(direction?.rawValue, forKey: .direction)
+        try container.encodeIfPresent(text, forKey: .text)
+        try container.encodeIfPresent(messageID, forKey: .messageID)
     }
 
     /// The mutator's command, or why this one does not describe one (a pause is no command).
@@ -417,7 +454,7 @@ public struct BrowserCommand: Codable, Hashable, Sendable {
             return .success(kind == .check ? .check(scope) : kind == .reveal ? .reveal(scope) : .clear(scope))
         case .undo: return .success(.undo)
         case .redo: return .success(.redo)
-        case .pause, .unknown: return .failure(malformed)
+        case .pause, .chat, .unknown: return .failure(malformed)
         }
     }
 
@@ -425,6 +462,7 @@ public struct BrowserCommand: Codable, Hashable, Sendable {
     static let scoped = "a scope of square (with row and col), word (with row, col and direction) or puzzle"
     static let needs: [Kind: String] = [
         .setLetter: "row, col and letter", .delete: "row and col", .check: scoped, .reveal: scoped, .clear: scoped,
+        .chat: "text and messageID",
     ]
 }
 

@@ -9,7 +9,7 @@ protocol RecordValueReader {
 extension ZoneChange.Record {
     /// The zone's record types, as a change's `type` names them.
     public enum Kind: String, CaseIterable, Codable, Hashable, Sendable {
-        case move, game, participant, seal, pause
+        case move, game, participant, seal, pause, message
     }
 
     public var kind: Kind {
@@ -19,12 +19,14 @@ extension ZoneChange.Record {
         case .participant: .participant
         case .seal: .seal
         case .pause: .pause
+        case .message: .message
         }
     }
 
     /// The key the zone keeps the record under: a later record of the same kind and key replaces
     /// it (a participant's new role, a device's later seal). Moves are keyed by replica and seq,
-    /// pauses by replica and time, so neither is ever replaced.
+    /// pauses by replica and time, messages by replica and message id: none is ever replaced
+    /// (`isWrittenOnce`).
     public var key: String {
         switch self {
         case let .move(move): "\(move.replicaID):\(move.seq)"
@@ -32,6 +34,16 @@ extension ZoneChange.Record {
         case let .participant(participant): participant.authorID
         case let .seal(seal): seal.replicaID
         case let .pause(pause): pause.key
+        case let .message(message): message.key
+        }
+    }
+
+    /// Whether the zone keeps the first record under a key: a second one (a resend after a
+    /// lost answer) is the same record and changes nothing.
+    public var isWrittenOnce: Bool {
+        switch self {
+        case .message: true
+        case .move, .game, .participant, .seal, .pause: false
         }
     }
 
@@ -44,6 +56,7 @@ extension ZoneChange.Record {
         case .participant: .participant(try reader.value(ParticipantRecord.self))
         case .seal: .seal(try reader.value(Seal.self))
         case .pause: .pause(try reader.value(Pause.self))
+        case .message: .message(try reader.value(ChatMessage.self))
         }
     }
 
@@ -56,6 +69,7 @@ extension ZoneChange.Record {
         case let .participant(participant): JSONText.sorted(participant)
         case let .seal(seal): JSONText.sorted(seal)
         case let .pause(pause): JSONText.sorted(pause)
+        case let .message(message): JSONText.sorted(message)
         }
     }
 }

@@ -110,6 +110,7 @@ public struct ZoneChange: Codable, Hashable, Sendable {
         case participant(ParticipantRecord)
         case seal(Seal)
         case pause(Pause)
+        case message(ChatMessage)
     }
 
     public var sequence: Int64
@@ -148,6 +149,7 @@ public struct ZoneChange: Codable, Hashable, Sendable {
         case let .participant(participant): try container.encode(participant, forKey: .record)
         case let .seal(seal): try container.encode(seal, forKey: .record)
         case let .pause(pause): try container.encode(pause, forKey: .record)
+        case let .message(message): try container.encode(message, forKey: .record)
         }
     }
 }

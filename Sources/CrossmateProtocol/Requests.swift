@@ -171,12 +171,19 @@ public struct GameSummary: Codable, Hashable, Sendable {
     public var nudges: [NudgeView]?
     /// When the game last changed (Unix ms): its latest move, else its creation.
     public var lastActivity: Int64?
+    /// Chat messages other players wrote since this account last looked (none from accounts it
+    /// blocked; none while one of its devices is in the game), at most `maximumUnreadMessages`.
+    public var unreadMessages: Int?
+
+    public static let maximumUnreadMessages = 99
 
     public init(
         gameID: String, title: String, width: Int, height: Int, ownerID: String, role: ParticipantRecord.Role,
         readOnly: Bool, filled: Int, total: Int, completion: CompletionRecord?, token: ChangeToken, serverTime: Int64,
-        picture: String? = nil, players: [String]? = nil, unread: Bool? = nil, nudges: [NudgeView]? = nil, lastActivity: Int64? = nil
+        picture: String? = nil, players: [String]? = nil, unread: Bool? = nil, nudges: [NudgeView]? = nil, lastActivity: Int64? = nil,
+        unreadMessages: Int? = nil
     ) {
+        self.unreadMessages = unreadMessages
         self.lastActivity = lastActivity
         self.unread = unread
         self.nudges = nudges
@@ -672,5 +679,33 @@ public struct RenameRequest: Codable, Hashable, Sendable {
 
     public init(displayName: String) {
         self.displayName = displayName
+    }
+}
+
+/// `POST /v1/games/{id}/messages`: a chat message this device wrote (the server stamps the
+/// author). Sending the same `messageID` again is harmless: the first is kept and answered.
+public struct PostMessageRequest: Codable, Hashable, Sendable {
+    /// Chosen by the device: letters, digits, "-" and "_", at most `Chat.maximumIDBytes`.
+    public var messageID: String
+    public var text: String
+    public var timestamp: HLCTimestamp
+
+    public init(messageID: String, text: String, timestamp: HLCTimestamp) {
+        self.messageID = messageID
+        self.text = text
+        self.timestamp = timestamp
+    }
+}
+
+/// The message as the zone keeps it, and its zone sequence.
+public struct PostMessageResponse: Codable, Hashable, Sendable {
+    public var message: ChatMessage
+    public var sequence: Int64
+    public var serverTime: Int64
+
+    public init(message: ChatMessage, sequence: Int64, serverTime: Int64) {
+        self.message = message
+        self.sequence = sequence
+        self.serverTime = serverTime
     }
 }

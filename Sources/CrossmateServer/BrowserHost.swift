@@ -143,6 +143,14 @@ actor BrowserGame {
     private var pauseKeys: Set<String>
     /// Each move's zone sequence, beside `moves`.
     private var moveSequences: [Int64]
+    /// The conversation this browser holds, in `Chat.ordered` order, without the messages of
+    /// accounts this one blocked (as of opening); the keys of every message read; and the
+    /// messages the browser has not been sent yet.
+    private var conversation: [ChatMessage] = []
+    private var messageKeys: Set<String> = []
+    /// Each message's zone sequence (the catch-up counts those after the account's horizon).
+    private var messageSequences: [(sequence: Int64, message: ChatMessage)] = []
+    private var news: [MessageView] = []
     /// This device's presence in the game (a lease while a browser views it, and what it has
     /// been shown).
     private var presence: DevicePresence
@@ -152,8 +160,13 @@ actor BrowserGame {
     private var pins: [String: Int] = [:]
     private var preferred: Int?
 
+    /// Accounts this one blocked: their messages are not shown.
+    private var blocked: Set<String> = []
+
     private func readAccountZone(state: ServerState) async throws {
-        pins = SocialController.pins(try await state.store.decisions(of: device.authorID))
+        let decisions = try await state.store.decisions(of: device.authorID)
+        pins = SocialController.pins(decisions)
+        blocked = SocialController.blocked(decisions)
         preferred = try await state.store.preferredColor(of: device.authorID)
     }
     private var players: [StoredParticipant]
@@ -194,7 +207,7 @@ actor BrowserGame {
 
     private init(
         gameID: String, device: StoredDevice, puzzle: Puzzle, createdAt: Int64, replica: GameReplica, sequence: Int64,
-        moves: [(sequence: Int64, move: Move)], pauses: [Pause], players: [StoredParticipant]
+        moves: [(sequence: Int64, move: Move)], pauses: [Pause], messages: [(sequence: Int64, message: ChatMessage)], players: [StoredParticipant]
     ) {
         self.gameID = gameID
         self.device = device
@@ -208,6 +221,9 @@ actor BrowserGame {
         moveSequences = moves.map(\.sequence)
         self.pauses = pauses.map(\.stamp)
         pauseKeys = Set(pauses.map(\.key))
+        messageKeys = Set(messages.map(\.message.key))
+        messageSequences = messages
+        conversation = Chat.ordered(messages.map(\.message))
         self.players = players
         presence = DevicePresence(gameID: gameID, deviceID: device.deviceID, authorID: device.authorID)
     }
@@ -216,14 +232,14 @@ actor BrowserGame {
         let (stored, _) = try await state.access(gameID, for: device, write: false)
         try await state.store.markBrowser(deviceID: device.deviceID)
         let projection = try await state.directory.projection(for: stored)
-        let (moves, pauses, sequence) = try await GameProjection.sequencedActivity(store: state.store, gameID: gameID, after: 0)
+        let read = try await GameProjection.sequencedActivity(store: state.store, gameID: gameID, after: 0)
         var replica = GameReplica(
-            puzzle: projection.puzzle, gameID: gameID, replicaID: device.deviceID, authorID: device.authorID, moves: moves.map(\.move))
+            puzzle: projection.puzzle, gameID: gameID, replicaID: device.deviceID, authorID: device.authorID, moves: read.moves.map(\.move))
         if let completion = await projection.completion { replica.adopt(completion, finalGrid: await projection.replica.grid) }
         let players = try await state.store.participants(gameID: gameID)
         return BrowserGame(
-            gameID: gameID, device: device, puzzle: projection.puzzle, createdAt: stored.createdAt, replica: replica, sequence: sequence,
-            moves: moves, pauses: pauses, players: players)
+            gameID: gameID, device: device, puzzle: projection.puzzle, createdAt: stored.createdAt, replica: replica, sequence: read.through,
+            moves: read.moves, pauses: read.pauses, messages: read.messages, players: players)
     }
 
     private var me: StoredParticipant? { players.first { $0.authorID == device.authorID } }
@@ -273,7 +289,24 @@ actor BrowserGame {
     private func state(squares: [SquareView], made: [Move] = [], now: Int64) -> GameStateView {
         GameStateView(
             gameID: gameID, squares: squares, completion: replica.completion.map(CompletionRecord.init), scoreboard: scoreboard(adding: made),
-            canUndo: replica.canUndo && !readOnly, canRedo: replica.canRedo && !readOnly, timer: timer(now: now, adding: made))
+            canUndo: replica.canUndo && !readOnly, canRedo: replica.canRedo && !readOnly, timer: timer(now: now, adding: made),
+            messages: takeNews())
+    }
+
+    /// The messages not yet sent to the browser (each sent once, with the next message).
+    private func takeNews() -> [MessageView]? {
+        defer { news = [] }
+        return news.isEmpty ? nil : news
+    }
+
+    /// Messages read from the zone or just written: each new one takes its place in the
+    /// conversation, and the browser is sent it with its index there.
+    private func hear(_ messages: [ChatMessage]) {
+        for message in Chat.ordered(messages) where messageKeys.insert(message.key).inserted && !blocked.contains(message.authorID) {
+            let index = conversation.firstIndex { Chat.ordered([$0, message]).first == message } ?? conversation.count
+            conversation.insert(message, at: index)
+            news.append(MessageView(message, index: index))
+        }
     }
 
     /// The whole game as it now is, for a browser opening it.
@@ -289,13 +322,19 @@ actor BrowserGame {
             presence = Presence.showed(Presence.enter(presence, now: now), through: sequence)
             let baseline = try await state.store.putPresence(presence)
             await announcePresence(state: state)
+            news = []
             var opened = opened(now: now)
+            let shown = Chat.shown(conversation, hiding: blocked).suffix(MessageView.maximumOpened)
+            conversation = Array(shown)
+            opened.messages = conversation.enumerated().map { MessageView($0.element, index: $0.offset) }
             let viewing = Set(here.keys)
             opened.cursors = try await state.store.cursors(gameID: gameID).compactMap { stored in
                 guard stored.deviceID != device.deviceID, viewing.contains(stored.authorID) else { return nil }
                 return PeerCursorView(deviceID: stored.deviceID, authorID: stored.authorID, cursor: stored.cursor)
             }
-            let summary = CatchUp.since(baseline, moves: zip(moveSequences, moves).map { (sequence: $0.0, move: $0.1) }, me: device.authorID)
+            let summary = CatchUp.since(
+                baseline, moves: zip(moveSequences, moves).map { (sequence: $0.0, move: $0.1) }, messages: messageSequences, me: device.authorID,
+                hiding: blocked)
             if baseline > 0, let sentence = summary.sentence(name: name) {
                 opened.catchUp = CatchUpView(squares: summary.squares.map { [$0.row, $0.col] }, sentence: sentence)
             }
@@ -335,18 +374,22 @@ actor BrowserGame {
     /// they are, without reading them back from the store.
     private func catchUp(state: ServerState, handed inline: InlineChanges? = nil) async throws -> [SquareView] {
         let before = replica.grid
-        let read: (moves: [(sequence: Int64, move: Move)], pauses: [Pause], through: Int64)
+        let read: GameProjection.Activity
         if let handed = try Self.activity(inline, after: sequence, gameID: gameID) {
             read = handed
         } else {
             read = try await GameProjection.sequencedActivity(store: state.store, gameID: gameID, after: sequence)
         }
-        let (fresh, freshPauses, through) = read
+        let fresh = read.moves
+        let through = read.through
         guard through > sequence else { return [] }
-        // Every record takes the next zone sequence, so fewer moves and pauses than sequences
-        // read means a participant (or seal) record came: only then is the roster read again.
-        let rosterMayHaveChanged = through - sequence > Int64(fresh.count + freshPauses.count)
-        for pause in freshPauses where pauseKeys.insert(pause.key).inserted { pauses.append(pause.stamp) }
+        // Every record takes the next zone sequence, so fewer moves, pauses and messages than
+        // sequences read means a participant (or seal) record came: only then is the roster
+        // read again.
+        let rosterMayHaveChanged = through - sequence > Int64(fresh.count + read.pauses.count + read.messages.count)
+        for pause in read.pauses where pauseKeys.insert(pause.key).inserted { pauses.append(pause.stamp) }
+        messageSequences += read.messages
+        hear(read.messages.map(\.message))
         sequence = through
         replica.receive(fresh.map(\.move))
         for (_, move) in fresh where move.replicaID == device.deviceID { performedBatches.insert(move.batchID) }
@@ -360,16 +403,12 @@ actor BrowserGame {
         return SquareView.changed(from: before, to: replica.grid, of: puzzle)
     }
 
-    /// A poke's changes as moves and pauses, when they follow on from `sequence` and are only
-    /// those (anything else, or a gap, is read from the store instead).
-    static func activity(
-        _ inline: InlineChanges?, after sequence: Int64, gameID: String
-    ) throws -> (moves: [(sequence: Int64, move: Move)], pauses: [Pause], through: Int64)? {
-        guard let inline, inline.after == sequence, let last = inline.changes.last?.sequence,
-            inline.changes.allSatisfy({ $0.kind == .move || $0.kind == .pause })
+    /// A poke's changes as the players' activity, when they follow on from `sequence` and are
+    /// only that (anything else, or a gap, is read from the store instead).
+    static func activity(_ inline: InlineChanges?, after sequence: Int64, gameID: String) throws -> GameProjection.Activity? {
+        guard let inline, inline.after == sequence, !inline.changes.isEmpty, inline.changes.allSatisfy({ GameProjection.Activity.holds($0.kind) })
         else { return nil }
-        let read = try GameProjection.activity(in: inline.changes, gameID: gameID)
-        return (read.moves, read.pauses, last)
+        return try GameProjection.activity(in: inline.changes, gameID: gameID)
     }
 
     /// Catches up after a poke (folding the changes it hands over, when it does) and sends the
@@ -411,7 +450,7 @@ actor BrowserGame {
             guard let squares = caughtUp else { return }
             guard
                 !squares.isEmpty || wasReadOnly != readOnly || wasComplete != replica.completion || roster != playerViews
-                    || pauses.count != pausesBefore
+                    || pauses.count != pausesBefore || !news.isEmpty
             else { continue }
             let update = ServerSocketMessage.update(update(squares: squares, now: state.now()))
             for viewer in viewers { state.hub.reply(viewer, update) }
@@ -529,11 +568,45 @@ actor BrowserGame {
         return applied(request, now: now)
     }
 
+    /// The player wrote a chat message: stored through the write path (kept once by its id, so
+    /// a command sent again is harmless), stamped when it was typed within the bounds a
+    /// command's time has, and shown at once in this browser's conversation.
+    private func chat(_ request: CommandRequest, state: ServerState) async -> ServerSocketMessage {
+        guard let text = request.command.text, let messageID = request.command.messageID else {
+            return .refused(
+                CommandRefusal(
+                    id: request.id, gameID: gameID,
+                    CommandRefusal.Reason(code: .invalid, reason: "that command is incomplete (chat needs text and messageID)")))
+        }
+        let now = state.now()
+        let at = max(createdAt, min(now, max(now - Self.oldestTypedAt, request.typedAt ?? now)))
+        do {
+            let answer = try await state.writes.chat(
+                PostMessageRequest(messageID: messageID, text: text, timestamp: HLCTimestamp(wallMillis: at)), in: gameID, by: device)
+            hear([answer.message])
+        } catch let error as APIError {
+            if error.body.error == .readOnly || error.body.error == .forbidden {
+                players = (try? await state.store.participants(gameID: gameID)) ?? players
+            }
+            return .refused(
+                CommandRefusal(id: request.id, gameID: gameID, CommandRefusal.Reason(code: RefusalCode(error.body.error), reason: error.body.message))
+            )
+        } catch {
+            state.logger.error("a browser's message could not be stored", metadata: ["game": "\(gameID)", "error": "\(error)"])
+            return .refused(
+                CommandRefusal(
+                    id: request.id, gameID: gameID,
+                    CommandRefusal.Reason(code: .serverError, reason: "the server could not save that; it has been logged")))
+        }
+        return applied(request, now: now)
+    }
+
     private func performOnce(_ request: CommandRequest, state: ServerState) async -> ServerSocketMessage {
         func refuse(_ code: RefusalCode, _ reason: String) -> ServerSocketMessage {
             .refused(CommandRefusal(id: request.id, gameID: gameID, CommandRefusal.Reason(code: code, reason: reason)))
         }
         if request.command.kind == .pause { return await pause(request, state: state) }
+        if request.command.kind == .chat { return await chat(request, state: state) }
         let command: Command
         switch request.command.command() {
         case let .success(made): command = made

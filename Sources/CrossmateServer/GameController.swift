@@ -21,6 +21,7 @@ struct GameController {
         router.post("v1/games/:game/resign", use: resign)
         router.post("v1/games/:game/seals", use: seal)
         router.post("v1/games/:game/presence", use: presence)
+        router.post("v1/games/:game/messages", use: postMessage)
         return router
     }
 
@@ -114,26 +115,41 @@ struct GameController {
     /// A game as one player's list shows it, from its list summary (the completion comes from
     /// the game's row, the authority).
     func summary(_ game: StoredGame, _ participant: StoredParticipant, _ shown: StoredGameSummary) async throws -> GameSummary {
-        GameSummary(
+        let unread = try await unread(game.gameID, for: participant.authorID)
+        return GameSummary(
             gameID: game.gameID, title: game.title, width: shown.width, height: shown.height, ownerID: game.ownerID,
             role: participant.role, readOnly: participant.revoked, filled: shown.filled, total: shown.total,
             completion: game.completion, token: ChangeToken(zone: game.gameID, sequence: game.zoneSeq),
             serverTime: state.now(), picture: shown.picture, players: try await players(of: game.gameID),
-            unread: try await isUnread(game.gameID, for: participant.authorID),
+            unread: unread.moves,
             // A finished game needs no help: its nudges are not listed.
             nudges: game.completion == nil ? try await nudges(game.gameID, for: participant.authorID) : [],
-            lastActivity: max(game.createdAt, shown.activeAt))
+            lastActivity: max(game.createdAt, shown.activeAt), unreadMessages: unread.messages)
     }
 
-    /// Whether another player moved after the account's horizon while none of its devices is
-    /// in the game (`Presence`).
-    func isUnread(_ gameID: String, for authorID: String) async throws -> Bool {
+    /// A chat message from this device.
+    @Sendable func postMessage(_ request: Request, context: CrossmateRequestContext) async throws -> EditedResponse<PostMessageResponse> {
+        let device = try context.requireDevice()
+        let gameID = try context.parameters.require("game")
+        let body = try await state.decode(PostMessageRequest.self, from: request, limit: 4 * Chat.maximumBytes + 1024)
+        return EditedResponse(status: .created, response: try await state.writes.chat(body, in: gameID, by: device))
+    }
+
+    /// What is unread for the account while none of its devices is in the game (`Presence`):
+    /// whether another player moved after its horizon, and how many chat messages others wrote
+    /// after it (`Chat.unread`, none of an account it blocked; at most
+    /// `GameSummary.maximumUnreadMessages`).
+    func unread(_ gameID: String, for authorID: String) async throws -> (moves: Bool, messages: Int) {
         let devices = try await state.store.presence(gameID: gameID, authorID: authorID)
         let now = state.now()
-        if Presence.isHere(devices, now: now) { return false }
+        if Presence.isHere(devices, now: now) { return (false, 0) }
         let horizon = Presence.horizon(of: devices, previous: try await state.store.horizon(gameID: gameID, authorID: authorID))
         let latest = try await state.store.latestMove(gameID: gameID, after: horizon, notBy: authorID)
-        return Presence.isUnread(latestOtherMove: latest, horizon: horizon, devices: devices, now: now)
+        let moves = Presence.isUnread(latestOtherMove: latest, horizon: horizon, devices: devices, now: now)
+        let recent = try await state.store.messages(gameID: gameID, after: horizon, limit: 4 * GameSummary.maximumUnreadMessages)
+        guard recent.contains(where: { $0.message.authorID != authorID }) else { return (moves, 0) }
+        let blocked = try await SocialController.blocked(by: authorID, store: state.store)
+        return (moves, min(GameSummary.maximumUnreadMessages, Chat.unread(recent, horizon: horizon, me: authorID, hiding: blocked)))
     }
 
     /// Nudges to `authorID` in the last day, never from an account it blocked.

@@ -64,40 +64,34 @@ actor GameProjection {
         return (read.moves, read.through)
     }
 
-    /// The moves and pauses after `sequence` (what the solving clock reads), and the zone
-    /// sequence read through.
-    static func sequencedActivity(
-        store: Store, gameID: String, after sequence: Int64
-    ) async throws -> (moves: [(sequence: Int64, move: Move)], pauses: [Pause], through: Int64) {
+    /// The players' activity in a zone: moves (with their zone sequences), pauses (what the
+    /// solving clock reads) and chat messages.
+    struct Activity {
         var moves: [(sequence: Int64, move: Move)] = []
         var pauses: [Pause] = []
-        var cursor = sequence
+        var messages: [(sequence: Int64, message: ChatMessage)] = []
+        /// The zone sequence read through.
+        var through: Int64 = 0
+
+        /// Whether `kind` is one of these (the rest are passed over).
+        static func holds(_ kind: ZoneChange.Record.Kind) -> Bool { kind == .move || kind == .pause || kind == .message }
+    }
+
+    /// The activity after `sequence`.
+    static func sequencedActivity(store: Store, gameID: String, after sequence: Int64) async throws -> Activity {
+        var read = Activity(through: sequence)
         while true {
-            let page = try await store.changes(gameID: gameID, after: cursor, limit: 1_000)
-            let read = try activity(in: page, gameID: gameID)
-            moves += read.moves
-            pauses += read.pauses
-            guard let last = page.last else { return (moves, pauses, cursor) }
-            cursor = last.sequence
-            if page.count < 1_000 { return (moves, pauses, cursor) }
+            let page = try await store.changes(gameID: gameID, after: read.through, limit: 1_000)
+            try read.add(page, gameID: gameID)
+            if page.count < 1_000 { return read }
         }
     }
 
-    /// The moves (with their zone sequences) and pauses among `changes`, decoded; other records
-    /// are passed over.
-    static func activity(
-        in changes: some Sequence<EncodedChange>, gameID: String
-    ) throws -> (moves: [(sequence: Int64, move: Move)], pauses: [Pause]) {
-        var moves: [(sequence: Int64, move: Move)] = []
-        var pauses: [Pause] = []
-        for change in changes where change.kind == .move || change.kind == .pause {
-            switch try change.decoded(gameID: gameID).record {
-            case let .move(record): moves.append((change.sequence, try move(record, at: change.sequence, gameID: gameID)))
-            case let .pause(pause): pauses.append(pause)
-            default: continue
-            }
-        }
-        return (moves, pauses)
+    /// The activity among `changes`, decoded.
+    static func activity(in changes: some Sequence<EncodedChange>, gameID: String) throws -> Activity {
+        var read = Activity()
+        try read.add(changes, gameID: gameID)
+        return read
     }
 
     /// A stored move record as a move; one that does not convert is a `CorruptRecord`.
@@ -421,5 +415,21 @@ actor GameDirectory {
             cache.touch(stored.gameID)
         }
         return projection
+    }
+}
+
+extension GameProjection.Activity {
+    /// Adds the activity among `changes` (in zone order), reading through the last of them.
+    mutating func add(_ changes: some Sequence<EncodedChange>, gameID: String) throws {
+        for change in changes {
+            through = max(through, change.sequence)
+            guard Self.holds(change.kind) else { continue }
+            switch try change.decoded(gameID: gameID).record {
+            case let .move(record): moves.append((change.sequence, try GameProjection.move(record, at: change.sequence, gameID: gameID)))
+            case let .pause(pause): pauses.append(pause)
+            case let .message(message): messages.append((change.sequence, message))
+            case .game, .participant, .seal: continue
+            }
+        }
     }
 }

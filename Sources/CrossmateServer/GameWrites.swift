@@ -180,6 +180,41 @@ struct GameWrites: Sendable {
         return sequence
     }
 
+    /// A chat message from a player's device (over HTTP, or typed in a browser): checked,
+    /// stamped with the author, kept once (a resend answers with the message already kept) and
+    /// poked to the game's devices like any record.
+    func chat(_ body: PostMessageRequest, in gameID: String, by device: StoredDevice) async throws -> PostMessageResponse {
+        guard Chat.isValidID(body.messageID) else {
+            throw APIError(
+                .invalid, "messageID is 1 to \(Chat.maximumIDBytes) letters, digits, \"-\" or \"_\"; it was \(TextRule.quote(body.messageID))")
+        }
+        let text: String
+        do {
+            text = try Chat.text(body.text)
+        } catch let violation {
+            if case .tooLong = violation { throw APIError(.limitExceeded, "\(violation)") }
+            throw APIError(.invalid, "\(violation)")
+        }
+        _ = try await state.access(gameID, for: device, write: true)
+        let now = state.now()
+        let skew = state.configuration.maximumSkewMillis
+        guard body.timestamp.isWithinSkew(of: now, maximumAheadMillis: skew) else {
+            throw APIError(
+                .clockSkew,
+                "the message is stamped \(body.timestamp.wallMillis - now) ms ahead of the server's clock; correct your clock by serverTime and resend",
+                serverTime: now)
+        }
+        if let wait = state.chatLimiter.take(device.authorID, now: now) {
+            throw APIError(.rateLimited, "you are sending messages quickly; you can send again in \(wait) s", retryAfterSeconds: wait)
+        }
+        let message = ChatMessage(
+            gameID: gameID, authorID: device.authorID, replicaID: device.deviceID, messageID: body.messageID, text: text, timestamp: body.timestamp)
+        // A resend finds the message kept the first time: it is answered with that one.
+        let (sequence, kept, isNew) = try await state.store.putMessage(message)
+        if isNew { await stored(in: gameID, at: sequence) }
+        return PostMessageResponse(message: kept, sequence: sequence, serverTime: now)
+    }
+
     /// A player joins, is renamed or is removed: the zone's participant record, the player's
     /// feed (`feedState`; their devices redraw their lists when `tellFeed`), the game's devices.
     func setParticipant(_ participant: ParticipantRecord, feedState: FeedEntry.State, tellFeed: Bool = true) async throws {
@@ -243,7 +278,10 @@ struct GameWrites: Sendable {
             let (moves, _) = try await GameProjection.sequencedMoves(store: state.store, gameID: gameID, after: previous)
             let names = Dictionary(
                 try await state.store.participants(gameID: gameID).map { ($0.authorID, $0.displayName) }, uniquingKeysWith: { first, _ in first })
-            let summary = CatchUp.since(previous, moves: moves.filter { $0.sequence <= readThrough }, me: device.authorID)
+            let messages = try await state.store.messages(gameID: gameID, after: previous, limit: 1_000).filter { $0.sequence <= readThrough }
+            let blocked = messages.isEmpty ? [] : try await SocialController.blocked(by: device.authorID, store: state.store)
+            let summary = CatchUp.since(
+                previous, moves: moves.filter { $0.sequence <= readThrough }, messages: messages, me: device.authorID, hiding: blocked)
             catchUp = summary.sentence { names[$0] ?? PlayerColors.placeholderName($0) }
             if catchUp != nil { catchUpSquares = summary.squares.map { [$0.row, $0.col] } }
         }

@@ -19,6 +19,7 @@ extension LinkCodeResponse: ResponseEncodable {}
 extension MeResponse: ResponseEncodable {}
 extension NudgeView: ResponseEncodable {}
 extension OKResponse: ResponseEncodable {}
+extension PostMessageResponse: ResponseEncodable {}
 extension PresenceResponse: ResponseEncodable {}
 extension PushMovesResponse: ResponseEncodable {}
 extension SettingsResponse: ResponseEncodable {}

@@ -36,7 +36,12 @@ struct SocialController {
     }
 
     static func blocked(by authorID: String, store: Store) async throws -> Set<String> {
-        Set(try await store.decisions(of: authorID).filter { $0.kind == DecisionKind.block.rawValue }.map(\.key))
+        blocked(try await store.decisions(of: authorID))
+    }
+
+    /// The accounts an account's decisions block.
+    static func blocked(_ decisions: [StoredDecision]) -> Set<String> {
+        Set(decisions.filter { $0.kind == DecisionKind.block.rawValue }.map(\.key))
     }
 
     @Sendable func friends(_ request: Request, context: CrossmateRequestContext) async throws -> FriendsResponse {

@@ -167,6 +167,9 @@ enum Migrations {
                 "CREATE INDEX invitations_by_game ON invitations (game_id, created_at)",
             ]
         ),
+        // Chat messages are records of the zone; the list counts a game's unread ones without
+        // reading its moves.
+        (12, ["CREATE INDEX records_messages ON records (game_id, zone_seq) WHERE record_type = 'message'"]),
     ]
 
     /// Applies every migration not yet recorded (up to `version`), each in its own transaction.

@@ -103,12 +103,59 @@ extension Store {
         }
     }
 
+    /// Stores a chat message (a record the zone keeps once) under the zone's next sequence,
+    /// unless one is kept under its key already: then that one and its sequence (a resend after
+    /// a lost answer changes nothing). `isNew` says which.
+    public func putMessage(_ message: ChatMessage) async throws -> (sequence: Int64, kept: ChatMessage, isNew: Bool) {
+        let record = ZoneChange.Record.message(message)
+        let gameID = message.gameID
+        let forUpdate = database.forUpdate
+        return try await database.transaction { db in
+            // The game's row is locked first, so two resends at once cannot both store it.
+            guard try await db.first("SELECT zone_seq FROM games WHERE game_id = ?\(forUpdate)", .text(gameID)) != nil else {
+                throw StoreRefusal.gameNotFound
+            }
+            if let row = try await db.first(
+                "SELECT zone_seq, record_type, body FROM records WHERE game_id = ? AND record_type = ? AND record_key = ?", .text(gameID),
+                .text(record.kind.rawValue), .text(record.key))
+            {
+                let change = try Self.encodedChange(row, gameID: gameID)
+                guard case let .message(kept) = try change.decoded(gameID: gameID).record else {
+                    throw CorruptRecord(what: "message at \(change.sequence)", gameID: gameID, reason: "it is not a message")
+                }
+                return (change.sequence, kept, false)
+            }
+            let sequence = try await Self.nextSequence(db, gameID: gameID, forUpdate: forUpdate)
+            try await Self.putRecord(db, gameID: gameID, sequence: sequence, record)
+            return (sequence, message, true)
+        }
+    }
+
     static func putRecord(_ db: any SQLConnection, gameID: String, sequence: Int64, _ record: ZoneChange.Record) async throws {
         try await db.execute(
             """
             INSERT INTO records (game_id, zone_seq, record_type, record_key, body) VALUES (?, ?, ?, ?, ?)
             ON CONFLICT (game_id, record_type, record_key) DO UPDATE SET zone_seq = excluded.zone_seq, body = excluded.body
             """, .text(gameID), .integer(sequence), .text(record.kind.rawValue), .text(record.key), .text(record.sortedJSON))
+    }
+
+    /// The game's chat messages stored after `sequence`, oldest first, at most `limit` (the
+    /// newest when there are more), each with its zone sequence.
+    public func messages(gameID: String, after sequence: Int64 = 0, limit: Int) async throws -> [(sequence: Int64, message: ChatMessage)] {
+        try await database.read { db in
+            try await db.query(
+                """
+                SELECT zone_seq, record_type, body FROM records WHERE game_id = ? AND record_type = 'message' AND zone_seq > ?
+                ORDER BY zone_seq DESC LIMIT ?
+                """, .text(gameID), .integer(sequence), .integer(Int64(limit))
+            ).reversed().map { row in
+                let change = try Self.encodedChange(row, gameID: gameID)
+                guard case let .message(message) = try change.decoded(gameID: gameID).record else {
+                    throw CorruptRecord(what: "message at \(change.sequence)", gameID: gameID, reason: "it is not a message")
+                }
+                return (change.sequence, message)
+            }
+        }
     }
 
     /// Changes after `sequence`, oldest first, at most `limit`.

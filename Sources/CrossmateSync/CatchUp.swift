@@ -1,7 +1,7 @@
 import CrossmateCore
 
 /// What other players did in a game since an account last saw it: the squares they changed and
-/// a line such as "Ana filled 12 squares and made 2 checks". The baseline is the account's read
+/// a line such as "Ana filled 12 squares, made 2 checks and wrote 2 messages". The baseline is the account's read
 /// horizon when a device enters, which the server advances as it hands the catch-up out, so two
 /// devices of one account never both show the same catch-up.
 public struct CatchUp: Hashable, Sendable {
@@ -11,6 +11,7 @@ public struct CatchUp: Hashable, Sendable {
         public var erased = 0
         public var checks = 0
         public var reveals = 0
+        public var messages = 0
     }
 
     /// Squares other players changed, in reading order.
@@ -20,9 +21,12 @@ public struct CatchUp: Hashable, Sendable {
 
     public var isEmpty: Bool { authors.isEmpty }
 
-    /// The catch-up for `me` from the moves stored after `baseline` (`sequence` is each move's
-    /// zone sequence).
-    public static func since(_ baseline: Int64, moves: [(sequence: Int64, move: Move)], me: AuthorID) -> CatchUp {
+    /// The catch-up for `me` from the moves and chat messages stored after `baseline`
+    /// (`sequence` is each record's zone sequence); messages of accounts `me` blocked are left out.
+    public static func since(
+        _ baseline: Int64, moves: [(sequence: Int64, move: Move)], messages: [(sequence: Int64, message: ChatMessage)] = [], me: AuthorID,
+        hiding blocked: Set<AuthorID> = []
+    ) -> CatchUp {
         var squares: Set<GridPosition> = []
         var order: [AuthorID] = []
         var parts: [AuthorID: Author] = [:]
@@ -51,6 +55,14 @@ public struct CatchUp: Hashable, Sendable {
                 }
             }
         }
+        for (sequence, message) in messages.sorted(by: { $0.sequence < $1.sequence })
+        where sequence > baseline && message.authorID != me && !blocked.contains(message.authorID) {
+            if parts[message.authorID] == nil {
+                parts[message.authorID] = Author(authorID: message.authorID)
+                order.append(message.authorID)
+            }
+            parts[message.authorID]!.messages += 1
+        }
         for author in order {
             parts[author]!.filled = filled[author]?.count ?? 0
             parts[author]!.erased = erased[author]?.count ?? 0
@@ -70,6 +82,7 @@ public struct CatchUp: Hashable, Sendable {
             if author.erased > 0 { deeds.append("erased \(count(author.erased, "square", "squares"))") }
             if author.checks > 0 { deeds.append("made \(count(author.checks, "check", "checks"))") }
             if author.reveals > 0 { deeds.append("made \(count(author.reveals, "reveal", "reveals"))") }
+            if author.messages > 0 { deeds.append("wrote \(count(author.messages, "message", "messages"))") }
             guard !deeds.isEmpty else { return nil }
             let joined = deeds.count == 1 ? deeds[0] : deeds.dropLast().joined(separator: ", ") + " and " + deeds.last!
             return "\(name(author.authorID)) \(joined)"

@@ -257,6 +257,8 @@ struct Games: AsyncParsableCommand {
         var unread: Bool
         /// Recent nudges: who, what they said (maybe nothing) and when (Unix ms).
         var nudges: [NudgeEntry]
+        /// Chat messages others wrote since this account last looked (as the server last said).
+        var unreadMessages: Int
         /// The last move this device knows of, or when the game was made (Unix ms): the list's order.
         var lastActivity: Int64
     }
@@ -298,6 +300,7 @@ struct Games: AsyncParsableCommand {
                         nudges: (await engine.nudges[local.game.gameID] ?? []).map {
                             NudgeEntry(from: $0.fromName, fromAuthor: $0.fromAuthor, message: $0.message, at: $0.createdAt)
                         },
+                        unreadMessages: await engine.unreadMessages[local.game.gameID] ?? 0,
                         lastActivity: max(lastMoves[local.game.gameID] ?? 0, local.game.createdAt)))
             }
             // The game with news first: by last activity, newest first.
@@ -316,6 +319,7 @@ struct Games: AsyncParsableCommand {
             for entry in entries {
                 var state: [String] = []
                 if entry.unread { state.append("new moves") }
+                if entry.unreadMessages > 0 { state.append("\(entry.unreadMessages) new message\(entry.unreadMessages == 1 ? "" : "s")") }
                 if entry.completed { state.append("completed") }
                 if entry.readOnly { state.append("read-only") }
                 if entry.unsent > 0 { state.append("\(entry.unsent) unsent") }

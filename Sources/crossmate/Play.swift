@@ -91,7 +91,8 @@ struct PlayLoop {
         let forward = Task {
             for await event in events {
                 switch event {
-                case .gridChanged, .cursorsChanged, .becameReadOnly, .completed, .gamesChanged, .moveRefused, .status, .nudged, .accountChanged:
+                case .gridChanged, .cursorsChanged, .becameReadOnly, .completed, .gamesChanged, .moveRefused, .status, .nudged, .accountChanged,
+                    .chatChanged:
                     await merge.send(.engine(event))
                 }
             }

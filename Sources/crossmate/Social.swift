@@ -2,6 +2,7 @@ import ArgumentParser
 import CrossmateClient
 import CrossmateCore
 import CrossmateProtocol
+import CrossmateSync
 import Foundation
 
 /// `crossmate friends`: the players you have played with, their colours, pins and blocks.
@@ -137,6 +138,88 @@ struct Nudge: AsyncParsableCommand {
             let gameID = try await engine.resolve(game)
             _ = try await engine.nudge(gameID, message: message)
             print("Nudged the other players of \(TextRule.terminalSafe(try engine.store.game(gameID)?.title ?? gameID)).")
+        }
+    }
+}
+
+struct ChatCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "chat",
+        abstract: "Print a game's conversation, or send a message to its players.",
+        discussion: """
+            With a message, it is kept on this device and sent (offline: at the next sync or play). \
+            Without one, the conversation is printed, oldest first, and counts as read on all your devices.
+            """)
+    @Argument(help: "The game: its id or the start of its title.") var game: String
+    @Argument(help: "The message to send (quote it, or give it as several words).") var message: [String] = []
+    @Flag(help: "Print the conversation as JSON.") var json = false
+    @OptionGroup var profile: ProfileOption
+
+    struct Line: Encodable {
+        var from: String
+        var fromAuthor: String
+        var text: String
+        var at: Int64
+        var sent: Bool
+        var refusal: String?
+    }
+
+    func run() async throws {
+        try await reporting {
+            let engine = try profile.engine()
+            let gameID = try await engine.resolve(game)
+            if !message.isEmpty {
+                let written: ChatMessage
+                do {
+                    written = try await engine.send(message: message.joined(separator: " "), in: gameID)
+                } catch {
+                    throw ClientFailure("\(error)")
+                }
+                do {
+                    _ = try await engine.syncOnce()
+                } catch {
+                    print("Kept on this device: offline (\(error)); it is sent at the next `crossmate sync` or `crossmate play`.")
+                    return
+                }
+                let line = await engine.conversation(gameID).first { $0.message.key == written.key }
+                if let refusal = line?.refusal { throw ClientFailure("the server refused the message: \(refusal)") }
+                guard line?.sent == true else {
+                    print("Kept on this device: not sent yet; it is sent at the next `crossmate sync` or `crossmate play`.")
+                    return
+                }
+                print("Sent to \(TextRule.terminalSafe(try engine.store.game(gameID)?.title ?? gameID)).")
+                return
+            }
+            var offline: String?
+            do { _ = try await engine.syncOnce() } catch { offline = "\(error)" }
+            let names = Dictionary(
+                ((try? engine.store.participants(gameID: gameID)) ?? []).map { ($0.authorID, $0.displayName) },
+                uniquingKeysWith: { first, _ in first })
+            let lines = await engine.conversation(gameID).map { line in
+                Line(
+                    from: names[line.message.authorID] ?? PlayerColors.placeholderName(line.message.authorID), fromAuthor: line.message.authorID,
+                    text: line.message.text, at: line.message.timestamp.wallMillis, sent: line.sent, refusal: line.refusal)
+            }
+            // Shown: read on every device of the account.
+            if offline == nil { _ = await engine.presence(gameID, entering: false) }
+            if let offline { printError("offline (\(offline)): showing what this device knows") }
+            if json {
+                let encoder = JSONEncoder()
+                encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+                print(String(decoding: try encoder.encode(lines), as: UTF8.self))
+                return
+            }
+            guard !lines.isEmpty else {
+                print("No messages yet: send one with `crossmate chat \(gameID) \"MESSAGE\"`.")
+                return
+            }
+            let me = engine.identity.authorID
+            for line in lines {
+                let note = line.refusal.map { "  (not sent: \($0))" } ?? (line.sent ? "" : "  (not sent yet)")
+                let who = line.fromAuthor == me ? "You" : line.from
+                // Names and messages come from other people: shown, never obeyed.
+                print(TextRule.terminalSafe("\(SyncStatus.clock(line.at))  \(who): \(line.text)") + note)
+            }
         }
     }
 }

@@ -114,6 +114,78 @@ import Testing
         }
     }
 
+    /// Chat through the engine: messages written offline among letters (a seeded schedule, both
+    /// players, the server down) are kept, survive a restart, are sent once, and every device
+    /// shows the same conversation; one device showing it clears the account's unread count.
+    @Test func chatWrittenOfflineAmongMovesReachesEveryoneInOneOrder() async throws {
+        let directory = try TemporaryDirectory("crossmate-engine")
+        defer { directory.remove() }
+        var server = try ServerProcess(dataDirectory: directory.path + "/server")
+        let (ann, bob, gameID) = try await twoPlayers(server, directory)
+        let bobPhone = try await TestPlayer.link(to: bob, in: directory)
+        _ = try await bobPhone.engine.syncOnce()
+        // Bob has looked at the game on his phone: what comes later is news to him.
+        _ = await bobPhone.engine.presence(gameID, entering: true)
+        _ = await bobPhone.engine.presence(gameID, entering: false)
+        await bob.engine.start()
+        let annSession = try await ann.engine.open(gameID)
+        let bobSession = try await bob.engine.open(gameID)
+        server.kill()
+        try await eventually("Bob sees he is offline") {
+            if case .offline = await bob.engine.status.connection { true } else { false }
+        }
+        // Ann's engine was never started: she is offline too. Each writes letters and messages
+        // in a seeded order.
+        var random = SeededRandomNumberGenerator(seed: 24)
+        var written: [String] = []
+        let squares = (0..<5).flatMap { row in (0..<5).map { GridPosition(row: row, col: $0) } }.filter {
+            $0 != GridPosition(row: 0, col: 0) && $0 != GridPosition(row: 4, col: 4)
+        }
+        for step in 0..<30 {
+            let (player, session) = random.next() % 2 == 0 ? (ann, annSession) : (bob, bobSession)
+            if random.next() % 3 == 0 {
+                let text = "\(player.identity.displayName) says \(step)"
+                try await player.engine.send(message: text, in: gameID)
+                written.append(text)
+            } else {
+                let square = squares[Int(random.next() % UInt64(squares.count))]
+                try await session.type(String(UnicodeScalar(UInt8(65 + step % 26))), at: square)
+            }
+        }
+        #expect(written.count >= 5)
+        #expect(try ann.store.unsentMessages().count + bob.store.unsentMessages().count == written.count)
+        // Ann's device is killed and started again; the server comes back on the same port.
+        let annAgain = try ann.restarted()
+        server = try ServerProcess(dataDirectory: directory.path + "/server", port: server.port)
+        defer { server.kill() }
+        await annAgain.engine.start()
+        try await eventually("both sent everything", within: .seconds(60)) {
+            try annAgain.store.unsentMessages().isEmpty && bob.store.unsentMessages().isEmpty && annAgain.store.unsentCount() == 0
+                && bob.store.unsentCount() == 0
+        }
+        _ = try await annAgain.engine.syncOnce()
+        _ = try await bob.engine.syncOnce()
+        _ = try await bobPhone.engine.syncOnce()
+        let onAnn = await annAgain.engine.conversation(gameID)
+        let onBob = await bob.engine.conversation(gameID)
+        let onPhone = await bobPhone.engine.conversation(gameID)
+        #expect(onAnn.map(\.message) == onBob.map(\.message) && onBob.map(\.message) == onPhone.map(\.message))
+        #expect(Set(onAnn.map(\.message.text)) == Set(written) && onAnn.count == written.count)
+        #expect(onAnn.allSatisfy { $0.sent && $0.refusal == nil })
+        #expect(try await annAgain.letters(gameID) == bob.letters(gameID))
+        // Bob's laptop lists Ann's messages as unread until his phone shows the game.
+        let fromAnn = written.count { $0.hasPrefix("Ann") }
+        await bob.engine.stop()
+        _ = try await bob.engine.syncOnce()
+        #expect(await bob.engine.unreadMessages[gameID] == fromAnn)
+        let entered = await bobPhone.engine.presence(gameID, entering: true)
+        #expect(entered?.catchUp?.hasPrefix("Ann ") == true && entered?.catchUp?.contains("wrote \(fromAnn) message") == true)
+        _ = await bobPhone.engine.presence(gameID, entering: false)
+        _ = try await bob.engine.syncOnce()
+        #expect(await bob.engine.unreadMessages[gameID] == 0)
+        await annAgain.engine.stop()
+    }
+
     @Test func aClockTenMinutesFastStillWritesAcceptedMoves() async throws {
         try await withLiveServer { server, directory in
             let (ann, _, gameID) = try await twoPlayers(server, directory)

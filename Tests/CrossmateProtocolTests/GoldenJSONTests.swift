@@ -100,6 +100,10 @@ import Testing
             ZoneChange.self,
             #"{"record":{"authorID":"a","batchID":"b","cellAuthorID":"","col":0,"gameID":"g","kind":"clear","letter":"","mark":0,"replicaID":"r","row":0,"seq":1,"timestamp":{"counter":0,"wallMillis":1}},"sequence":3,"type":"move"}"#
         )
+        _ = try roundTrip(
+            ZoneChange.self,
+            #"{"record":{"authorID":"acct-1","gameID":"game-1","messageID":"m1","replicaID":"dev-2","text":"try 17 Across","timestamp":{"counter":0,"wallMillis":1700000000000}},"sequence":15,"type":"message"}"#
+        )
         #expect(throws: DecodingError.self) {
             try JSONDecoder().decode(ZoneChange.self, from: Data(#"{"record":{},"sequence":1,"type":"sorcery"}"#.utf8))
         }
@@ -117,13 +121,19 @@ import Testing
             ZoneChange(sequence: 3, record: .move(MoveRecord(move))),
             ZoneChange(sequence: 4, record: .seal(Seal(gameID: "g", replicaID: "dev-1", lastSeq: 1))),
             ZoneChange(sequence: 5, record: .pause(Pause(gameID: "g", authorID: "acct-1", replicaID: "dev-1", at: 10))),
+            ZoneChange(
+                sequence: 6,
+                record: .message(
+                    ChatMessage(
+                        gameID: "g", authorID: "acct-1", replicaID: "dev-1", messageID: "m-1", text: "\"17\" / 3\u{2028} \u{1F440}",
+                        timestamp: HLCTimestamp(wallMillis: 11, counter: 2)))),
         ]
         #expect(Set(changes.map(\.record.kind)) == Set(ZoneChange.Record.Kind.allCases))
         let encoded = changes.map(EncodedChange.init)
         #expect(EncodedChange.list(encoded) == JSONText.sorted(changes))
         #expect(EncodedChange.list([]) == JSONText.sorted([ZoneChange]()))
         #expect(try encoded.map { try $0.decoded() } == changes)
-        #expect(changes.map(\.record.key) == ["game", "acct-1", "dev-1:1", "dev-1", "dev-1:10"])
+        #expect(changes.map(\.record.key) == ["game", "acct-1", "dev-1:1", "dev-1", "dev-1:10", "dev-1:m-1"])
         #expect(throws: DecodingError.self) { try EncodedChange(sequence: 6, kind: .seal, json: #"{"lastSeq":"x"}"#).decoded() }
 
         // The messages spliced around them, each against its Codable twin.

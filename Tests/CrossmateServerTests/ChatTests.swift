@@ -1,0 +1,113 @@
+import CrossmateCore
+import CrossmateProtocol
+import CrossmateSync
+import CrossmateTestSupport
+import Foundation
+import Hummingbird
+import HummingbirdTesting
+import Testing
+
+@testable import CrossmateServer
+
+/// A game's chat through the server: messages are zone records kept once, read as moves are
+/// (the account's horizon), and never shown from a blocked account.
+@Suite struct ChatTests {
+    func post(
+        _ client: some TestClientProtocol, _ session: DeviceSession, _ gameID: String, _ id: String, _ text: String, at millis: Int64? = nil
+    ) async throws -> PostMessageResponse {
+        try await client.call(
+            .post, "/v1/games/\(gameID)/messages", token: session.token,
+            json: PostMessageRequest(
+                messageID: id, text: text, timestamp: HLCTimestamp(wallMillis: millis ?? 1_800_000_000_000)))
+    }
+
+    @Test func messagesAreKeptOnceReadAcrossDevicesAndHiddenWhenBlocked() async throws {
+        try await withServer { client, _ in
+            let ann = try await client.account("Ann")
+            let bob = try await client.account("Bob")
+            let cy = try await client.account("Cy")
+            let game = try await client.newGame(ann)
+            try await client.join(bob, game.gameID, invitedBy: ann)
+            try await client.join(cy, game.gameID, invitedBy: ann)
+            let code: LinkCodeResponse = try await client.call(.post, "/v1/devices/link-codes", token: bob.token)
+            let bobPhone: DeviceSession = try await client.call(.post, "/v1/devices", json: LinkDeviceRequest(code: code.code))
+            // Bob has looked at the game (his horizon is where it stands); Cy blocked Ann.
+            let (_, seen) = try await client.allChanges(bob, game.gameID)
+            let _: PresenceResponse = try await client.call(
+                .post, "/v1/games/\(game.gameID)/presence", token: bob.token, json: PresenceRequest(action: "leave", readThrough: seen.sequence))
+            let _: FriendsResponse = try await client.call(
+                .post, "/v1/decisions", token: cy.token, json: DecisionRequest(kind: "block", key: ann.account.authorID))
+
+            let first = try await post(client, ann, game.gameID, "m1", "  try 17 Across \u{1F440} ")
+            #expect(first.message.text == "try 17 Across \u{1F440}" && first.message.authorID == ann.account.authorID)
+            #expect(first.message.replicaID == ann.deviceID)
+            // Sent again after a lost answer: the same message, the same sequence, nothing new.
+            let again = try await post(client, ann, game.gameID, "m1", "a different text")
+            #expect(again.sequence == first.sequence && again.message == first.message)
+            let second = try await post(client, ann, game.gameID, "m2", "or 3 Down")
+            #expect(second.sequence == first.sequence + 1)
+            let (changes, token) = try await client.allChanges(bob, game.gameID, after: seen)
+            #expect(changes.map(\.record) == [.message(first.message), .message(second.message)])
+            #expect(token.sequence == second.sequence)
+
+            // Unread: two for Bob, none for Ann (her own) and none for Cy (blocked Ann).
+            func unread(_ session: DeviceSession) async throws -> Int? {
+                let list: GameListResponse = try await client.call(.get, "/v1/games", token: session.token)
+                return list.games.first { $0.gameID == game.gameID }?.unreadMessages
+            }
+            #expect(try await unread(bob) == 2)
+            #expect(try await unread(ann) == 0)
+            #expect(try await unread(cy) == 0)
+            // Bob's phone shows the game: the catch-up names the messages, and his laptop's list
+            // no longer counts them.
+            let entered: PresenceResponse = try await client.call(
+                .post, "/v1/games/\(game.gameID)/presence", token: bobPhone.token, json: PresenceRequest(action: "enter", readThrough: token.sequence)
+            )
+            #expect(entered.catchUp == "Ann wrote 2 messages")
+            let _: PresenceResponse = try await client.call(
+                .post, "/v1/games/\(game.gameID)/presence", token: bobPhone.token, json: PresenceRequest(action: "leave", readThrough: token.sequence)
+            )
+            #expect(try await unread(bob) == 0)
+        }
+    }
+
+    @Test func aMessageThatBreaksTheRulesIsRefusedInWords() async throws {
+        try await withServer { client, _ in
+            let ann = try await client.account("Ann")
+            let bob = try await client.account("Bob")
+            let game = try await client.newGame(ann)
+            let now = game.serverTime
+            func refusal(
+                _ session: DeviceSession, _ id: String, _ text: String, at millis: Int64? = nil
+            ) async throws -> (HTTPResponse.Status, ErrorBody) {
+                try await client.failure(
+                    .post, "/v1/games/\(game.gameID)/messages", token: session.token,
+                    json: PostMessageRequest(messageID: id, text: text, timestamp: HLCTimestamp(wallMillis: millis ?? now)))
+            }
+            let (escape, escapeBody) = try await refusal(ann, "m1", "hi\u{1B}[2J")
+            #expect(escape == .badRequest && escapeBody.message.contains("control characters"))
+            let (empty, emptyBody) = try await refusal(ann, "m1", "   ")
+            #expect(empty == .badRequest && emptyBody.message.contains("cannot be empty"))
+            let long = String(repeating: "é", count: 501)
+            let (tooLong, tooLongBody) = try await refusal(ann, "m1", long)
+            #expect(tooLong == .contentTooLarge && tooLongBody.message.contains("1000 bytes"))
+            #expect(!tooLongBody.message.contains(long))
+            let (badID, badIDBody) = try await refusal(ann, String(repeating: "x/", count: 100), "hello")
+            #expect(badID == .badRequest && badIDBody.message.contains("messageID") && badIDBody.message.utf8.count < 300)
+            let (ahead, aheadBody) = try await refusal(ann, "m1", "hello", at: now + 3_600_000)
+            #expect(ahead.code == 409 && aheadBody.error == .clockSkew && aheadBody.serverTime == now)
+            // Someone who is not a player cannot write in it.
+            let (stranger, strangerBody) = try await refusal(bob, "m1", "hello")
+            #expect(stranger == .forbidden && strangerBody.message.contains("not a player"))
+            // Rate limited per account, with a wait to say.
+            var limited: ErrorBody?
+            for index in 0..<Int(Chat.burst) + 5 where limited == nil {
+                let response = try await client.send(
+                    .post, "/v1/games/\(game.gameID)/messages", token: ann.token,
+                    json: PostMessageRequest(messageID: "burst\(index)", text: "hi \(index)", timestamp: HLCTimestamp(wallMillis: now)))
+                if response.status == .tooManyRequests { limited = try JSONDecoder().decode(ErrorBody.self, from: Data(buffer: response.body)) }
+            }
+            #expect(limited?.message.contains("you can send again") == true)
+        }
+    }
+}
