@@ -219,7 +219,7 @@ public struct CompletionResponse: Codable, Hashable, Sendable {
 public struct GameListResponse: Codable, Hashable, Sendable {
     /// Newest first.
     public var games: [GameSummary]
-    /// How many games on this page are unread.
+    /// How many games on this page are unread (new moves or new messages).
     public var unreadCount: Int?
     /// Where the next page starts (`GET /v1/games?after=NEXT`), or nil on the last page.
     public var next: GameListCursor?

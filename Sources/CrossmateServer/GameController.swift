@@ -102,7 +102,7 @@ struct GameController {
             summaries.append(try await summary(game, participant, shown))
         }
         let next = page.count > limit ? page.prefix(limit).last.map { GameListCursor(createdAt: $0.0.createdAt, gameID: $0.0.gameID) } : nil
-        let unread = summaries.count { $0.unread == true }
+        let unread = summaries.count { $0.unread == true || ($0.unreadMessages ?? 0) > 0 }
         return GameListResponse(games: summaries, next: next, serverTime: state.now(), unreadCount: unread)
     }
 

@@ -394,7 +394,7 @@ import Testing
             }
             func unread(_ session: DeviceSession) async throws -> Bool {
                 let list: GameListResponse = try await client.call(.get, "/v1/games", token: session.token)
-                #expect(list.unreadCount == list.games.count { $0.unread == true })
+                #expect(list.unreadCount == list.games.count { $0.unread == true || ($0.unreadMessages ?? 0) > 0 })
                 return list.games.first { $0.gameID == game.gameID }?.unread == true
             }
             func viewers() async throws -> Int {

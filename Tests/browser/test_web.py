@@ -942,6 +942,92 @@ class WebAppTests(unittest.TestCase):
         until("Ben's cursor on Ana's grid", lambda: "peer" in ana.cell_classes(2, 4).split())
         self.assertEqual(ana.cursor(), "1,1,across")
 
+    def test_chat_live_offline_unread_and_refused(self):
+        """Two players chat beside the clues: a message reaches the other at once, one typed
+        offline waits (shown as sending) and arrives after a reload, the list counts unread
+        messages, and one the server refuses goes back on the line with the reason."""
+        ana = self.player("Ana")
+        ana.sign_up()
+        game = ana.start_bundled()
+        ben = self.invited("Ben", game, ana)
+
+        def say(player, text):
+            field = player.driver.find_element(By.CSS_SELECTOR, "[data-chat-input]")
+            field.click()
+            field.send_keys(text + "\n")
+
+        def messages(player):
+            return player.driver.execute_script(
+                "return [...document.querySelectorAll('[data-chat-log] li')].map((li) => li.querySelector('.text').textContent)")
+
+        say(ana, "try 4 Across")
+        until("Ben reads it", lambda: messages(ben) == ["try 4 Across"])
+        until("Ana's is sent", lambda: ana.driver.find_elements(By.CSS_SELECTOR, "[data-chat-log] li[data-message]"))
+        say(ben, "on it \U0001F440")
+        until("both show both, in one order", lambda: messages(ana) == messages(ben) == ["try 4 Across", "on it \U0001F440"])
+        # Typing in the chat never types in the grid.
+        self.assertEqual(ana.row(0), "#....")
+        ana.screenshot("game-chat-desktop")
+        # Offline: the message waits as sending, survives a reload, and goes when the server is back.
+        until("the service worker", lambda: ana.driver.execute_script("return !!navigator.serviceWorker.controller"))
+        ben.open("/")
+        until("Ben's list", lambda: ben.driver.find_elements(By.CSS_SELECTOR, f'[data-game="{game}"]'))
+        self.server.kill()
+        until("Ana sees she is offline", lambda: ana.driver.find_element(By.CSS_SELECTOR, "[data-sync]").get_attribute("data-sync") != "live")
+        say(ana, "back in five")
+        until("shown as sending", lambda: ana.driver.find_elements(By.CSS_SELECTOR, "[data-chat-log] li[data-sending]"))
+        ana.driver.refresh()
+        until("still sending after a reload", lambda: ana.driver.find_elements(By.CSS_SELECTOR, "[data-chat-log] li[data-sending]")
+              and messages(ana)[-1] == "back in five")
+        self.server.start()
+        until("sent", lambda: not ana.driver.find_elements(By.CSS_SELECTOR, "[data-chat-log] li[data-sending]")
+              and messages(ana) == ["try 4 Across", "on it \U0001F440", "back in five"], timeout=30)
+        # Ben was on his list: one new message from Ana, counted there and in the title.
+        until("the unread count", lambda: ben.driver.find_elements(By.CSS_SELECTOR, f'[data-game="{game}"] [data-unread-messages="1"]'), timeout=30)
+        until("the count in the title", lambda: ben.driver.title.startswith("(1)"))
+        ben.screenshot("list-unread-messages-desktop")
+        ben.driver.find_element(By.CSS_SELECTOR, f'[data-game="{game}"] a').click()
+        until("Ben reads it", lambda: messages(ben)[-1:] == ["back in five"])
+        # Refused (a control character cannot be typed, so an over-long message is sent as
+        # the page would send it): the reason is said and the text is back on the line.
+        long = "x" * 1001
+        ana.driver.execute_script("document.querySelector('[data-chat-input]').value = arguments[0]", long)
+        ana.driver.find_element(By.CSS_SELECTOR, "[data-chat-send]").click()
+        self.assertIn("too long", ana.driver.find_element(By.CSS_SELECTOR, ".chat-count").text)
+        self.assertEqual(len(messages(ana)), 3)
+
+    def test_chat_on_a_phone(self):
+        """On a 390×844 touch screen the Chat button counts what arrived out of sight, opens the
+        chat below the clues, and the on-screen keyboard steps aside while the system's types."""
+        ana = self.player("Ana", width=390, height=844, mobile=True)
+        ana.sign_up()
+        game = ana.start_bundled("daybreak")
+        ben = self.invited("Ben", game, ana)
+        # Under the grid the chat comes first, in sight above the keyboard.
+        until("the chat in sight", lambda: ana.driver.execute_script(
+            "const box = document.querySelector('[data-chat]').getBoundingClientRect();"
+            "return box.top < document.querySelector('[data-dock]').getBoundingClientRect().top"))
+        ana.screenshot("game-chat-first-phone")
+        # Ana reads down the clue lists: the chat is out of sight above.
+        ana.driver.execute_script("window.scrollTo(0, document.documentElement.scrollHeight)")
+        until("scrolled", lambda: ana.driver.execute_script("return document.querySelector('[data-chat-log]').getBoundingClientRect().bottom < 0"))
+        for text in ["17 Across is a river", "no, a bird"]:
+            field = ben.driver.find_element(By.CSS_SELECTOR, "[data-chat-input]")
+            field.click()
+            field.send_keys(text + "\n")
+        until("the count on Ana's Chat button", lambda: ana.driver.find_element(By.CSS_SELECTOR, "[data-chat-unseen]").text == "2")
+        self.assertTrue(ana.driver.title.startswith("(2)"))
+        ana.screenshot("game-chat-unseen-phone")
+        ana.driver.find_element(By.CSS_SELECTOR, "[data-chat-button]").click()
+        until("the count goes", lambda: not ana.driver.find_element(By.CSS_SELECTOR, "[data-chat-unseen]").is_displayed())
+        until("the dock steps aside", lambda: not ana.driver.find_element(By.CSS_SELECTOR, "[data-dock]").is_displayed())
+        ana.driver.find_element(By.CSS_SELECTOR, "[data-chat-input]").send_keys("ha\n")
+        until("sent", lambda: ben.driver.execute_script(
+            "return [...document.querySelectorAll('[data-chat-log] li .text')].map((t) => t.textContent).at(-1)") == "ha")
+        ana.screenshot("game-chat-phone")
+        ana.driver.execute_script("document.documentElement.dataset.theme = 'dark'")
+        ana.screenshot("game-chat-phone-dark")
+
     def test_finished_games_are_listed_apart(self):
         """Games in progress come first; finished ones are apart below them."""
         ana = self.player("Ana")

@@ -6,6 +6,7 @@
 
 import { api } from "./api.js";
 import { connection } from "./connection.js";
+import { ChatPanel } from "./chat.js";
 import { el, toast } from "./dom.js";
 import { EMPTY_SQUARE, GameState } from "./gamestate.js";
 import { Board, key, press } from "./keys.js";
@@ -76,6 +77,10 @@ class GamePage {
     };
     document.body.classList.add("solving");
     this.stops.push(() => document.body.classList.remove("solving"));
+    // Back on the tab with the chat in sight: what arrived meanwhile is seen.
+    const back = () => !document.hidden && this.chat?.inView && this.seen();
+    document.addEventListener("visibilitychange", back);
+    this.stops.push(() => document.removeEventListener("visibilitychange", back));
     document.addEventListener("click", outside);
     document.addEventListener("keydown", escape);
     this.stops.push(() => document.removeEventListener("click", outside), () => document.removeEventListener("keydown", escape));
@@ -88,6 +93,7 @@ class GamePage {
 
   leave() {
     for (const stop of this.stops) stop();
+    this.chat?.stop();
     clearInterval(this.ticker);
     clearTimeout(this.replayPoll);
     clearTimeout(this.playing);
@@ -119,6 +125,7 @@ class GamePage {
       case "refused": {
         const answer = message.answer ?? message.refusal;
         if (answer.gameID !== this.gameID) return;
+        const command = this.state.pending.get(answer.id)?.command;
         const outcome = this.state.answered(message.type, answer);
         if (outcome.ignored) return;
         if (outcome.retryAfter !== undefined) {
@@ -126,8 +133,10 @@ class GamePage {
           return;
         }
         settle(answer.id);
-        if (outcome.refusal) toast(outcome.refusal.reason[0].toUpperCase() + outcome.refusal.reason.slice(1) + ".", "error");
-        else this.absorbed(answer);
+        if (outcome.refusal) {
+          toast(outcome.refusal.reason[0].toUpperCase() + outcome.refusal.reason.slice(1) + ".", "error");
+          if (command?.kind === "chat") this.chat.restore(command.text);
+        } else this.absorbed(answer);
         this.render();
         break;
       }
@@ -187,8 +196,53 @@ class GamePage {
 
   /** An update: changed squares and the game's state as it now is. */
   absorb(change) {
-    this.state.absorb(change);
+    const heard = this.state.absorb(change);
+    // Messages from others that arrive out of sight are counted until the chat is seen.
+    const news = heard.filter((message) => message.authorID !== this.view.me).length;
+    if (news && !this.chat?.inView) {
+      this.unseen = (this.unseen ?? 0) + news;
+      this.renderUnseen();
+    }
     this.absorbed(change);
+  }
+
+  /** The conversation came into view: nothing in it is unseen. */
+  seen() {
+    if (!this.unseen) return;
+    this.unseen = 0;
+    this.renderUnseen();
+  }
+
+  /** Unseen messages: on the Chat button and in the tab's title. */
+  renderUnseen() {
+    const count = this.unseen ?? 0;
+    this.chatBadge.textContent = count ? String(count) : "";
+    this.chatBadge.hidden = !count;
+    this.chatButton.setAttribute("aria-label", count ? `chat, ${count} new ${count === 1 ? "message" : "messages"}` : "chat");
+    document.title = `${count ? `(${count}) ` : ""}${this.view.layout.title || "Crossmate"} · Crossmate`;
+  }
+
+  /** Sends a chat message as a command: it waits in the queue while offline, like a letter. */
+  async say(text) {
+    if (this.view.readOnly) return toast("You were removed from this game; you can read it but not write in it.", "error");
+    const typedAt = Math.round(connection.now());
+    const random = crypto.getRandomValues(new Uint32Array(2));
+    const messageID = `${typedAt.toString(36)}-${random[0].toString(36)}${random[1].toString(36)}`;
+    const command = { kind: "chat", text, messageID };
+    const local = this.state.typed(command);
+    const id = await enqueue(this.gameID, command, typedAt);
+    this.state.queued(id, command, typedAt, local);
+    this.render();
+    this.flush();
+    this.renderStatus();
+  }
+
+  /** Shows the chat (on a phone it is below the clues) and puts the cursor on its line. */
+  openChat() {
+    this.toggleMore(false);
+    this.chat.element.scrollIntoView({ block: "end", behavior: "smooth" });
+    this.chat.field.focus({ preventScroll: true });
+    this.seen();
   }
 
   /** After an update or an answer went into the state: cursors of players gone, the clock, the saved copy. */
@@ -372,6 +426,19 @@ class GamePage {
     this.shareButton = el("button", { type: "button", "data-share": true, onclick: () => this.share() }, "Share");
     this.nudgeButton = el("button", { type: "button", "data-nudge-button": true, title: "ask the others to come and help", onclick: () => this.nudge() }, "Nudge");
     this.roster = el("ul", { class: "roster", "aria-label": "players" });
+    this.chat = new ChatPanel({
+      send: (text) => this.say(text),
+      player: (authorID) => ({ name: this.nameOf(authorID), color: this.colorOf(authorID) || "var(--muted)" }),
+      me: v.me,
+      onSeen: () => this.seen(),
+      coveredBelow: () => (this.dock && !this.dock.hidden ? this.dock.offsetHeight : 0),
+    });
+    // On a phone the system keyboard types in the chat: the on-screen one steps aside.
+    this.chat.field.addEventListener("focus", () => document.body.classList.add("chatting"));
+    this.chat.field.addEventListener("blur", () => document.body.classList.remove("chatting"));
+    this.stops.push(() => document.body.classList.remove("chatting"));
+    this.chatBadge = el("span", { class: "badge", "data-chat-unseen": true, hidden: true });
+    this.chatButton = el("button", { type: "button", class: "chat-button", "data-chat-button": true, "aria-label": "chat", title: "Chat", onclick: () => this.openChat() }, ...labelled("✉", "Chat"), this.chatBadge);
     this.clueBar = el("div", { class: "cluebar", "aria-live": "polite", "data-clue-bar": true });
     this.notice = el("div", { class: "notice", role: "status" });
     this.catchUpBox = el("div", { class: "catchup", role: "status", "data-catch-up": true });
@@ -492,13 +559,13 @@ class GamePage {
         // After any button the grid has the keys again (after Share, letters were lost).
         onclick: (event) => {
           const button = event.target.closest("button");
-          if (!button || event.target.closest("summary") || button === this.moreButton) return;
+          if (!button || event.target.closest("summary") || button === this.moreButton || button === this.chatButton) return;
           this.toggleMore(false);
           // (Paused, the focus stays on the cover's button.)
           setTimeout(() => this.paused || this.input.focus(), 0);
         },
       },
-      this.undoButton, this.pencilButton, this.more,
+      this.undoButton, this.pencilButton, this.chatButton, this.more,
     );
     this.dock = this.touch ? this.buildDock() : null;
     this.main.replaceChildren(
@@ -536,7 +603,7 @@ class GamePage {
           "div",
           { class: "board" },
           el("div", { class: "play" }, this.touch ? null : this.clueBar, el("div", { class: "gridwrap" }, this.grid, this.input, this.pausedCover)),
-          lists,
+          el("div", { class: "side" }, lists, this.chat.element),
         ),
         this.touch ? null : el("p", { class: "help" }, "Type to fill; arrows move; Space turns; Tab goes to the next word; Insert opens a rebus (Enter writes it); Ctrl+P pencil; Ctrl+Z undo; Escape leaves the grid."),
         this.dock,
@@ -699,8 +766,9 @@ class GamePage {
     this.renderTimer();
     this.renderPlayers();
     this.renderEnding();
+    this.chat.render(this.state.messages, this.state.waitingMessages(), this.view.readOnly);
     const frozen = this.view.readOnly || !!this.view.completion;
-    for (const control of this.main.querySelectorAll(".tools button:not([data-share]):not([data-nudge-button]):not([data-more]):not([data-settings]), .tools summary")) {
+    for (const control of this.main.querySelectorAll(".tools button:not([data-share]):not([data-nudge-button]):not([data-more]):not([data-settings]):not([data-chat-button]), .tools summary")) {
       control.toggleAttribute("disabled", frozen);
       control.closest("details")?.classList.toggle("disabled", frozen);
     }

@@ -20,12 +20,14 @@ export class GameState {
     this.pending = new Map(); // queue id → { command, typedAt, sent, failures }
     this.optimistic = []; // { id, row, col, letter, pencil } while unanswered, in order
     this.nextLocal = -1; // ids for commands shown before the queue has named them
+    this.messages = []; // the conversation, in the server's order
   }
 
   /** The game as the server sent it on opening (`fresh`), or as this browser last saved it. */
   open(game, fresh) {
     this.view = { ...game, stale: !fresh };
     this.squares = new Map(game.squares.map((square) => [key(square), square]));
+    this.messages = [...(game.messages ?? [])];
   }
 
   /** An update or a command's answer: the squares it changed and the game as it now is. */
@@ -34,6 +36,24 @@ export class GameState {
     for (const field of STATE_FIELDS) if (field in change) this.view[field] = change[field];
     if ("completion" in change && !change.completion) this.view.completion = null;
     this.view.squares = [...this.squares.values()];
+    const heard = (change.messages ?? []).filter((message) => this.hear(message));
+    this.view.messages = this.messages;
+    return heard;
+  }
+
+  /** A chat message from the server, placed where the server says it stands (once). */
+  hear(message) {
+    if (this.messages.some((held) => held.key === message.key)) return false;
+    this.messages.splice(Math.max(0, Math.min(message.index, this.messages.length)), 0, message);
+    return true;
+  }
+
+  /** Chat messages typed here and not yet answered, oldest first: { id, text, typedAt }. */
+  waitingMessages() {
+    return [...this.pending.entries()]
+      .filter(([, entry]) => entry.command.kind === "chat")
+      .sort((a, b) => a[1].typedAt - b[1].typedAt)
+      .map(([id, entry]) => ({ id, text: entry.command.text, typedAt: entry.typedAt }));
   }
 
   /** A command typed now: shown at once under a local id, until `queued` names it. */

@@ -255,7 +255,15 @@ export async function gamesPage() {
                 "a",
                 { href: `/games/${encodeURIComponent(game.gameID)}`, "data-route": true, class: "game" },
                 miniGrid(game),
-                el("span", { class: "title" }, game.title || "Untitled", game.unread ? el("b", { class: "unread", "data-unread": true, title: "another player moved since you last looked" }, "new") : null),
+                el(
+                  "span",
+                  { class: "title" },
+                  game.title || "Untitled",
+                  game.unread ? el("b", { class: "unread", "data-unread": true, title: "another player moved since you last looked" }, "new") : null,
+                  game.unreadMessages
+                    ? el("b", { class: "unread messages", "data-unread-messages": game.unreadMessages, title: "messages since you last looked" }, `✉ ${game.unreadMessages}`)
+                    : null,
+                ),
                 el(
                   "span",
                   { class: `state ${game.completion ? (revealed ? "done helped" : "done") : game.readOnly ? "readonly" : ""}` },
