@@ -72,6 +72,12 @@ public struct ChatLine: Hashable, Sendable {
     public var message: ChatMessage
     public var sent: Bool
     public var refusal: String?
+
+    public init(message: ChatMessage, sent: Bool, refusal: String?) {
+        self.message = message
+        self.sent = sent
+        self.refusal = refusal
+    }
 }
 
 public enum EngineEvent: Sendable {

@@ -20,6 +20,8 @@ public struct PlayScreen: Sendable {
     public var preferred: Int?
     /// Set when the screen shows a replay: its own status line and keys instead of play's.
     public var replay: ReplayStatus?
+    /// The game's conversation (`SyncEngine.conversation`), drawn under the clues where there is room.
+    public var chat: [ChatLine] = []
 
     /// Where a replay stands: the move shown of all, the solving clock at it and at the end,
     /// and the speed (0 paused).
@@ -158,16 +160,29 @@ public struct PlayScreen: Sendable {
         // it across the terminal when eight lines are free there (players and progress then go
         // beside the grid, if they fit).
         let bottom = height - (full ? 2 : 1) - notes.count
+        // The chat takes the foot of the clues' room (a third of it, at most eight lines) once
+        // there is a conversation or one is being written.
+        let chatShown = !chat.isEmpty || state.chat != nil
+        func chatRows(of rows: Int) -> Int { chatShown && rows >= 12 ? min(8, rows / 3, max(3, chat.count * 2 + 1)) : 0 }
         if listsBeside {
-            drawClueLists(&frame, top: gridTop, left: panelLeft, width: panelWidth, rows: bottom - gridTop)
+            let chatting = chatRows(of: bottom - gridTop)
+            drawClueLists(&frame, top: gridTop, left: panelLeft, width: panelWidth, rows: bottom - gridTop - chatting)
+            drawChat(&frame, top: bottom - chatting, left: panelLeft, width: panelWidth, rows: chatting)
             line = bottom
         } else {
             if panelWidth >= 14 {
                 let panelRows = drawPanel(&frame, top: gridTop, left: panelLeft, width: panelWidth, rows: bottom - gridTop)
+                let chatTop = gridTop + panelRows + 1
                 line = max(line, min(bottom, gridTop + panelRows))
+                // Below the players, beside the grid (down to the clue lists, when they go
+                // below): the latest messages, when two lines are free.
+                let free = (bottom - line >= 8 ? line : bottom) - chatTop
+                if chatShown, free >= 2 { drawChat(&frame, top: chatTop, left: panelLeft, width: panelWidth, rows: free) }
             }
             if bottom - line >= 8 {
-                drawClueLists(&frame, top: line, left: 0, width: width, rows: bottom - line)
+                let chatting = chatRows(of: bottom - line)
+                drawClueLists(&frame, top: line, left: 0, width: width, rows: bottom - line - chatting)
+                drawChat(&frame, top: bottom - chatting, left: 0, width: width, rows: chatting)
                 line = bottom
             }
         }
@@ -195,9 +210,9 @@ public struct PlayScreen: Sendable {
                 col: 0, style: Style(dim: true))
         } else if full {
             frame.put(
-                frame.width >= 96
-                    ? "^Z undo  ^Y redo  ^P pencil  ^R rebus  ^X check/reveal/clear  ^G go to clue  ? help  ^Q quit"
-                    : "^Z undo ^Y redo ^P pencil ^R rebus ^X check/reveal ^G clue ? help ^Q quit", row: height - 1, col: 0,
+                frame.width >= 104
+                    ? "^Z undo  ^Y redo  ^P pencil  ^R rebus  ^X check/reveal/clear  ^G go to clue  ^T chat  ? help  ^Q quit"
+                    : "^Z undo ^Y redo ^P pencil ^R rebus ^X check ^G clue ^T chat ? help ^Q quit", row: height - 1, col: 0,
                 style: Style(dim: true))
         }
         return frame
@@ -361,6 +376,36 @@ public struct PlayScreen: Sendable {
         return row - top
     }
 
+    /// The latest chat messages that fit in `rows` lines under a "Chat" heading, oldest at the
+    /// top, each "Name: text" wrapped with the name in the player's colour; a message not yet
+    /// sent or refused says so. Text from others is drawn, never obeyed (`Frame` shows control
+    /// characters as replacements).
+    private func drawChat(_ frame: inout Frame, top: Int, left: Int, width: Int, rows: Int) {
+        guard rows >= 2, width >= 12 else { return }
+        frame.put(Self.clip(state.chat == nil ? "Chat  (^T to write)" : "Chat", to: width), row: top, col: left, style: Style(bold: true))
+        var lines: [(text: String, author: String?, nameLength: Int, style: Style)] = []
+        for line in chat.reversed() {
+            let name = line.message.authorID == view.me ? "You" : view.name(of: line.message.authorID)
+            let note = line.refusal.map { " (not sent: \($0))" } ?? (line.sent ? "" : " (sending)")
+            let wrapped = Self.wrap("\(name): \(line.message.text)\(note)", to: width, hanging: 2)
+            let style = line.refusal != nil || !line.sent ? Style(dim: true) : Style.plain
+            let block = wrapped.enumerated().map { index, text in (text, index == 0 ? line.message.authorID : nil, name.count + 1, style) }
+            guard lines.count + block.count <= rows - 1 else {
+                // The newest message's start, at least, in whatever room there is.
+                if lines.isEmpty { lines = Array(block.prefix(rows - 1)) }
+                break
+            }
+            lines = block + lines
+        }
+        for (offset, line) in lines.enumerated() {
+            let row = top + 1 + offset
+            frame.put(line.text, row: row, col: left, style: line.style)
+            if let author = line.author {
+                frame.put(String(line.text.prefix(line.nameLength)), row: row, col: left, style: Style(foreground: color(of: author), bold: true))
+            }
+        }
+    }
+
     /// Both clue lists side by side, the whole height given: each clue wrapped, with its fill
     /// as it stands (`[G_EEN]`), finished clues dim, the current one marked, and how many clues
     /// are above and below when a list does not fit.
@@ -445,6 +490,12 @@ public struct PlayScreen: Sendable {
             lines.append(("Rebus: \(rebus)_   (letters, digits, /; Enter to write, Esc to cancel)", Style(bold: true)))
         }
         if let jump = state.jump { lines.append(("Go to clue: \(jump)_   (then a for across, d for down, Enter)", Style(bold: true))) }
+        if let chat = state.chat {
+            // The end of a long message shows, where the typing is.
+            let hint = "_   (Enter sends, Esc cancels)"
+            let room = max(8, width - 5 - hint.count)
+            lines.append(("Say: " + String(chat.suffix(room)) + hint, Style(bold: true)))
+        }
         switch state.menu {
         case .action: lines.append(("c check   r reveal   x clear   (Esc cancels)", Style(bold: true)))
         case let .scope(action): lines.append(("\(action.rawValue.capitalized): s square   w word   p puzzle", Style(bold: true)))
@@ -509,10 +560,10 @@ public struct PlayScreen: Sendable {
 
     static let help =
         "Letters fill and move on. Arrows move (across the direction: turn); space turns; Tab and Shift-Tab go to the next and "
-        + "previous word. Backspace erases back, Delete erases here, Home/End go to the ends of the word. ^R (or Insert) opens "
+        + "previous word. Backspace erases back, Delete here, Home/End go to the word's ends. ^R (or Insert) opens "
         + "a rebus, Enter writes it, Esc cancels. ^P pencil. ^Z undo, ^Y redo. ^X then c, r or x checks, reveals or clears. ^G "
-        + "and a number then a or d goes to a clue. ^F follows another player's cursor (again: the next player; any other key "
-        + "stops). ^Q (or Esc q) quits. Any key closes this help."
+        + "and a number then a or d goes to a clue. ^F follows another player (again: the next; any other key "
+        + "stops). ^T chat (Enter sends). ^Q (or Esc q) quits. Any key closes this help."
 
     /// `text` in lines of at most `width` characters, broken between words; lines after the
     /// first are indented by `hanging` spaces (within the width).

@@ -1,10 +1,13 @@
 import CrossmateClient
 import CrossmateCore
 import CrossmateSync
+import Foundation
 
 /// What a key asks the terminal client to do.
 public enum PlayAction: Hashable, Sendable {
     case perform(Command)
+    /// Send a chat message.
+    case say(String)
     case quit
 }
 
@@ -33,6 +36,8 @@ public struct PlayState: Sendable {
     /// The player whose cursor this one follows (^F), until this player presses another key or
     /// the followed player leaves.
     public var following: String?
+    /// The chat message being written after ^T (Enter sends it, Esc puts it away).
+    public var chat: String?
 
     /// Starts on the first empty square of the first across word (or the first square).
     public init(puzzle: Puzzle, letterAt: (GridPosition) -> String) {
@@ -49,6 +54,7 @@ public struct PlayState: Sendable {
         }
         if let menu { return answer(menu, key: key) }
         if jump != nil { return typeJump(key, view: view) }
+        if chat != nil { return typeChat(key) }
         notice = nil
         if key != .control("f") { following = nil }
         switch key {
@@ -62,6 +68,13 @@ public struct PlayState: Sendable {
             return []
         case .control("g"):
             jump = ""
+            return []
+        case .control("t"):
+            guard !view.readOnly else {
+                notice = "You were removed from this game: you can read its chat but not write in it."
+                return []
+            }
+            chat = ""
             return []
         case .character("?") where cursor.rebus == nil:
             showingHelp = true
@@ -222,6 +235,33 @@ public struct PlayState: Sendable {
         if wrong > 0 { return "\(wrong) wrong in \(place)" + (empty > 0 ? " (\(empty) still empty)" : "") }
         return empty == squares.count
             ? "Nothing to check in \(place) yet" : "All right in \(place)" + (empty > 0 ? " so far (\(empty) still empty)" : "")
+    }
+
+    /// A key while writing a chat message: text goes on the line (within the message's
+    /// limit), Backspace takes back a character, Enter sends, Esc puts the line away.
+    private mutating func typeChat(_ key: InputKey) -> [PlayAction] {
+        var typed = chat ?? ""
+        switch key {
+        case let .character(character):
+            let next = typed + String(character)
+            guard next.utf8.count <= Chat.maximumBytes else {
+                notice = "A message is at most \(Chat.maximumBytes) bytes; Enter sends this one."
+                return []
+            }
+            chat = next
+        case .backspace:
+            if !typed.isEmpty { typed.removeLast() }
+            chat = typed
+        case .enter:
+            chat = nil
+            let text = typed.trimmingCharacters(in: .whitespaces)
+            return text.isEmpty ? [] : [.say(text)]
+        case .escape, .control("t"):
+            chat = nil
+        default:
+            break
+        }
+        return []
     }
 
     private mutating func typeJump(_ key: InputKey, view: GameView) -> [PlayAction] {

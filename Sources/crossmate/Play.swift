@@ -82,6 +82,7 @@ struct PlayLoop {
         var status = await engine.status
         var elapsed = await engine.solvingSeconds(session.gameID)
         var scores: [PlayerScore] = view.completion == nil ? [] : try await session.scoreboard()
+        var chat = await engine.conversation(session.gameID)
         // The account's pins and preferred colour (best effort: offline, the stable colours),
         // read again whenever one of the account's devices changes them.
         var zone = try? await engine.friends()
@@ -115,8 +116,9 @@ struct PlayLoop {
         var lastCursor = state.cursor
         func draw() {
             let size = terminal.size
-            let screen = PlayScreen(
+            var screen = PlayScreen(
                 view: view, state: state, status: status, elapsedSeconds: elapsed, scores: scores, pins: pins, preferred: zone?.preferredColor)
+            screen.chat = chat
             terminal.write(screen.render(width: size.width, height: size.height, colors: colors).ansi(colors))
         }
         draw()
@@ -127,6 +129,13 @@ struct PlayLoop {
                 for action in state.handle(key, view: view) {
                     switch action {
                     case .quit: return
+                    case let .say(text):
+                        do {
+                            try await engine.send(message: text, in: session.gameID)
+                        } catch {
+                            state.notice = error.description
+                            state.chat = text  // nothing typed is lost: it is back on the line
+                        }
                     case let .perform(command):
                         state.caught = []  // the catch-up has been seen once the player acts
                         do {
@@ -162,6 +171,14 @@ struct PlayLoop {
                     if let fresh = try? await engine.friends() {
                         zone = fresh
                         pins = Self.pins(fresh)
+                    }
+                case let .chatChanged(gameID) where gameID == session.gameID:
+                    let before = Set(chat.map(\.message.key))
+                    chat = await engine.conversation(session.gameID)
+                    // A message from someone else is said on the notice line too (the chat may
+                    // have no room on a small terminal).
+                    if let news = chat.last(where: { !before.contains($0.message.key) && $0.message.authorID != view.me }) {
+                        state.notice = "\(view.name(of: news.message.authorID)): \(news.message.text)"
                     }
                 default: break
                 }

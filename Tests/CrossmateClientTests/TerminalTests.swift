@@ -220,6 +220,47 @@ import Testing
         #expect(state.following == nil && state.notice == "No one else's cursor is here to follow.")
     }
 
+    /// ^T opens a chat line: keys write on it (never in the grid), Backspace takes one back,
+    /// Enter sends, Esc puts it away; the conversation shows under the clues, names in colour,
+    /// a message not yet sent says so.
+    @Test func aChatLineAndTheConversationUnderTheClues() throws {
+        let puzzle = try BundledPuzzles.puzzle("green-light")
+        let shown = view(puzzle)
+        var state = PlayState(puzzle: puzzle) { _ in "" }
+        let start = state.cursor
+        _ = state.handle(.control("t"), view: shown)
+        #expect(state.chat == "")
+        for key in "hi Bobx" { #expect(state.handle(.character(key), view: shown).isEmpty) }
+        _ = state.handle(.backspace, view: shown)
+        #expect(state.chat == "hi Bob" && state.cursor == start)
+        #expect(state.handle(.enter, view: shown) == [.say("hi Bob")] && state.chat == nil)
+        _ = state.handle(.control("t"), view: shown)
+        _ = state.handle(.character("x"), view: shown)
+        #expect(state.handle(.escape, view: shown).isEmpty && state.chat == nil)
+        // Within the limit: a key past it is refused in words.
+        state.chat = String(repeating: "a", count: Chat.maximumBytes)
+        _ = state.handle(.character("b"), view: shown)
+        #expect(state.chat?.utf8.count == Chat.maximumBytes && state.notice?.contains("at most 1000 bytes") == true)
+        state.chat = "try 5"
+        var screen = PlayScreen(view: shown, state: state, status: SyncStatus(connection: .online, unsent: 0), elapsedSeconds: 0)
+        screen.chat = [
+            ChatLine(
+                message: ChatMessage(
+                    gameID: "game-1", authorID: "acct-bob", replicaID: "dev-bob", messageID: "m1", text: "look at 7 Across \u{1B}[2J",
+                    timestamp: HLCTimestamp(wallMillis: 1)), sent: true, refusal: nil),
+            ChatLine(
+                message: ChatMessage(
+                    gameID: "game-1", authorID: "acct-ann", replicaID: "dev-ann", messageID: "m2", text: "on it",
+                    timestamp: HLCTimestamp(wallMillis: 2)),
+                sent: false, refusal: nil),
+        ]
+        let text = screen.render(width: 100, height: 30).text
+        #expect(text.contains("Chat") && text.contains("Bob: look at 7 Across \u{FFFD}[2J") && text.contains("You: on it (sending)"))
+        #expect(text.contains("Say: try 5_"))
+        #expect(text.contains("^T chat"))
+        #expect(screen.render(width: 80, height: 24).text.split(separator: "\n").last?.contains("^T chat") == true)
+    }
+
     @Test func aRefusedLetterLeavesTheCursorWhereItWas() throws {
         let puzzle = try BundledPuzzles.puzzle("green-light")
         var replica = GameReplica(puzzle: puzzle, gameID: "game-1", replicaID: "dev-ann", authorID: "acct-ann")

@@ -177,12 +177,14 @@ import Testing
         /// shell's line after it says `EXIT_LABEL STATUS`) and waits until the game is drawn; the
         /// session's name. `kill-server` ends it with the rest.
         /// `colour` clears NO_COLOR for the game (whatever the test's own environment says).
-        func play(_ game: String, xdg: String, exitLabel: String = "play exited", colour: Bool = false) async throws -> String {
+        func play(
+            _ game: String, xdg: String, exitLabel: String = "play exited", colour: Bool = false, size: (columns: Int, rows: Int) = (80, 24)
+        ) async throws -> String {
             let session = "crossmate-\(UUID().uuidString.prefix(8))"
             let command =
                 "XDG_DATA_HOME='\(xdg)' TERM=xterm-256color \(colour ? "NO_COLOR= " : "")'\(ServerProcess.executable.path)' play \(game); "
                 + "echo \"\(exitLabel) $?\"; sleep 120"
-            try self(["new-session", "-d", "-s", session, "-x", "80", "-y", "24", command])
+            try self(["new-session", "-d", "-s", session, "-x", "\(size.columns)", "-y", "\(size.rows)", command])
             try await eventually("the game is drawn") { try self(["capture-pane", "-p", "-t", session]).contains(" here ") }
             return session
         }
@@ -214,6 +216,46 @@ import Testing
         try tmux(["send-keys", "-t", bob, "U"])
         try await eventually("Bob's letter reaches Ann") { try screen(ann).contains("⁷ U") }
         #expect(try clue(ann).hasPrefix(" 6A"), "Ann no longer follows once she types")
+    }
+
+    /// Chat in two real terminals and from the command line: ^T writes a line, Enter sends it,
+    /// the other terminal shows it under the clues and on the notice line; `crossmate chat`
+    /// sends one and prints the conversation; `games --json` counts what is unread.
+    @Test func chattingInTheRealTerminalAndFromTheCommandLine() async throws {
+        let lab = try Lab("crossmate-tmux")
+        defer { lab.close() }
+        let (directory, server, home, tmux) = (lab.directory, lab.server, lab.home, lab.tmux)
+        try annAndBobPlayGreenLight(server, home)
+        let bobHome = home.merging(["CROSSMATE_PROFILE": "bob"]) { $1 }
+        // Bob writes first from the command line, before anyone plays.
+        #expect(try crossmate(["chat", "Green", "hello", "from", "the", "shell"], bobHome).contains("Sent to Green Light"))
+        let annList = try crossmate(["games", "--json"], home)
+        #expect(annList.contains(#""unreadMessages":1"#))
+        #expect(try crossmate(["games"], home).contains("1 new message"))
+        let ann = try await tmux.play("Green", xdg: directory.path + "/xdg", size: (100, 30))
+        let bob = try await tmux.play("Green --profile bob", xdg: directory.path + "/xdg", size: (100, 30))
+        let screen = { (session: String) in try tmux(["capture-pane", "-p", "-t", session]) }
+        try await eventually("both are here") { try screen(ann).contains("2 here") && screen(bob).contains("2 here") }
+        #expect(try screen(ann).contains("Bob: hello from the shell"))
+        try tmux(["send-keys", "-t", ann, "C-t"])
+        try await eventually("the chat line") { try screen(ann).contains("Say: _") }
+        try tmux(["send-keys", "-t", ann, "-l", "try 5 Across é"])
+        try await eventually("typed on the line, not in the grid") { try screen(ann).contains("Say: try 5 Across é_") }
+        try tmux(["send-keys", "-t", ann, "Enter"])
+        try await eventually("Bob reads it") { try screen(bob).contains("Ann: try 5 Across é") }
+        try await eventually("Ann's is sent") { try screen(ann).contains("You: try 5 Across é") && !screen(ann).contains("(sending)") }
+        // The grid took none of it.
+        #expect(try !screen(ann).contains(" T "))
+        try tmux(["send-keys", "-t", ann, "C-q"])
+        try tmux(["send-keys", "-t", bob, "C-q"])
+        try await eventually("both closed") { try screen(ann).contains("play exited 0") && screen(bob).contains("play exited 0") }
+        let printed = try crossmate(["chat", "Green"], bobHome)
+        #expect(printed.contains("You: hello from the shell") && printed.contains("Ann: try 5 Across é"))
+        let json = try crossmate(["chat", "Green", "--json"], home)
+        #expect(json.contains(#""text":"hello from the shell""#) && json.contains(#""from":"Bob""#))
+        // A message the rule refuses is refused in words, before it leaves the device.
+        let refused = try run(["chat", "Green", "   "], home)
+        #expect(refused.status == 1 && refused.errors.contains("a message cannot be empty"))
     }
 
     /// Opening a game shows who is here, from the server, before anyone moves (no one stands
