@@ -17,6 +17,8 @@ missing=()
 command -v tmux >/dev/null || missing+=(tmux)
 command -v chromium >/dev/null || missing+=(chromium)
 command -v chromedriver >/dev/null || missing+=(chromium-driver)
+# Chat and reactions hold emoji: the screenshots should show them, not empty boxes.
+fc-list 2>/dev/null | grep -qi "color emoji" || missing+=(fonts-noto-color-emoji)
 if [ "${#missing[@]}" -gt 0 ] && command -v apt-get >/dev/null && [ "$(id -u)" = 0 ]; then
     echo "== installing ${missing[*]}"
     apt-get update -qq >/dev/null && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >/dev/null

@@ -257,3 +257,47 @@ struct MessageRow: Codable, FetchableRecord, PersistableRecord {
             timestamp: HLCTimestamp(wallMillis: wallMillis, counter: UInt16(clamping: counter)))
     }
 }
+
+/// An emoji reaction this device knows (the one that decides for its author, message and
+/// emoji), and whether it waits to be sent.
+struct ReactionRow: Codable, FetchableRecord, PersistableRecord {
+    static let databaseTableName = "reactions"
+    var gameID: String
+    var authorID: String
+    var messageKey: String
+    var emoji: String
+    var on: Bool
+    var wallMillis: Int64
+    var counter: Int
+    var pending: MoveRow.Outbox
+
+    enum CodingKeys: String, CodingKey {
+        case emoji, on, counter, pending
+        case gameID = "game_id"
+        case authorID = "author_id"
+        case messageKey = "message_key"
+        case wallMillis = "wall_millis"
+    }
+
+    enum Columns {
+        static let gameID = Column(CodingKeys.gameID)
+        static let pending = Column(CodingKeys.pending)
+    }
+
+    init(_ reaction: Reaction, pending: MoveRow.Outbox) {
+        gameID = reaction.gameID
+        authorID = reaction.authorID
+        messageKey = reaction.messageKey
+        emoji = reaction.emoji
+        on = reaction.on
+        wallMillis = reaction.timestamp.wallMillis
+        counter = Int(reaction.timestamp.counter)
+        self.pending = pending
+    }
+
+    var reaction: Reaction {
+        Reaction(
+            gameID: gameID, authorID: authorID, messageKey: messageKey, emoji: emoji, on: on,
+            timestamp: HLCTimestamp(wallMillis: wallMillis, counter: UInt16(clamping: counter)))
+    }
+}

@@ -108,6 +108,16 @@ public final class ClientStore: Sendable {
                     CREATE INDEX messages_pending ON messages (game_id) WHERE pending = 1;
                     """)
         }
+        // Emoji reactions to chat messages: the deciding one per author, message and emoji.
+        migrator.registerMigration("5") { db in
+            try db.execute(
+                sql: """
+                    CREATE TABLE reactions (
+                        game_id TEXT NOT NULL, author_id TEXT NOT NULL, message_key TEXT NOT NULL, emoji TEXT NOT NULL,
+                        "on" INTEGER NOT NULL, wall_millis INTEGER NOT NULL, counter INTEGER NOT NULL, pending INTEGER NOT NULL,
+                        PRIMARY KEY (game_id, author_id, message_key, emoji));
+                    """)
+        }
         return migrator
     }
 
@@ -249,6 +259,7 @@ public final class ClientStore: Sendable {
             _ = try SealRow.deleteAll(db)
             _ = try PauseRow.deleteAll(db)
             _ = try MessageRow.deleteAll(db)
+            _ = try ReactionRow.deleteAll(db)
             _ = try SettingRow.deleteAll(db)
         }
     }
@@ -422,6 +433,41 @@ public final class ClientStore: Sendable {
                 ($0.message, $0.zoneSeq, $0.pending == .refused ? $0.refusal ?? "refused" : nil)
             }
         }
+    }
+
+    /// A reaction, kept when it decides over the one held for its author, message and emoji
+    /// (`Reaction.wins`): heard from the server (`pending` held), or given here (waiting).
+    /// Returns whether it was kept.
+    @discardableResult
+    public func saveReaction(_ reaction: Reaction, sent: Bool) throws -> Bool {
+        try queue.write { db in
+            let key: [String: any DatabaseValueConvertible] = [
+                "game_id": reaction.gameID, "author_id": reaction.authorID, "message_key": reaction.messageKey, "emoji": reaction.emoji,
+            ]
+            if let held = try ReactionRow.fetchOne(db, key: key) {
+                let kept = held.reaction
+                // The server's copy of the one waiting here: it is sent.
+                if kept == reaction {
+                    if sent, held.pending != .held { try ReactionRow(reaction, pending: .held).update(db) }
+                    return false
+                }
+                guard reaction.wins(over: kept) else { return false }
+            }
+            try ReactionRow(reaction, pending: sent ? .held : .waiting).save(db)
+            return true
+        }
+    }
+
+    /// Reactions given here and not yet sent, oldest first.
+    public func unsentReactions() throws -> [Reaction] {
+        try queue.read { db in
+            try ReactionRow.filter(sql: "pending = 1").order(Column("wall_millis"), Column("counter")).fetchAll(db).map(\.reaction)
+        }
+    }
+
+    /// A game's reactions as this device holds them.
+    public func reactions(gameID: String) throws -> [Reaction] {
+        try queue.read { db in try ReactionRow.filter(ReactionRow.Columns.gameID == gameID).fetchAll(db).map(\.reaction) }
     }
 
     // MARK: Settings

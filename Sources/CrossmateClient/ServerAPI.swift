@@ -163,6 +163,10 @@ public struct ServerAPI: Sendable {
         try await call(.POST, "/v1/games/\(gameID)/messages", body: request)
     }
 
+    public func postReaction(gameID: String, _ request: PostReactionRequest) async throws(ServerFailure) -> PostReactionResponse {
+        try await call(.POST, "/v1/games/\(gameID)/reactions", body: request)
+    }
+
     public func presence(gameID: String, _ request: PresenceRequest) async throws(ServerFailure) -> PresenceResponse {
         try await call(.POST, "/v1/games/\(gameID)/presence", body: request)
     }
@@ -252,6 +256,7 @@ extension MeResponse: ServerTimed {}
 extension GameListResponse: ServerTimed {}
 extension PresenceResponse: ServerTimed {}
 extension PostMessageResponse: ServerTimed {}
+extension PostReactionResponse: ServerTimed {}
 extension FriendsResponse: ServerTimed {}
 extension NudgeView: ServerTimed {
     public var serverTime: Int64 { createdAt }

@@ -72,11 +72,14 @@ public struct ChatLine: Hashable, Sendable {
     public var message: ChatMessage
     public var sent: Bool
     public var refusal: String?
+    /// The reactions that stand, each emoji with who gave it.
+    public var reactions: [Chat.Tally]
 
-    public init(message: ChatMessage, sent: Bool, refusal: String?) {
+    public init(message: ChatMessage, sent: Bool, refusal: String?, reactions: [Chat.Tally] = []) {
         self.message = message
         self.sent = sent
         self.refusal = refusal
+        self.reactions = reactions
     }
 }
 
@@ -529,6 +532,8 @@ public actor SyncEngine {
             case let .message(message):
                 try? store.saveMessage(message, sequence: change.sequence)
                 chatChanged = true
+            case let .reaction(reaction):
+                if (try? store.saveReaction(reaction, sent: true)) == true { chatChanged = true }
             }
         }
         if !moves.isEmpty {
@@ -655,6 +660,21 @@ public actor SyncEngine {
         return message
     }
 
+    /// Gives (`on`) or takes back an emoji reaction to a message: kept here first, sent when
+    /// the server can be reached.
+    public func react(to messageKey: String, with emoji: String, on: Bool = true, in gameID: String) throws(SessionRefusal) {
+        guard let local = try? store.game(gameID) else { throw .unknownGame(gameID) }
+        if local.readOnly { throw .readOnly(gameID) }
+        guard Chat.isReaction(emoji) else {
+            throw .invalidMessage("a reaction is one emoji, such as \(Chat.quickReactions.joined(separator: " "))")
+        }
+        let reaction = Reaction(
+            gameID: gameID, authorID: identity.authorID, messageKey: messageKey, emoji: emoji, on: on, timestamp: HLCTimestamp(wallMillis: clock.now))
+        do { try store.saveReaction(reaction, sent: false) } catch { throw .invalidMessage("the local store failed: \(error)") }
+        emit(.chatChanged(gameID: gameID))
+        kickPush()
+    }
+
     /// A new message id: the device's time and 12 random letters and digits (an engine started
     /// again with the same seed does not repeat an id it gave before).
     static func messageID(at millis: Int64, using random: inout SeededRandomNumberGenerator) -> String {
@@ -667,9 +687,10 @@ public actor SyncEngine {
     public func conversation(_ gameID: String) -> [ChatLine] {
         let held = (try? store.messages(gameID: gameID)) ?? []
         let byKey = Dictionary(held.map { ($0.message.key, $0) }, uniquingKeysWith: { first, _ in first })
+        let tallies = Chat.tallies((try? store.reactions(gameID: gameID)) ?? [], hiding: blocked)
         return Chat.shown(Chat.ordered(held.map(\.message)), hiding: blocked).compactMap { message in
             guard let entry = byKey[message.key] else { return nil }
-            return ChatLine(message: message, sent: entry.sequence != nil, refusal: entry.refusal)
+            return ChatLine(message: message, sent: entry.sequence != nil, refusal: entry.refusal, reactions: tallies[message.key] ?? [])
         }
     }
 
@@ -773,6 +794,7 @@ public actor SyncEngine {
         case moves(String, [Move])
         case seal(String, lastSeq: Int)
         case message(ChatMessage)
+        case reaction(Reaction)
     }
 
     private enum PushOutcome {
@@ -784,6 +806,9 @@ public actor SyncEngine {
         let readOnly = Set(((try? store.games()) ?? []).filter(\.readOnly).map(\.game.gameID))
         if let message = ((try? store.unsentMessages()) ?? []).first(where: { !readOnly.contains($0.gameID) }) {
             return .message(message)
+        }
+        if let reaction = ((try? store.unsentReactions()) ?? []).first(where: { !readOnly.contains($0.gameID) }) {
+            return .reaction(reaction)
         }
         for local in (try? store.games()) ?? [] where !local.readOnly {
             let gameID = local.game.gameID
@@ -840,6 +865,33 @@ public actor SyncEngine {
 
     private func pushOnce(_ work: PushWork) async -> PushOutcome {
         switch work {
+        case let .reaction(reaction):
+            do {
+                let answer = try await api.postReaction(
+                    gameID: reaction.gameID,
+                    PostReactionRequest(messageKey: reaction.messageKey, emoji: reaction.emoji, on: reaction.on, timestamp: reaction.timestamp))
+                // The server's answer is the one that decides (maybe another device's, later).
+                _ = try? store.saveReaction(reaction, sent: true)
+                _ = try? store.saveReaction(answer.reaction, sent: true)
+                emit(.chatChanged(gameID: reaction.gameID))
+                return .done
+            } catch {
+                if case let .refused(body, status, _) = error, status < 500, body.error != .rateLimited {
+                    if body.error == .clockSkew {
+                        var restamped = reaction
+                        restamped.timestamp = HLCTimestamp(wallMillis: clock.now)
+                        _ = try? store.saveReaction(restamped, sent: false)
+                        return .done
+                    }
+                    // Refused for good (the message is gone, the emoji is not one): it is dropped,
+                    // named in the log and on the chat.
+                    logger.error("the server refused a reaction", metadata: ["game": "\(reaction.gameID)", "error": "\(body.message)"])
+                    _ = try? store.saveReaction(reaction, sent: true)
+                    emit(.chatChanged(gameID: reaction.gameID))
+                    return .done
+                }
+                return failed(error, gameID: reaction.gameID)
+            }
         case let .message(message):
             do {
                 let answer = try await api.postMessage(

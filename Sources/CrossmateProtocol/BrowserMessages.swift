@@ -185,12 +185,16 @@ public struct GameStateView: Codable, Hashable, Sendable {
     /// `MessageView.maximumOpened`), else the messages new since the last message, each placed
     /// at its `index` in the conversation; nil when none.
     public var messages: [MessageView]?
+    /// The reactions standing on messages: on opening every message's that has any, else those
+    /// of messages whose reactions changed (an empty list: none stand any more).
+    public var reactions: [MessageReactions]?
 
     public init(
         gameID: String, squares: [SquareView], completion: CompletionRecord?, scoreboard: [PlayerScore]?, canUndo: Bool, canRedo: Bool,
-        timer: TimerView, messages: [MessageView]? = nil
+        timer: TimerView, messages: [MessageView]? = nil, reactions: [MessageReactions]? = nil
     ) {
         self.messages = messages
+        self.reactions = reactions
         self.gameID = gameID
         self.squares = squares
         self.completion = completion
@@ -223,6 +227,23 @@ public struct MessageView: Codable, Hashable, Sendable {
     }
 }
 
+/// The reactions standing on one message (`Chat.tallies`): each emoji, in the order first given,
+/// with the accounts that gave it.
+public struct MessageReactions: Codable, Hashable, Sendable {
+    public struct Tally: Codable, Hashable, Sendable {
+        public var emoji: String
+        public var authors: [String]
+    }
+
+    public var key: String
+    public var tallies: [Tally]
+
+    public init(key: String, tallies: [Chat.Tally]) {
+        self.key = key
+        self.tallies = tallies.map { Tally(emoji: $0.emoji, authors: $0.authors) }
+    }
+}
+
 /// A message that carries the game's state beside fields of its own, in one JSON object.
 public protocol CarriesGameState {
     var state: GameStateView { get set }
@@ -249,6 +270,8 @@ public struct GameOpened: Codable, Hashable, Sendable, CarriesGameState {
     /// Where the other devices in the game now last were (their stored cursors), so they show
     /// before they next move.
     public var cursors: [PeerCursorView]?
+    /// The reactions the picker offers (`Chat.quickReactions`).
+    public var quickReactions: [String]?
 
     public init(
         _ state: GameStateView, layout: PuzzleLayout, players: [PlayerView], me: String, deviceID: String, readOnly: Bool,
@@ -263,7 +286,7 @@ public struct GameOpened: Codable, Hashable, Sendable, CarriesGameState {
         self.catchUp = catchUp
     }
 
-    enum CodingKeys: String, CodingKey { case layout, players, me, deviceID, readOnly, catchUp, cursors }
+    enum CodingKeys: String, CodingKey { case layout, players, me, deviceID, readOnly, catchUp, cursors, quickReactions }
 
     public init(from decoder: any Decoder) throws {
         state = try GameStateView(from: decoder)
@@ -275,6 +298,7 @@ public struct GameOpened: Codable, Hashable, Sendable, CarriesGameState {
         readOnly = try container.decode(Bool.self, forKey: .readOnly)
         catchUp = try container.decodeIfPresent(CatchUpView.self, forKey: .catchUp)
         cursors = try container.decodeIfPresent([PeerCursorView].self, forKey: .cursors)
+        quickReactions = try container.decodeIfPresent([String].self, forKey: .quickReactions)
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -287,6 +311,7 @@ public struct GameOpened: Codable, Hashable, Sendable, CarriesGameState {
         try container.encode(readOnly, forKey: .readOnly)
         try container.encodeIfPresent(catchUp, forKey: .catchUp)
         try container.encodeIfPresent(cursors, forKey: .cursors)
+        try container.encodeIfPresent(quickReactions, forKey: .quickReactions)
     }
 }
 
@@ -329,11 +354,11 @@ public struct GameUpdate: Codable, Hashable, Sendable, CarriesGameState {
 /// being unreadable.
 public struct BrowserCommand: Codable, Hashable, Sendable {
     public enum Kind: Hashable, Sendable, ExpressibleByStringLiteral {
-        case setLetter, delete, check, reveal, clear, undo, redo, pause, chat
+        case setLetter, delete, check, reveal, clear, undo, redo, pause, chat, react
         /// A kind no command has (kept to be named in the refusal).
         case unknown(String)
 
-        static let known: [Kind] = [.setLetter, .delete, .check, .reveal, .clear, .undo, .redo, .pause, .chat]
+        static let known: [Kind] = [.setLetter, .delete, .check, .reveal, .clear, .undo, .redo, .pause, .chat, .react]
 
         public init(name: String) {
             self = Self.known.first { $0.name == name } ?? .unknown(name)
@@ -352,6 +377,7 @@ public struct BrowserCommand: Codable, Hashable, Sendable {
             case .redo: "redo"
             case .pause: "pause"
             case .chat: "chat"
+            case .react: "react"
             case let .unknown(name): name
             }
         }
@@ -375,11 +401,19 @@ public struct BrowserCommand: Codable, Hashable, Sendable {
     /// A chat message's text, and the id the browser gave it (`chat`).
     public var text: String?
     public var messageID: String?
+    /// A reaction: the message's key, the emoji, and whether it is given or taken back (`react`).
+    public var messageKey: String?
+    public var emoji: String?
+    public var on: Bool?
 
     public init(
         kind: Kind, row: Int? = nil, col: Int? = nil, letter: String? = nil, pencil: Bool? = nil, autocheck: Bool? = nil,
-        scope: Extent? = nil, direction: Direction? = nil, text: String? = nil, messageID: String? = nil
+        scope: Extent? = nil, direction: Direction? = nil, text: String? = nil, messageID: String? = nil, messageKey: String? = nil,
+        emoji: String? = nil, on: Bool? = nil
     ) {
+        self.messageKey = messageKey
+        self.emoji = emoji
+        self.on = on
         self.text = text
         self.messageID = messageID
         self.kind = kind
@@ -392,7 +426,7 @@ public struct BrowserCommand: Codable, Hashable, Sendable {
         self.direction = direction
     }
 
-    enum CodingKeys: String, CodingKey { case kind, row, col, letter, pencil, autocheck, scope, direction, text, messageID }
+    enum CodingKeys: String, CodingKey { case kind, row, col, letter, pencil, autocheck, scope, direction, text, messageID, messageKey, emoji, on }
 
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
@@ -406,6 +440,9 @@ public struct BrowserCommand: Codable, Hashable, Sendable {
         direction = try container.decodeIfPresent(String.self, forKey: .direction).flatMap(Direction.init(rawValue:))
         text = try container.decodeIfPresent(String.self, forKey: .text)
         messageID = try container.decodeIfPresent(String.self, forKey: .messageID)
+        messageKey = try container.decodeIfPresent(String.self, forKey: .messageKey)
+        emoji = try container.decodeIfPresent(String.self, forKey: .emoji)
+        on = try container.decodeIfPresent(Bool.self, forKey: .on)
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -420,6 +457,9 @@ public struct BrowserCommand: Codable, Hashable, Sendable {
         try container.encodeIfPresent(direction?.rawValue, forKey: .direction)
         try container.encodeIfPresent(text, forKey: .text)
         try container.encodeIfPresent(messageID, forKey: .messageID)
+        try container.encodeIfPresent(messageKey, forKey: .messageKey)
+        try container.encodeIfPresent(emoji, forKey: .emoji)
+        try container.encodeIfPresent(on, forKey: .on)
     }
 
     /// The mutator's command, or why this one does not describe one (a pause is no command).
@@ -454,7 +494,7 @@ public struct BrowserCommand: Codable, Hashable, Sendable {
             return .success(kind == .check ? .check(scope) : kind == .reveal ? .reveal(scope) : .clear(scope))
         case .undo: return .success(.undo)
         case .redo: return .success(.redo)
-        case .pause, .chat, .unknown: return .failure(malformed)
+        case .pause, .chat, .react, .unknown: return .failure(malformed)
         }
     }
 
@@ -462,7 +502,7 @@ public struct BrowserCommand: Codable, Hashable, Sendable {
     static let scoped = "a scope of square (with row and col), word (with row, col and direction) or puzzle"
     static let needs: [Kind: String] = [
         .setLetter: "row, col and letter", .delete: "row and col", .check: scoped, .reveal: scoped, .clear: scoped,
-        .chat: "text and messageID",
+        .chat: "text and messageID", .react: "messageKey, emoji and on",
     ]
 }
 

@@ -9,7 +9,7 @@ protocol RecordValueReader {
 extension ZoneChange.Record {
     /// The zone's record types, as a change's `type` names them.
     public enum Kind: String, CaseIterable, Codable, Hashable, Sendable {
-        case move, game, participant, seal, pause, message
+        case move, game, participant, seal, pause, message, reaction
     }
 
     public var kind: Kind {
@@ -20,6 +20,7 @@ extension ZoneChange.Record {
         case .seal: .seal
         case .pause: .pause
         case .message: .message
+        case .reaction: .reaction
         }
     }
 
@@ -35,6 +36,7 @@ extension ZoneChange.Record {
         case let .seal(seal): seal.replicaID
         case let .pause(pause): pause.key
         case let .message(message): message.key
+        case let .reaction(reaction): reaction.key
         }
     }
 
@@ -43,7 +45,7 @@ extension ZoneChange.Record {
     public var isWrittenOnce: Bool {
         switch self {
         case .message: true
-        case .move, .game, .participant, .seal, .pause: false
+        case .move, .game, .participant, .seal, .pause, .reaction: false
         }
     }
 
@@ -57,6 +59,7 @@ extension ZoneChange.Record {
         case .seal: .seal(try reader.value(Seal.self))
         case .pause: .pause(try reader.value(Pause.self))
         case .message: .message(try reader.value(ChatMessage.self))
+        case .reaction: .reaction(try reader.value(Reaction.self))
         }
     }
 
@@ -70,6 +73,7 @@ extension ZoneChange.Record {
         case let .seal(seal): JSONText.sorted(seal)
         case let .pause(pause): JSONText.sorted(pause)
         case let .message(message): JSONText.sorted(message)
+        case let .reaction(reaction): JSONText.sorted(reaction)
         }
     }
 }

@@ -111,6 +111,7 @@ public struct ZoneChange: Codable, Hashable, Sendable {
         case seal(Seal)
         case pause(Pause)
         case message(ChatMessage)
+        case reaction(Reaction)
     }
 
     public var sequence: Int64
@@ -150,6 +151,7 @@ public struct ZoneChange: Codable, Hashable, Sendable {
         case let .seal(seal): try container.encode(seal, forKey: .record)
         case let .pause(pause): try container.encode(pause, forKey: .record)
         case let .message(message): try container.encode(message, forKey: .record)
+        case let .reaction(reaction): try container.encode(reaction, forKey: .record)
         }
     }
 }

@@ -709,3 +709,33 @@ public struct PostMessageResponse: Codable, Hashable, Sendable {
         self.serverTime = serverTime
     }
 }
+
+/// `POST /v1/games/{id}/reactions`: this account gives (`on`) or takes back an emoji reaction to
+/// a message. The latest by timestamp decides (`Reaction.wins`); an older one changes nothing.
+public struct PostReactionRequest: Codable, Hashable, Sendable {
+    /// The message's key (`ChatMessage.key`).
+    public var messageKey: String
+    public var emoji: String
+    public var on: Bool
+    public var timestamp: HLCTimestamp
+
+    public init(messageKey: String, emoji: String, on: Bool, timestamp: HLCTimestamp) {
+        self.messageKey = messageKey
+        self.emoji = emoji
+        self.on = on
+        self.timestamp = timestamp
+    }
+}
+
+/// The reaction that decides for this author, message and emoji, and its zone sequence.
+public struct PostReactionResponse: Codable, Hashable, Sendable {
+    public var reaction: Reaction
+    public var sequence: Int64
+    public var serverTime: Int64
+
+    public init(reaction: Reaction, sequence: Int64, serverTime: Int64) {
+        self.reaction = reaction
+        self.sequence = sequence
+        self.serverTime = serverTime
+    }
+}

@@ -151,6 +151,10 @@ actor BrowserGame {
     /// Each message's zone sequence (the catch-up counts those after the account's horizon).
     private var messageSequences: [(sequence: Int64, message: ChatMessage)] = []
     private var news: [MessageView] = []
+    /// Every reaction read (`Chat.tallies` decides which stand), and the messages whose
+    /// reactions the browser has not been sent yet.
+    private var reactions: [Reaction] = []
+    private var reactionNews: Set<String> = []
     /// This device's presence in the game (a lease while a browser views it, and what it has
     /// been shown).
     private var presence: DevicePresence
@@ -207,8 +211,10 @@ actor BrowserGame {
 
     private init(
         gameID: String, device: StoredDevice, puzzle: Puzzle, createdAt: Int64, replica: GameReplica, sequence: Int64,
-        moves: [(sequence: Int64, move: Move)], pauses: [Pause], messages: [(sequence: Int64, message: ChatMessage)], players: [StoredParticipant]
+        moves: [(sequence: Int64, move: Move)], pauses: [Pause], messages: [(sequence: Int64, message: ChatMessage)], reactions: [Reaction],
+        players: [StoredParticipant]
     ) {
+        self.reactions = reactions
         self.gameID = gameID
         self.device = device
         self.puzzle = puzzle
@@ -239,7 +245,7 @@ actor BrowserGame {
         let players = try await state.store.participants(gameID: gameID)
         return BrowserGame(
             gameID: gameID, device: device, puzzle: projection.puzzle, createdAt: stored.createdAt, replica: replica, sequence: read.through,
-            moves: read.moves, pauses: read.pauses, messages: read.messages, players: players)
+            moves: read.moves, pauses: read.pauses, messages: read.messages, reactions: read.reactions, players: players)
     }
 
     private var me: StoredParticipant? { players.first { $0.authorID == device.authorID } }
@@ -290,7 +296,22 @@ actor BrowserGame {
         GameStateView(
             gameID: gameID, squares: squares, completion: replica.completion.map(CompletionRecord.init), scoreboard: scoreboard(adding: made),
             canUndo: replica.canUndo && !readOnly, canRedo: replica.canRedo && !readOnly, timer: timer(now: now, adding: made),
-            messages: takeNews())
+            messages: takeNews(), reactions: takeReactionNews())
+    }
+
+    /// The standing reactions of messages whose reactions changed since the last message.
+    private func takeReactionNews() -> [MessageReactions]? {
+        guard !reactionNews.isEmpty else { return nil }
+        defer { reactionNews = [] }
+        let tallies = Chat.tallies(reactions, hiding: blocked)
+        return reactionNews.sorted().map { MessageReactions(key: $0, tallies: tallies[$0] ?? []) }
+    }
+
+    /// Reactions read from the zone or just given: the messages they are on are sent again.
+    private func hear(_ fresh: [Reaction]) {
+        guard !fresh.isEmpty else { return }
+        reactions += fresh
+        reactionNews.formUnion(fresh.map(\.messageKey))
     }
 
     /// The messages not yet sent to the browser (each sent once, with the next message).
@@ -327,6 +348,10 @@ actor BrowserGame {
             let shown = Chat.shown(conversation, hiding: blocked).suffix(MessageView.maximumOpened)
             conversation = Array(shown)
             opened.messages = conversation.enumerated().map { MessageView($0.element, index: $0.offset) }
+            reactionNews = []
+            opened.quickReactions = Chat.quickReactions
+            let tallies = Chat.tallies(reactions, hiding: blocked)
+            opened.reactions = conversation.compactMap { message in tallies[message.key].map { MessageReactions(key: message.key, tallies: $0) } }
             let viewing = Set(here.keys)
             opened.cursors = try await state.store.cursors(gameID: gameID).compactMap { stored in
                 guard stored.deviceID != device.deviceID, viewing.contains(stored.authorID) else { return nil }
@@ -386,10 +411,11 @@ actor BrowserGame {
         // Every record takes the next zone sequence, so fewer moves, pauses and messages than
         // sequences read means a participant (or seal) record came: only then is the roster
         // read again.
-        let rosterMayHaveChanged = through - sequence > Int64(fresh.count + read.pauses.count + read.messages.count)
+        let rosterMayHaveChanged = through - sequence > Int64(fresh.count + read.pauses.count + read.messages.count + read.reactions.count)
         for pause in read.pauses where pauseKeys.insert(pause.key).inserted { pauses.append(pause.stamp) }
         messageSequences += read.messages
         hear(read.messages.map(\.message))
+        hear(read.reactions)
         sequence = through
         replica.receive(fresh.map(\.move))
         for (_, move) in fresh where move.replicaID == device.deviceID { performedBatches.insert(move.batchID) }
@@ -450,7 +476,7 @@ actor BrowserGame {
             guard let squares = caughtUp else { return }
             guard
                 !squares.isEmpty || wasReadOnly != readOnly || wasComplete != replica.completion || roster != playerViews
-                    || pauses.count != pausesBefore || !news.isEmpty
+                    || pauses.count != pausesBefore || !news.isEmpty || !reactionNews.isEmpty
             else { continue }
             let update = ServerSocketMessage.update(update(squares: squares, now: state.now()))
             for viewer in viewers { state.hub.reply(viewer, update) }
@@ -601,12 +627,42 @@ actor BrowserGame {
         return applied(request, now: now)
     }
 
+    /// The player gave or took back a reaction: stored through the write path (the latest
+    /// decides) and shown at once.
+    private func react(_ request: CommandRequest, state: ServerState) async -> ServerSocketMessage {
+        guard let messageKey = request.command.messageKey, let emoji = request.command.emoji, let on = request.command.on else {
+            return .refused(
+                CommandRefusal(
+                    id: request.id, gameID: gameID,
+                    CommandRefusal.Reason(code: .invalid, reason: "that command is incomplete (react needs messageKey, emoji and on)")))
+        }
+        let now = state.now()
+        let at = max(createdAt, min(now, max(now - Self.oldestTypedAt, request.typedAt ?? now)))
+        do {
+            let answer = try await state.writes.react(
+                PostReactionRequest(messageKey: messageKey, emoji: emoji, on: on, timestamp: HLCTimestamp(wallMillis: at)), in: gameID, by: device)
+            hear([answer.reaction])
+        } catch let error as APIError {
+            return .refused(
+                CommandRefusal(id: request.id, gameID: gameID, CommandRefusal.Reason(code: RefusalCode(error.body.error), reason: error.body.message))
+            )
+        } catch {
+            state.logger.error("a browser's reaction could not be stored", metadata: ["game": "\(gameID)", "error": "\(error)"])
+            return .refused(
+                CommandRefusal(
+                    id: request.id, gameID: gameID,
+                    CommandRefusal.Reason(code: .serverError, reason: "the server could not save that; it has been logged")))
+        }
+        return applied(request, now: now)
+    }
+
     private func performOnce(_ request: CommandRequest, state: ServerState) async -> ServerSocketMessage {
         func refuse(_ code: RefusalCode, _ reason: String) -> ServerSocketMessage {
             .refused(CommandRefusal(id: request.id, gameID: gameID, CommandRefusal.Reason(code: code, reason: reason)))
         }
         if request.command.kind == .pause { return await pause(request, state: state) }
         if request.command.kind == .chat { return await chat(request, state: state) }
+        if request.command.kind == .react { return await react(request, state: state) }
         let command: Command
         switch request.command.command() {
         case let .success(made): command = made

@@ -22,6 +22,7 @@ struct GameController {
         router.post("v1/games/:game/seals", use: seal)
         router.post("v1/games/:game/presence", use: presence)
         router.post("v1/games/:game/messages", use: postMessage)
+        router.post("v1/games/:game/reactions", use: postReaction)
         return router
     }
 
@@ -133,6 +134,14 @@ struct GameController {
         let gameID = try context.parameters.require("game")
         let body = try await state.decode(PostMessageRequest.self, from: request, limit: 4 * Chat.maximumBytes + 1024)
         return EditedResponse(status: .created, response: try await state.writes.chat(body, in: gameID, by: device))
+    }
+
+    /// An emoji reaction from this device.
+    @Sendable func postReaction(_ request: Request, context: CrossmateRequestContext) async throws -> EditedResponse<PostReactionResponse> {
+        let device = try context.requireDevice()
+        let gameID = try context.parameters.require("game")
+        let body = try await state.decode(PostReactionRequest.self, from: request, limit: 1024)
+        return EditedResponse(status: .created, response: try await state.writes.react(body, in: gameID, by: device))
     }
 
     /// What is unread for the account while none of its devices is in the game (`Presence`):

@@ -65,16 +65,17 @@ actor GameProjection {
     }
 
     /// The players' activity in a zone: moves (with their zone sequences), pauses (what the
-    /// solving clock reads) and chat messages.
+    /// solving clock reads), chat messages and reactions to them.
     struct Activity {
         var moves: [(sequence: Int64, move: Move)] = []
         var pauses: [Pause] = []
         var messages: [(sequence: Int64, message: ChatMessage)] = []
+        var reactions: [Reaction] = []
         /// The zone sequence read through.
         var through: Int64 = 0
 
         /// Whether `kind` is one of these (the rest are passed over).
-        static func holds(_ kind: ZoneChange.Record.Kind) -> Bool { kind == .move || kind == .pause || kind == .message }
+        static func holds(_ kind: ZoneChange.Record.Kind) -> Bool { kind == .move || kind == .pause || kind == .message || kind == .reaction }
     }
 
     /// The activity after `sequence`.
@@ -428,6 +429,7 @@ extension GameProjection.Activity {
             case let .move(record): moves.append((change.sequence, try GameProjection.move(record, at: change.sequence, gameID: gameID)))
             case let .pause(pause): pauses.append(pause)
             case let .message(message): messages.append((change.sequence, message))
+            case let .reaction(reaction): reactions.append(reaction)
             case .game, .participant, .seal: continue
             }
         }

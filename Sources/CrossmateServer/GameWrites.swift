@@ -215,7 +215,37 @@ struct GameWrites: Sendable {
         return PostMessageResponse(message: kept, sequence: sequence, serverTime: now)
     }
 
-    /// A player joins, is renamed or is removed: the zone's participant record, the player's
+    /// An emoji reaction to a chat message (given or taken back): checked, stamped with the
+    /// author, kept when it is the latest for its author, message and emoji, and poked.
+    func react(_ body: PostReactionRequest, in gameID: String, by device: StoredDevice) async throws -> PostReactionResponse {
+        guard Chat.isReaction(body.emoji) else {
+            throw APIError(
+                .invalid, "a reaction is one emoji, such as \(Chat.quickReactions.joined(separator: " ")); it was \(TextRule.quote(body.emoji))")
+        }
+        _ = try await state.access(gameID, for: device, write: true)
+        guard body.messageKey.utf8.count <= 2 * ProtocolLimits.maximumIdentifierBytes + 1,
+            try await state.store.holds(gameID: gameID, .message, key: body.messageKey)
+        else {
+            throw APIError(.notFound, "there is no message \(TextRule.quote(body.messageKey)) in this game")
+        }
+        let now = state.now()
+        guard body.timestamp.isWithinSkew(of: now, maximumAheadMillis: state.configuration.maximumSkewMillis) else {
+            throw APIError(
+                .clockSkew,
+                "the reaction is stamped \(body.timestamp.wallMillis - now) ms ahead of the server's clock; correct your clock by serverTime and resend",
+                serverTime: now)
+        }
+        if let wait = state.chatLimiter.take(device.authorID, now: now) {
+            throw APIError(.rateLimited, "you are reacting quickly; you can again in \(wait) s", retryAfterSeconds: wait)
+        }
+        let reaction = Reaction(
+            gameID: gameID, authorID: device.authorID, messageKey: body.messageKey, emoji: body.emoji, on: body.on, timestamp: body.timestamp)
+        let (sequence, kept, isNew) = try await state.store.putReaction(reaction)
+        if isNew { await stored(in: gameID, at: sequence) }
+        return PostReactionResponse(reaction: kept, sequence: sequence, serverTime: now)
+    }
+
+    /// A player joins, is renamed or is removed:    /// A player joins, is renamed or is removed: the zone's participant record, the player's
     /// feed (`feedState`; their devices redraw their lists when `tellFeed`), the game's devices.
     func setParticipant(_ participant: ParticipantRecord, feedState: FeedEntry.State, tellFeed: Bool = true) async throws {
         let sequence = try await state.store.setParticipant(participant, feedState: feedState)

@@ -20,6 +20,7 @@ extension MeResponse: ResponseEncodable {}
 extension NudgeView: ResponseEncodable {}
 extension OKResponse: ResponseEncodable {}
 extension PostMessageResponse: ResponseEncodable {}
+extension PostReactionResponse: ResponseEncodable {}
 extension PresenceResponse: ResponseEncodable {}
 extension PushMovesResponse: ResponseEncodable {}
 extension SettingsResponse: ResponseEncodable {}

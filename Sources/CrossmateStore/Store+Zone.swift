@@ -131,6 +131,42 @@ extension Store {
         }
     }
 
+    /// Stores a reaction under the zone's next sequence unless the one kept under its key
+    /// decides over it (`Reaction.wins`): then that one stays, with its sequence, and `isNew` is
+    /// false. The game's row is locked first, so two devices' reactions decide in one order.
+    public func putReaction(_ reaction: Reaction) async throws -> (sequence: Int64, kept: Reaction, isNew: Bool) {
+        let record = ZoneChange.Record.reaction(reaction)
+        let gameID = reaction.gameID
+        let forUpdate = database.forUpdate
+        return try await database.transaction { db in
+            guard try await db.first("SELECT zone_seq FROM games WHERE game_id = ?\(forUpdate)", .text(gameID)) != nil else {
+                throw StoreRefusal.gameNotFound
+            }
+            if let row = try await db.first(
+                "SELECT zone_seq, record_type, body FROM records WHERE game_id = ? AND record_type = ? AND record_key = ?", .text(gameID),
+                .text(record.kind.rawValue), .text(record.key))
+            {
+                let change = try Self.encodedChange(row, gameID: gameID)
+                guard case let .reaction(kept) = try change.decoded(gameID: gameID).record else {
+                    throw CorruptRecord(what: "reaction at \(change.sequence)", gameID: gameID, reason: "it is not a reaction")
+                }
+                if kept == reaction || !reaction.wins(over: kept) { return (change.sequence, kept, false) }
+            }
+            let sequence = try await Self.nextSequence(db, gameID: gameID, forUpdate: forUpdate)
+            try await Self.putRecord(db, gameID: gameID, sequence: sequence, record)
+            return (sequence, reaction, true)
+        }
+    }
+
+    /// Whether the game's zone holds a record of `kind` under `key`.
+    public func holds(gameID: String, _ kind: ZoneChange.Record.Kind, key: String) async throws -> Bool {
+        try await database.read { db in
+            try await db.first(
+                "SELECT zone_seq FROM records WHERE game_id = ? AND record_type = ? AND record_key = ?", .text(gameID), .text(kind.rawValue),
+                .text(key)) != nil
+        }
+    }
+
     static func putRecord(_ db: any SQLConnection, gameID: String, sequence: Int64, _ record: ZoneChange.Record) async throws {
         try await db.execute(
             """

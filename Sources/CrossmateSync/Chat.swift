@@ -70,3 +70,82 @@ public enum Chat {
         messages.count { $0.sequence > horizon && $0.message.authorID != me && !blocked.contains($0.message.authorID) }
     }
 }
+
+/// A player's emoji reaction to a chat message: one record per author, message and emoji, the
+/// latest (by HLC timestamp) deciding whether it stands, so a reaction taken back on one device
+/// and given again on another ends the same everywhere.
+public struct Reaction: Hashable, Sendable, Codable {
+    public var gameID: GameID
+    /// Stamped by the server from the writing device's token.
+    public var authorID: AuthorID
+    /// The message's key (`ChatMessage.key`).
+    public var messageKey: String
+    public var emoji: String
+    /// Whether it stands (false: taken back).
+    public var on: Bool
+    public var timestamp: HLCTimestamp
+
+    public init(gameID: GameID, authorID: AuthorID, messageKey: String, emoji: String, on: Bool, timestamp: HLCTimestamp) {
+        self.gameID = gameID
+        self.authorID = authorID
+        self.messageKey = messageKey
+        self.emoji = emoji
+        self.on = on
+        self.timestamp = timestamp
+    }
+
+    /// Its key in the game's zone: one per author, message and emoji.
+    public var key: String { "\(authorID)|\(messageKey)|\(emoji)" }
+
+    /// Whether this one decides over `other` (same key): the later timestamp, and at a tie the
+    /// one that stands, so every device keeps the same one whatever order they arrive in.
+    public func wins(over other: Reaction) -> Bool {
+        (timestamp, on ? 1 : 0) > (other.timestamp, other.on ? 1 : 0)
+    }
+}
+
+extension Chat {
+    /// The reactions the pickers offer.
+    public static let quickReactions = ["👍", "❤️", "😂", "😮", "🎉", "🤔"]
+
+    /// Whether `emoji` can be a reaction: one emoji (a single character that is one, skin tones
+    /// and joiners included), at most 32 bytes.
+    public static func isReaction(_ emoji: String) -> Bool {
+        guard emoji.count == 1, emoji.utf8.count <= 32, let first = emoji.unicodeScalars.first else { return false }
+        // Digits, # and * are emoji only with a keycap mark; alone they are text.
+        return first.properties.isEmoji && (first.value > 0xFF || emoji.unicodeScalars.count > 1)
+    }
+
+    /// The reactions that stand: of each author, message and emoji the deciding one, if it is on.
+    public static func standing(_ reactions: some Sequence<Reaction>) -> [Reaction] {
+        var latest: [String: Reaction] = [:]
+        for reaction in reactions where latest[reaction.key].map({ reaction.wins(over: $0) }) ?? true { latest[reaction.key] = reaction }
+        return latest.values.filter(\.on).sorted { ($0.messageKey, $0.emoji, $0.authorID) < ($1.messageKey, $1.emoji, $1.authorID) }
+    }
+
+    /// One emoji's reactions to a message: who gave it (in a stable order).
+    public struct Tally: Hashable, Sendable {
+        public var emoji: String
+        public var authors: [AuthorID]
+
+        public init(emoji: String, authors: [AuthorID]) {
+            self.emoji = emoji
+            self.authors = authors
+        }
+    }
+
+    /// Each message's standing reactions, by message key: emoji in the order they were first
+    /// given, without accounts `blocked`.
+    public static func tallies(_ reactions: some Sequence<Reaction>, hiding blocked: Set<AuthorID> = []) -> [String: [Tally]] {
+        var tallies: [String: [Tally]] = [:]
+        let shown = standing(reactions).filter { !blocked.contains($0.authorID) }.sorted { ($0.timestamp, $0.key) < ($1.timestamp, $1.key) }
+        for reaction in shown {
+            if let index = tallies[reaction.messageKey]?.firstIndex(where: { $0.emoji == reaction.emoji }) {
+                tallies[reaction.messageKey]![index].authors.append(reaction.authorID)
+            } else {
+                tallies[reaction.messageKey, default: []].append(Tally(emoji: reaction.emoji, authors: [reaction.authorID]))
+            }
+        }
+        return tallies
+    }
+}

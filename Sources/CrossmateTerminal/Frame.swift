@@ -98,14 +98,52 @@ public struct Frame: Sendable {
         guard row >= 0, row < height else { return col }
         var column = col
         for character in TextRule.terminalSafe(text) {
-            guard column < width else { break }
+            // A wide character (an emoji, a CJK ideograph) takes two cells: the second holds
+            // `Self.secondHalf`, so what follows stays in its column.
+            let cells = Self.cells(character)
+            guard column + cells <= width else { break }
             if column >= 0 {
                 characters[row * width + column] = character
                 styles[row * width + column] = style
+                if cells == 2 {
+                    characters[row * width + column + 1] = Self.secondHalf
+                    styles[row * width + column + 1] = style
+                }
             }
-            column += 1
+            column += cells
         }
         return column
+    }
+
+    /// What the second cell of a wide character holds (never drawn).
+    static let secondHalf: Character = "\u{0}"
+
+    /// How many cells a terminal gives `character`: two for emoji shown as pictures and East
+    /// Asian wide and full-width characters, else one.
+    static func cells(_ character: Character) -> Int {
+        guard let first = character.unicodeScalars.first, first.value >= 0x1100 else { return 1 }
+        if first.properties.isEmojiPresentation || (first.properties.isEmoji && character.unicodeScalars.contains("\u{FE0F}")) { return 2 }
+        switch first.value {
+        case 0x1100...0x115F, 0x2E80...0x303E, 0x3041...0x33FF, 0x3400...0x4DBF, 0x4E00...0x9FFF, 0xA000...0xA4CF, 0xAC00...0xD7A3,
+            0xF900...0xFAFF, 0xFE30...0xFE4F, 0xFF00...0xFF60, 0xFFE0...0xFFE6, 0x20000...0x3FFFD:
+            return 2
+        default: return 1
+        }
+    }
+
+    /// The row's cells as a terminal shows them: a wide character's second half is skipped, and
+    /// a half left alone by a later write (the other half overwritten) is a space.
+    private func cellsShown(row: Int) -> [(character: Character?, style: Style)] {
+        (0..<width).map { col in
+            let index = row * width + col
+            let character = characters[index]
+            if character == Self.secondHalf {
+                let wideBefore = col > 0 && Self.cells(characters[index - 1]) == 2
+                return (wideBefore ? nil : " ", styles[index])
+            }
+            if Self.cells(character) == 2, col + 1 >= width || characters[index + 1] != Self.secondHalf { return (" ", styles[index]) }
+            return (character, styles[index])
+        }
     }
 
     /// Restyles a run of a row without changing its characters.
@@ -120,7 +158,7 @@ public struct Frame: Sendable {
     /// The frame as text, one line per row, trailing spaces trimmed.
     public var text: String {
         (0..<height).map { row in
-            var line = String(characters[row * width..<(row + 1) * width])
+            var line = String(cellsShown(row: row).compactMap(\.character))
             while line.last == " " { line.removeLast() }
             return line
         }.joined(separator: "\n")
@@ -131,13 +169,13 @@ public struct Frame: Sendable {
         var output = "\u{1B}[H"
         for row in 0..<height {
             var current: Style?
-            for col in 0..<width {
-                let style = styles[row * width + col]
+            for (character, style) in cellsShown(row: row) {
+                guard let character else { continue }
                 if style != current {
                     output += style.sgr(mode)
                     current = style
                 }
-                output.append(characters[row * width + col])
+                output.append(character)
             }
             output += "\u{1B}[0m"
             if row < height - 1 { output += "\r\n" }

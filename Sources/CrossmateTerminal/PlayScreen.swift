@@ -387,7 +387,8 @@ public struct PlayScreen: Sendable {
         for line in chat.reversed() {
             let name = line.message.authorID == view.me ? "You" : view.name(of: line.message.authorID)
             let note = line.refusal.map { " (not sent: \($0))" } ?? (line.sent ? "" : " (sending)")
-            let wrapped = Self.wrap("\(name): \(line.message.text)\(note)", to: width, hanging: 2)
+            let reactions = line.reactions.isEmpty ? "" : "  " + line.reactions.map { "\($0.emoji)\($0.authors.count)" }.joined(separator: " ")
+            let wrapped = Self.wrap("\(name): \(line.message.text)\(note)\(reactions)", to: width, hanging: 2)
             let style = line.refusal != nil || !line.sent ? Style(dim: true) : Style.plain
             let block = wrapped.enumerated().map { index, text in (text, index == 0 ? line.message.authorID : nil, name.count + 1, style) }
             guard lines.count + block.count <= rows - 1 else {

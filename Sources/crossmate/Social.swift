@@ -162,6 +162,8 @@ struct ChatCommand: AsyncParsableCommand {
         var at: Int64
         var sent: Bool
         var refusal: String?
+        /// Each emoji with the names of who gave it.
+        var reactions: [String: [String]]
     }
 
     func run() async throws {
@@ -198,7 +200,10 @@ struct ChatCommand: AsyncParsableCommand {
             let lines = await engine.conversation(gameID).map { line in
                 Line(
                     from: names[line.message.authorID] ?? PlayerColors.placeholderName(line.message.authorID), fromAuthor: line.message.authorID,
-                    text: line.message.text, at: line.message.timestamp.wallMillis, sent: line.sent, refusal: line.refusal)
+                    text: line.message.text, at: line.message.timestamp.wallMillis, sent: line.sent, refusal: line.refusal,
+                    reactions: Dictionary(
+                        line.reactions.map { ($0.emoji, $0.authors.map { names[$0] ?? PlayerColors.placeholderName($0) }) },
+                        uniquingKeysWith: { first, _ in first }))
             }
             // Shown: read on every device of the account.
             if offline == nil { _ = await engine.presence(gameID, entering: false) }
@@ -214,12 +219,64 @@ struct ChatCommand: AsyncParsableCommand {
                 return
             }
             let me = engine.identity.authorID
-            for line in lines {
+            for (number, line) in lines.enumerated() {
                 let note = line.refusal.map { "  (not sent: \($0))" } ?? (line.sent ? "" : "  (not sent yet)")
+                let reactions = line.reactions.sorted { $0.key < $1.key }.map { "\($0.key)\($0.value.count)" }.joined(separator: " ")
                 let who = line.fromAuthor == me ? "You" : line.from
                 // Names and messages come from other people: shown, never obeyed.
-                print(TextRule.terminalSafe("\(SyncStatus.clock(line.at))  \(who): \(line.text)") + note)
+                print(
+                    TextRule.terminalSafe("\(String(number + 1).leftPadded(3)) \(SyncStatus.clock(line.at))  \(who): \(line.text)") + note
+                        + (reactions.isEmpty ? "" : "  " + reactions))
             }
         }
     }
+}
+
+struct React: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "React to a chat message with an emoji (or take the reaction back).",
+        discussion: "Messages are numbered as `crossmate chat GAME` prints them; without --to, the latest message by someone else.")
+    @Argument(help: "The game: its id or the start of its title.") var game: String
+    @Argument(help: "One emoji, such as \(Chat.quickReactions.joined(separator: " ")).") var emoji: String
+    @Option(help: "The message's number in `crossmate chat`.") var to: Int?
+    @Flag(help: "Take the reaction back.") var remove = false
+    @OptionGroup var profile: ProfileOption
+
+    func run() async throws {
+        try await reporting {
+            let engine = try profile.engine()
+            let gameID = try await engine.resolve(game)
+            _ = try? await engine.syncOnce()
+            let lines = await engine.conversation(gameID)
+            let line: ChatLine
+            if let to {
+                guard lines.indices.contains(to - 1) else {
+                    throw ClientFailure("there is no message \(to): `crossmate chat \(gameID)` numbers them 1 to \(lines.count)")
+                }
+                line = lines[to - 1]
+            } else {
+                guard let latest = lines.last(where: { $0.message.authorID != engine.identity.authorID }) else {
+                    throw ClientFailure("no one else has written in this game's chat yet")
+                }
+                line = latest
+            }
+            do {
+                try await engine.react(to: line.message.key, with: emoji, on: !remove, in: gameID)
+            } catch {
+                throw ClientFailure("\(error)")
+            }
+            do { _ = try await engine.syncOnce() } catch {
+                print("Kept on this device: offline (\(error)); it is sent at the next `crossmate sync` or `crossmate play`.")
+                return
+            }
+            print(
+                TextRule.terminalSafe("\(remove ? "Took back" : "Gave") \(emoji) \(remove ? "from" : "to") “\(line.message.text.prefix(bytes: 60))”.")
+            )
+        }
+    }
+}
+
+extension String {
+    /// At least `width` characters, spaces before.
+    func leftPadded(_ width: Int) -> String { String(repeating: " ", count: max(0, width - count)) + self }
 }

@@ -173,6 +173,18 @@ import Testing
         #expect(Set(onAnn.map(\.message.text)) == Set(written) && onAnn.count == written.count)
         #expect(onAnn.allSatisfy { $0.sent && $0.refusal == nil })
         #expect(try await annAgain.letters(gameID) == bob.letters(gameID))
+        // Bob reacts on his phone, then takes it back on his laptop: every device ends the same.
+        let first = try #require(onPhone.first)
+        try await bobPhone.engine.react(to: first.message.key, with: "👍", in: gameID)
+        _ = try await bobPhone.engine.syncOnce()
+        _ = try await bob.engine.syncOnce()
+        #expect(await bob.engine.conversation(gameID).first?.reactions == [Chat.Tally(emoji: "👍", authors: [bob.identity.authorID])])
+        try await bob.engine.react(to: first.message.key, with: "👍", on: false, in: gameID)
+        _ = try await bob.engine.syncOnce()
+        _ = try await bobPhone.engine.syncOnce()
+        _ = try await annAgain.engine.syncOnce()
+        #expect(await bobPhone.engine.conversation(gameID).first?.reactions == [])
+        #expect(await annAgain.engine.conversation(gameID).first?.reactions == [])
         // Bob's laptop lists Ann's messages as unread until his phone shows the game.
         let fromAnn = written.count { $0.hasPrefix("Ann") }
         await bob.engine.stop()

@@ -253,6 +253,12 @@ import Testing
         #expect(printed.contains("You: hello from the shell") && printed.contains("Ann: try 5 Across é"))
         let json = try crossmate(["chat", "Green", "--json"], home)
         #expect(json.contains(#""text":"hello from the shell""#) && json.contains(#""from":"Bob""#))
+        // Ann reacts to Bob's latest message; Bob's conversation shows it.
+        #expect(try crossmate(["react", "Green", "👍"], home).contains("Gave 👍 to “hello from the shell”"))
+        #expect(try crossmate(["chat", "Green", "--json"], bobHome).contains(#""reactions":{"👍":["Ann"]}"#))
+        #expect(try crossmate(["chat", "Green"], bobHome).contains("hello from the shell  👍1"))
+        let noSuch = try run(["react", "Green", "👍", "--to", "9"], home)
+        #expect(noSuch.status == 1 && noSuch.errors.contains("there is no message 9"))
         // A message the rule refuses is refused in words, before it leaves the device.
         let refused = try run(["chat", "Green", "   "], home)
         #expect(refused.status == 1 && refused.errors.contains("a message cannot be empty"))

@@ -127,13 +127,17 @@ import Testing
                     ChatMessage(
                         gameID: "g", authorID: "acct-1", replicaID: "dev-1", messageID: "m-1", text: "\"17\" / 3\u{2028} \u{1F440}",
                         timestamp: HLCTimestamp(wallMillis: 11, counter: 2)))),
+            ZoneChange(
+                sequence: 7,
+                record: .reaction(
+                    Reaction(gameID: "g", authorID: "acct-1", messageKey: "dev-1:m-1", emoji: "👍🏽", on: true, timestamp: HLCTimestamp(wallMillis: 12)))),
         ]
         #expect(Set(changes.map(\.record.kind)) == Set(ZoneChange.Record.Kind.allCases))
         let encoded = changes.map(EncodedChange.init)
         #expect(EncodedChange.list(encoded) == JSONText.sorted(changes))
         #expect(EncodedChange.list([]) == JSONText.sorted([ZoneChange]()))
         #expect(try encoded.map { try $0.decoded() } == changes)
-        #expect(changes.map(\.record.key) == ["game", "acct-1", "dev-1:1", "dev-1", "dev-1:10", "dev-1:m-1"])
+        #expect(changes.map(\.record.key) == ["game", "acct-1", "dev-1:1", "dev-1", "dev-1:10", "dev-1:m-1", "acct-1|dev-1:m-1|👍🏽"])
         #expect(throws: DecodingError.self) { try EncodedChange(sequence: 6, kind: .seal, json: #"{"lastSeq":"x"}"#).decoded() }
 
         // The messages spliced around them, each against its Codable twin.

@@ -110,4 +110,35 @@ import Testing
             #expect(limited?.message.contains("you can send again") == true)
         }
     }
+
+    @Test func reactionsDecideByTheLatestAndNameAMessageThatExists() async throws {
+        try await withServer { client, _ in
+            let ann = try await client.account("Ann")
+            let bob = try await client.account("Bob")
+            let game = try await client.newGame(ann)
+            try await client.join(bob, game.gameID, invitedBy: ann)
+            let now = game.serverTime
+            let said = try await post(client, ann, game.gameID, "m1", "17 Across?", at: now)
+            func react(_ session: DeviceSession, _ emoji: String, on: Bool, at millis: Int64, to key: String? = nil) async throws -> TestResponse {
+                try await client.send(
+                    .post, "/v1/games/\(game.gameID)/reactions", token: session.token,
+                    json: PostReactionRequest(messageKey: key ?? said.message.key, emoji: emoji, on: on, timestamp: HLCTimestamp(wallMillis: millis)))
+            }
+            let given = try JSONDecoder().decode(PostReactionResponse.self, from: Data(buffer: try await react(bob, "👍", on: true, at: now + 2).body))
+            #expect(given.reaction.authorID == bob.account.authorID && given.reaction.on)
+            // An older "take it back" from another device of Bob's arrives late: it changes nothing.
+            let late = try JSONDecoder().decode(PostReactionResponse.self, from: Data(buffer: try await react(bob, "👍", on: false, at: now + 1).body))
+            #expect(late.sequence == given.sequence && late.reaction == given.reaction)
+            let taken = try JSONDecoder().decode(
+                PostReactionResponse.self, from: Data(buffer: try await react(bob, "👍", on: false, at: now + 3).body))
+            #expect(taken.sequence > given.sequence && !taken.reaction.on)
+            let (changes, _) = try await client.allChanges(ann, game.gameID)
+            let reactions = changes.compactMap { if case let .reaction(reaction) = $0.record { reaction } else { nil } }
+            #expect(reactions == [taken.reaction])
+            let notEmoji = try await react(bob, "lol", on: true, at: now)
+            #expect(notEmoji.status == .badRequest && String(buffer: notEmoji.body).contains("one emoji"))
+            let nowhere = try await react(bob, "👍", on: true, at: now, to: "dev-x:nothing")
+            #expect(nowhere.status == .notFound && String(buffer: nowhere.body).contains("no message"))
+        }
+    }
 }

@@ -967,7 +967,21 @@ class WebAppTests(unittest.TestCase):
         until("both show both, in one order", lambda: messages(ana) == messages(ben) == ["try 4 Across", "on it \U0001F440"])
         # Typing in the chat never types in the grid.
         self.assertEqual(ana.row(0), "#....")
+        # Ben reacts to Ana's message; Ana adds hers to it, then takes it back.
+        ben.driver.find_element(By.CSS_SELECTOR, "[data-chat-log] li[data-message] [data-react]").click()
+        ben.driver.find_element(By.CSS_SELECTOR, '[data-chat-log] [data-pick="👍"]').click()
+
+        def chip(player):
+            chips = player.driver.find_elements(By.CSS_SELECTOR, '[data-chat-log] li[data-message] [data-reaction="👍"]')
+            return (chips[0].text, chips[0].get_attribute("aria-pressed")) if chips else None
+
+        until("Ana sees Ben's reaction", lambda: chip(ana) == ("👍 1", "false"))
+        self.assertIn("Ben", ana.driver.find_element(By.CSS_SELECTOR, '[data-reaction="👍"]').get_attribute("aria-label"))
+        ana.driver.find_element(By.CSS_SELECTOR, '[data-reaction="👍"]').click()
+        until("hers too", lambda: chip(ana) == ("👍 2", "true") and chip(ben) == ("👍 2", "true"))
         ana.screenshot("game-chat-desktop")
+        ana.driver.find_element(By.CSS_SELECTOR, '[data-reaction="👍"]').click()
+        until("taken back", lambda: chip(ana) == ("👍 1", "false") and chip(ben) == ("👍 1", "true"))
         # Offline: the message waits as sending, survives a reload, and goes when the server is back.
         until("the service worker", lambda: ana.driver.execute_script("return !!navigator.serviceWorker.controller"))
         ben.open("/")

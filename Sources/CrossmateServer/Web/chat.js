@@ -17,8 +17,10 @@ export class ChatPanel {
    * `me` is this account. `onSeen()` is called when the conversation comes into view;
    * `coveredBelow()` is how much of the window's bottom something fixed covers (the phone's dock).
    */
-  constructor({ send, player, me, onSeen, coveredBelow = () => 0 }) {
+  constructor({ send, react, player, me, onSeen, coveredBelow = () => 0 }) {
     this.coveredBelow = coveredBelow;
+    this.react = react;
+    this.picking = null; // the message whose reaction picker is open
     this.player = player;
     this.me = me;
     this.shownSignature = "";
@@ -62,6 +64,45 @@ export class ChatPanel {
     this.observer.disconnect();
   }
 
+  /** A message's reactions: a chip per emoji (pressed when this player gave it; a press takes it
+   * back or gives it), and a button that opens the picker. */
+  reactionsOf(key, tallies) {
+    const chips = tallies.map((tally) => {
+      const mine = tally.authors.includes(this.me);
+      const names = tally.authors.map((authorID) => (authorID === this.me ? "you" : this.player(authorID).name));
+      return el(
+        "button",
+        {
+          type: "button", class: "reaction", "data-reaction": tally.emoji, "aria-pressed": String(mine), disabled: this.frozen,
+          "aria-label": `${tally.emoji} ${tally.authors.length}: ${names.join(", ")}`, title: names.join(", "),
+          onclick: () => this.react(key, tally.emoji, !mine),
+        },
+        `${tally.emoji} ${tally.authors.length}`,
+      );
+    });
+    const open = this.picking === key;
+    const picker = open
+      ? el(
+          "span",
+          { class: "picker", role: "group", "aria-label": "react with" },
+          ...this.quick.map((emoji) =>
+            el("button", { type: "button", class: "pick", "data-pick": emoji, "aria-label": `react with ${emoji}`, onclick: () => {
+              this.picking = null;
+              this.react(key, emoji, true);
+            } }, emoji),
+          ),
+        )
+      : null;
+    const add = this.frozen || !this.quick.length
+      ? null
+      : el("button", { type: "button", class: "react-add", "data-react": key, "aria-expanded": String(open), "aria-label": "react to this message", onclick: () => {
+          this.picking = open ? null : key;
+          this.render(...this.last);
+          this.log.querySelector(`[data-react="${CSS.escape(key)}"]`)?.focus();
+        } }, open ? "×" : "+");
+    return el("span", { class: "reactions" }, ...chips, add, picker);
+  }
+
   /** A message the server refused goes back on the line (when the line is empty), so nothing typed is lost. */
   restore(text) {
     if (!this.field.value) this.field.value = text;
@@ -73,10 +114,20 @@ export class ChatPanel {
     this.count.textContent = used > MAXIMUM_MESSAGE_BYTES - 100 ? `${Math.max(0, MAXIMUM_MESSAGE_BYTES - used)} bytes left${used > MAXIMUM_MESSAGE_BYTES ? ": too long to send" : ""}` : "";
   }
 
-  /** Draws `messages` (the server's order) and `waiting` (typed here, not yet answered). */
-  render(messages, waiting, frozen) {
+  /**
+   * Draws `messages` (the server's order) with their `reactions` (message key → tallies, as the
+   * server counts them) and `waiting` (typed here, not yet answered); `quick` are the emoji the
+   * picker offers.
+   */
+  render(messages, waiting, frozen, reactions = new Map(), quick = []) {
+    this.last = [messages, waiting, frozen, reactions, quick];
     this.form.hidden = frozen;
-    const signature = messages.map((message) => message.key).join() + "|" + waiting.map((message) => message.id).join() + "|" + messages.map((m) => this.player(m.authorID).color).join();
+    this.frozen = frozen;
+    this.quick = quick;
+    const signature = JSON.stringify([
+      messages.map((message) => message.key), waiting.map((message) => message.id), messages.map((m) => this.player(m.authorID).color),
+      [...reactions], this.picking, frozen,
+    ]);
     if (signature === this.shownSignature) return;
     this.shownSignature = signature;
     const atBottom = this.log.scrollHeight - this.log.scrollTop - this.log.clientHeight < 24;
@@ -95,6 +146,7 @@ export class ChatPanel {
         el("span", { class: continued ? "who sr-only" : "who" }, el("span", { class: "swatch", style: `background:${who.color}`, "aria-hidden": "true" }), name),
         continued ? null : el("time", { datetime: new Date(at).toISOString() }, time(at)),
         el("span", { class: "text" }, text),
+        extra["data-message"] ? this.reactionsOf(extra["data-message"], reactions.get(extra["data-message"]) ?? []) : null,
       );
     };
     this.log.replaceChildren(

@@ -237,6 +237,17 @@ class GamePage {
     this.renderStatus();
   }
 
+  /** Gives or takes back a reaction, as a queued command like a message. */
+  async sendReaction(messageKey, emoji, on) {
+    if (this.view.readOnly) return;
+    const typedAt = Math.round(connection.now());
+    const command = { kind: "react", messageKey, emoji, on };
+    const id = await enqueue(this.gameID, command, typedAt);
+    this.state.queued(id, command, typedAt);
+    this.flush();
+    this.render();
+  }
+
   /** Shows the chat (on a phone it is below the clues) and puts the cursor on its line. */
   openChat() {
     this.toggleMore(false);
@@ -428,6 +439,7 @@ class GamePage {
     this.roster = el("ul", { class: "roster", "aria-label": "players" });
     this.chat = new ChatPanel({
       send: (text) => this.say(text),
+      react: (messageKey, emoji, on) => this.sendReaction(messageKey, emoji, on),
       player: (authorID) => ({ name: this.nameOf(authorID), color: this.colorOf(authorID) || "var(--muted)" }),
       me: v.me,
       onSeen: () => this.seen(),
@@ -766,7 +778,7 @@ class GamePage {
     this.renderTimer();
     this.renderPlayers();
     this.renderEnding();
-    this.chat.render(this.state.messages, this.state.waitingMessages(), this.view.readOnly);
+    this.chat.render(this.state.messages, this.state.waitingMessages(), this.view.readOnly, this.state.reactions, this.view.quickReactions ?? []);
     const frozen = this.view.readOnly || !!this.view.completion;
     for (const control of this.main.querySelectorAll(".tools button:not([data-share]):not([data-nudge-button]):not([data-more]):not([data-settings]):not([data-chat-button]), .tools summary")) {
       control.toggleAttribute("disabled", frozen);

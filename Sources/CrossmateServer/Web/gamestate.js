@@ -21,6 +21,7 @@ export class GameState {
     this.optimistic = []; // { id, row, col, letter, pencil } while unanswered, in order
     this.nextLocal = -1; // ids for commands shown before the queue has named them
     this.messages = []; // the conversation, in the server's order
+    this.reactions = new Map(); // message key → [{ emoji, authors }], as the server tallies them
   }
 
   /** The game as the server sent it on opening (`fresh`), or as this browser last saved it. */
@@ -28,6 +29,7 @@ export class GameState {
     this.view = { ...game, stale: !fresh };
     this.squares = new Map(game.squares.map((square) => [key(square), square]));
     this.messages = [...(game.messages ?? [])];
+    this.reactions = new Map((game.reactions ?? []).map((entry) => [entry.key, entry.tallies]));
   }
 
   /** An update or a command's answer: the squares it changed and the game as it now is. */
@@ -37,7 +39,12 @@ export class GameState {
     if ("completion" in change && !change.completion) this.view.completion = null;
     this.view.squares = [...this.squares.values()];
     const heard = (change.messages ?? []).filter((message) => this.hear(message));
+    for (const entry of change.reactions ?? []) {
+      if (entry.tallies.length) this.reactions.set(entry.key, entry.tallies);
+      else this.reactions.delete(entry.key);
+    }
     this.view.messages = this.messages;
+    this.view.reactions = [...this.reactions].map(([key, tallies]) => ({ key, tallies }));
     return heard;
   }
 

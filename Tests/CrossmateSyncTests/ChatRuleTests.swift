@@ -1,0 +1,61 @@
+import CrossmateCore
+import Testing
+
+@testable import CrossmateSync
+
+/// The chat's rules: what a message may hold, the conversation's one order, unread counts, and
+/// reactions where the latest decides whatever order they arrive in.
+@Suite struct ChatRuleTests {
+    func message(_ id: String, by author: String, on replica: String, at millis: Int64, counter: UInt16 = 0) -> ChatMessage {
+        ChatMessage(
+            gameID: "g", authorID: author, replicaID: replica, messageID: id, text: id, timestamp: HLCTimestamp(wallMillis: millis, counter: counter))
+    }
+
+    @Test func aMessagesTextIsHeldToOneRule() throws {
+        #expect(try Chat.text("  look at 17 Across \u{1F440}\t") == "look at 17 Across \u{1F440}")
+        #expect(throws: TextRule.Violation.controlCharacter(field: "a message")) { try Chat.text("hi\u{1B}[2J") }
+        #expect(throws: TextRule.Violation.controlCharacter(field: "a message")) { try Chat.text("two\nlines") }
+        #expect(throws: TextRule.Violation.bidiControl(field: "a message")) { try Chat.text("abc\u{202E}def") }
+        #expect(throws: TextRule.Violation.empty(field: "a message")) { try Chat.text("   ") }
+        #expect(throws: TextRule.Violation.invisible(field: "a message")) { try Chat.text("\u{200B}") }
+        #expect(try Chat.text(String(repeating: "é", count: 500)).utf8.count == 1_000)
+        #expect(throws: TextRule.Violation.tooLong(field: "a message", maximumBytes: 1_000)) { try Chat.text(String(repeating: "é", count: 501)) }
+        #expect(Chat.isValidID("lq3k-abc_9") && !Chat.isValidID("") && !Chat.isValidID("a/b") && !Chat.isValidID(String(repeating: "a", count: 65)))
+    }
+
+    /// Seeded shuffles of one conversation: every arrival order shows the same order; unread
+    /// counts only others' messages after the horizon, without blocked accounts.
+    @Test func theConversationHasOneOrderWhateverTheArrival() {
+        let messages = [
+            message("a", by: "ann", on: "d1", at: 10), message("b", by: "bob", on: "d2", at: 10),
+            message("c", by: "ann", on: "d3", at: 10, counter: 1),
+            message("d", by: "cy", on: "d4", at: 5), message("e", by: "bob", on: "d2", at: 30),
+        ]
+        let expected = Chat.ordered(messages)
+        #expect(expected.map(\.messageID) == ["d", "a", "b", "c", "e"])
+        var random = SeededRandomNumberGenerator(seed: 7)
+        for _ in 0..<50 { #expect(Chat.ordered(messages.shuffled(using: &random)) == expected) }
+        let sequenced = messages.enumerated().map { (sequence: Int64($0.offset + 1), message: $0.element) }
+        #expect(Chat.unread(sequenced, horizon: 1, me: "ann") == 3)
+        #expect(Chat.unread(sequenced, horizon: 1, me: "ann", hiding: ["bob"]) == 1)
+        #expect(Chat.shown(expected, hiding: ["ann"]).map(\.messageID) == ["d", "b", "e"])
+    }
+
+    @Test func theLatestReactionDecidesInAnyOrder() {
+        func reaction(_ author: String, _ emoji: String, on: Bool, at millis: Int64) -> Reaction {
+            Reaction(gameID: "g", authorID: author, messageKey: "d1:a", emoji: emoji, on: on, timestamp: HLCTimestamp(wallMillis: millis))
+        }
+        let all = [
+            reaction("ann", "👍", on: true, at: 1), reaction("ann", "👍", on: false, at: 2), reaction("bob", "👍", on: true, at: 3),
+            reaction("bob", "❤️", on: true, at: 4), reaction("ann", "👍", on: true, at: 5), reaction("cy", "❤️", on: false, at: 6),
+            reaction("cy", "❤️", on: true, at: 6),
+        ]
+        var random = SeededRandomNumberGenerator(seed: 11)
+        let expected = Chat.tallies(all)
+        #expect(expected["d1:a"] == [Chat.Tally(emoji: "👍", authors: ["bob", "ann"]), Chat.Tally(emoji: "❤️", authors: ["bob", "cy"])])
+        for _ in 0..<50 { #expect(Chat.tallies(all.shuffled(using: &random)) == expected) }
+        #expect(Chat.tallies(all, hiding: ["bob"])["d1:a"] == [Chat.Tally(emoji: "👍", authors: ["ann"]), Chat.Tally(emoji: "❤️", authors: ["cy"])])
+        #expect(Chat.isReaction("👍") && Chat.isReaction("❤️") && Chat.isReaction("👍🏽") && Chat.isReaction("1️⃣"))
+        #expect(!Chat.isReaction("1") && !Chat.isReaction("#") && !Chat.isReaction("ab") && !Chat.isReaction("👍👍") && !Chat.isReaction(""))
+    }
+}
