@@ -130,7 +130,8 @@ import Testing
             ZoneChange(
                 sequence: 7,
                 record: .reaction(
-                    Reaction(gameID: "g", authorID: "acct-1", messageKey: "dev-1:m-1", emoji: "👍🏽", on: true, timestamp: HLCTimestamp(wallMillis: 12)))),
+                    Reaction(gameID: "g", authorID: "acct-1", messageKey: "dev-1:m-1", emoji: "👍🏽", on: true, timestamp: HLCTimestamp(wallMillis: 12)))
+            ),
         ]
         #expect(Set(changes.map(\.record.kind)) == Set(ZoneChange.Record.Kind.allCases))
         let encoded = changes.map(EncodedChange.init)
