@@ -100,6 +100,8 @@ public enum EngineEvent: Sendable {
     case nudged(NudgeView)
     /// A game's conversation changed: a message arrived, was written here, was sent or refused.
     case chatChanged(gameID: String)
+    /// Another player started the next puzzle with this account (the game is in the store).
+    case nextGame(NextGameView)
     /// The account's own records changed on one of its devices (a colour pin, a block, a
     /// setting): a UI reads them again.
     case accountChanged
@@ -373,6 +375,11 @@ public actor SyncEngine {
         case let .nudge(nudge):
             nudges[nudge.gameID, default: []].insert(nudge, at: 0)
             emit(.nudged(nudge))
+        case let .nextGame(next):
+            // The new game is fetched (the list learns of it) before a UI is told.
+            var report = SyncReport()
+            try? await refreshGameList(report: &report)
+            emit(.nextGame(next))
         case .opened, .update, .applied, .refused, .replay:
             break  // answers to a browser's messages, which this engine does not send
         }

@@ -135,8 +135,12 @@ public struct CreateGameRequest: Codable, Hashable, Sendable {
     /// The 4-digit key of a locked (scrambled) .puz: the game is created unlocked, so answers
     /// can be checked and revealed. Without it a locked puzzle is played without checking.
     public var unlockKey: Int?
+    /// "The next puzzle together": a game whose players (still in it, not removed) join the new
+    /// one at once. The creator must be a player of it.
+    public var with: String?
 
-    public init(bundled: String? = nil, fileName: String? = nil, fileBase64: String? = nil, unlockKey: Int? = nil) {
+    public init(bundled: String? = nil, fileName: String? = nil, fileBase64: String? = nil, unlockKey: Int? = nil, with: String? = nil) {
+        self.with = with
         self.bundled = bundled
         self.fileName = fileName
         self.fileBase64 = fileBase64
@@ -737,5 +741,24 @@ public struct PostReactionResponse: Codable, Hashable, Sendable {
         self.reaction = reaction
         self.sequence = sequence
         self.serverTime = serverTime
+    }
+}
+
+/// Another player started the next puzzle with this account (`CreateGameRequest.with`): sent
+/// to its sockets, so a device showing the finished game can go straight into the new one.
+public struct NextGameView: Codable, Hashable, Sendable {
+    /// The game it follows.
+    public var fromGameID: String
+    public var gameID: String
+    public var title: String
+    public var byAuthor: String
+    public var byName: String
+
+    public init(fromGameID: String, gameID: String, title: String, byAuthor: String, byName: String) {
+        self.fromGameID = fromGameID
+        self.gameID = gameID
+        self.title = title
+        self.byAuthor = byAuthor
+        self.byName = byName
     }
 }

@@ -147,10 +147,12 @@ public enum ServerSocketMessage: Codable, Hashable, Sendable {
     /// the game's sockets when a device arrives or leaves, so a device that just opened the
     /// game sees who is here, and one that left is dropped at once.
     case here(gameID: String, devices: [PresentDevice])
+    /// Another player started the next puzzle with this account.
+    case nextGame(NextGameView)
 
     enum CodingKeys: String, CodingKey {
         case type, zone, token, after, changes, gameID, deviceID, authorID, cursor, serverTime, error, id, response, retryAfterSeconds
-        case game, answer, refusal, replay, nudge, devices
+        case game, answer, refusal, replay, nudge, devices, next
     }
 
     public init(from decoder: any Decoder) throws {
@@ -188,6 +190,7 @@ public enum ServerSocketMessage: Codable, Hashable, Sendable {
         case "refused": self = .refused(try container.decode(CommandRefusal.self, forKey: .refusal))
         case "replay": self = .replay(try container.decode(ReplayView.self, forKey: .replay))
         case "nudge": self = .nudge(try container.decode(NudgeView.self, forKey: .nudge))
+        case "nextGame": self = .nextGame(try container.decode(NextGameView.self, forKey: .next))
         case "here":
             self = .here(
                 gameID: try container.decode(String.self, forKey: .gameID),
@@ -254,6 +257,9 @@ public enum ServerSocketMessage: Codable, Hashable, Sendable {
             try container.encode("here", forKey: .type)
             try container.encode(gameID, forKey: .gameID)
             try container.encode(devices, forKey: .devices)
+        case let .nextGame(next):
+            try container.encode("nextGame", forKey: .type)
+            try container.encode(next, forKey: .next)
         }
     }
 }

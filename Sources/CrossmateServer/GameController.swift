@@ -30,6 +30,8 @@ struct GameController {
         let device = try context.requireDevice()
         // Base64 makes a file a third larger; the file itself is capped by PuzzleFile.maximumSize.
         let body = try await state.decode(CreateGameRequest.self, from: request, limit: PuzzleFile.maximumSize * 4 / 3 + 64 * 1024)
+        // The next puzzle together: only a player of the game it follows takes its players along.
+        if let previous = body.with { _ = try await state.access(previous, for: device, write: true) }
         var puzzle: Puzzle
         do {
             if let bundled = body.bundled {
@@ -56,6 +58,10 @@ struct GameController {
             summary: GameProjection.listSummary(puzzle, grid: GameGrid(puzzle: puzzle), through: 2))
         await state.writes.feedChanged(of: device.authorID)
         state.logger.info("game created", metadata: ["game": "\(gameID)", "owner": "\(device.authorID)"])
+        var players = [device.displayName]
+        if let previous = body.with {
+            players += try await bringAlong(from: previous, to: game, title: Self.listTitle(puzzle.title), by: device)
+        }
         let total = puzzle.letterPositions.count
         return EditedResponse(
             status: .created,
@@ -63,7 +69,26 @@ struct GameController {
                 GameSummary(
                     gameID: gameID, title: Self.listTitle(puzzle.title), width: puzzle.width, height: puzzle.height, ownerID: device.authorID,
                     role: .owner, readOnly: false, filled: 0, total: total, completion: nil,
-                    token: ChangeToken(zone: gameID, sequence: sequence), serverTime: state.now()))
+                    token: ChangeToken(zone: gameID, sequence: sequence), serverTime: state.now(), players: players))
+    }
+
+    /// The players of `previous` (still in it, not removed, not blocking the creator) join the
+    /// new game at once, and their sockets hear of it (a device on the finished game goes
+    /// straight in; the others find it first in their lists). Their names, in order.
+    func bringAlong(from previous: String, to game: GameRecord, title: String, by device: StoredDevice) async throws -> [String] {
+        let next = NextGameView(fromGameID: previous, gameID: game.gameID, title: title, byAuthor: device.authorID, byName: device.displayName)
+        var names: [String] = []
+        for player in try await state.store.participants(gameID: previous).sorted(by: { $0.displayName < $1.displayName })
+        where player.authorID != device.authorID && !player.hasLeft && !player.revoked
+            && names.count < ProtocolLimits.maximumPlayersPerGame - 1
+        {
+            guard try await !SocialController.blocked(by: player.authorID, store: state.store).contains(device.authorID) else { continue }
+            try await state.writes.setParticipant(
+                ParticipantRecord(gameID: game.gameID, authorID: player.authorID, displayName: player.displayName, role: .player), feedState: .active)
+            state.hub.send(.nextGame(next), toAuthor: player.authorID)
+            names.append(player.displayName)
+        }
+        return names
     }
 
     /// The title the games list shows: at most 200 bytes of UTF-8, cut between characters (the
@@ -116,7 +141,7 @@ struct GameController {
     /// A game as one player's list shows it, from its list summary (the completion comes from
     /// the game's row, the authority).
     func summary(_ game: StoredGame, _ participant: StoredParticipant, _ shown: StoredGameSummary) async throws -> GameSummary {
-        let unread = try await unread(game.gameID, for: participant.authorID)
+        let unread = try await unread(game.gameID, for: participant.authorID, added: participant.role == .player && game.completion == nil)
         return GameSummary(
             gameID: game.gameID, title: game.title, width: shown.width, height: shown.height, ownerID: game.ownerID,
             role: participant.role, readOnly: participant.revoked, filled: shown.filled, total: shown.total,
@@ -148,13 +173,16 @@ struct GameController {
     /// whether another player moved after its horizon, and how many chat messages others wrote
     /// after it (`Chat.unread`, none of an account it blocked; at most
     /// `GameSummary.maximumUnreadMessages`).
-    func unread(_ gameID: String, for authorID: String) async throws -> (moves: Bool, messages: Int) {
+    func unread(_ gameID: String, for authorID: String, added: Bool = false) async throws -> (moves: Bool, messages: Int) {
         let devices = try await state.store.presence(gameID: gameID, authorID: authorID)
         let now = state.now()
         if Presence.isHere(devices, now: now) { return (false, 0) }
         let horizon = Presence.horizon(of: devices, previous: try await state.store.horizon(gameID: gameID, authorID: authorID))
         let latest = try await state.store.latestMove(gameID: gameID, after: horizon, notBy: authorID)
-        let moves = Presence.isUnread(latestOtherMove: latest, horizon: horizon, devices: devices, now: now)
+        // A game another player put in this list (the next puzzle together) is news until one
+        // of the account's devices shows it.
+        let moves =
+            Presence.isUnread(latestOtherMove: latest, horizon: horizon, devices: devices, now: now) || (added && horizon == 0 && devices.isEmpty)
         let recent = try await state.store.messages(gameID: gameID, after: horizon, limit: 4 * GameSummary.maximumUnreadMessages)
         guard recent.contains(where: { $0.message.authorID != authorID }) else { return (moves, 0) }
         let blocked = try await SocialController.blocked(by: authorID, store: state.store)

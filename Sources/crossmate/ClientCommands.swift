@@ -350,6 +350,9 @@ struct New: AsyncParsableCommand {
     @Option(help: ArgumentHelp("The 4-digit key of a locked (scrambled) .puz solution.", valueName: "NNNN"))
     var key: UnlockKey?
 
+    @Option(help: ArgumentHelp("The next puzzle together: everyone playing GAME (its id or title) joins the new one.", valueName: "GAME"))
+    var with: String?
+
     @OptionGroup var profile: ProfileOption
 
     func validate() throws {
@@ -369,12 +372,19 @@ struct New: AsyncParsableCommand {
                 request = CreateGameRequest(
                     fileName: (file as NSString).lastPathComponent, fileBase64: Data(bytes).base64EncodedString(), unlockKey: key?.value)
             }
+            if let with { request.with = try await engine.resolve(with) }
             let gameID = try await engine.createGame(request)
             let title = try engine.store.game(gameID)?.title ?? gameID
+            let others = (try? engine.store.participants(gameID: gameID))?.filter { $0.authorID != engine.identity.authorID }.map(\.displayName) ?? []
             if locked && key == nil {
                 printError(
                     "note: \(file ?? "the puzzle") is locked (its answers are scrambled) and no --key was given, so this game cannot be checked or revealed"
                 )
+            }
+            if with != nil {
+                let names = others.isEmpty ? "no one else (no other player is still in that game)" : others.joined(separator: ", ")
+                print(TextRule.terminalSafe("Started \(title) [\(gameID)] with \(names). Play with `crossmate play \(gameID)`."))
+                return
             }
             print(
                 "Started \(TextRule.terminalSafe(title)) [\(gameID)]. Invite friends with `crossmate invite \(gameID)`; play with `crossmate play \(gameID)`."

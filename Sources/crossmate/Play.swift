@@ -26,31 +26,49 @@ struct Play: AsyncParsableCommand {
     func run() async throws {
         try await reporting {
             let engine = try profile.engine()
-            let gameID = try await engine.resolve(game)
-            let session = try await engine.open(gameID)
+            var session = try await engine.open(try await engine.resolve(game))
             let terminal = try RawTerminal()
             defer { terminal.restore() }
             await engine.start()
-            // This device is in the game while it plays (a lease renewed every few minutes),
-            // and leaves it on the way out, having shown everything it holds. Entering after
-            // others moved brings the catch-up, shown as the opening notice.
             _ = try? await engine.syncOnce()
-            let entered = await engine.presence(session.gameID, entering: true)
-            await engine.viewing(session.gameID, true)
-            let lease = Task {
-                while !Task.isCancelled {
-                    try? await Task.sleep(for: .seconds(240))
-                    if !Task.isCancelled { await engine.presence(session.gameID, entering: true) }
-                }
+            // Keys reach whichever game is on screen: one reader for the whole session (a
+            // stream's reader cancelled would end the stream for the next game too).
+            let merge = PlayLoop.Merge()
+            let keys = Task {
+                for await input in terminal.inputs { await merge.send(.terminal(input)) }
+                await merge.send(.terminal(.key(.control("q"))))
             }
-            defer { lease.cancel() }
-            try await PlayLoop(
-                engine: engine, session: session, terminal: terminal, opening: entered?.catchUp.map { "Since you were last here: \($0)." },
-                caught: Set((entered?.catchUpSquares ?? []).compactMap { $0.count == 2 ? GridPosition(row: $0[0], col: $0[1]) : nil })
-            ).run()
-            lease.cancel()
-            await engine.viewing(session.gameID, false)
-            await engine.presence(session.gameID, entering: false)
+            defer { keys.cancel() }
+            var opening: String?
+            while true {
+                // This device is in the game while it plays (a lease renewed every few minutes),
+                // and leaves it on the way out, having shown everything it holds. Entering after
+                // others moved brings the catch-up, shown as the opening notice.
+                let entered = await engine.presence(session.gameID, entering: true)
+                await engine.viewing(session.gameID, true)
+                let gameID = session.gameID
+                let lease = Task {
+                    while !Task.isCancelled {
+                        try? await Task.sleep(for: .seconds(240))
+                        if !Task.isCancelled { await engine.presence(gameID, entering: true) }
+                    }
+                }
+                defer { lease.cancel() }
+                let outcome = try await PlayLoop(
+                    engine: engine, session: session, terminal: terminal, merge: merge,
+                    opening: opening ?? entered?.catchUp.map { "Since you were last here: \($0)." },
+                    caught: Set((entered?.catchUpSquares ?? []).compactMap { $0.count == 2 ? GridPosition(row: $0[0], col: $0[1]) : nil })
+                ).run()
+                lease.cancel()
+                await engine.viewing(session.gameID, false)
+                await engine.presence(session.gameID, entering: false)
+                // Another player started the next puzzle from this one: straight into it.
+                guard case let .next(next) = outcome else { break }
+                guard let nextSession = try? await engine.open(next.gameID) else { break }
+                session = nextSession
+                opening = TextRule.terminalSafe("\(next.byName) started \(next.title) with you: here it is.")
+                terminal.write("\u{1B}[2J")
+            }
             await engine.stop()
             // Back on the ordinary screen: say what has not reached the server, and that it is kept.
             terminal.restore()
@@ -69,11 +87,19 @@ struct PlayLoop {
     let engine: SyncEngine
     let session: GameSession
     let terminal: RawTerminal
+    /// Keys and engine events, one stream (`Play` forwards the keys).
+    let merge: Merge
     /// A notice to open with (the catch-up), and the squares it speaks of.
     var opening: String?
     var caught: Set<GridPosition> = []
 
-    func run() async throws {
+    enum Outcome {
+        case quit
+        /// Another player started the next puzzle from this game.
+        case next(NextGameView)
+    }
+
+    func run() async throws -> Outcome {
         let colors = ColorMode(environment: ProcessInfo.processInfo.environment)
         var view = try await session.view()
         var state = PlayState(puzzle: view.puzzle) { view.grid.letter(at: $0) }
@@ -88,12 +114,11 @@ struct PlayLoop {
         var zone = try? await engine.friends()
         var pins = Self.pins(zone)
         let events = await engine.events()
-        let inputs = terminal.inputs
         let forward = Task {
             for await event in events {
                 switch event {
                 case .gridChanged, .cursorsChanged, .becameReadOnly, .completed, .gamesChanged, .moveRefused, .status, .nudged, .accountChanged,
-                    .chatChanged:
+                    .chatChanged, .nextGame:
                     await merge.send(.engine(event))
                 }
             }
@@ -104,14 +129,9 @@ struct PlayLoop {
                 await merge.send(.terminal(.tick))
             }
         }
-        let keys = Task {
-            for await input in inputs { await merge.send(.terminal(input)) }
-            await merge.send(.terminal(.key(.control("q"))))
-        }
         defer {
             forward.cancel()
             ticker.cancel()
-            keys.cancel()
         }
         var lastCursor = state.cursor
         func draw() {
@@ -128,7 +148,7 @@ struct PlayLoop {
             case let .terminal(.key(key)):
                 for action in state.handle(key, view: view) {
                     switch action {
-                    case .quit: return
+                    case .quit: return .quit
                     case let .say(text):
                         do {
                             try await engine.send(message: text, in: session.gameID)
@@ -172,6 +192,8 @@ struct PlayLoop {
                         zone = fresh
                         pins = Self.pins(fresh)
                     }
+                case let .nextGame(next) where next.fromGameID == session.gameID:
+                    return .next(next)
                 case let .chatChanged(gameID) where gameID == session.gameID:
                     let before = Set(chat.map(\.message.key))
                     chat = await engine.conversation(session.gameID)
@@ -188,6 +210,7 @@ struct PlayLoop {
             }
             draw()
         }
+        return .quit
     }
 
     /// The account's colour pins: friend → palette index (`PlayerColors.pins`).
@@ -199,9 +222,6 @@ struct PlayLoop {
         case terminal(TerminalInput)
         case engine(EngineEvent)
     }
-
-    /// One stream for every source of input.
-    private let merge = Merge()
 
     actor Merge {
         nonisolated let stream: AsyncStream<Input>

@@ -264,6 +264,28 @@ import Testing
         #expect(refused.status == 1 && refused.errors.contains("a message cannot be empty"))
     }
 
+    /// `crossmate new --with GAME` starts the next puzzle with GAME's players: Bob, playing
+    /// GAME in his terminal, goes straight into the new one, told who started it.
+    @Test func theNextPuzzleTogetherFromTheCommandLine() async throws {
+        let lab = try Lab("crossmate-tmux")
+        defer { lab.close() }
+        let (directory, server, home, tmux) = (lab.directory, lab.server, lab.home, lab.tmux)
+        try annAndBobPlayGreenLight(server, home)
+        let bob = try await tmux.play("Green --profile bob", xdg: directory.path + "/xdg")
+        let screen = { (session: String) in try tmux(["capture-pane", "-p", "-t", session]) }
+        let started = try crossmate(["new", "--bundled", "daybreak", "--with", "Green"], home)
+        #expect(started.contains("Started Daybreak") && started.contains("with Bob"))
+        try await eventually("Bob is in the new game") {
+            try screen(bob).contains("Daybreak") && screen(bob).contains("Ann started Daybreak with you")
+        }
+        try tmux(["send-keys", "-t", bob, "X"])
+        try await eventually("his letter is in the new game") {
+            try crossmate(["games", "--json"], home).contains(#""filled":1"#)
+        }
+        let refused = try run(["new", "--bundled", "daybreak", "--with", "Nothing like it"], home)
+        #expect(refused.status == 1 && refused.errors.contains("no game called"))
+    }
+
     /// Opening a game shows who is here, from the server, before anyone moves (no one stands
     /// "(away)" until they type); someone who quits is dropped at once, not after a minute.
     @Test func presenceOnOpenAndOnLeave() async throws {

@@ -10,7 +10,8 @@ import Testing
 @testable import CrossmateServer
 
 /// A game's chat through the server: messages are zone records kept once, read as moves are
-/// (the account's horizon), and never shown from a blocked account.
+/// (the account's horizon), and never shown from a blocked account; and the next puzzle
+/// started together.
 @Suite struct ChatTests {
     func post(
         _ client: some TestClientProtocol, _ session: DeviceSession, _ gameID: String, _ id: String, _ text: String, at millis: Int64? = nil
@@ -139,6 +140,59 @@ import Testing
             #expect(notEmoji.status == .badRequest && String(buffer: notEmoji.body).contains("one emoji"))
             let nowhere = try await react(bob, "👍", on: true, at: now, to: "dev-x:nothing")
             #expect(nowhere.status == .notFound && String(buffer: nowhere.body).contains("no message"))
+        }
+    }
+
+    @Test func theNextPuzzleTakesThePlayersAlongAndTellsTheirSockets() async throws {
+        let server = try TestServer()
+        defer { server.removeFiles() }
+        try await server.application().test(.live) { client in
+            let port = try #require(client.port)
+            let ann = try await client.account("Ann")
+            let bob = try await client.account("Bob")
+            let cy = try await client.account("Cy")
+            let dan = try await client.account("Dan")
+            let eve = try await client.account("Eve")
+            let game = try await client.newGame(ann)
+            for player in [bob, cy, dan] { try await client.join(player, game.gameID, invitedBy: ann) }
+            // Cy blocked Bob (who starts the next one); Dan left; Eve was never in it.
+            let _: FriendsResponse = try await client.call(
+                .post, "/v1/decisions", token: cy.token, json: DecisionRequest(kind: "block", key: bob.account.authorID))
+            let _: OKResponse = try await client.call(.post, "/v1/games/\(game.gameID)/leave", token: dan.token)
+            let bobSocket = SocketProbe(port: port, token: bob.token)
+            var bobIterator = bobSocket.received.makeAsyncIterator()
+            try await bobSocket.subscribe([game.gameID], iterator: &bobIterator)
+
+            let (refused, refusal) = try await client.failure(
+                .post, "/v1/games", token: eve.token, json: CreateGameRequest(bundled: "daybreak", with: game.gameID))
+            #expect(refused == .forbidden && refusal.message.contains("not a player"))
+            let next: GameSummary = try await client.call(
+                .post, "/v1/games", token: bob.token, json: CreateGameRequest(bundled: "daybreak", with: game.gameID))
+            #expect(next.players == ["Bob", "Ann"])
+            // Ann's list has it, as news until she opens it.
+            let annList: GameListResponse = try await client.call(.get, "/v1/games", token: ann.token)
+            #expect(annList.games.first { $0.gameID == next.gameID }?.unread == true)
+            let cyList: GameListResponse = try await client.call(.get, "/v1/games", token: cy.token)
+            #expect(!cyList.games.contains { $0.gameID == next.gameID })
+            let danList: GameListResponse = try await client.call(.get, "/v1/games", token: dan.token)
+            #expect(!danList.games.contains { $0.gameID == next.gameID })
+
+            let annSocket = SocketProbe(port: port, token: ann.token)
+            var annIterator = annSocket.received.makeAsyncIterator()
+            try await annSocket.subscribe([game.gameID], iterator: &annIterator)
+            let third: GameSummary = try await client.call(
+                .post, "/v1/games", token: bob.token, json: CreateGameRequest(bundled: "green-light", with: next.gameID))
+            guard case let .nextGame(told) = try await annSocket.next(&annIterator, where: { if case .nextGame = $0 { true } else { false } })
+            else {
+                Issue.record("no nextGame")
+                return
+            }
+            #expect(
+                told
+                    == NextGameView(
+                        fromGameID: next.gameID, gameID: third.gameID, title: "Green Light", byAuthor: bob.account.authorID, byName: "Bob"))
+            await bobSocket.close()
+            await annSocket.close()
         }
     }
 }

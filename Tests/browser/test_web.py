@@ -1042,6 +1042,32 @@ class WebAppTests(unittest.TestCase):
         ana.driver.execute_script("document.documentElement.dataset.theme = 'dark'")
         ana.screenshot("game-chat-phone-dark")
 
+    def test_the_next_puzzle_together(self):
+        """From a finished game, Ana starts the next puzzle with the same people: Ben, still on
+        the finished page, goes straight into it; Cy, on her list, finds it there as news."""
+        ana = self.player("Ana")
+        ana.sign_up()
+        game = ana.start_bundled()
+        ben = self.invited("Ben", game, ana)
+        cy = self.invited("Cy", game, ana)
+        ana.action("reveal-puzzle")
+        for player in (ana, ben):
+            until("finished", lambda: player.driver.find_elements(By.CSS_SELECTOR, '[data-completed]'))
+        cy.open("/")
+        until("Cy's list", lambda: cy.driver.find_elements(By.CSS_SELECTOR, f'[data-game="{game}"]'))
+        ana.screenshot("game-finished-next-desktop")
+        ana.driver.find_element(By.CSS_SELECTOR, "[data-next]").click()
+        until("the choice, saying who comes", lambda: ana.driver.find_element(By.CSS_SELECTOR, f'[data-together="{game}"]'))
+        until("the puzzles", lambda: ana.driver.find_elements(By.CSS_SELECTOR, '[data-bundled="daybreak"]'))
+        ana.driver.find_element(By.CSS_SELECTOR, '[data-bundled="daybreak"]').click()
+        until("Ana in the new game", lambda: ana.driver.current_url.split("/games/")[-1] not in ("", game) and "/games/" in ana.driver.current_url)
+        new_game = ana.driver.current_url.split("/games/")[-1]
+        until("Ben goes straight in", lambda: ben.driver.current_url.endswith("/games/" + new_game), timeout=15)
+        ben.wait_live()
+        until("Ben is a player there", lambda: "Ben (you)" in ben.driver.find_element(By.CSS_SELECTOR, ".roster").text)
+        until("Cy's list has it as news", lambda: cy.driver.find_elements(By.CSS_SELECTOR, f'[data-game="{new_game}"] [data-unread]'))
+        cy.screenshot("list-next-puzzle-desktop")
+
     def test_finished_games_are_listed_apart(self):
         """Games in progress come first; finished ones are apart below them."""
         ana = self.player("Ana")

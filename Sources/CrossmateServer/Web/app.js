@@ -26,8 +26,13 @@ connection.listen((message) => {
   if (message.type === "feed" || (message.type === "state" && message.state === "live")) settings.load();
 });
 
-// A nudge reaches whichever page is open.
+// A nudge reaches whichever page is open; so does a next puzzle started with this account
+// (the page of the game it follows goes straight in; the list shows it first).
 connection.listen((message) => {
+  if (message.type === "nextGame" && !location.pathname.startsWith("/games/")) {
+    toast(`${message.next.byName} started ${message.next.title} with you.`);
+    return;
+  }
   if (message.type !== "nudge") return;
   const { fromName, message: text } = message.nudge;
   toast(`${fromName} nudged you${text ? `: “${text}”` : " to come and help"}.`);

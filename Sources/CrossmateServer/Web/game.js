@@ -7,6 +7,7 @@
 import { api } from "./api.js";
 import { connection } from "./connection.js";
 import { ChatPanel } from "./chat.js";
+import { navigate } from "./nav.js";
 import { el, toast } from "./dom.js";
 import { EMPTY_SQUARE, GameState } from "./gamestate.js";
 import { Board, key, press } from "./keys.js";
@@ -156,6 +157,12 @@ class GamePage {
           this.cursor = { ...this.cursor, row: message.cursor.row, col: message.cursor.col, direction: message.cursor.direction };
           this.render();
         } else this.renderGrid();
+        break;
+      case "nextGame":
+        // Another player started the next puzzle from this one: straight into it.
+        if (message.next.fromGameID !== this.gameID) return;
+        toast(`${message.next.byName} started ${message.next.title} with you.`);
+        navigate(`/games/${encodeURIComponent(message.next.gameID)}`);
         break;
       case "error":
         if (!this.view) {
@@ -1024,7 +1031,14 @@ class GamePage {
         ),
       ),
       this.replayBox = el("div", { class: "replay", "data-replay": true }, "Loading the replay…"),
-      el("a", { href: "/", "data-route": true }, "Back to your games"),
+      el(
+        "p",
+        { class: "next" },
+        // Everyone still in this game comes along; those on this page go straight in.
+        this.view.readOnly ? null : el("a", { href: `/?with=${encodeURIComponent(this.gameID)}`, "data-route": true, class: "button primary", "data-next": true }, "Next puzzle together"),
+        " ",
+        el("a", { href: "/", "data-route": true }, "Back to your games"),
+      ),
     );
     if (!this.replayData?.ready) connection.send({ type: "replay", gameID: this.gameID });
     else this.renderReplay();

@@ -154,6 +154,9 @@ function miniGrid(summary) {
 
 export async function gamesPage() {
   document.title = "Your games · Crossmate";
+  // The next puzzle together (from a finished game): the game whose players come along.
+  const together = new URLSearchParams(location.search).get("with");
+  const along = (body) => (together ? { ...body, with: together } : body);
   // Not a live region: a poke redraws it, and a screen reader should not read it all again.
   const list = el("ul", { class: "games", "aria-label": "your games" });
   const problem = el("p", { class: "error", role: "alert" });
@@ -171,7 +174,7 @@ export async function gamesPage() {
         const chosen = file.files[0];
         if (!chosen) return (uploadError.textContent = "Choose a .puz, .ipuz, .jpz or .xd file first.");
         try {
-          const body = { fileName: chosen.name, fileBase64: await base64(chosen) };
+          const body = along({ fileName: chosen.name, fileBase64: await base64(chosen) });
           if (key.value.trim()) body.unlockKey = Number(key.value.trim());
           const game = await api("POST", "/v1/games", body);
           navigate(`/games/${encodeURIComponent(game.gameID)}`);
@@ -226,7 +229,8 @@ export async function gamesPage() {
       ),
       list,
       problem,
-      el("h2", {}, "Start a new game"),
+      el("h2", { id: "start" }, together ? "The next puzzle together" : "Start a new game"),
+      together ? el("p", { class: "notice", "data-together": together }, "Everyone still playing that game joins the one you start here, and those looking at it go straight in.") : null,
       bundled,
       upload,
     ),
@@ -293,6 +297,7 @@ export async function gamesPage() {
     }
   };
   await refresh();
+  if (together) document.getElementById("start")?.scrollIntoView({ block: "start" });
   try {
     const { puzzles } = await api("GET", "/v1/puzzles");
     bundled.replaceChildren(
@@ -303,7 +308,7 @@ export async function gamesPage() {
             type: "button", class: "puzzle", "data-bundled": puzzle.name,
             onclick: async () => {
               try {
-                const game = await api("POST", "/v1/games", { bundled: puzzle.name });
+                const game = await api("POST", "/v1/games", along({ bundled: puzzle.name }));
                 navigate(`/games/${encodeURIComponent(game.gameID)}`);
               } catch (failure) {
                 toast(failure.message, "error");
