@@ -301,3 +301,22 @@ struct ReactionRow: Codable, FetchableRecord, PersistableRecord {
             timestamp: HLCTimestamp(wallMillis: wallMillis, counter: UInt16(clamping: counter)))
     }
 }
+
+/// A clue flag this device knows (the one that decides for its author and clue), and whether it
+/// waits to be sent. Kept as the record's JSON: flags are few.
+struct FlagRow: Codable, FetchableRecord, PersistableRecord {
+    static let databaseTableName = "flags"
+    var gameID: String
+    var key: String
+    var body: String
+    var pending: MoveRow.Outbox
+
+    enum CodingKeys: String, CodingKey {
+        case key, body, pending
+        case gameID = "game_id"
+    }
+
+    enum Columns {
+        static let gameID = Column(CodingKeys.gameID)
+    }
+}

@@ -118,6 +118,14 @@ public final class ClientStore: Sendable {
                         PRIMARY KEY (game_id, author_id, message_key, emoji));
                     """)
         }
+        // Clue flags: the deciding one per author and clue.
+        migrator.registerMigration("6") { db in
+            try db.execute(
+                sql: """
+                    CREATE TABLE flags (
+                        game_id TEXT NOT NULL, key TEXT NOT NULL, body TEXT NOT NULL, pending INTEGER NOT NULL, PRIMARY KEY (game_id, key));
+                    """)
+        }
         return migrator
     }
 
@@ -260,6 +268,7 @@ public final class ClientStore: Sendable {
             _ = try PauseRow.deleteAll(db)
             _ = try MessageRow.deleteAll(db)
             _ = try ReactionRow.deleteAll(db)
+            _ = try FlagRow.deleteAll(db)
             _ = try SettingRow.deleteAll(db)
         }
     }
@@ -455,6 +464,37 @@ public final class ClientStore: Sendable {
             }
             try ReactionRow(reaction, pending: sent ? .held : .waiting).save(db)
             return true
+        }
+    }
+
+    /// A clue flag, kept when it decides over the one held for its author and clue
+    /// (`ClueFlag.wins`): heard from the server (`sent`), or raised here (waiting). Returns
+    /// whether it was kept.
+    @discardableResult
+    public func saveFlag(_ flag: ClueFlag, sent: Bool) throws -> Bool {
+        try queue.write { db in
+            if let held = try FlagRow.fetchOne(db, key: ["game_id": flag.gameID, "key": flag.key]) {
+                let kept = try Self.decode(ClueFlag.self, held.body, what: "flag")
+                if kept == flag {
+                    if sent, held.pending != .held { try FlagRow(gameID: flag.gameID, key: flag.key, body: held.body, pending: .held).update(db) }
+                    return false
+                }
+                guard flag.wins(over: kept) else { return false }
+            }
+            try FlagRow(gameID: flag.gameID, key: flag.key, body: JSONText.sorted(flag), pending: sent ? .held : .waiting).save(db)
+            return true
+        }
+    }
+
+    /// Flags raised or taken down here and not yet sent.
+    public func unsentFlags() throws -> [ClueFlag] {
+        try queue.read { db in try FlagRow.filter(sql: "pending = 1").fetchAll(db).map { try Self.decode(ClueFlag.self, $0.body, what: "flag") } }
+    }
+
+    /// A game's flags as this device holds them.
+    public func flags(gameID: String) throws -> [ClueFlag] {
+        try queue.read { db in
+            try FlagRow.filter(FlagRow.Columns.gameID == gameID).fetchAll(db).map { try Self.decode(ClueFlag.self, $0.body, what: "flag") }
         }
     }
 

@@ -21,11 +21,15 @@ public struct GameView: Sendable {
     public var sealed: Bool
     /// The other players with a device showing the game now.
     public var here: Set<String>
+    /// The clues players flagged for the others, as they show (`Flags.shown`).
+    public var flags: [ClueFlag] = []
 
     public init(
         gameID: String, title: String, puzzle: Puzzle, grid: GameGrid, completion: Completion?, canUndo: Bool, canRedo: Bool,
-        readOnly: Bool, players: [ParticipantRecord], cursors: [PeerCursor], me: String, sealed: Bool, here: Set<String> = []
+        readOnly: Bool, players: [ParticipantRecord], cursors: [PeerCursor], me: String, sealed: Bool, here: Set<String> = [],
+        flags: [ClueFlag] = []
     ) {
+        self.flags = flags
         self.gameID = gameID
         self.title = title
         self.puzzle = puzzle

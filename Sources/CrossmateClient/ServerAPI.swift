@@ -163,6 +163,10 @@ public struct ServerAPI: Sendable {
         try await call(.POST, "/v1/games/\(gameID)/messages", body: request)
     }
 
+    public func postFlag(gameID: String, _ request: PostFlagRequest) async throws(ServerFailure) -> PostFlagResponse {
+        try await call(.POST, "/v1/games/\(gameID)/flags", body: request)
+    }
+
     public func postReaction(gameID: String, _ request: PostReactionRequest) async throws(ServerFailure) -> PostReactionResponse {
         try await call(.POST, "/v1/games/\(gameID)/reactions", body: request)
     }
@@ -255,6 +259,7 @@ extension LinkCodeResponse: ServerTimed {}
 extension MeResponse: ServerTimed {}
 extension GameListResponse: ServerTimed {}
 extension PresenceResponse: ServerTimed {}
+extension PostFlagResponse: ServerTimed {}
 extension PostMessageResponse: ServerTimed {}
 extension PostReactionResponse: ServerTimed {}
 extension FriendsResponse: ServerTimed {}

@@ -518,6 +518,7 @@ public actor SyncEngine {
         var moves: [Move] = []
         var others = false
         var chatChanged = false
+        var flagsChanged = false
         for change in changes {
             switch change.record {
             case let .move(record):
@@ -541,6 +542,8 @@ public actor SyncEngine {
                 chatChanged = true
             case let .reaction(reaction):
                 if (try? store.saveReaction(reaction, sent: true)) == true { chatChanged = true }
+            case let .flag(flag):
+                if (try? store.saveFlag(flag, sent: true)) == true { flagsChanged = true }
             }
         }
         if !moves.isEmpty {
@@ -556,6 +559,7 @@ public actor SyncEngine {
         }
         if others { emit(.gamesChanged) }
         if chatChanged { emit(.chatChanged(gameID: gameID)) }
+        if flagsChanged { emit(.gridChanged(gameID: gameID, squares: [])) }
         return moves.count
     }
 
@@ -667,6 +671,22 @@ public actor SyncEngine {
         return message
     }
 
+    /// Flags the clue through `position` in `direction` for the other players (`on`), or takes
+    /// this player's flag on it down: kept here first, sent when the server can be reached.
+    public func flag(_ position: GridPosition, _ direction: Direction, on: Bool, in gameID: String) throws(SessionRefusal) {
+        let replica = try replica(gameID)
+        if let local = try? store.game(gameID), local.readOnly { throw .readOnly(gameID) }
+        guard let clue = replica.puzzle.clue(containing: position, direction) else {
+            throw .invalidMessage("no \(direction.rawValue) word goes through that square")
+        }
+        let flag = ClueFlag(
+            gameID: gameID, authorID: identity.authorID, number: clue.number, direction: direction, on: on,
+            timestamp: HLCTimestamp(wallMillis: clock.now))
+        do { try store.saveFlag(flag, sent: false) } catch { throw .invalidMessage("the local store failed: \(error)") }
+        emit(.gridChanged(gameID: gameID, squares: []))
+        kickPush()
+    }
+
     /// Gives (`on`) or takes back an emoji reaction to a message: kept here first, sent when
     /// the server can be reached.
     public func react(to messageKey: String, with emoji: String, on: Bool = true, in gameID: String) throws(SessionRefusal) {
@@ -735,7 +755,8 @@ public actor SyncEngine {
             gameID: gameID, title: local.title, puzzle: replica.puzzle, grid: replica.grid, completion: replica.completion,
             canUndo: replica.canUndo && !local.readOnly, canRedo: replica.canRedo && !local.readOnly, readOnly: local.readOnly,
             players: (try? store.participants(gameID: gameID)) ?? [], cursors: peerCursors(gameID), me: identity.authorID,
-            sealed: local.sealed, here: playersHere(gameID))
+            sealed: local.sealed, here: playersHere(gameID),
+            flags: Flags.shown((try? store.flags(gameID: gameID)) ?? [], puzzle: replica.puzzle, grid: replica.grid))
     }
 
     /// Seconds spent solving, by the shared clock's rule (`SolvingTime`).
@@ -802,6 +823,7 @@ public actor SyncEngine {
         case seal(String, lastSeq: Int)
         case message(ChatMessage)
         case reaction(Reaction)
+        case flag(ClueFlag)
     }
 
     private enum PushOutcome {
@@ -816,6 +838,9 @@ public actor SyncEngine {
         }
         if let reaction = ((try? store.unsentReactions()) ?? []).first(where: { !readOnly.contains($0.gameID) }) {
             return .reaction(reaction)
+        }
+        if let flag = ((try? store.unsentFlags()) ?? []).first(where: { !readOnly.contains($0.gameID) }) {
+            return .flag(flag)
         }
         for local in (try? store.games()) ?? [] where !local.readOnly {
             let gameID = local.game.gameID
@@ -872,6 +897,28 @@ public actor SyncEngine {
 
     private func pushOnce(_ work: PushWork) async -> PushOutcome {
         switch work {
+        case let .flag(flag):
+            do {
+                let answer = try await api.postFlag(
+                    gameID: flag.gameID, PostFlagRequest(number: flag.number, direction: flag.direction, on: flag.on, timestamp: flag.timestamp))
+                _ = try? store.saveFlag(flag, sent: true)
+                _ = try? store.saveFlag(answer.flag, sent: true)
+                emit(.gridChanged(gameID: flag.gameID, squares: []))
+                return .done
+            } catch {
+                if case let .refused(body, status, _) = error, status < 500, body.error != .rateLimited {
+                    if body.error == .clockSkew {
+                        var restamped = flag
+                        restamped.timestamp = HLCTimestamp(wallMillis: clock.now)
+                        _ = try? store.saveFlag(restamped, sent: false)
+                        return .done
+                    }
+                    logger.error("the server refused a flag", metadata: ["game": "\(flag.gameID)", "error": "\(body.message)"])
+                    _ = try? store.saveFlag(flag, sent: true)
+                    return .done
+                }
+                return failed(error, gameID: flag.gameID)
+            }
         case let .reaction(reaction):
             do {
                 let answer = try await api.postReaction(

@@ -188,11 +188,15 @@ public struct GameStateView: Codable, Hashable, Sendable {
     /// The reactions standing on messages: on opening every message's that has any, else those
     /// of messages whose reactions changed (an empty list: none stand any more).
     public var reactions: [MessageReactions]?
+    /// The clues players flagged for the others (`Flags.shown`): on opening, and whenever they
+    /// change (an empty list: none any more).
+    public var flags: [FlagView]?
 
     public init(
         gameID: String, squares: [SquareView], completion: CompletionRecord?, scoreboard: [PlayerScore]?, canUndo: Bool, canRedo: Bool,
-        timer: TimerView, messages: [MessageView]? = nil, reactions: [MessageReactions]? = nil
+        timer: TimerView, messages: [MessageView]? = nil, reactions: [MessageReactions]? = nil, flags: [FlagView]? = nil
     ) {
+        self.flags = flags
         self.messages = messages
         self.reactions = reactions
         self.gameID = gameID
@@ -241,6 +245,22 @@ public struct MessageReactions: Codable, Hashable, Sendable {
     public init(key: String, tallies: [Chat.Tally]) {
         self.key = key
         self.tallies = tallies.map { Tally(emoji: $0.emoji, authors: $0.authors) }
+    }
+}
+
+/// A clue a player flagged for the others: the clue, whose flag it is, and the word's squares
+/// (each `[row, col]`).
+public struct FlagView: Codable, Hashable, Sendable {
+    public var number: Int
+    public var direction: Direction
+    public var authorID: String
+    public var cells: [[Int]]
+
+    public init(_ flag: ClueFlag, puzzle: Puzzle) {
+        number = flag.number
+        direction = flag.direction
+        authorID = flag.authorID
+        cells = (puzzle.clues(flag.direction).first { $0.number == flag.number }?.cells ?? []).map { [$0.row, $0.col] }
     }
 }
 
@@ -354,11 +374,11 @@ public struct GameUpdate: Codable, Hashable, Sendable, CarriesGameState {
 /// being unreadable.
 public struct BrowserCommand: Codable, Hashable, Sendable {
     public enum Kind: Hashable, Sendable, ExpressibleByStringLiteral {
-        case setLetter, delete, check, reveal, clear, undo, redo, pause, chat, react
+        case setLetter, delete, check, reveal, clear, undo, redo, pause, chat, react, flag
         /// A kind no command has (kept to be named in the refusal).
         case unknown(String)
 
-        static let known: [Kind] = [.setLetter, .delete, .check, .reveal, .clear, .undo, .redo, .pause, .chat, .react]
+        static let known: [Kind] = [.setLetter, .delete, .check, .reveal, .clear, .undo, .redo, .pause, .chat, .react, .flag]
 
         public init(name: String) {
             self = Self.known.first { $0.name == name } ?? .unknown(name)
@@ -378,6 +398,7 @@ public struct BrowserCommand: Codable, Hashable, Sendable {
             case .pause: "pause"
             case .chat: "chat"
             case .react: "react"
+            case .flag: "flag"
             case let .unknown(name): name
             }
         }
@@ -494,7 +515,7 @@ public struct BrowserCommand: Codable, Hashable, Sendable {
             return .success(kind == .check ? .check(scope) : kind == .reveal ? .reveal(scope) : .clear(scope))
         case .undo: return .success(.undo)
         case .redo: return .success(.redo)
-        case .pause, .chat, .react, .unknown: return .failure(malformed)
+        case .pause, .chat, .react, .flag, .unknown: return .failure(malformed)
         }
     }
 
@@ -502,7 +523,7 @@ public struct BrowserCommand: Codable, Hashable, Sendable {
     static let scoped = "a scope of square (with row and col), word (with row, col and direction) or puzzle"
     static let needs: [Kind: String] = [
         .setLetter: "row, col and letter", .delete: "row and col", .check: scoped, .reveal: scoped, .clear: scoped,
-        .chat: "text and messageID", .react: "messageKey, emoji and on",
+        .chat: "text and messageID", .react: "messageKey, emoji and on", .flag: "row, col, direction and on",
     ]
 }
 

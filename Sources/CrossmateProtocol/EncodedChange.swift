@@ -9,7 +9,7 @@ protocol RecordValueReader {
 extension ZoneChange.Record {
     /// The zone's record types, as a change's `type` names them.
     public enum Kind: String, CaseIterable, Codable, Hashable, Sendable {
-        case move, game, participant, seal, pause, message, reaction
+        case move, game, participant, seal, pause, message, reaction, flag
     }
 
     public var kind: Kind {
@@ -21,6 +21,7 @@ extension ZoneChange.Record {
         case .pause: .pause
         case .message: .message
         case .reaction: .reaction
+        case .flag: .flag
         }
     }
 
@@ -37,6 +38,7 @@ extension ZoneChange.Record {
         case let .pause(pause): pause.key
         case let .message(message): message.key
         case let .reaction(reaction): reaction.key
+        case let .flag(flag): flag.key
         }
     }
 
@@ -45,7 +47,7 @@ extension ZoneChange.Record {
     public var isWrittenOnce: Bool {
         switch self {
         case .message: true
-        case .move, .game, .participant, .seal, .pause, .reaction: false
+        case .move, .game, .participant, .seal, .pause, .reaction, .flag: false
         }
     }
 
@@ -60,6 +62,7 @@ extension ZoneChange.Record {
         case .pause: .pause(try reader.value(Pause.self))
         case .message: .message(try reader.value(ChatMessage.self))
         case .reaction: .reaction(try reader.value(Reaction.self))
+        case .flag: .flag(try reader.value(ClueFlag.self))
         }
     }
 
@@ -74,6 +77,7 @@ extension ZoneChange.Record {
         case let .pause(pause): JSONText.sorted(pause)
         case let .message(message): JSONText.sorted(message)
         case let .reaction(reaction): JSONText.sorted(reaction)
+        case let .flag(flag): JSONText.sorted(flag)
         }
     }
 }

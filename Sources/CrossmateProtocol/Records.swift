@@ -112,6 +112,7 @@ public struct ZoneChange: Codable, Hashable, Sendable {
         case pause(Pause)
         case message(ChatMessage)
         case reaction(Reaction)
+        case flag(ClueFlag)
     }
 
     public var sequence: Int64
@@ -152,6 +153,7 @@ public struct ZoneChange: Codable, Hashable, Sendable {
         case let .pause(pause): try container.encode(pause, forKey: .record)
         case let .message(message): try container.encode(message, forKey: .record)
         case let .reaction(reaction): try container.encode(reaction, forKey: .record)
+        case let .flag(flag): try container.encode(flag, forKey: .record)
         }
     }
 }

@@ -762,3 +762,32 @@ public struct NextGameView: Codable, Hashable, Sendable {
         self.byName = byName
     }
 }
+
+/// `POST /v1/games/{id}/flags`: this account points the others at a clue (`on`), or takes its
+/// flag down. The latest by timestamp decides (`ClueFlag.wins`).
+public struct PostFlagRequest: Codable, Hashable, Sendable {
+    public var number: Int
+    public var direction: Direction
+    public var on: Bool
+    public var timestamp: HLCTimestamp
+
+    public init(number: Int, direction: Direction, on: Bool, timestamp: HLCTimestamp) {
+        self.number = number
+        self.direction = direction
+        self.on = on
+        self.timestamp = timestamp
+    }
+}
+
+/// The flag that decides for this author and clue, and its zone sequence.
+public struct PostFlagResponse: Codable, Hashable, Sendable {
+    public var flag: ClueFlag
+    public var sequence: Int64
+    public var serverTime: Int64
+
+    public init(flag: ClueFlag, sequence: Int64, serverTime: Int64) {
+        self.flag = flag
+        self.sequence = sequence
+        self.serverTime = serverTime
+    }
+}

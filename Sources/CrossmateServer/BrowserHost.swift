@@ -155,6 +155,9 @@ actor BrowserGame {
     /// reactions the browser has not been sent yet.
     private var reactions: [Reaction] = []
     private var reactionNews: Set<String> = []
+    /// Every clue flag read, and the flags that show as the browser was last sent them.
+    private var flags: [ClueFlag] = []
+    private var flagsSent: [FlagView]?
     /// This device's presence in the game (a lease while a browser views it, and what it has
     /// been shown).
     private var presence: DevicePresence
@@ -212,8 +215,9 @@ actor BrowserGame {
     private init(
         gameID: String, device: StoredDevice, puzzle: Puzzle, createdAt: Int64, replica: GameReplica, sequence: Int64,
         moves: [(sequence: Int64, move: Move)], pauses: [Pause], messages: [(sequence: Int64, message: ChatMessage)], reactions: [Reaction],
-        players: [StoredParticipant]
+        flags: [ClueFlag], players: [StoredParticipant]
     ) {
+        self.flags = flags
         self.reactions = reactions
         self.gameID = gameID
         self.device = device
@@ -245,7 +249,7 @@ actor BrowserGame {
         let players = try await state.store.participants(gameID: gameID)
         return BrowserGame(
             gameID: gameID, device: device, puzzle: projection.puzzle, createdAt: stored.createdAt, replica: replica, sequence: read.through,
-            moves: read.moves, pauses: read.pauses, messages: read.messages, reactions: read.reactions, players: players)
+            moves: read.moves, pauses: read.pauses, messages: read.messages, reactions: read.reactions, flags: read.flags, players: players)
     }
 
     private var me: StoredParticipant? { players.first { $0.authorID == device.authorID } }
@@ -296,7 +300,16 @@ actor BrowserGame {
         GameStateView(
             gameID: gameID, squares: squares, completion: replica.completion.map(CompletionRecord.init), scoreboard: scoreboard(adding: made),
             canUndo: replica.canUndo && !readOnly, canRedo: replica.canRedo && !readOnly, timer: timer(now: now, adding: made),
-            messages: takeNews(), reactions: takeReactionNews())
+            messages: takeNews(), reactions: takeReactionNews(), flags: takeFlagNews())
+    }
+
+    /// The flags that show, when they differ from what the browser was last sent (a word just
+    /// filled takes its flags down).
+    private func takeFlagNews() -> [FlagView]? {
+        let shown = Flags.shown(flags, puzzle: puzzle, grid: replica.grid).map { FlagView($0, puzzle: puzzle) }
+        guard shown != flagsSent else { return nil }
+        flagsSent = shown
+        return shown
     }
 
     /// The standing reactions of messages whose reactions changed since the last message.
@@ -344,6 +357,7 @@ actor BrowserGame {
             let baseline = try await state.store.putPresence(presence)
             await announcePresence(state: state)
             news = []
+            flagsSent = nil
             var opened = opened(now: now)
             let shown = Chat.shown(conversation, hiding: blocked).suffix(MessageView.maximumOpened)
             conversation = Array(shown)
@@ -411,11 +425,13 @@ actor BrowserGame {
         // Every record takes the next zone sequence, so fewer moves, pauses and messages than
         // sequences read means a participant (or seal) record came: only then is the roster
         // read again.
-        let rosterMayHaveChanged = through - sequence > Int64(fresh.count + read.pauses.count + read.messages.count + read.reactions.count)
+        let rosterMayHaveChanged =
+            through - sequence > Int64(fresh.count + read.pauses.count + read.messages.count + read.reactions.count + read.flags.count)
         for pause in read.pauses where pauseKeys.insert(pause.key).inserted { pauses.append(pause.stamp) }
         messageSequences += read.messages
         hear(read.messages.map(\.message))
         hear(read.reactions)
+        flags += read.flags
         sequence = through
         replica.receive(fresh.map(\.move))
         for (_, move) in fresh where move.replicaID == device.deviceID { performedBatches.insert(move.batchID) }
@@ -453,6 +469,7 @@ actor BrowserGame {
             let wasComplete = replica.completion
             let roster = playerViews
             let pausesBefore = pauses.count
+            let flagsBefore = flags.count
             let caughtUp = await exclusively { () -> [SquareView]? in
                 do {
                     let before = sequence
@@ -476,7 +493,7 @@ actor BrowserGame {
             guard let squares = caughtUp else { return }
             guard
                 !squares.isEmpty || wasReadOnly != readOnly || wasComplete != replica.completion || roster != playerViews
-                    || pauses.count != pausesBefore || !news.isEmpty || !reactionNews.isEmpty
+                    || pauses.count != pausesBefore || !news.isEmpty || !reactionNews.isEmpty || flags.count != flagsBefore
             else { continue }
             let update = ServerSocketMessage.update(update(squares: squares, now: state.now()))
             for viewer in viewers { state.hub.reply(viewer, update) }
@@ -627,6 +644,31 @@ actor BrowserGame {
         return applied(request, now: now)
     }
 
+    /// The player flagged the word at a square for the others (or took the flag down).
+    private func flag(_ request: CommandRequest, state: ServerState) async -> ServerSocketMessage {
+        func refuse(_ code: RefusalCode, _ reason: String) -> ServerSocketMessage {
+            .refused(CommandRefusal(id: request.id, gameID: gameID, CommandRefusal.Reason(code: code, reason: reason)))
+        }
+        guard let row = request.command.row, let col = request.command.col, let direction = request.command.direction, let on = request.command.on
+        else { return refuse(.invalid, "that command is incomplete (flag needs row, col, direction and on)") }
+        guard let clue = puzzle.clue(containing: GridPosition(row: row, col: col), direction) else {
+            return refuse(.invalid, "no \(direction.rawValue) word goes through that square")
+        }
+        let now = state.now()
+        let at = max(createdAt, min(now, max(now - Self.oldestTypedAt, request.typedAt ?? now)))
+        do {
+            let answer = try await state.writes.flag(
+                PostFlagRequest(number: clue.number, direction: direction, on: on, timestamp: HLCTimestamp(wallMillis: at)), in: gameID, by: device)
+            flags.append(answer.flag)
+        } catch let error as APIError {
+            return refuse(RefusalCode(error.body.error), error.body.message)
+        } catch {
+            state.logger.error("a browser's flag could not be stored", metadata: ["game": "\(gameID)", "error": "\(error)"])
+            return refuse(.serverError, "the server could not save that; it has been logged")
+        }
+        return applied(request, now: now)
+    }
+
     /// The player gave or took back a reaction: stored through the write path (the latest
     /// decides) and shown at once.
     private func react(_ request: CommandRequest, state: ServerState) async -> ServerSocketMessage {
@@ -663,6 +705,7 @@ actor BrowserGame {
         if request.command.kind == .pause { return await pause(request, state: state) }
         if request.command.kind == .chat { return await chat(request, state: state) }
         if request.command.kind == .react { return await react(request, state: state) }
+        if request.command.kind == .flag { return await flag(request, state: state) }
         let command: Command
         switch request.command.command() {
         case let .success(made): command = made

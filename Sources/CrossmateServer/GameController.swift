@@ -23,6 +23,7 @@ struct GameController {
         router.post("v1/games/:game/presence", use: presence)
         router.post("v1/games/:game/messages", use: postMessage)
         router.post("v1/games/:game/reactions", use: postReaction)
+        router.post("v1/games/:game/flags", use: postFlag)
         return router
     }
 
@@ -159,6 +160,14 @@ struct GameController {
         let gameID = try context.parameters.require("game")
         let body = try await state.decode(PostMessageRequest.self, from: request, limit: 4 * Chat.maximumBytes + 1024)
         return EditedResponse(status: .created, response: try await state.writes.chat(body, in: gameID, by: device))
+    }
+
+    /// A clue flagged (or its flag taken down) from this device.
+    @Sendable func postFlag(_ request: Request, context: CrossmateRequestContext) async throws -> EditedResponse<PostFlagResponse> {
+        let device = try context.requireDevice()
+        let gameID = try context.parameters.require("game")
+        let body = try await state.decode(PostFlagRequest.self, from: request, limit: 1024)
+        return EditedResponse(status: .created, response: try await state.writes.flag(body, in: gameID, by: device))
     }
 
     /// An emoji reaction from this device.

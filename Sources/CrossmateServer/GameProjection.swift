@@ -65,17 +65,20 @@ actor GameProjection {
     }
 
     /// The players' activity in a zone: moves (with their zone sequences), pauses (what the
-    /// solving clock reads), chat messages and reactions to them.
+    /// solving clock reads), chat messages and reactions to them, and clue flags.
     struct Activity {
         var moves: [(sequence: Int64, move: Move)] = []
         var pauses: [Pause] = []
         var messages: [(sequence: Int64, message: ChatMessage)] = []
         var reactions: [Reaction] = []
+        var flags: [ClueFlag] = []
         /// The zone sequence read through.
         var through: Int64 = 0
 
         /// Whether `kind` is one of these (the rest are passed over).
-        static func holds(_ kind: ZoneChange.Record.Kind) -> Bool { kind == .move || kind == .pause || kind == .message || kind == .reaction }
+        static func holds(_ kind: ZoneChange.Record.Kind) -> Bool {
+            kind == .move || kind == .pause || kind == .message || kind == .reaction || kind == .flag
+        }
     }
 
     /// The activity after `sequence`.
@@ -430,6 +433,7 @@ extension GameProjection.Activity {
             case let .pause(pause): pauses.append(pause)
             case let .message(message): messages.append((change.sequence, message))
             case let .reaction(reaction): reactions.append(reaction)
+            case let .flag(flag): flags.append(flag)
             case .game, .participant, .seal: continue
             }
         }

@@ -245,6 +245,30 @@ struct GameWrites: Sendable {
         return PostReactionResponse(reaction: kept, sequence: sequence, serverTime: now)
     }
 
+    /// A clue flagged for the other players (or its flag taken down): the clue must be one of
+    /// the puzzle's; kept when it is the latest for its author and clue, and poked.
+    func flag(_ body: PostFlagRequest, in gameID: String, by device: StoredDevice) async throws -> PostFlagResponse {
+        _ = try await state.access(gameID, for: device, write: true)
+        guard let puzzle = try await state.puzzle(of: gameID), puzzle.clues(body.direction).contains(where: { $0.number == body.number }) else {
+            throw APIError(.invalid, "there is no \(Flags.name(body.number, body.direction)) in this puzzle")
+        }
+        let now = state.now()
+        guard body.timestamp.isWithinSkew(of: now, maximumAheadMillis: state.configuration.maximumSkewMillis) else {
+            throw APIError(
+                .clockSkew,
+                "the flag is stamped \(body.timestamp.wallMillis - now) ms ahead of the server's clock; correct your clock by serverTime and resend",
+                serverTime: now)
+        }
+        if let wait = state.chatLimiter.take(device.authorID, now: now) {
+            throw APIError(.rateLimited, "you are flagging quickly; you can again in \(wait) s", retryAfterSeconds: wait)
+        }
+        let flag = ClueFlag(
+            gameID: gameID, authorID: device.authorID, number: body.number, direction: body.direction, on: body.on, timestamp: body.timestamp)
+        let (sequence, kept, isNew) = try await state.store.putFlag(flag)
+        if isNew { await stored(in: gameID, at: sequence) }
+        return PostFlagResponse(flag: kept, sequence: sequence, serverTime: now)
+    }
+
     /// A player joins, is renamed or is removed:    /// A player joins, is renamed or is removed: the zone's participant record, the player's
     /// feed (`feedState`; their devices redraw their lists when `tellFeed`), the game's devices.
     func setParticipant(_ participant: ParticipantRecord, feedState: FeedEntry.State, tellFeed: Bool = true) async throws {

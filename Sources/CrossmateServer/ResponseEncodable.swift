@@ -19,6 +19,7 @@ extension LinkCodeResponse: ResponseEncodable {}
 extension MeResponse: ResponseEncodable {}
 extension NudgeView: ResponseEncodable {}
 extension OKResponse: ResponseEncodable {}
+extension PostFlagResponse: ResponseEncodable {}
 extension PostMessageResponse: ResponseEncodable {}
 extension PostReactionResponse: ResponseEncodable {}
 extension PresenceResponse: ResponseEncodable {}

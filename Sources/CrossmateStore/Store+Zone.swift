@@ -133,10 +133,32 @@ extension Store {
 
     /// Stores a reaction under the zone's next sequence unless the one kept under its key
     /// decides over it (`Reaction.wins`): then that one stays, with its sequence, and `isNew` is
-    /// false. The game's row is locked first, so two devices' reactions decide in one order.
+    /// false.
     public func putReaction(_ reaction: Reaction) async throws -> (sequence: Int64, kept: Reaction, isNew: Bool) {
-        let record = ZoneChange.Record.reaction(reaction)
-        let gameID = reaction.gameID
+        try await putLatest(reaction, as: ZoneChange.Record.reaction, gameID: reaction.gameID) {
+            if case let .reaction(kept) = $0 { kept } else { nil }
+        } wins: {
+            $0.wins(over: $1)
+        }
+    }
+
+    /// Stores a clue flag as `putReaction` stores a reaction (`ClueFlag.wins` decides).
+    public func putFlag(_ flag: ClueFlag) async throws -> (sequence: Int64, kept: ClueFlag, isNew: Bool) {
+        try await putLatest(flag, as: ZoneChange.Record.flag, gameID: flag.gameID) {
+            if case let .flag(kept) = $0 { kept } else { nil }
+        } wins: {
+            $0.wins(over: $1)
+        }
+    }
+
+    /// A record whose latest decides: stored under the zone's next sequence unless the one
+    /// kept under its key wins over it. The game's row is locked first, so two devices' records
+    /// decide in one order.
+    private func putLatest<Value: Equatable & Sendable>(
+        _ value: Value, as record: @escaping @Sendable (Value) -> ZoneChange.Record, gameID: String,
+        read: @escaping @Sendable (ZoneChange.Record) -> Value?, wins: @escaping @Sendable (Value, Value) -> Bool
+    ) async throws -> (sequence: Int64, kept: Value, isNew: Bool) {
+        let written = record(value)
         let forUpdate = database.forUpdate
         return try await database.transaction { db in
             guard try await db.first("SELECT zone_seq FROM games WHERE game_id = ?\(forUpdate)", .text(gameID)) != nil else {
@@ -144,17 +166,18 @@ extension Store {
             }
             if let row = try await db.first(
                 "SELECT zone_seq, record_type, body FROM records WHERE game_id = ? AND record_type = ? AND record_key = ?", .text(gameID),
-                .text(record.kind.rawValue), .text(record.key))
+                .text(written.kind.rawValue), .text(written.key))
             {
                 let change = try Self.encodedChange(row, gameID: gameID)
-                guard case let .reaction(kept) = try change.decoded(gameID: gameID).record else {
-                    throw CorruptRecord(what: "reaction at \(change.sequence)", gameID: gameID, reason: "it is not a reaction")
+                guard let kept = read(try change.decoded(gameID: gameID).record) else {
+                    throw CorruptRecord(
+                        what: "\(written.kind.rawValue) at \(change.sequence)", gameID: gameID, reason: "it is another kind of record")
                 }
-                if kept == reaction || !reaction.wins(over: kept) { return (change.sequence, kept, false) }
+                if kept == value || !wins(value, kept) { return (change.sequence, kept, false) }
             }
             let sequence = try await Self.nextSequence(db, gameID: gameID, forUpdate: forUpdate)
-            try await Self.putRecord(db, gameID: gameID, sequence: sequence, record)
-            return (sequence, reaction, true)
+            try await Self.putRecord(db, gameID: gameID, sequence: sequence, written)
+            return (sequence, value, true)
         }
     }
 

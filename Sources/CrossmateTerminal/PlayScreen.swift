@@ -257,7 +257,16 @@ public struct PlayScreen: Sendable {
         let style = highlighted ? Style(bold: true) : Style(dim: true)
         let label = " \(clue.label) "
         let col = frame.put(label, row: row, col: 0, style: Style(bold: true, reverse: highlighted))
-        frame.put(" " + Self.clip(clue.text, to: width - col - 1), row: row, col: col, style: style)
+        // Flagged for the others: ⚑ and who, in the first flagger's colour, after the clue.
+        let flags = flags(on: clue)
+        let note = flags.isEmpty ? "" : "  ⚑ " + flags.map { view.name(of: $0.authorID) }.joined(separator: ", ")
+        let end = frame.put(" " + Self.clip(clue.text, to: max(0, width - col - 1 - note.count)), row: row, col: col, style: style)
+        if let first = flags.first { frame.put(note, row: row, col: end, style: Style(foreground: color(of: first.authorID), bold: true)) }
+    }
+
+    /// The flags that show on `clue`.
+    private func flags(on clue: Clue) -> [ClueFlag] {
+        view.flags.filter { $0.number == clue.number && $0.direction == clue.direction }
     }
 
     private func drawGrid(_ frame: inout Frame, top: Int, rows: Range<Int>, firstCol: Int, layout: GridLayout, monochrome: Bool) {
@@ -452,6 +461,10 @@ public struct PlayScreen: Sendable {
                 var style = Style(dim: filled)
                 if item == current { style = Style(bold: true, reverse: direction == state.cursor.direction, underline: true) }
                 frame.put(entry.text, row: top + 1 + offset, col: col, style: style)
+                // A flagged clue: ⚑ before its number, in the flagger's colour.
+                if let flag = flags(on: item).first, entry.text.hasPrefix(String(item.number).leftPadding(to: 3)) {
+                    frame.put("⚑", row: top + 1 + offset, col: col, style: Style(foreground: color(of: flag.authorID), bold: true))
+                }
             }
             if clue < clues.count {
                 frame.put("↓ \(clues.count - clue) more", row: top + 1 + shown.count, col: col, style: Style(bold: true))
@@ -564,7 +577,7 @@ public struct PlayScreen: Sendable {
         + "previous word. Backspace erases back, Delete here, Home/End go to the word's ends. ^R (or Insert) opens "
         + "a rebus, Enter writes it, Esc cancels. ^P pencil. ^Z undo, ^Y redo. ^X then c, r or x checks, reveals or clears. ^G "
         + "and a number then a or d goes to a clue. ^F follows another player (again: the next; any other key "
-        + "stops). ^T chat (Enter sends). ^Q (or Esc q) quits. Any key closes this help."
+        + "stops). ^T chat (Enter sends). ^W flags the word for the others. ^Q (or Esc q) quits. Any key closes this help."
 
     /// `text` in lines of at most `width` characters, broken between words; lines after the
     /// first are indented by `hanging` spaces (within the width).

@@ -8,6 +8,8 @@ public enum PlayAction: Hashable, Sendable {
     case perform(Command)
     /// Send a chat message.
     case say(String)
+    /// Flag the word at the cursor for the others, or take this player's flag on it down.
+    case toggleFlag(GridPosition, Direction)
     case quit
 }
 
@@ -69,6 +71,9 @@ public struct PlayState: Sendable {
         case .control("g"):
             jump = ""
             return []
+        case .control("w"):
+            guard !view.readOnly else { return [] }
+            return [.toggleFlag(cursor.position, cursor.direction)]
         case .control("t"):
             guard !view.readOnly else {
                 notice = "You were removed from this game: you can read its chat but not write in it."

@@ -149,6 +149,15 @@ struct PlayLoop {
                 for action in state.handle(key, view: view) {
                     switch action {
                     case .quit: return .quit
+                    case let .toggleFlag(position, direction):
+                        guard let clue = view.puzzle.clue(containing: position, direction) else { break }
+                        let mine = view.flags.contains { $0.authorID == view.me && $0.number == clue.number && $0.direction == clue.direction }
+                        do {
+                            try await engine.flag(position, direction, on: !mine, in: session.gameID)
+                            state.notice = mine ? "Flag taken down." : "Flagged \(Flags.name(clue.number, clue.direction)) for the others."
+                        } catch {
+                            state.notice = error.description
+                        }
                     case let .say(text):
                         do {
                             try await engine.send(message: text, in: session.gameID)

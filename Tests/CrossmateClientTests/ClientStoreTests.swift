@@ -39,7 +39,7 @@ import Testing
             }
             // Reopened, as after a restart: the same identity, game, moves, outbox and token.
             let store = try ClientStore(path: path)
-            #expect(try store.appliedMigrations() == ["1", "2", "3", "4"] && store.syncsEveryCommit())
+            #expect(try store.appliedMigrations() == ["1", "2", "3", "4", "5", "6"] && store.syncsEveryCommit())
             #expect(try store.identity()?.deviceID == "dev-1")
             let local = try #require(try store.game("game-1"))
             #expect(local.game == game && local.title == "Green Light" && !local.readOnly && local.token?.sequence == 7)

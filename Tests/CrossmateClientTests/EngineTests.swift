@@ -185,6 +185,12 @@ import Testing
         _ = try await annAgain.engine.syncOnce()
         #expect(await bobPhone.engine.conversation(gameID).first?.reactions == [])
         #expect(await annAgain.engine.conversation(gameID).first?.reactions == [])
+        // Ann flags 6 Across (LEGAL, not all filled); Bob's devices show it, in her name.
+        try await annAgain.engine.flag(GridPosition(row: 2, col: 0), .across, on: true, in: gameID)
+        _ = try await annAgain.engine.syncOnce()
+        _ = try await bob.engine.syncOnce()
+        let flagged = try await bob.engine.view(gameID).flags
+        #expect(flagged.map(\.number) == [6] && flagged.first?.authorID == annAgain.identity.authorID)
         // Bob's laptop lists Ann's messages as unread until his phone shows the game.
         let fromAnn = written.count { $0.hasPrefix("Ann") }
         await bob.engine.stop()

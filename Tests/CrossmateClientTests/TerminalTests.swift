@@ -261,6 +261,30 @@ import Testing
         #expect(screen.render(width: 80, height: 24).text.split(separator: "\n").last?.contains("^T chat") == true)
     }
 
+    /// ^W flags the word at the cursor; a flagged clue shows ⚑ and who, in the clue bar and
+    /// the clue list.
+    @Test func aFlaggedClueShowsWhoFlaggedIt() throws {
+        let puzzle = try BundledPuzzles.puzzle("green-light")
+        var shown = view(puzzle)
+        var state = PlayState(puzzle: puzzle) { _ in "" }
+        #expect(state.handle(.control("w"), view: shown) == [.toggleFlag(state.cursor.position, state.cursor.direction)])
+        let clue = try #require(puzzle.clue(containing: state.cursor.position, state.cursor.direction))
+        shown.flags = [
+            ClueFlag(
+                gameID: "game-1", authorID: "acct-bob", number: clue.number, direction: clue.direction, on: true,
+                timestamp: HLCTimestamp(wallMillis: 1))
+        ]
+        let text = PlayScreen(view: shown, state: state, status: SyncStatus(connection: .online, unsent: 0), elapsedSeconds: 0).render(
+            width: 100, height: 30
+        ).text
+        let lines = text.split(separator: "\n")
+        #expect(lines[1].contains("⚑ Bob"))
+        #expect(lines.contains { $0.contains("⚑ \(clue.number) ") || $0.contains("⚑  \(clue.number) ") || $0.contains("⚑\(clue.number) ") })
+        var removed = view(puzzle, readOnly: true)
+        removed.flags = shown.flags
+        #expect(state.handle(.control("w"), view: removed).isEmpty)
+    }
+
     @Test func aRefusedLetterLeavesTheCursorWhereItWas() throws {
         let puzzle = try BundledPuzzles.puzzle("green-light")
         var replica = GameReplica(puzzle: puzzle, gameID: "game-1", replicaID: "dev-ann", authorID: "acct-ann")

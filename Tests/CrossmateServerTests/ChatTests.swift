@@ -195,4 +195,25 @@ import Testing
             await annSocket.close()
         }
     }
+
+    @Test func aFlagNamesAClueOfThePuzzleAndTheLatestDecides() async throws {
+        try await withServer { client, _ in
+            let ann = try await client.account("Ann")
+            let game = try await client.newGame(ann)
+            let now = game.serverTime
+            func flag(_ number: Int, _ direction: Direction, on: Bool, at millis: Int64) async throws -> TestResponse {
+                try await client.send(
+                    .post, "/v1/games/\(game.gameID)/flags", token: ann.token,
+                    json: PostFlagRequest(number: number, direction: direction, on: on, timestamp: HLCTimestamp(wallMillis: millis)))
+            }
+            let raised = try JSONDecoder().decode(PostFlagResponse.self, from: Data(buffer: try await flag(1, .across, on: true, at: now).body))
+            #expect(raised.flag.authorID == ann.account.authorID && raised.flag.on)
+            let stale = try JSONDecoder().decode(PostFlagResponse.self, from: Data(buffer: try await flag(1, .across, on: false, at: now - 5).body))
+            #expect(stale.sequence == raised.sequence && stale.flag.on)
+            let nowhere = try await flag(42, .down, on: true, at: now)
+            #expect(nowhere.status == .badRequest && String(buffer: nowhere.body).contains("no 42 Down"))
+            let (changes, _) = try await client.allChanges(ann, game.gameID)
+            #expect(changes.contains { $0.record == .flag(raised.flag) })
+        }
+    }
 }

@@ -59,3 +59,37 @@ import Testing
         #expect(!Chat.isReaction("1") && !Chat.isReaction("#") && !Chat.isReaction("ab") && !Chat.isReaction("👍👍") && !Chat.isReaction(""))
     }
 }
+
+/// Clue flags: the latest per author and clue decides, and a full word takes every flag on it
+/// down on every device alike.
+@Suite struct FlagRuleTests {
+    @Test func aFlagShowsUntilItsWordIsFullOrItsAuthorTakesItDown() throws {
+        let puzzle = try Puzzle(
+            title: "T", width: 2, height: 2, cells: [.letter("A"), .letter("B"), .letter("C"), .letter("D")],
+            across: [
+                Clue(direction: .across, number: 1, text: "AB", cells: [GridPosition(row: 0, col: 0), GridPosition(row: 0, col: 1)]),
+                Clue(direction: .across, number: 3, text: "CD", cells: [GridPosition(row: 1, col: 0), GridPosition(row: 1, col: 1)]),
+            ],
+            down: [
+                Clue(direction: .down, number: 1, text: "AC", cells: [GridPosition(row: 0, col: 0), GridPosition(row: 1, col: 0)]),
+                Clue(direction: .down, number: 2, text: "BD", cells: [GridPosition(row: 0, col: 1), GridPosition(row: 1, col: 1)]),
+            ])
+        func flag(_ author: String, _ number: Int, _ direction: Direction, on: Bool, at millis: Int64) -> ClueFlag {
+            ClueFlag(gameID: "g", authorID: author, number: number, direction: direction, on: on, timestamp: HLCTimestamp(wallMillis: millis))
+        }
+        let flags = [
+            flag("ann", 1, .across, on: true, at: 1), flag("bob", 1, .across, on: true, at: 2), flag("ann", 1, .across, on: false, at: 3),
+            flag("bob", 2, .down, on: true, at: 4), flag("cy", 9, .down, on: true, at: 5),
+        ]
+        var replica = GameReplica(puzzle: puzzle, gameID: "g", replicaID: "d", authorID: "ann")
+        var random = SeededRandomNumberGenerator(seed: 3)
+        let expected = Flags.shown(flags, puzzle: puzzle, grid: replica.grid)
+        #expect(expected.map(\.key) == ["bob|1A", "bob|2D"])
+        for _ in 0..<30 { #expect(Flags.shown(flags.shuffled(using: &random), puzzle: puzzle, grid: replica.grid) == expected) }
+        // 1 Across filled: its flags go; 2 Down keeps its one (D is empty).
+        _ = try replica.perform(.setLetter(GridPosition(row: 0, col: 0), "A"), wallMillis: 10)
+        _ = try replica.perform(.setLetter(GridPosition(row: 0, col: 1), "B"), wallMillis: 11)
+        #expect(Flags.shown(flags, puzzle: puzzle, grid: replica.grid).map(\.key) == ["bob|2D"])
+        #expect(Flags.name(17, .across) == "17 Across")
+    }
+}

@@ -1068,6 +1068,28 @@ class WebAppTests(unittest.TestCase):
         until("Cy's list has it as news", lambda: cy.driver.find_elements(By.CSS_SELECTOR, f'[data-game="{new_game}"] [data-unread]'))
         cy.screenshot("list-next-puzzle-desktop")
 
+    def test_flagging_a_clue_for_the_others(self):
+        """Ana flags the word she is on; Ben sees it on the grid, in the clue list and the clue
+        bar in her colour; filling the word takes the flag down for both."""
+        ana = self.player("Ana")
+        ana.sign_up()
+        game = ana.start_bundled()
+        ben = self.invited("Ben", game, ana)
+        ana.click_square(1, 0, "across")
+        ana.driver.find_element(By.CSS_SELECTOR, "[data-flag]").click()
+        until("pressed for Ana", lambda: ana.driver.find_element(By.CSS_SELECTOR, "[data-flag]").get_attribute("aria-pressed") == "true")
+        until("Ben sees the corner", lambda: "flagged" in ben.cell_classes(1, 3).split())
+        item = until("and the clue", lambda: ben.driver.find_element(By.CSS_SELECTOR, '.clues li.flagged[data-clue="5-across"]'))
+        self.assertIn("⚑ Ana", item.text)
+        ben.click_square(1, 0, "across")
+        until("the clue bar says who", lambda: "⚑ Ana" in ben.driver.find_element(By.CSS_SELECTOR, "[data-clue-bar]").text)
+        self.assertIn("flagged by Ana", ben.driver.find_element(By.ID, "cell-1-2").get_attribute("aria-label"))
+        ben.screenshot("game-flagged-desktop")
+        ben.type("GREEN")
+        until("the full word takes it down", lambda: "flagged" not in ana.cell_classes(1, 3).split()
+              and not ben.driver.find_elements(By.CSS_SELECTOR, ".clues li.flagged"))
+        self.assertEqual(ana.driver.find_element(By.CSS_SELECTOR, "[data-flag]").get_attribute("aria-pressed"), "false")
+
     def test_finished_games_are_listed_apart(self):
         """Games in progress come first; finished ones are apart below them."""
         ana = self.player("Ana")

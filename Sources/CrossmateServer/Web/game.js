@@ -244,6 +244,26 @@ class GamePage {
     this.renderStatus();
   }
 
+  /** This player's flag on the current clue, if one shows. */
+  myFlag() {
+    const word = this.board.clue(this.cursor, this.cursor.direction);
+    return word && this.state.flags.find((flag) => flag.authorID === this.view.me && flag.number === word.number && flag.direction === word.direction);
+  }
+
+  /** Flags the current clue for the others ("look at 17 Across"), or takes this player's flag down. */
+  async toggleFlag() {
+    if (this.view.readOnly) return;
+    const word = this.board.clue(this.cursor, this.cursor.direction);
+    if (!word) return;
+    const on = !this.myFlag();
+    const typedAt = Math.round(connection.now());
+    const command = { kind: "flag", row: this.cursor.row, col: this.cursor.col, direction: this.cursor.direction, on };
+    const id = await enqueue(this.gameID, command, typedAt);
+    this.state.queued(id, command, typedAt);
+    this.flush();
+    toast(on ? `Flagged ${word.number} ${word.direction === "across" ? "Across" : "Down"} for the others.` : "Flag taken down.");
+  }
+
   /** Gives or takes back a reaction, as a queued command like a message. */
   async sendReaction(messageKey, emoji, on) {
     if (this.view.readOnly) return;
@@ -415,6 +435,7 @@ class GamePage {
     this.undoButton = el("button", { type: "button", class: "undo", "data-undo": true, title: "Undo (Ctrl+Z)", onclick: () => this.issue({ kind: "undo" }) }, ...labelled("↶", "Undo"));
     this.redoButton = el("button", { type: "button", class: "redo", "data-redo": true, title: "Redo (Ctrl+Shift+Z)", onclick: () => this.issue({ kind: "redo" }) }, ...labelled("↷", "Redo"));
     this.pencilButton = el("button", { type: "button", class: "pencil", "data-pencil": true, "aria-pressed": "false", title: "Pencil (Ctrl+P)", onclick: () => this.pressKey("pencil") }, ...labelled("✎", "Pencil"));
+    this.flagButton = el("button", { type: "button", class: "flag", "data-flag": true, "aria-pressed": "false", title: "Flag this clue for the others", onclick: () => this.toggleFlag() }, ...labelled("⚑", "Flag"));
     this.rebusButton = el("button", { type: "button", "data-rebus": true, title: "Rebus (Insert)", onclick: () => this.pressKey("rebus") }, "Rebus");
     const menu = (name, label) =>
       el(
@@ -567,7 +588,7 @@ class GamePage {
       el(
         "div",
         { class: "overflow", id: "more-tools" },
-        this.redoButton, this.rebusButton, menu("check", "Check"), menu("reveal", "Reveal"), menu("clear", "Clear"),
+        this.redoButton, this.rebusButton, this.flagButton, menu("check", "Check"), menu("reveal", "Reveal"), menu("clear", "Clear"),
         this.pauseButton, this.settingsButton, this.shareButton, this.nudgeButton,
       ),
     );
@@ -835,8 +856,14 @@ class GamePage {
       // Their current word, underlined in their colour.
       for (const cell of this.board.clue(peer, peer.direction)?.cells ?? []) peerWord.set(key(cell), peer);
     }
+    // Flagged words: a corner mark in the flagger's colour (the first flag on a square shows).
+    const flagged = new Map();
+    for (const flag of this.state.flags) for (const [row, col] of flag.cells) if (!flagged.has(`${row},${col}`)) flagged.set(`${row},${col}`, flag);
     for (const [where, { cell, letter }] of this.cells) {
       const [row, col] = where.split(",").map(Number);
+      const flag = flagged.get(where);
+      cell.classList.toggle("flagged", !!flag);
+      cell.style.setProperty("--flag", flag ? this.colorOf(flag.authorID) : "transparent");
       const square = this.shown({ row, col });
       const text = this.cursor.rebus !== null && row === this.cursor.row && col === this.cursor.col ? this.cursor.rebus : square.letter;
       if (letter.textContent !== text) letter.textContent = text;
@@ -877,6 +904,8 @@ class GamePage {
     if (square.verdict === "checkedRight") parts.push("checked right");
     if (square.verdict === "revealed") parts.push("revealed");
     if (text && square.authorID && !square.pendingEdit) parts.push(`by ${this.nameOf(square.authorID)}`);
+    const flag = this.state.flags.find((f) => f.cells.some(([row, col]) => row === position.row && col === position.col));
+    if (flag) parts.push(`flagged by ${this.nameOf(flag.authorID)}`);
     return parts.join(", ");
   }
 
@@ -885,10 +914,18 @@ class GamePage {
     const label = word ? `${word.number} ${word.direction === "across" ? "Across" : "Down"}` : "";
     // Rebuilt only when the clue changes, so a screen reader announces a new clue, not every key.
     const shown = word ? `${word.number}-${word.direction}:${word.text}` : "";
-    if (this.clueBar.dataset.shown !== shown) {
-      this.clueBar.dataset.shown = shown;
-      this.clueBar.replaceChildren(el("b", {}, label), " ", word?.text ?? "");
+    const flags = word ? this.state.flags.filter((flag) => flag.number === word.number && flag.direction === word.direction) : [];
+    const flaggedBy = flags.map((flag) => this.nameOf(flag.authorID)).join(", ");
+    if (this.clueBar.dataset.shown !== shown + flaggedBy) {
+      this.clueBar.dataset.shown = shown + flaggedBy;
+      this.clueBar.replaceChildren(
+        el("b", {}, label), " ", word?.text ?? "",
+        flags.length ? el("span", { class: "flagnote", "data-flagged-by": flaggedBy, style: `color:${this.colorOf(flags[0].authorID)}` }, ` ⚑ ${flaggedBy}`) : null,
+      );
     }
+    const mine = !!this.myFlag();
+    this.flagButton.setAttribute("aria-pressed", String(mine));
+    this.flagButton.classList.toggle("on", mine);
     const cross = this.board.clue(this.cursor, this.cursor.direction === "across" ? "down" : "across");
     for (const item of this.main.querySelectorAll(".clues li")) {
       const current = word && item.dataset.clue === `${word.number}-${word.direction}`;
@@ -908,6 +945,17 @@ class GamePage {
       item.classList.toggle("crossing", !!crossing);
       const clue = this.board[item.dataset.clue.split("-")[1]].find((c) => `${c.number}-${c.direction}` === item.dataset.clue);
       item.classList.toggle("done", !!clue && clue.cells.every((cell) => this.letterAt(cell) !== ""));
+      // A flagged clue: ⚑ and who flagged it, in their colour.
+      const flag = this.state.flags.find((f) => `${f.number}-${f.direction}` === item.dataset.clue);
+      const note = flag ? `⚑ ${this.nameOf(flag.authorID)}` : "";
+      if ((item.dataset.flagged ?? "") !== note) {
+        item.querySelector(".flagnote")?.remove();
+        if (flag) item.append(el("span", { class: "flagnote", style: `color:${this.colorOf(flag.authorID)}` }, ` ${note}`));
+        if (flag) item.dataset.flagged = note;
+        else delete item.dataset.flagged;
+      }
+      item.classList.toggle("flagged", !!flag);
+      item.style.setProperty("--flag", flag ? this.colorOf(flag.authorID) : "transparent");
     }
   }
 

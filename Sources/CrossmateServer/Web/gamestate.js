@@ -22,6 +22,7 @@ export class GameState {
     this.nextLocal = -1; // ids for commands shown before the queue has named them
     this.messages = []; // the conversation, in the server's order
     this.reactions = new Map(); // message key → [{ emoji, authors }], as the server tallies them
+    this.flags = []; // clues flagged for the others, as they show: { number, direction, authorID, cells }
   }
 
   /** The game as the server sent it on opening (`fresh`), or as this browser last saved it. */
@@ -30,6 +31,7 @@ export class GameState {
     this.squares = new Map(game.squares.map((square) => [key(square), square]));
     this.messages = [...(game.messages ?? [])];
     this.reactions = new Map((game.reactions ?? []).map((entry) => [entry.key, entry.tallies]));
+    this.flags = game.flags ?? [];
   }
 
   /** An update or a command's answer: the squares it changed and the game as it now is. */
@@ -45,6 +47,8 @@ export class GameState {
     }
     this.view.messages = this.messages;
     this.view.reactions = [...this.reactions].map(([key, tallies]) => ({ key, tallies }));
+    if (change.flags) this.flags = change.flags;
+    this.view.flags = this.flags;
     return heard;
   }
 
