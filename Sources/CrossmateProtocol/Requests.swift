@@ -791,3 +791,28 @@ public struct PostFlagResponse: Codable, Hashable, Sendable {
         self.serverTime = serverTime
     }
 }
+
+/// `GET /v1/stats?timeZone=Europe/London`: the account's stats from its finished games, its days
+/// counted in the time zone the device names.
+public struct StatsResponse: Codable, Hashable, Sendable {
+    public var stats: AccountStats
+    /// `stats.recent`'s days as dates ("2026-11-24"), in order.
+    public var recentDates: [String]
+    /// The other players' names, by account.
+    public var names: [String: String]
+    public var timeZone: String
+    /// How many of the latest finished games were read (at most `maximumGames`).
+    public var gamesRead: Int
+    public var serverTime: Int64
+
+    public static let maximumGames = 500
+
+    public init(stats: AccountStats, recentDates: [String], names: [String: String], timeZone: String, gamesRead: Int, serverTime: Int64) {
+        self.stats = stats
+        self.recentDates = recentDates
+        self.names = names
+        self.timeZone = timeZone
+        self.gamesRead = gamesRead
+        self.serverTime = serverTime
+    }
+}

@@ -54,6 +54,7 @@ public func buildApplication(_ configuration: ServerConfiguration, logger: Logge
     router.addRoutes(FeedController(state: state).routes)
     router.addRoutes(WebController(state: state).routes)
     router.addRoutes(SocialController(state: state).routes)
+    router.addRoutes(StatsController(state: state).routes)
     // WebSocket upgrades get a router of their own, so ordinary requests never try to match it.
     let socketRouter = Router(context: CrossmateRequestContext.self)
     socketRouter.add(middleware: SocketAuthenticator(state: state))

@@ -26,5 +26,6 @@ extension PresenceResponse: ResponseEncodable {}
 extension PushMovesResponse: ResponseEncodable {}
 extension SettingsResponse: ResponseEncodable {}
 extension SnapshotResponse: ResponseEncodable {}
+extension StatsResponse: ResponseEncodable {}
 extension SocketTicketResponse: ResponseEncodable {}
 extension PuzzleLayout: ResponseEncodable {}

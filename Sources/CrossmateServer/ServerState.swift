@@ -33,6 +33,8 @@ final class ServerState: Sendable {
     static let cursorStoreMillis: Int64 = 5_000
     /// Nudges, per sending account.
     let nudgeLimiter = RateLimiter(burst: SocialController.nudgeBurst, perSecond: SocialController.nudgesPerSecond)
+    /// What each finished game contributes to its players' stats (it never changes once read).
+    let finishedGames = Mutex([String: FinishedGame]())
     /// Chat messages, per writing account.
     let chatLimiter = RateLimiter(burst: Chat.burst, perSecond: Chat.perSecond)
     /// Renames, per account: each writes a record into every game the account is in.

@@ -216,4 +216,29 @@ import Testing
             #expect(changes.contains { $0.record == .flag(raised.flag) })
         }
     }
+
+    /// Stats from the account's finished games, its days in the time zone it names.
+    @Test func statsComeFromTheFinishedGames() async throws {
+        try await withServer { client, server in
+            let ann = try await client.account("Ann")
+            let ben = try await client.account("Ben")
+            let game = try await client.newGame(ann)
+            try await client.join(ben, game.gameID, invitedBy: ann)
+            var benDevice = TestDevice(ben, puzzle: greenLight, gameID: game.gameID)
+            _ = try await client.push(
+                ben, game.gameID, try benDevice.replica.perform(.setLetter(GridPosition(row: 1, col: 0), "G"), wallMillis: server.clock.now))
+            var device = TestDevice(ann, puzzle: greenLight, gameID: game.gameID)
+            let solved = try await client.push(ann, game.gameID, try device.replica.perform(.reveal(.puzzle), wallMillis: server.clock.now + 1))
+            #expect(solved.completion?.kind == .solved)
+            let unfinished = try await client.newGame(ann)
+            _ = unfinished
+            let answer: StatsResponse = try await client.call(.get, "/v1/stats?timeZone=Pacific/Auckland", token: ann.token)
+            #expect(answer.stats.finished == 1 && answer.stats.solved == 1 && answer.stats.withReveals == 1 && answer.stats.clean == 0)
+            #expect(answer.stats.together.map(\.authorID) == [ben.account.authorID] && answer.names == [ben.account.authorID: "Ben"])
+            #expect(answer.stats.currentStreak == 1 && answer.recentDates.count == Stats.recentDays && answer.timeZone == "Pacific/Auckland")
+            #expect(answer.stats.bySize.first?.size == "5×5" && answer.gamesRead == 1)
+            let (status, refusal) = try await client.failure(.get, "/v1/stats?timeZone=Mars/Olympus_Mons", token: ann.token)
+            #expect(status == .badRequest && refusal.message.contains("not one"))
+        }
+    }
 }
