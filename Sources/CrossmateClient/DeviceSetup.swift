@@ -87,6 +87,11 @@ extension SyncEngine {
         try await serverAPI.friends()
     }
 
+    /// The account's stats (`Stats`), its days counted in `timeZone`.
+    public func stats(timeZone: String) async throws(ServerFailure) -> StatsResponse {
+        try await serverAPI.stats(timeZone: timeZone)
+    }
+
     /// Sets or clears a Decision about another account (a colour pin, a block), stamped with
     /// this device's corrected clock so the account's devices agree on the last writer.
     public func decide(kind: String, about authorID: String, value: String?) async throws(ServerFailure) -> FriendsResponse {

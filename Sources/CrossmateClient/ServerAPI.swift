@@ -163,6 +163,12 @@ public struct ServerAPI: Sendable {
         try await call(.POST, "/v1/games/\(gameID)/messages", body: request)
     }
 
+    /// The account's stats, its days counted in `timeZone` (a name such as Europe/London).
+    public func stats(timeZone: String) async throws(ServerFailure) -> StatsResponse {
+        let zone = timeZone.addingPercentEncoding(withAllowedCharacters: .alphanumerics.union(CharacterSet(charactersIn: "/_-+"))) ?? "UTC"
+        return try await call(.GET, "/v1/stats?timeZone=\(zone)")
+    }
+
     public func postFlag(gameID: String, _ request: PostFlagRequest) async throws(ServerFailure) -> PostFlagResponse {
         try await call(.POST, "/v1/games/\(gameID)/flags", body: request)
     }
@@ -261,6 +267,7 @@ extension GameListResponse: ServerTimed {}
 extension PresenceResponse: ServerTimed {}
 extension PostFlagResponse: ServerTimed {}
 extension PostMessageResponse: ServerTimed {}
+extension StatsResponse: ServerTimed {}
 extension PostReactionResponse: ServerTimed {}
 extension FriendsResponse: ServerTimed {}
 extension NudgeView: ServerTimed {

@@ -99,7 +99,7 @@ struct WebController {
     /// This controller's routes, for the application's router.
     var routes: RouteCollection<CrossmateRequestContext> {
         let router = RouteCollection(context: CrossmateRequestContext.self)
-        for path in ["/", "games/:game", "join/:token", "link", "friends"] {
+        for path in ["/", "games/:game", "join/:token", "link", "friends", "stats"] {
             router.get(RouterPath(path)) { request, _ in try page("index.html", for: request) }
         }
         router.get("app/:file") { request, context in try page(try context.parameters.require("file"), for: request) }

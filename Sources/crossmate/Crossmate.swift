@@ -9,7 +9,7 @@ struct Crossmate: AsyncParsableCommand {
         subcommands: [
             Serve.self, Login.self, Logout.self, Link.self, Games.self, New.self, Invite.self, Uninvite.self, Join.self, Remove.self, Leave.self,
             Play.self, Replay.self, Sync.self,
-            Friends.self, Nudge.self, ChatCommand.self, React.self,
+            Friends.self, Nudge.self, ChatCommand.self, React.self, StatsCommand.self,
             Show.self, Convert.self,
         ]
     )

@@ -280,3 +280,61 @@ extension String {
     /// At least `width` characters, spaces before.
     func leftPadded(_ width: Int) -> String { String(repeating: " ", count: max(0, width - count)) + self }
 }
+
+struct StatsCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "stats",
+        abstract: "Your puzzles solved, times by grid size, help used, your streak, and each friend's games with you.",
+        discussion: "Days are counted in this computer's time zone (TZ), from the games on the server.")
+    @Flag(help: "Print the stats as JSON.") var json = false
+    @OptionGroup var profile: ProfileOption
+
+    func run() async throws {
+        try await reporting {
+            let (engine, _) = try profile.engine(readOnlyIfBusy: true)
+            let answer: StatsResponse
+            do { answer = try await engine.stats(timeZone: TimeZone.current.identifier) } catch {
+                throw ClientFailure("the stats come from the server, which cannot be reached: \(error)")
+            }
+            if json {
+                let encoder = JSONEncoder()
+                encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+                print(String(decoding: try encoder.encode(answer), as: UTF8.self))
+                return
+            }
+            let stats = answer.stats
+            guard stats.finished > 0 else {
+                print("No finished puzzles yet: your stats start with the first one.")
+                return
+            }
+            func clock(_ seconds: Int) -> String {
+                seconds >= 3600
+                    ? "\(seconds / 3600):\(String(format: "%02d:%02d", seconds / 60 % 60, seconds % 60))"
+                    : "\(seconds / 60):\(String(format: "%02d", seconds % 60))"
+            }
+            func days(_ n: Int) -> String { "\(n) day\(n == 1 ? "" : "s")" }
+            let help = [(stats.withChecks, "checks"), (stats.withReveals, "reveals"), (stats.withAutocheck, "autocheck")].filter { $0.0 > 0 }
+                .map { "\($0.1) in \($0.0)" }
+            print(
+                "Solved \(stats.solved) of \(stats.finished) finished puzzle\(stats.finished == 1 ? "" : "s") (\(stats.clean) without help"
+                    + (help.isEmpty ? "" : "; " + help.joined(separator: ", ")) + ").")
+            print("Streak: \(days(stats.currentStreak)) (longest \(days(stats.longestStreak))), days in \(answer.timeZone).")
+            for (index, size) in stats.bySize.enumerated() {
+                print(
+                    (index == 0 ? "Times:  " : "        ") + size.size.padding(toLength: 7, withPad: " ", startingAt: 0)
+                        + " median \(clock(size.medianSeconds)), best \(clock(size.bestSeconds)) (\(size.solved) solved)")
+            }
+            let bars = Array("▁▂▃▄▅▆▇█")
+            let most = max(1, stats.recent.map(\.solved).max() ?? 1)
+            let line = stats.recent.map { $0.solved == 0 ? "·" : String(bars[min(bars.count - 1, ($0.solved * bars.count - 1) / most)]) }.joined()
+            print("Last \(Stats.recentDays) days: \(line)  (\(answer.recentDates.first ?? "") to \(answer.recentDates.last ?? ""))")
+            if !stats.together.isEmpty { print("With friends:") }
+            for friend in stats.together.prefix(20) {
+                let name = TextRule.terminalSafe(answer.names[friend.authorID] ?? PlayerColors.placeholderName(friend.authorID))
+                print(
+                    "  \(name): \(friend.solved) solved together, median \(clock(friend.medianSeconds)), streak \(days(friend.currentStreak))"
+                        + " (longest \(days(friend.longestStreak)))")
+            }
+        }
+    }
+}

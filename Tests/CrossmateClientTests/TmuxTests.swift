@@ -286,6 +286,27 @@ import Testing
         #expect(refused.status == 1 && refused.errors.contains("no game called"))
     }
 
+    /// `crossmate stats` after a puzzle solved in the terminal (revealed, so with help).
+    @Test func statsFromTheCommandLine() async throws {
+        let lab = try Lab("crossmate-tmux")
+        defer { lab.close() }
+        let (directory, server, home, tmux) = (lab.directory, lab.server, lab.home, lab.tmux)
+        try annAndBobPlayGreenLight(server, home)
+        #expect(try crossmate(["stats"], home).contains("No finished puzzles yet"))
+        let ann = try await tmux.play("Green", xdg: directory.path + "/xdg")
+        let screen = { (session: String) in try tmux(["capture-pane", "-p", "-t", session]) }
+        for key in ["C-x", "r", "p"] { try tmux(["send-keys", "-t", ann, key]) }
+        try await eventually("solved") { try screen(ann).contains("Solved in") }
+        try tmux(["send-keys", "-t", ann, "C-q"])
+        try await eventually("closed") { try screen(ann).contains("play exited 0") }
+        let printed = try crossmate(["stats"], home.merging(["TZ": "Asia/Tokyo"]) { $1 })
+        #expect(printed.contains("Solved 1 of 1 finished puzzle (0 without help; reveals in 1)"))
+        #expect(printed.contains("Streak: 1 day (longest 1 day), days in Asia/Tokyo"))
+        #expect(printed.contains("5×5") && printed.contains("Bob: 1 solved together"))
+        let json = try crossmate(["stats", "--json"], home)
+        #expect(json.contains(#""solved":1"#) && json.contains(#""withReveals":1"#))
+    }
+
     /// Opening a game shows who is here, from the server, before anyone moves (no one stands
     /// "(away)" until they type); someone who quits is dropped at once, not after a minute.
     @Test func presenceOnOpenAndOnLeave() async throws {

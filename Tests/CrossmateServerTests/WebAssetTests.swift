@@ -24,7 +24,7 @@ import Testing
                 "/", "/app/app.js", "/app/dom.js", "/app/nav.js", "/app/connection.js", "/app/game.js", "/app/gamestate.js", "/app/chat.js",
                 "/app/replay.js",
                 "/app/keys.js", "/app/style.css",
-                "/app/api.js", "/app/queue.js", "/app/settings.js", "/app/share.js", "/app/pages.js", "/sw.js",
+                "/app/api.js", "/app/queue.js", "/app/settings.js", "/app/share.js", "/app/stats.js", "/app/pages.js", "/sw.js",
             ] {
                 let plain = try await Self.get(client, path, [:])
                 #expect(plain.status == .ok && plain.headers[.contentEncoding] == nil)
@@ -70,8 +70,8 @@ import Testing
         try await withServer { client, _ in
             let sheet = String(buffer: try await Self.get(client, "/app/style.css", [:]).body)
             // Set on elements by the app's scripts: the grid's size, a peer's colour, the dock's
-            // height, the finish's ripple.
-            let setByTheApp: Set = ["--cols", "--rows", "--peer", "--peerword", "--dock", "--wave"]
+            // height, the finish's ripple, a flag's colour.
+            let setByTheApp: Set = ["--cols", "--rows", "--peer", "--peerword", "--dock", "--wave", "--flag"]
             var declared: Set<String> = []
             for line in sheet.split(separator: "\n") {
                 let text = line.trimmingCharacters(in: .whitespaces)

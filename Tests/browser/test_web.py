@@ -1090,6 +1090,45 @@ class WebAppTests(unittest.TestCase):
               and not ben.driver.find_elements(By.CSS_SELECTOR, ".clues li.flagged"))
         self.assertEqual(ana.driver.find_element(By.CSS_SELECTOR, "[data-flag]").get_attribute("aria-pressed"), "false")
 
+    def test_stats_and_streaks(self):
+        """The Stats page reads the finished games: solved, the streak, a bar for today in the
+        chart, times by size, and the friend solved with; the Friends page says so too."""
+        ana = self.player("Ana")
+        ana.sign_up()
+        game = ana.start_bundled()
+        ben = self.invited("Ben", game, ana)
+        ben.click_square(1, 0, "across")
+        ben.type("GREEN")
+        until("Ben's letters reach Ana", lambda: ana.row(1) == "GREEN")
+        ana.action("reveal-puzzle")
+        until("solved", lambda: ana.driver.find_elements(By.CSS_SELECTOR, '[data-completed="solved"]'))
+        ana.open("/")
+        until("the list", lambda: ana.driver.find_elements(By.CSS_SELECTOR, "a.game"))
+        ana.driver.find_element(By.CSS_SELECTOR, 'a[href="/stats"]').click()
+        solved = until("the figures", lambda: ana.driver.find_element(By.CSS_SELECTOR, '[data-stat="solved"] strong'))
+        self.assertEqual(solved.text, "1")
+        self.assertEqual(ana.driver.find_element(By.CSS_SELECTOR, '[data-stat="streak"] strong').text, "1 day")
+        today = ana.driver.execute_script(
+            "const d = new Date(); return `${d.getFullYear()}-${String(d.getMonth() + 1).padStart(2, '0')}-${String(d.getDate()).padStart(2, '0')}`")
+        bar = ana.driver.find_element(By.CSS_SELECTOR, f'.chart rect[data-day="{today}"]')
+        self.assertEqual(bar.get_attribute("class"), "solved")
+        self.assertIn("5×5", ana.driver.find_element(By.CSS_SELECTOR, "[data-times]").text)
+        self.assertIn("Ben", ana.driver.find_element(By.CSS_SELECTOR, "[data-together]").text)
+        ana.screenshot("stats-desktop")
+        ana.open("/friends")
+        until("Ben's row says what they solved", lambda: "1 solved" in ana.driver.find_element(By.CSS_SELECTOR, "[data-friend-meta]").text)
+        phone = self.player("Ana on a phone", width=390, height=844, mobile=True)
+        phone.driver.get(self.server.url + "/")
+        phone.driver.execute_script("localStorage.setItem('crossmate.identity', arguments[0])",
+                                    ana.driver.execute_script("return localStorage.getItem('crossmate.identity')"))
+        for theme in ["light", "dark"]:
+            phone.open("/stats")
+            until("the figures on a phone", lambda: phone.driver.find_element(By.CSS_SELECTOR, '[data-stat="solved"]'))
+            phone.driver.execute_script(f"document.documentElement.dataset.theme = '{theme}'")
+            overflow = phone.driver.execute_script("return document.documentElement.scrollWidth - window.innerWidth")
+            self.assertLessEqual(overflow, 0)
+            phone.screenshot(f"stats-phone-{theme}")
+
     def test_finished_games_are_listed_apart(self):
         """Games in progress come first; finished ones are apart below them."""
         ana = self.player("Ana")
@@ -1367,7 +1406,8 @@ class WebAppTests(unittest.TestCase):
                 until("the confirmation", lambda: ana.driver.find_element(By.CSS_SELECTOR, "dialog[open][data-confirm]"))
                 check(ana, f"confirmation {size} {theme}")
                 ana.driver.find_element(By.CSS_SELECTOR, "[data-confirm-no]").click()
-                for path, ready in [("/", "a.game"), ("/friends", "#preferredColor"), ("/link", "[data-link-code]"), ("/join/nothing-here", "[data-error]")]:
+                for path, ready in [("/", "a.game"), ("/friends", "#preferredColor"), ("/stats", "[data-stats-empty]"), ("/link", "[data-link-code]"),
+                                    ("/join/nothing-here", "[data-error]")]:
                     ana.open(path)
                     until(path, lambda: ana.driver.find_element(By.CSS_SELECTOR, ready))
                     ana.driver.execute_script(f"document.documentElement.dataset.theme = '{theme}'")

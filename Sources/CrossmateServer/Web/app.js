@@ -76,6 +76,7 @@ async function route() {
   if (join) await pages.accept(decodeURIComponent(join[1]));
   else if (path === "/link") await pages.linkPage();
   else if (path === "/friends") leavePage = await pages.friendsPage();
+  else if (path === "/stats") await (await import("./stats.js")).statsPage(main);
   else leavePage = await pages.gamesPage();
 }
 

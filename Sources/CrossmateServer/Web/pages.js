@@ -223,6 +223,7 @@ export async function gamesPage() {
           "span",
           { class: "links" },
           el("a", { href: "/friends", "data-route": true }, "Friends"), " · ",
+          el("a", { href: "/stats", "data-route": true }, "Stats"), " · ",
           el("a", { href: "/link", "data-route": true }, "Use on another device"), " · ",
           el("button", { type: "button", class: "link", "data-settings": true, onclick: () => openSettings() }, "Settings"),
         ),
@@ -403,7 +404,12 @@ export async function friendsPage() {
           { "data-friend": friend.authorID, class: friend.blocked ? "blocked" : "" },
           el("span", { class: "avatar", style: `background:${friend.color}`, "aria-hidden": "true" }, friend.symbol),
           el("span", { class: "name" }, friend.displayName, friend.blocked ? el("small", {}, " blocked: their nudges and invitations are hidden") : null),
-          el("span", { class: "meta" }, `${friend.gamesTogether} ${friend.gamesTogether === 1 ? "game" : "games"} together, last ${new Date(friend.lastPlayed).toLocaleDateString()}`),
+          el(
+            "span",
+            { class: "meta", "data-friend-meta": friend.authorID },
+            `${friend.gamesTogether} ${friend.gamesTogether === 1 ? "game" : "games"} together, last ${new Date(friend.lastPlayed).toLocaleDateString()}`,
+            together.has(friend.authorID) ? `; ${together.get(friend.authorID)}` : "",
+          ),
           pin,
           block,
         );
@@ -412,20 +418,36 @@ export async function friendsPage() {
   };
   const save = async (method, path, body) => {
     try {
-      draw(await api(method, path, body));
+      draw((last = await api(method, path, body)));
       problem.textContent = "";
     } catch (failure) {
       problem.textContent = failure.message;
     }
   };
+  // Each friend's solves with this account, from the stats (the server reads finished games).
+  const together = new Map();
+  const readTogether = async () => {
+    try {
+      const { stats } = await (await import("./stats.js")).loadStats();
+      const { duration } = await import("./stats.js");
+      for (const friend of stats.together) {
+        const streak = friend.currentStreak ? `, a ${friend.currentStreak}-day streak` : "";
+        together.set(friend.authorID, `${friend.solved} solved, median ${duration(friend.medianSeconds)}${streak}`);
+      }
+    } catch {
+      // The rows show without it (the server could not be reached).
+    }
+  };
+  let last = null;
   const refresh = async () => {
     try {
-      draw(await api("GET", "/v1/friends"));
+      draw((last = await api("GET", "/v1/friends")));
     } catch (failure) {
       problem.textContent = failure.message;
     }
   };
   await refresh();
+  readTogether().then(() => last && together.size && draw(last));
   // A pin or block made on another of your devices shows here too.
   return connection.listen((message) => {
     if (message.type === "feed") refresh();
