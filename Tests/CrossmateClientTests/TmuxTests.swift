@@ -286,6 +286,27 @@ import Testing
         #expect(refused.status == 1 && refused.errors.contains("no game called"))
     }
 
+    /// ^W in one terminal flags the word for the others: the other terminal's clue list and
+    /// clue bar show ⚑ and who; filling the word takes it down.
+    @Test func flaggingAClueInTheRealTerminal() async throws {
+        let lab = try Lab("crossmate-tmux")
+        defer { lab.close() }
+        let (directory, server, home, tmux) = (lab.directory, lab.server, lab.home, lab.tmux)
+        try annAndBobPlayGreenLight(server, home)
+        let ann = try await tmux.play("Green", xdg: directory.path + "/xdg", size: (100, 30))
+        let bob = try await tmux.play("Green --profile bob", xdg: directory.path + "/xdg", size: (100, 30))
+        let screen = { (session: String) in try tmux(["capture-pane", "-p", "-t", session]) }
+        try await eventually("both are here") { try screen(ann).contains("2 here") && screen(bob).contains("2 here") }
+        try tmux(["send-keys", "-t", ann, "C-w"])
+        try await eventually("Ann hears it is flagged") { try screen(ann).contains("Flagged 1 Across for the others") }
+        try await eventually("Bob's clue bar and list show it") {
+            let shown = try screen(bob)
+            return shown.split(separator: "\n").dropFirst().first?.contains("⚑ Ann") == true && shown.contains("⚑ 1 In addition")
+        }
+        try tmux(["send-keys", "-t", bob, "-l", "ALSO"])
+        try await eventually("the full word takes it down") { try !screen(ann).contains("⚑") && !screen(bob).contains("⚑") }
+    }
+
     /// `crossmate stats` after a puzzle solved in the terminal (revealed, so with help).
     @Test func statsFromTheCommandLine() async throws {
         let lab = try Lab("crossmate-tmux")
