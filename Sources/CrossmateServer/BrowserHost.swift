@@ -593,115 +593,93 @@ actor BrowserGame {
     /// The player paused: their share of the shared clock stops at the moment they did (as
     /// typed, within the bounds a command's time has) until their next move.
     private func pause(_ request: CommandRequest, state: ServerState) async -> ServerSocketMessage {
-        func refuse(_ code: RefusalCode, _ reason: String) -> ServerSocketMessage {
-            .refused(CommandRefusal(id: request.id, gameID: gameID, CommandRefusal.Reason(code: code, reason: reason)))
-        }
-        guard !readOnly else { return refuse(.removed, "you were removed from this game; it is read-only for you") }
-        guard replica.completion == nil else { return refuse(.finished, "the game is finished; its clock has stopped") }
+        guard !readOnly else { return refusal(request, .removed, "you were removed from this game; it is read-only for you") }
+        guard replica.completion == nil else { return refusal(request, .finished, "the game is finished; its clock has stopped") }
         let now = state.now()
-        let at = max(createdAt, min(now, max(now - Self.oldestTypedAt, request.typedAt ?? now)))
+        let at = typedAt(request, now: now)
         let pause = Pause(gameID: gameID, authorID: device.authorID, replicaID: device.deviceID, at: at)
         do {
             try await state.writes.put(.pause(pause), in: gameID)
             if pauseKeys.insert(pause.key).inserted { pauses.append(pause.stamp) }
         } catch {
             state.logger.error("a browser's pause could not be stored", metadata: ["game": "\(gameID)", "error": "\(error)"])
-            return refuse(.serverError, "the server could not save that; it has been logged")
+            return refusal(request, .serverError, "the server could not save that; it has been logged")
         }
         return applied(request, now: now)
     }
 
-    /// The player wrote a chat message: stored through the write path (kept once by its id, so
-    /// a command sent again is harmless), stamped when it was typed within the bounds a
-    /// command's time has, and shown at once in this browser's conversation.
-    private func chat(_ request: CommandRequest, state: ServerState) async -> ServerSocketMessage {
-        guard let text = request.command.text, let messageID = request.command.messageID else {
-            return .refused(
-                CommandRefusal(
-                    id: request.id, gameID: gameID,
-                    CommandRefusal.Reason(code: .invalid, reason: "that command is incomplete (chat needs text and messageID)")))
-        }
+    /// When a command was typed, within the bounds a command's time has: never before the game
+    /// existed (a browser whose clock offset is stale may say so) nor after now, nor more than a
+    /// week back.
+    private func typedAt(_ request: CommandRequest, now: Int64) -> Int64 {
+        max(createdAt, min(now, max(now - Self.oldestTypedAt, request.typedAt ?? now)))
+    }
+
+    private func refusal(_ request: CommandRequest, _ code: RefusalCode, _ reason: String) -> ServerSocketMessage {
+        .refused(CommandRefusal(id: request.id, gameID: gameID, CommandRefusal.Reason(code: code, reason: reason)))
+    }
+
+    /// A message, reaction or flag through the write path, `write` given its time as typed:
+    /// applied, or refused in the write path's words (or as the server's fault, logged).
+    private func performSocial(
+        _ request: CommandRequest, state: ServerState, _ write: (HLCTimestamp) async throws -> Void
+    ) async -> ServerSocketMessage {
         let now = state.now()
-        let at = max(createdAt, min(now, max(now - Self.oldestTypedAt, request.typedAt ?? now)))
         do {
-            let answer = try await state.writes.chat(
-                PostMessageRequest(messageID: messageID, text: text, timestamp: HLCTimestamp(wallMillis: at)), in: gameID, by: device)
-            hear([answer.message])
+            try await write(HLCTimestamp(wallMillis: typedAt(request, now: now)))
         } catch let error as APIError {
             if error.body.error == .readOnly || error.body.error == .forbidden {
                 players = (try? await state.store.participants(gameID: gameID)) ?? players
             }
-            return .refused(
-                CommandRefusal(id: request.id, gameID: gameID, CommandRefusal.Reason(code: RefusalCode(error.body.error), reason: error.body.message))
-            )
+            return refusal(request, RefusalCode(error.body.error), error.body.message)
         } catch {
-            state.logger.error("a browser's message could not be stored", metadata: ["game": "\(gameID)", "error": "\(error)"])
-            return .refused(
-                CommandRefusal(
-                    id: request.id, gameID: gameID,
-                    CommandRefusal.Reason(code: .serverError, reason: "the server could not save that; it has been logged")))
+            state.logger.error(
+                "a browser's command could not be stored",
+                metadata: ["game": "\(gameID)", "kind": "\(request.command.kind.name)", "error": "\(error)"])
+            return refusal(request, .serverError, "the server could not save that; it has been logged")
         }
         return applied(request, now: now)
+    }
+
+    /// The player wrote a chat message: kept once by its id (a command sent again is harmless)
+    /// and shown at once in this browser's conversation.
+    private func chat(_ request: CommandRequest, state: ServerState) async -> ServerSocketMessage {
+        guard let text = request.command.text, let messageID = request.command.messageID else {
+            return refusal(request, .invalid, "that command is incomplete (chat needs text and messageID)")
+        }
+        return await performSocial(request, state: state) { at in
+            let answer = try await state.writes.chat(PostMessageRequest(messageID: messageID, text: text, timestamp: at), in: gameID, by: device)
+            hear([answer.message])
+        }
     }
 
     /// The player flagged the word at a square for the others (or took the flag down).
     private func flag(_ request: CommandRequest, state: ServerState) async -> ServerSocketMessage {
-        func refuse(_ code: RefusalCode, _ reason: String) -> ServerSocketMessage {
-            .refused(CommandRefusal(id: request.id, gameID: gameID, CommandRefusal.Reason(code: code, reason: reason)))
-        }
         guard let row = request.command.row, let col = request.command.col, let direction = request.command.direction, let on = request.command.on
-        else { return refuse(.invalid, "that command is incomplete (flag needs row, col, direction and on)") }
+        else { return refusal(request, .invalid, "that command is incomplete (flag needs row, col, direction and on)") }
         guard let clue = puzzle.clue(containing: GridPosition(row: row, col: col), direction) else {
-            return refuse(.invalid, "no \(direction.rawValue) word goes through that square")
+            return refusal(request, .invalid, "no \(direction.rawValue) word goes through that square")
         }
-        let now = state.now()
-        let at = max(createdAt, min(now, max(now - Self.oldestTypedAt, request.typedAt ?? now)))
-        do {
+        return await performSocial(request, state: state) { at in
             let answer = try await state.writes.flag(
-                PostFlagRequest(number: clue.number, direction: direction, on: on, timestamp: HLCTimestamp(wallMillis: at)), in: gameID, by: device)
+                PostFlagRequest(number: clue.number, direction: direction, on: on, timestamp: at), in: gameID, by: device)
             flags.append(answer.flag)
-        } catch let error as APIError {
-            return refuse(RefusalCode(error.body.error), error.body.message)
-        } catch {
-            state.logger.error("a browser's flag could not be stored", metadata: ["game": "\(gameID)", "error": "\(error)"])
-            return refuse(.serverError, "the server could not save that; it has been logged")
         }
-        return applied(request, now: now)
     }
 
-    /// The player gave or took back a reaction: stored through the write path (the latest
-    /// decides) and shown at once.
+    /// The player gave or took back a reaction (the latest decides), shown at once.
     private func react(_ request: CommandRequest, state: ServerState) async -> ServerSocketMessage {
         guard let messageKey = request.command.messageKey, let emoji = request.command.emoji, let on = request.command.on else {
-            return .refused(
-                CommandRefusal(
-                    id: request.id, gameID: gameID,
-                    CommandRefusal.Reason(code: .invalid, reason: "that command is incomplete (react needs messageKey, emoji and on)")))
+            return refusal(request, .invalid, "that command is incomplete (react needs messageKey, emoji and on)")
         }
-        let now = state.now()
-        let at = max(createdAt, min(now, max(now - Self.oldestTypedAt, request.typedAt ?? now)))
-        do {
+        return await performSocial(request, state: state) { at in
             let answer = try await state.writes.react(
-                PostReactionRequest(messageKey: messageKey, emoji: emoji, on: on, timestamp: HLCTimestamp(wallMillis: at)), in: gameID, by: device)
+                PostReactionRequest(messageKey: messageKey, emoji: emoji, on: on, timestamp: at), in: gameID, by: device)
             hear([answer.reaction])
-        } catch let error as APIError {
-            return .refused(
-                CommandRefusal(id: request.id, gameID: gameID, CommandRefusal.Reason(code: RefusalCode(error.body.error), reason: error.body.message))
-            )
-        } catch {
-            state.logger.error("a browser's reaction could not be stored", metadata: ["game": "\(gameID)", "error": "\(error)"])
-            return .refused(
-                CommandRefusal(
-                    id: request.id, gameID: gameID,
-                    CommandRefusal.Reason(code: .serverError, reason: "the server could not save that; it has been logged")))
         }
-        return applied(request, now: now)
     }
 
     private func performOnce(_ request: CommandRequest, state: ServerState) async -> ServerSocketMessage {
-        func refuse(_ code: RefusalCode, _ reason: String) -> ServerSocketMessage {
-            .refused(CommandRefusal(id: request.id, gameID: gameID, CommandRefusal.Reason(code: code, reason: reason)))
-        }
         if request.command.kind == .pause { return await pause(request, state: state) }
         if request.command.kind == .chat { return await chat(request, state: state) }
         if request.command.kind == .react { return await react(request, state: state) }
@@ -715,16 +693,13 @@ actor BrowserGame {
             _ = try await catchUp(state: state)
         } catch {
             state.logger.error("a browser's replica could not catch up", metadata: ["game": "\(gameID)", "error": "\(error)"])
-            return refuse(.serverError, "the server could not load this game; it has been logged")
+            return refusal(request, .serverError, "the server could not load this game; it has been logged")
         }
-        guard !readOnly else { return refuse(.removed, "you were removed from this game; it is read-only for you") }
+        guard !readOnly else { return refusal(request, .removed, "you were removed from this game; it is read-only for you") }
         let now = state.now()
-        // A command is stamped when it was typed, but never before the game existed (a browser
-        // whose clock offset is stale may say so) nor after now, nor more than a week back.
-        let typedAt = max(createdAt, min(now, max(now - Self.oldestTypedAt, request.typedAt ?? now)))
         var next = replica
         let made: [Move]
-        do { made = try next.perform(command, wallMillis: typedAt, batchID: batchID(for: request)) } catch {
+        do { made = try next.perform(command, wallMillis: typedAt(request, now: now), batchID: batchID(for: request)) } catch {
             return .refused(CommandRefusal(id: request.id, gameID: gameID, error.browserReason))
         }
         if !made.isEmpty {
@@ -737,17 +712,17 @@ actor BrowserGame {
             } catch let error as APIError {
                 if error.body.error == .readOnly { players = (try? await state.store.participants(gameID: gameID)) ?? players }
                 let code = RefusalCode(error.body.error)
-                return refuse(code, error.body.message)
+                return refusal(request, code, error.body.message)
             } catch {
                 state.logger.error("a browser's command could not be stored", metadata: ["game": "\(gameID)", "error": "\(error)"])
-                return refuse(.serverError, "the server could not save that; it has been logged")
+                return refusal(request, .serverError, "the server could not save that; it has been logged")
             }
             if let refused = response.results.first(where: { $0.status == .rejected }) {
                 // The mutator's moves pass the server's rules; one that does not is kept out, and
                 // the browser is told why (a command that cannot be stored is not the server's
                 // fault to retry for ever).
                 state.logger.warning("a browser's move was refused", metadata: ["game": "\(gameID)", "error": "\(refused.error?.message ?? "")"])
-                return refuse(.invalid, refused.error?.message ?? "the server refused that move")
+                return refusal(request, .invalid, refused.error?.message ?? "the server refused that move")
             }
             performedBatches.insert(made[0].batchID)
             if let stored = response.completion?.completion, next.completion != stored,

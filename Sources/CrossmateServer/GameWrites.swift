@@ -196,17 +196,7 @@ struct GameWrites: Sendable {
             throw APIError(.invalid, "\(violation)")
         }
         _ = try await state.access(gameID, for: device, write: true)
-        let now = state.now()
-        let skew = state.configuration.maximumSkewMillis
-        guard body.timestamp.isWithinSkew(of: now, maximumAheadMillis: skew) else {
-            throw APIError(
-                .clockSkew,
-                "the message is stamped \(body.timestamp.wallMillis - now) ms ahead of the server's clock; correct your clock by serverTime and resend",
-                serverTime: now)
-        }
-        if let wait = state.chatLimiter.take(device.authorID, now: now) {
-            throw APIError(.rateLimited, "you are sending messages quickly; you can send again in \(wait) s", retryAfterSeconds: wait)
-        }
+        let now = try admitSocial(body.timestamp, "message", by: device)
         let message = ChatMessage(
             gameID: gameID, authorID: device.authorID, replicaID: device.deviceID, messageID: body.messageID, text: text, timestamp: body.timestamp)
         // A resend finds the message kept the first time: it is answered with that one.
@@ -228,16 +218,7 @@ struct GameWrites: Sendable {
         else {
             throw APIError(.notFound, "there is no message \(TextRule.quote(body.messageKey)) in this game")
         }
-        let now = state.now()
-        guard body.timestamp.isWithinSkew(of: now, maximumAheadMillis: state.configuration.maximumSkewMillis) else {
-            throw APIError(
-                .clockSkew,
-                "the reaction is stamped \(body.timestamp.wallMillis - now) ms ahead of the server's clock; correct your clock by serverTime and resend",
-                serverTime: now)
-        }
-        if let wait = state.chatLimiter.take(device.authorID, now: now) {
-            throw APIError(.rateLimited, "you are reacting quickly; you can again in \(wait) s", retryAfterSeconds: wait)
-        }
+        let now = try admitSocial(body.timestamp, "reaction", by: device)
         let reaction = Reaction(
             gameID: gameID, authorID: device.authorID, messageKey: body.messageKey, emoji: body.emoji, on: body.on, timestamp: body.timestamp)
         let (sequence, kept, isNew) = try await state.store.putReaction(reaction)
@@ -252,16 +233,7 @@ struct GameWrites: Sendable {
         guard let puzzle = try await state.puzzle(of: gameID), puzzle.clues(body.direction).contains(where: { $0.number == body.number }) else {
             throw APIError(.invalid, "there is no \(Flags.name(body.number, body.direction)) in this puzzle")
         }
-        let now = state.now()
-        guard body.timestamp.isWithinSkew(of: now, maximumAheadMillis: state.configuration.maximumSkewMillis) else {
-            throw APIError(
-                .clockSkew,
-                "the flag is stamped \(body.timestamp.wallMillis - now) ms ahead of the server's clock; correct your clock by serverTime and resend",
-                serverTime: now)
-        }
-        if let wait = state.chatLimiter.take(device.authorID, now: now) {
-            throw APIError(.rateLimited, "you are flagging quickly; you can again in \(wait) s", retryAfterSeconds: wait)
-        }
+        let now = try admitSocial(body.timestamp, "flag", by: device)
         let flag = ClueFlag(
             gameID: gameID, authorID: device.authorID, number: body.number, direction: body.direction, on: body.on, timestamp: body.timestamp)
         let (sequence, kept, isNew) = try await state.store.putFlag(flag)
@@ -269,7 +241,24 @@ struct GameWrites: Sendable {
         return PostFlagResponse(flag: kept, sequence: sequence, serverTime: now)
     }
 
-    /// A player joins, is renamed or is removed:    /// A player joins, is renamed or is removed: the zone's participant record, the player's
+    /// A message, reaction or flag (`what`) may be stored when its stamp is not ahead of the
+    /// server's clock (the device corrects its clock by serverTime and resends) and its author
+    /// has not written too many at once (`Chat.burst`, then `Chat.perSecond`). The server's time.
+    private func admitSocial(_ timestamp: HLCTimestamp, _ what: String, by device: StoredDevice) throws -> Int64 {
+        let now = state.now()
+        guard timestamp.isWithinSkew(of: now, maximumAheadMillis: state.configuration.maximumSkewMillis) else {
+            throw APIError(
+                .clockSkew,
+                "the \(what) is stamped \(timestamp.wallMillis - now) ms ahead of the server's clock; correct your clock by serverTime and resend",
+                serverTime: now)
+        }
+        if let wait = state.chatLimiter.take(device.authorID, now: now) {
+            throw APIError(.rateLimited, "you are writing quickly; you can send again in \(wait) s", retryAfterSeconds: wait)
+        }
+        return now
+    }
+
+    /// A player joins, is renamed or is removed: the zone's participant record, the player's
     /// feed (`feedState`; their devices redraw their lists when `tellFeed`), the game's devices.
     func setParticipant(_ participant: ParticipantRecord, feedState: FeedEntry.State, tellFeed: Bool = true) async throws {
         let sequence = try await state.store.setParticipant(participant, feedState: feedState)

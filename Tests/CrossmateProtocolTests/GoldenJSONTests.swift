@@ -132,13 +132,18 @@ import Testing
                 record: .reaction(
                     Reaction(gameID: "g", authorID: "acct-1", messageKey: "dev-1:m-1", emoji: "👍🏽", on: true, timestamp: HLCTimestamp(wallMillis: 12)))
             ),
+            ZoneChange(
+                sequence: 8,
+                record: .flag(
+                    ClueFlag(gameID: "g", authorID: "acct-1", number: 17, direction: .down, on: false, timestamp: HLCTimestamp(wallMillis: 13)))
+            ),
         ]
         #expect(Set(changes.map(\.record.kind)) == Set(ZoneChange.Record.Kind.allCases))
         let encoded = changes.map(EncodedChange.init)
         #expect(EncodedChange.list(encoded) == JSONText.sorted(changes))
         #expect(EncodedChange.list([]) == JSONText.sorted([ZoneChange]()))
         #expect(try encoded.map { try $0.decoded() } == changes)
-        #expect(changes.map(\.record.key) == ["game", "acct-1", "dev-1:1", "dev-1", "dev-1:10", "dev-1:m-1", "acct-1|dev-1:m-1|👍🏽"])
+        #expect(changes.map(\.record.key) == ["game", "acct-1", "dev-1:1", "dev-1", "dev-1:10", "dev-1:m-1", "acct-1|dev-1:m-1|👍🏽", "acct-1|17D"])
         #expect(throws: DecodingError.self) { try EncodedChange(sequence: 6, kind: .seal, json: #"{"lastSeq":"x"}"#).decoded() }
 
         // The messages spliced around them, each against its Codable twin.
