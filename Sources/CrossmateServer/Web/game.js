@@ -920,7 +920,7 @@ class GamePage {
       this.clueBar.dataset.shown = shown + flaggedBy;
       this.clueBar.replaceChildren(
         el("b", {}, label), " ", word?.text ?? "",
-        flags.length ? el("span", { class: "flagnote", "data-flagged-by": flaggedBy, style: `color:${this.colorOf(flags[0].authorID)}` }, ` ⚑ ${flaggedBy}`) : null,
+        ...(flags.length ? [el("span", { class: "flagnote", "data-flagged-by": flaggedBy, style: `color:${this.colorOf(flags[0].authorID)}` }, ` ⚑ ${flaggedBy}`)] : []),
       );
     }
     const mine = !!this.myFlag();

@@ -82,7 +82,8 @@ export async function statsPage(main) {
   }
   const figure = (value, label, name) => el("div", { class: "figure", "data-stat": name }, el("strong", {}, value), el("span", {}, label));
   const help = [[stats.withChecks, "with checks"], [stats.withReveals, "with reveals"], [stats.withAutocheck, "with autocheck"]].filter(([count]) => count);
-  body.replaceChildren(
+  // (replaceChildren would write a null as "null": the parts a page may not have are dropped.)
+  const parts = [
     el(
       "div",
       { class: "figures" },
@@ -124,5 +125,6 @@ export async function statsPage(main) {
         )
       : null,
     el("p", { class: "help" }, `Days are counted in ${answer.timeZone}.`),
-  );
+  ];
+  body.replaceChildren(...parts.filter(Boolean));
 }
