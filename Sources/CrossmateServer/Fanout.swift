@@ -15,6 +15,10 @@ enum FanoutEvent: Codable, Sendable {
     case cursor(game: String, deviceID: String, authorID: String, cursor: CursorPosition)
     /// A device was signed out or revoked: its token is forgotten and its sockets close.
     case deviceRevoked(deviceID: String)
+    /// Messages for one account's sockets, wherever they are: a nudge, the next puzzle started
+    /// with it.
+    case nudge(authorID: String, nudge: NudgeView)
+    case nextGame(authorID: String, next: NextGameView)
 }
 
 /// Delivers events to this instance's sockets and, with PostgreSQL, to every other instance.
@@ -38,6 +42,8 @@ extension SocketHub {
         case let .feed(authorID, sequence): feed(authorID: authorID, sequence: sequence)
         case let .cursor(game, deviceID, authorID, cursor): self.cursor(game: game, deviceID: deviceID, authorID: authorID, cursor: cursor)
         case let .deviceRevoked(deviceID): closeSockets(deviceID: deviceID)
+        case let .nudge(authorID, nudge): send(.nudge(nudge), toAuthor: authorID)
+        case let .nextGame(authorID, next): send(.nextGame(next), toAuthor: authorID)
         }
     }
 }

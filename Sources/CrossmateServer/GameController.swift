@@ -86,7 +86,7 @@ struct GameController {
             guard try await !SocialController.blocked(by: player.authorID, store: state.store).contains(device.authorID) else { continue }
             try await state.writes.setParticipant(
                 ParticipantRecord(gameID: game.gameID, authorID: player.authorID, displayName: player.displayName, role: .player), feedState: .active)
-            state.hub.send(.nextGame(next), toAuthor: player.authorID)
+            await state.fanout.publish(.nextGame(authorID: player.authorID, next: next))
             names.append(player.displayName)
         }
         return names

@@ -181,7 +181,7 @@ struct SocialController {
         for participant in try await state.store.participants(gameID: gameID)
         where participant.authorID != device.authorID && !participant.hasLeft && !participant.revoked {
             guard try await !Self.blocked(by: participant.authorID, store: state.store).contains(device.authorID) else { continue }
-            state.hub.send(.nudge(view), toAuthor: participant.authorID)
+            await state.fanout.publish(.nudge(authorID: participant.authorID, nudge: view))
             await state.writes.feedChanged(of: participant.authorID)
         }
         return EditedResponse(status: .created, response: view)

@@ -29,6 +29,16 @@ import Testing
         var events: [FanoutEvent] = (1...400).map { Self.poke(Int64($0) * 2, changes: 2) }
         events.insert(.feed(authorID: "acct-1", sequence: 9), at: 17)
         events.insert(
+            .nudge(
+                authorID: "acct-2",
+                nudge: NudgeView(
+                    gameID: "game-1", nudgeID: "nudge-1", fromAuthor: "acct-1", fromName: "Ann \"A\"", message: "17 Across?", createdAt: 5)),
+            at: 40)
+        events.insert(
+            .nextGame(
+                authorID: "acct-2", next: NextGameView(fromGameID: "game-1", gameID: "game-2", title: "Daybreak", byAuthor: "acct-1", byName: "Ann")),
+            at: 41)
+        events.insert(
             .cursor(game: "game-1", deviceID: "dev-b", authorID: "acct-2", cursor: CursorPosition(row: 1, col: 2, direction: .down)), at: 300)
         let payloads = PostgresFanout.payloads(for: events, instance: "instance-a")
         #expect(payloads.count > 10)

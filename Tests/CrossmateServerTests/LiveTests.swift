@@ -454,6 +454,17 @@ import Testing
                         == .cursor(
                             gameID: game.gameID, deviceID: bob.deviceID, authorID: bob.account.authorID,
                             cursor: CursorPosition(row: 1, col: 0, direction: .down)))
+                // A nudge and the next puzzle started together reach an account's sockets on
+                // the other instance.
+                let _: NudgeView = try await two.call(.post, "/v1/games/\(game.gameID)/nudges", token: bob.token, json: NudgeRequest(message: "hi"))
+                let nudge = try await probe.next(&iterator) { if case .nudge = $0 { true } else { false } }
+                guard case let .nudge(heard) = nudge else { return }
+                #expect(heard.fromAuthor == bob.account.authorID && heard.message == "hi")
+                let next: GameSummary = try await two.call(
+                    .post, "/v1/games", token: bob.token, json: CreateGameRequest(bundled: "daybreak", with: game.gameID))
+                let told = try await probe.next(&iterator) { if case .nextGame = $0 { true } else { false } }
+                guard case let .nextGame(started) = told else { return }
+                #expect(started.gameID == next.gameID && started.fromGameID == game.gameID && started.byName == "Bob")
                 // The LISTEN connection drops (here: killed by the database); the instance
                 // reconnects and catches up, so Ann still hears of Bob's next move.
                 try await terminateListeners()
