@@ -151,12 +151,13 @@ actor BrowserGame {
     /// Each message's zone sequence (the catch-up counts those after the account's horizon).
     private var messageSequences: [(sequence: Int64, message: ChatMessage)] = []
     private var news: [MessageView] = []
-    /// Every reaction read (`Chat.tallies` decides which stand), and the messages whose
-    /// reactions the browser has not been sent yet.
-    private var reactions: [Reaction] = []
+    /// The deciding reaction of each author, message and emoji (`Chat.tallies` says which
+    /// stand), and the messages whose reactions the browser has not been sent yet.
+    private var reactions: [String: Reaction] = [:]
     private var reactionNews: Set<String> = []
-    /// Every clue flag read, and the flags that show as the browser was last sent them.
-    private var flags: [ClueFlag] = []
+    /// The deciding flag of each author and clue, and the flags that show as the browser was
+    /// last sent them.
+    private var flags: [String: ClueFlag] = [:]
     private var flagsSent: [FlagView]?
     /// This device's presence in the game (a lease while a browser views it, and what it has
     /// been shown).
@@ -217,8 +218,10 @@ actor BrowserGame {
         moves: [(sequence: Int64, move: Move)], pauses: [Pause], messages: [(sequence: Int64, message: ChatMessage)], reactions: [Reaction],
         flags: [ClueFlag], players: [StoredParticipant]
     ) {
-        self.flags = flags
-        self.reactions = reactions
+        for flag in flags where self.flags[flag.key].map({ flag.wins(over: $0) }) ?? true { self.flags[flag.key] = flag }
+        for reaction in reactions where self.reactions[reaction.key].map({ reaction.wins(over: $0) }) ?? true {
+            self.reactions[reaction.key] = reaction
+        }
         self.gameID = gameID
         self.device = device
         self.puzzle = puzzle
@@ -303,10 +306,15 @@ actor BrowserGame {
             messages: takeNews(), reactions: takeReactionNews(), flags: takeFlagNews())
     }
 
+    /// Flags read from the zone or just raised: each key keeps its deciding one.
+    private func keep(_ fresh: [ClueFlag]) {
+        for flag in fresh where flags[flag.key].map({ flag.wins(over: $0) }) ?? true { flags[flag.key] = flag }
+    }
+
     /// The flags that show, when they differ from what the browser was last sent (a word just
     /// filled takes its flags down).
     private func takeFlagNews() -> [FlagView]? {
-        let shown = Flags.shown(flags, puzzle: puzzle, grid: replica.grid).map { FlagView($0, puzzle: puzzle) }
+        let shown = Flags.shown(flags.values, puzzle: puzzle, grid: replica.grid).map { FlagView($0, puzzle: puzzle) }
         guard shown != flagsSent else { return nil }
         flagsSent = shown
         return shown
@@ -316,15 +324,16 @@ actor BrowserGame {
     private func takeReactionNews() -> [MessageReactions]? {
         guard !reactionNews.isEmpty else { return nil }
         defer { reactionNews = [] }
-        let tallies = Chat.tallies(reactions, hiding: blocked)
+        let tallies = Chat.tallies(reactions.values, hiding: blocked)
         return reactionNews.sorted().map { MessageReactions(key: $0, tallies: tallies[$0] ?? []) }
     }
 
     /// Reactions read from the zone or just given: the messages they are on are sent again.
     private func hear(_ fresh: [Reaction]) {
-        guard !fresh.isEmpty else { return }
-        reactions += fresh
-        reactionNews.formUnion(fresh.map(\.messageKey))
+        for reaction in fresh where reactions[reaction.key].map({ reaction.wins(over: $0) }) ?? true {
+            reactions[reaction.key] = reaction
+            reactionNews.insert(reaction.messageKey)
+        }
     }
 
     /// The messages not yet sent to the browser (each sent once, with the next message).
@@ -364,7 +373,7 @@ actor BrowserGame {
             opened.messages = conversation.enumerated().map { MessageView($0.element, index: $0.offset) }
             reactionNews = []
             opened.quickReactions = Chat.quickReactions
-            let tallies = Chat.tallies(reactions, hiding: blocked)
+            let tallies = Chat.tallies(reactions.values, hiding: blocked)
             opened.reactions = conversation.compactMap { message in tallies[message.key].map { MessageReactions(key: message.key, tallies: $0) } }
             let viewing = Set(here.keys)
             opened.cursors = try await state.store.cursors(gameID: gameID).compactMap { stored in
@@ -431,7 +440,7 @@ actor BrowserGame {
         messageSequences += read.messages
         hear(read.messages.map(\.message))
         hear(read.reactions)
-        flags += read.flags
+        keep(read.flags)
         sequence = through
         replica.receive(fresh.map(\.move))
         for (_, move) in fresh where move.replicaID == device.deviceID { performedBatches.insert(move.batchID) }
@@ -469,7 +478,7 @@ actor BrowserGame {
             let wasComplete = replica.completion
             let roster = playerViews
             let pausesBefore = pauses.count
-            let flagsBefore = flags.count
+            let flagsBefore = flags
             let caughtUp = await exclusively { () -> [SquareView]? in
                 do {
                     let before = sequence
@@ -493,7 +502,7 @@ actor BrowserGame {
             guard let squares = caughtUp else { return }
             guard
                 !squares.isEmpty || wasReadOnly != readOnly || wasComplete != replica.completion || roster != playerViews
-                    || pauses.count != pausesBefore || !news.isEmpty || !reactionNews.isEmpty || flags.count != flagsBefore
+                    || pauses.count != pausesBefore || !news.isEmpty || !reactionNews.isEmpty || flags != flagsBefore
             else { continue }
             let update = ServerSocketMessage.update(update(squares: squares, now: state.now()))
             for viewer in viewers { state.hub.reply(viewer, update) }
@@ -663,7 +672,7 @@ actor BrowserGame {
         return await performSocial(request, state: state) { at in
             let answer = try await state.writes.flag(
                 PostFlagRequest(number: clue.number, direction: direction, on: on, timestamp: at), in: gameID, by: device)
-            flags.append(answer.flag)
+            keep([answer.flag])
         }
     }
 

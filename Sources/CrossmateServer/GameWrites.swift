@@ -200,7 +200,7 @@ struct GameWrites: Sendable {
         let message = ChatMessage(
             gameID: gameID, authorID: device.authorID, replicaID: device.deviceID, messageID: body.messageID, text: text, timestamp: body.timestamp)
         // A resend finds the message kept the first time: it is answered with that one.
-        let (sequence, kept, isNew) = try await state.store.putMessage(message)
+        let (sequence, kept, isNew) = try await refusedInWords { try await state.store.putMessage(message) }
         if isNew { await stored(in: gameID, at: sequence) }
         return PostMessageResponse(message: kept, sequence: sequence, serverTime: now)
     }
@@ -221,7 +221,7 @@ struct GameWrites: Sendable {
         let now = try admitSocial(body.timestamp, "reaction", by: device)
         let reaction = Reaction(
             gameID: gameID, authorID: device.authorID, messageKey: body.messageKey, emoji: body.emoji, on: body.on, timestamp: body.timestamp)
-        let (sequence, kept, isNew) = try await state.store.putReaction(reaction)
+        let (sequence, kept, isNew) = try await refusedInWords { try await state.store.putReaction(reaction) }
         if isNew { await stored(in: gameID, at: sequence) }
         return PostReactionResponse(reaction: kept, sequence: sequence, serverTime: now)
     }
@@ -239,6 +239,11 @@ struct GameWrites: Sendable {
         let (sequence, kept, isNew) = try await state.store.putFlag(flag)
         if isNew { await stored(in: gameID, at: sequence) }
         return PostFlagResponse(flag: kept, sequence: sequence, serverTime: now)
+    }
+
+    /// `body`, with a refusal of the store's said as the API says it (a full chat, say).
+    private func refusedInWords<T>(_ body: () async throws -> T) async throws -> T {
+        do { return try await body() } catch let refusal as StoreRefusal { throw refusal.apiError }
     }
 
     /// A message, reaction or flag (`what`) may be stored when its stamp is not ahead of the

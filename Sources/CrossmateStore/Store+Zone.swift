@@ -106,7 +106,11 @@ extension Store {
     /// Stores a chat message (a record the zone keeps once) under the zone's next sequence,
     /// unless one is kept under its key already: then that one and its sequence (a resend after
     /// a lost answer changes nothing). `isNew` says which.
-    public func putMessage(_ message: ChatMessage) async throws -> (sequence: Int64, kept: ChatMessage, isNew: Bool) {
+    public func putMessage(
+        _ message: ChatMessage, maximum: Int = Chat.maximumMessagesPerGame
+    ) async throws -> (
+        sequence: Int64, kept: ChatMessage, isNew: Bool
+    ) {
         let record = ZoneChange.Record.message(message)
         let gameID = message.gameID
         let forUpdate = database.forUpdate
@@ -125,6 +129,7 @@ extension Store {
                 }
                 return (change.sequence, kept, false)
             }
+            try await Self.requireRoom(db, gameID: gameID, for: .message, maximum: maximum)
             let sequence = try await Self.nextSequence(db, gameID: gameID, forUpdate: forUpdate)
             try await Self.putRecord(db, gameID: gameID, sequence: sequence, record)
             return (sequence, message, true)
@@ -134,8 +139,12 @@ extension Store {
     /// Stores a reaction under the zone's next sequence unless the one kept under its key
     /// decides over it (`Reaction.wins`): then that one stays, with its sequence, and `isNew` is
     /// false.
-    public func putReaction(_ reaction: Reaction) async throws -> (sequence: Int64, kept: Reaction, isNew: Bool) {
-        try await putLatest(reaction, as: ZoneChange.Record.reaction, gameID: reaction.gameID) {
+    public func putReaction(
+        _ reaction: Reaction, maximum: Int = Chat.maximumReactionsPerGame
+    ) async throws -> (
+        sequence: Int64, kept: Reaction, isNew: Bool
+    ) {
+        try await putLatest(reaction, as: ZoneChange.Record.reaction, gameID: reaction.gameID, maximum: maximum) {
             if case let .reaction(kept) = $0 { kept } else { nil }
         } wins: {
             $0.wins(over: $1)
@@ -155,7 +164,7 @@ extension Store {
     /// kept under its key wins over it. The game's row is locked first, so two devices' records
     /// decide in one order.
     private func putLatest<Value: Equatable & Sendable>(
-        _ value: Value, as record: @escaping @Sendable (Value) -> ZoneChange.Record, gameID: String,
+        _ value: Value, as record: @escaping @Sendable (Value) -> ZoneChange.Record, gameID: String, maximum: Int? = nil,
         read: @escaping @Sendable (ZoneChange.Record) -> Value?, wins: @escaping @Sendable (Value, Value) -> Bool
     ) async throws -> (sequence: Int64, kept: Value, isNew: Bool) {
         let written = record(value)
@@ -174,11 +183,21 @@ extension Store {
                         what: "\(written.kind.rawValue) at \(change.sequence)", gameID: gameID, reason: "it is another kind of record")
                 }
                 if kept == value || !wins(value, kept) { return (change.sequence, kept, false) }
+            } else if let maximum {
+                try await Self.requireRoom(db, gameID: gameID, for: written.kind, maximum: maximum)
             }
             let sequence = try await Self.nextSequence(db, gameID: gameID, forUpdate: forUpdate)
             try await Self.putRecord(db, gameID: gameID, sequence: sequence, written)
             return (sequence, value, true)
         }
+    }
+
+    /// Refuses a new record of `kind` when the game holds `maximum` already.
+    static func requireRoom(_ db: any SQLConnection, gameID: String, for kind: ZoneChange.Record.Kind, maximum: Int) async throws {
+        let held =
+            try await db.first("SELECT count(*) FROM records WHERE game_id = ? AND record_type = ?", .text(gameID), .text(kind.rawValue))?
+            .int(0) ?? 0
+        guard held < Int64(maximum) else { throw StoreRefusal.tooManyRecords(kind, maximum: maximum) }
     }
 
     /// Whether the game's zone holds a record of `kind` under `key`.

@@ -212,4 +212,6 @@ public enum StoreRefusal: Error, Hashable, Sendable {
     case notPlayedWith
     /// The account already holds the most Decisions it may.
     case tooManyDecisions(maximum: Int)
+    /// The game already holds the most records of this kind it keeps (chat messages, reactions).
+    case tooManyRecords(ZoneChange.Record.Kind, maximum: Int)
 }

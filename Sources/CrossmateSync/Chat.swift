@@ -31,6 +31,10 @@ public enum Chat {
     public static let maximumBytes = 1_000
     /// A message id is at most this many bytes, of letters, digits, "-" and "_".
     public static let maximumIDBytes = 64
+    /// A game keeps at most this many messages, and reactions (each author, message and emoji
+    /// one), so neither its zone nor anything holding its conversation grows without bound.
+    public static let maximumMessagesPerGame = 5_000
+    public static let maximumReactionsPerGame = 20_000
     /// Messages each account may send at once, then how many a second.
     public static let burst = 20.0
     public static let perSecond = 0.5
