@@ -65,7 +65,6 @@ public struct SyncStatus: Hashable, Sendable, CustomStringConvertible {
     }
 }
 
-/// What a UI hears from the engine.
 /// A chat message as a UI shows it: the message, whether the server has it yet, and why it
 /// refused it (then it stays, marked, and is not sent again).
 public struct ChatLine: Hashable, Sendable {
@@ -83,6 +82,7 @@ public struct ChatLine: Hashable, Sendable {
     }
 }
 
+/// What a UI hears from the engine.
 public enum EngineEvent: Sendable {
     /// Squares of a game changed (typed here, or merged from others).
     case gridChanged(gameID: String, squares: [SquareChange])

@@ -232,16 +232,9 @@ class GamePage {
   /** Sends a chat message as a command: it waits in the queue while offline, like a letter. */
   async say(text) {
     if (this.view.readOnly) return toast("You were removed from this game; you can read it but not write in it.", "error");
-    const typedAt = Math.round(connection.now());
     const random = crypto.getRandomValues(new Uint32Array(2));
-    const messageID = `${typedAt.toString(36)}-${random[0].toString(36)}${random[1].toString(36)}`;
-    const command = { kind: "chat", text, messageID };
-    const local = this.state.typed(command);
-    const id = await enqueue(this.gameID, command, typedAt);
-    this.state.queued(id, command, typedAt, local);
-    this.render();
-    this.flush();
-    this.renderStatus();
+    const messageID = `${Date.now().toString(36)}-${random[0].toString(36)}${random[1].toString(36)}`;
+    await this.queue({ kind: "chat", text, messageID });
   }
 
   /** This player's flag on the current clue, if one shows. */
@@ -256,23 +249,14 @@ class GamePage {
     const word = this.board.clue(this.cursor, this.cursor.direction);
     if (!word) return;
     const on = !this.myFlag();
-    const typedAt = Math.round(connection.now());
-    const command = { kind: "flag", row: this.cursor.row, col: this.cursor.col, direction: this.cursor.direction, on };
-    const id = await enqueue(this.gameID, command, typedAt);
-    this.state.queued(id, command, typedAt);
-    this.flush();
+    await this.queue({ kind: "flag", row: this.cursor.row, col: this.cursor.col, direction: this.cursor.direction, on });
     toast(on ? `Flagged ${word.number} ${word.direction === "across" ? "Across" : "Down"} for the others.` : "Flag taken down.");
   }
 
   /** Gives or takes back a reaction, as a queued command like a message. */
   async sendReaction(messageKey, emoji, on) {
     if (this.view.readOnly) return;
-    const typedAt = Math.round(connection.now());
-    const command = { kind: "react", messageKey, emoji, on };
-    const id = await enqueue(this.gameID, command, typedAt);
-    this.state.queued(id, command, typedAt);
-    this.flush();
-    this.render();
+    await this.queue({ kind: "react", messageKey, emoji, on });
   }
 
   /** Shows the chat (on a phone it is below the clues) and puts the cursor on its line. */
@@ -316,13 +300,19 @@ class GamePage {
       this.caught = null;
       this.catchUpLine = null;
     }
-    const typedAt = Math.round(connection.now());
     const local = this.state.typed(command);
     this.render();
+    await this.queue(command, local);
+  }
+
+  /** Puts a command in the queue (IndexedDB: it outlives a reload) and sends what can go.
+   * `local`: the id it was shown under while the queue named it. */
+  async queue(command, local = null) {
+    const typedAt = Math.round(connection.now());
     const id = await enqueue(this.gameID, command, typedAt);
     this.state.queued(id, command, typedAt, local);
     this.flush();
-    this.renderStatus();
+    this.render();
   }
 
   /** The letter a square shows: the newest unanswered edit, else the server's. */
