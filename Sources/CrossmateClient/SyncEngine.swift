@@ -906,18 +906,17 @@ public actor SyncEngine {
                 emit(.gridChanged(gameID: flag.gameID, squares: []))
                 return .done
             } catch {
-                if case let .refused(body, status, _) = error, status < 500, body.error != .rateLimited {
-                    if body.error == .clockSkew {
-                        var restamped = flag
-                        restamped.timestamp = HLCTimestamp(wallMillis: clock.now)
-                        _ = try? store.saveFlag(restamped, sent: false)
-                        return .done
-                    }
-                    logger.error("the server refused a flag", metadata: ["game": "\(flag.gameID)", "error": "\(body.message)"])
+                switch Self.socialRefusal(error) {
+                case .restamp:
+                    var restamped = flag
+                    restamped.timestamp = HLCTimestamp(wallMillis: clock.now)
+                    _ = try? store.saveFlag(restamped, sent: false)
+                case let .forGood(reason):
+                    logger.error("the server refused a flag", metadata: ["game": "\(flag.gameID)", "error": "\(reason)"])
                     _ = try? store.saveFlag(flag, sent: true)
-                    return .done
+                case nil: return failed(error, gameID: flag.gameID)
                 }
-                return failed(error, gameID: flag.gameID)
+                return .done
             }
         case let .reaction(reaction):
             do {
@@ -930,21 +929,18 @@ public actor SyncEngine {
                 emit(.chatChanged(gameID: reaction.gameID))
                 return .done
             } catch {
-                if case let .refused(body, status, _) = error, status < 500, body.error != .rateLimited {
-                    if body.error == .clockSkew {
-                        var restamped = reaction
-                        restamped.timestamp = HLCTimestamp(wallMillis: clock.now)
-                        _ = try? store.saveReaction(restamped, sent: false)
-                        return .done
-                    }
-                    // Refused for good (the message is gone, the emoji is not one): it is dropped,
-                    // named in the log and on the chat.
-                    logger.error("the server refused a reaction", metadata: ["game": "\(reaction.gameID)", "error": "\(body.message)"])
+                switch Self.socialRefusal(error) {
+                case .restamp:
+                    var restamped = reaction
+                    restamped.timestamp = HLCTimestamp(wallMillis: clock.now)
+                    _ = try? store.saveReaction(restamped, sent: false)
+                case let .forGood(reason):
+                    logger.error("the server refused a reaction", metadata: ["game": "\(reaction.gameID)", "error": "\(reason)"])
                     _ = try? store.saveReaction(reaction, sent: true)
                     emit(.chatChanged(gameID: reaction.gameID))
-                    return .done
+                case nil: return failed(error, gameID: reaction.gameID)
                 }
-                return failed(error, gameID: reaction.gameID)
+                return .done
             }
         case let .message(message):
             do {
@@ -954,29 +950,18 @@ public actor SyncEngine {
                 emit(.chatChanged(gameID: message.gameID))
                 return .done
             } catch {
-                if case let .refused(body, status, _) = error {
-                    switch body.error {
-                    case .clockSkew:
-                        // The clock is corrected by the answer's serverTime already.
-                        var restamped = message
-                        restamped.timestamp = HLCTimestamp(wallMillis: clock.now)
-                        try? store.restampMessage(restamped)
-                        return .done
-                    case .invalid, .limitExceeded:
-                        try? store.markMessageRefused(message, reason: body.message)
-                        emit(.chatChanged(gameID: message.gameID))
-                        return .done
-                    default:
-                        if status < 500, body.error != .rateLimited, body.error != .readOnly, body.error != .forbidden,
-                            body.error != .notFound, body.error != .gone
-                        {
-                            try? store.markMessageRefused(message, reason: body.message)
-                            emit(.chatChanged(gameID: message.gameID))
-                            return .done
-                        }
-                    }
+                switch Self.socialRefusal(error) {
+                case .restamp:
+                    var restamped = message
+                    restamped.timestamp = HLCTimestamp(wallMillis: clock.now)
+                    try? store.restampMessage(restamped)
+                case let .forGood(reason):
+                    // Kept, marked with the reason: nothing typed disappears without a word.
+                    try? store.markMessageRefused(message, reason: reason)
+                    emit(.chatChanged(gameID: message.gameID))
+                case nil: return failed(error, gameID: message.gameID)
                 }
-                return failed(error, gameID: message.gameID)
+                return .done
             }
         case let .seal(gameID, lastSeq):
             do {
@@ -999,6 +984,22 @@ public actor SyncEngine {
                 return failed(error, gameID: gameID)
             }
         }
+    }
+
+    /// What a refusal of a message, reaction or flag means: send it again with a new stamp (the
+    /// clock is already corrected by the answer's serverTime), or it is refused for good (too
+    /// long, not an emoji, the chat full: sending it again cannot mend it), or nil: as any push,
+    /// wait (the server busy or away) or stop writing the game (removed, gone).
+    enum SocialRefusal: Equatable {
+        case restamp
+        case forGood(String)
+    }
+
+    static func socialRefusal(_ error: ServerFailure) -> SocialRefusal? {
+        guard case let .refused(body, status, _) = error else { return nil }
+        if body.error == .clockSkew { return .restamp }
+        guard status < 500, ![.rateLimited, .readOnly, .forbidden, .notFound, .gone].contains(body.error) else { return nil }
+        return .forGood(body.message)
     }
 
     private func failed(_ error: ServerFailure, gameID: String) -> PushOutcome {

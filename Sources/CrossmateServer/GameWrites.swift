@@ -216,7 +216,7 @@ struct GameWrites: Sendable {
         guard body.messageKey.utf8.count <= 2 * ProtocolLimits.maximumIdentifierBytes + 1,
             try await state.store.holds(gameID: gameID, .message, key: body.messageKey)
         else {
-            throw APIError(.notFound, "there is no message \(TextRule.quote(body.messageKey)) in this game")
+            throw APIError(.invalid, "there is no message \(TextRule.quote(body.messageKey)) in this game")
         }
         let now = try admitSocial(body.timestamp, "reaction", by: device)
         let reaction = Reaction(

@@ -191,6 +191,12 @@ import Testing
         _ = try await bob.engine.syncOnce()
         let flagged = try await bob.engine.view(gameID).flags
         #expect(flagged.map(\.number) == [6] && flagged.first?.authorID == annAgain.identity.authorID)
+        // A reaction the server refuses for good (its message does not exist) leaves the outbox;
+        // the game stays writable.
+        try await annAgain.engine.react(to: "dev-nobody:gone", with: "👍", in: gameID)
+        _ = try? await annAgain.engine.syncOnce()
+        #expect(try annAgain.store.unsentReactions().isEmpty)
+        #expect(try annAgain.store.game(gameID)?.readOnly == false)
         // Bob's laptop lists Ann's messages as unread until his phone shows the game.
         let fromAnn = written.count { $0.hasPrefix("Ann") }
         await bob.engine.stop()

@@ -139,7 +139,7 @@ import Testing
             let notEmoji = try await react(bob, "lol", on: true, at: now)
             #expect(notEmoji.status == .badRequest && String(buffer: notEmoji.body).contains("one emoji"))
             let nowhere = try await react(bob, "👍", on: true, at: now, to: "dev-x:nothing")
-            #expect(nowhere.status == .notFound && String(buffer: nowhere.body).contains("no message"))
+            #expect(nowhere.status == .badRequest && String(buffer: nowhere.body).contains("no message"))
         }
     }
 
