@@ -218,10 +218,8 @@ actor BrowserGame {
         moves: [(sequence: Int64, move: Move)], pauses: [Pause], messages: [(sequence: Int64, message: ChatMessage)], reactions: [Reaction],
         flags: [ClueFlag], players: [StoredParticipant]
     ) {
-        for flag in flags where self.flags[flag.key].map({ flag.wins(over: $0) }) ?? true { self.flags[flag.key] = flag }
-        for reaction in reactions where self.reactions[reaction.key].map({ reaction.wins(over: $0) }) ?? true {
-            self.reactions[reaction.key] = reaction
-        }
+        self.flags = [String: ClueFlag](deciding: flags)
+        self.reactions = [String: Reaction](deciding: reactions)
         self.gameID = gameID
         self.device = device
         self.puzzle = puzzle
@@ -308,7 +306,7 @@ actor BrowserGame {
 
     /// Flags read from the zone or just raised: each key keeps its deciding one.
     private func keep(_ fresh: [ClueFlag]) {
-        for flag in fresh where flags[flag.key].map({ flag.wins(over: $0) }) ?? true { flags[flag.key] = flag }
+        for flag in fresh { flags.keepDeciding(flag) }
     }
 
     /// The flags that show, when they differ from what the browser was last sent (a word just
@@ -330,10 +328,7 @@ actor BrowserGame {
 
     /// Reactions read from the zone or just given: the messages they are on are sent again.
     private func hear(_ fresh: [Reaction]) {
-        for reaction in fresh where reactions[reaction.key].map({ reaction.wins(over: $0) }) ?? true {
-            reactions[reaction.key] = reaction
-            reactionNews.insert(reaction.messageKey)
-        }
+        for reaction in fresh where reactions.keepDeciding(reaction) { reactionNews.insert(reaction.messageKey) }
     }
 
     /// The messages not yet sent to the browser (each sent once, with the next message).

@@ -111,28 +111,11 @@ extension Store {
     ) async throws -> (
         sequence: Int64, kept: ChatMessage, isNew: Bool
     ) {
-        let record = ZoneChange.Record.message(message)
-        let gameID = message.gameID
-        let forUpdate = database.forUpdate
-        return try await database.transaction { db in
-            // The game's row is locked first, so two resends at once cannot both store it.
-            guard try await db.first("SELECT zone_seq FROM games WHERE game_id = ?\(forUpdate)", .text(gameID)) != nil else {
-                throw StoreRefusal.gameNotFound
-            }
-            if let row = try await db.first(
-                "SELECT zone_seq, record_type, body FROM records WHERE game_id = ? AND record_type = ? AND record_key = ?", .text(gameID),
-                .text(record.kind.rawValue), .text(record.key))
-            {
-                let change = try Self.encodedChange(row, gameID: gameID)
-                guard case let .message(kept) = try change.decoded(gameID: gameID).record else {
-                    throw CorruptRecord(what: "message at \(change.sequence)", gameID: gameID, reason: "it is not a message")
-                }
-                return (change.sequence, kept, false)
-            }
-            try await Self.requireRoom(db, gameID: gameID, for: .message, maximum: maximum)
-            let sequence = try await Self.nextSequence(db, gameID: gameID, forUpdate: forUpdate)
-            try await Self.putRecord(db, gameID: gameID, sequence: sequence, record)
-            return (sequence, message, true)
+        // Written once: the one kept never gives way.
+        try await putLatest(message, as: ZoneChange.Record.message, gameID: message.gameID, maximum: maximum) {
+            if case let .message(kept) = $0 { kept } else { nil }
+        } wins: { _, _ in
+            false
         }
     }
 
@@ -160,9 +143,10 @@ extension Store {
         }
     }
 
-    /// A record whose latest decides: stored under the zone's next sequence unless the one
-    /// kept under its key wins over it. The game's row is locked first, so two devices' records
-    /// decide in one order.
+    /// A record whose latest decides (or, with `wins` never true, one written once): stored
+    /// under the zone's next sequence unless the one kept under its key wins over it, and only
+    /// while the game holds fewer than `maximum` of its kind. The game's row is locked first, so
+    /// two devices' records decide in one order and two resends cannot both be stored.
     private func putLatest<Value: Equatable & Sendable>(
         _ value: Value, as record: @escaping @Sendable (Value) -> ZoneChange.Record, gameID: String, maximum: Int? = nil,
         read: @escaping @Sendable (ZoneChange.Record) -> Value?, wins: @escaping @Sendable (Value, Value) -> Bool

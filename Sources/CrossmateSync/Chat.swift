@@ -78,7 +78,7 @@ public enum Chat {
 /// A player's emoji reaction to a chat message: one record per author, message and emoji, the
 /// latest (by HLC timestamp) deciding whether it stands, so a reaction taken back on one device
 /// and given again on another ends the same everywhere.
-public struct Reaction: Hashable, Sendable, Codable {
+public struct Reaction: Hashable, Sendable, Codable, DecidedByLatest {
     public var gameID: GameID
     /// Stamped by the server from the writing device's token.
     public var authorID: AuthorID
@@ -122,9 +122,9 @@ extension Chat {
 
     /// The reactions that stand: of each author, message and emoji the deciding one, if it is on.
     public static func standing(_ reactions: some Sequence<Reaction>) -> [Reaction] {
-        var latest: [String: Reaction] = [:]
-        for reaction in reactions where latest[reaction.key].map({ reaction.wins(over: $0) }) ?? true { latest[reaction.key] = reaction }
-        return latest.values.filter(\.on).sorted { ($0.messageKey, $0.emoji, $0.authorID) < ($1.messageKey, $1.emoji, $1.authorID) }
+        [String: Reaction](deciding: reactions).values.filter(\.on).sorted {
+            ($0.messageKey, $0.emoji, $0.authorID) < ($1.messageKey, $1.emoji, $1.authorID)
+        }
     }
 
     /// One emoji's reactions to a message: who gave it (in a stable order).

@@ -4,7 +4,7 @@ import CrossmateCore
 /// in the game's zone, the latest (HLC) deciding whether it stands. A flag shows while it
 /// stands and its word still has an empty square, so filling the word clears every flag on it
 /// on every device alike, with nothing more written.
-public struct ClueFlag: Hashable, Sendable, Codable {
+public struct ClueFlag: Hashable, Sendable, Codable, DecidedByLatest {
     public var gameID: GameID
     /// Stamped by the server from the writing device's token.
     public var authorID: AuthorID
@@ -37,9 +37,7 @@ public enum Flags {
     /// The flags that show: of each author and clue the deciding one, if it stands, the clue
     /// exists and its word has an empty square; oldest first.
     public static func shown(_ flags: some Sequence<ClueFlag>, puzzle: Puzzle, grid: GameGrid) -> [ClueFlag] {
-        var latest: [String: ClueFlag] = [:]
-        for flag in flags where latest[flag.key].map({ flag.wins(over: $0) }) ?? true { latest[flag.key] = flag }
-        return latest.values.filter { flag in
+        [String: ClueFlag](deciding: flags).values.filter { flag in
             guard flag.on, let clue = puzzle.clues(flag.direction).first(where: { $0.number == flag.number }) else { return false }
             return clue.cells.contains { grid.letter(at: $0).isEmpty }
         }.sorted { ($0.timestamp, $0.key) < ($1.timestamp, $1.key) }

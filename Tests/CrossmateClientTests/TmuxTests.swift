@@ -56,6 +56,9 @@ import Testing
             tmux = Tmux(directory: directory.path)
         }
 
+        /// What a tmux session's screen shows now.
+        func screen(_ session: String) throws -> String { try tmux(["capture-pane", "-p", "-t", session]) }
+
         func close() {
             _ = try? tmux(["kill-server"])
             server.kill()
@@ -69,6 +72,16 @@ import Testing
         try crossmate(["login", "--server", server.baseURL, "--name", "Bob", "--profile", "bob"], home)
         try crossmate(["new", "--bundled", "green-light"], home)
         try crossmate(["join", try crossmate(["invite", "Green"], home).trimmingCharacters(in: .whitespacesAndNewlines), "--profile", "bob"], home)
+    }
+
+    /// Ann and Bob (`annAndBobPlayGreenLight`) each playing Green Light in a terminal of `size`,
+    /// once both terminals show both of them here.
+    func bothPlaying(_ lab: Lab, size: (columns: Int, rows: Int) = (80, 24)) async throws -> (ann: String, bob: String) {
+        let xdg = lab.directory.path + "/xdg"
+        let ann = try await lab.tmux.play("Green", xdg: xdg, size: size)
+        let bob = try await lab.tmux.play("Green --profile bob", xdg: xdg, size: size)
+        try await eventually("both are here") { try lab.screen(ann).contains("2 here") && lab.screen(bob).contains("2 here") }
+        return (ann, bob)
     }
 
     @Test func offlineCommandsWorkOnLocalDataAndSaySo() async throws {
@@ -195,13 +208,11 @@ import Testing
     @Test func followingAnotherPlayerInTheRealTerminal() async throws {
         let lab = try Lab("crossmate-tmux")
         defer { lab.close() }
-        let (directory, server, home, tmux) = (lab.directory, lab.server, lab.home, lab.tmux)
+        let (server, home, tmux) = (lab.server, lab.home, lab.tmux)
         try annAndBobPlayGreenLight(server, home)
-        let ann = try await tmux.play("Green", xdg: directory.path + "/xdg")
-        let bob = try await tmux.play("Green --profile bob", xdg: directory.path + "/xdg")
-        let screen = { (session: String) in try tmux(["capture-pane", "-p", "-t", session]) }
+        let (ann, bob) = try await bothPlaying(lab)
+        let screen = lab.screen
         let clue = { (session: String) in try screen(session).split(separator: "\n", omittingEmptySubsequences: false).dropFirst().first ?? "" }
-        try await eventually("both are here") { try screen(ann).contains("2 here") && screen(bob).contains("2 here") }
         try tmux(["send-keys", "-t", bob, "Tab"])
         try await eventually("Bob is on 5 Across") { try clue(bob).hasPrefix(" 5A") }
         try tmux(["send-keys", "-t", ann, "C-f"])
@@ -224,7 +235,7 @@ import Testing
     @Test func chattingInTheRealTerminalAndFromTheCommandLine() async throws {
         let lab = try Lab("crossmate-tmux")
         defer { lab.close() }
-        let (directory, server, home, tmux) = (lab.directory, lab.server, lab.home, lab.tmux)
+        let (server, home, tmux) = (lab.server, lab.home, lab.tmux)
         try annAndBobPlayGreenLight(server, home)
         let bobHome = home.merging(["CROSSMATE_PROFILE": "bob"]) { $1 }
         // Bob writes first from the command line, before anyone plays.
@@ -232,10 +243,8 @@ import Testing
         let annList = try crossmate(["games", "--json"], home)
         #expect(annList.contains(#""unreadMessages":1"#))
         #expect(try crossmate(["games"], home).contains("1 new message"))
-        let ann = try await tmux.play("Green", xdg: directory.path + "/xdg", size: (100, 30))
-        let bob = try await tmux.play("Green --profile bob", xdg: directory.path + "/xdg", size: (100, 30))
-        let screen = { (session: String) in try tmux(["capture-pane", "-p", "-t", session]) }
-        try await eventually("both are here") { try screen(ann).contains("2 here") && screen(bob).contains("2 here") }
+        let (ann, bob) = try await bothPlaying(lab, size: (100, 30))
+        let screen = lab.screen
         #expect(try screen(ann).contains("Bob: hello from the shell"))
         try tmux(["send-keys", "-t", ann, "C-t"])
         try await eventually("the chat line") { try screen(ann).contains("Say: _") }
@@ -272,7 +281,7 @@ import Testing
         let (directory, server, home, tmux) = (lab.directory, lab.server, lab.home, lab.tmux)
         try annAndBobPlayGreenLight(server, home)
         let bob = try await tmux.play("Green --profile bob", xdg: directory.path + "/xdg")
-        let screen = { (session: String) in try tmux(["capture-pane", "-p", "-t", session]) }
+        let screen = lab.screen
         let started = try crossmate(["new", "--bundled", "daybreak", "--with", "Green"], home)
         #expect(started.contains("Started Daybreak") && started.contains("with Bob"))
         try await eventually("Bob is in the new game") {
@@ -291,12 +300,10 @@ import Testing
     @Test func flaggingAClueInTheRealTerminal() async throws {
         let lab = try Lab("crossmate-tmux")
         defer { lab.close() }
-        let (directory, server, home, tmux) = (lab.directory, lab.server, lab.home, lab.tmux)
+        let (server, home, tmux) = (lab.server, lab.home, lab.tmux)
         try annAndBobPlayGreenLight(server, home)
-        let ann = try await tmux.play("Green", xdg: directory.path + "/xdg", size: (100, 30))
-        let bob = try await tmux.play("Green --profile bob", xdg: directory.path + "/xdg", size: (100, 30))
-        let screen = { (session: String) in try tmux(["capture-pane", "-p", "-t", session]) }
-        try await eventually("both are here") { try screen(ann).contains("2 here") && screen(bob).contains("2 here") }
+        let (ann, bob) = try await bothPlaying(lab, size: (100, 30))
+        let screen = lab.screen
         try tmux(["send-keys", "-t", ann, "C-w"])
         try await eventually("Ann hears it is flagged") { try screen(ann).contains("Flagged 1 Across for the others") }
         try await eventually("Bob's clue bar and list show it") {
@@ -315,7 +322,7 @@ import Testing
         try annAndBobPlayGreenLight(server, home)
         #expect(try crossmate(["stats"], home).contains("No finished puzzles yet"))
         let ann = try await tmux.play("Green", xdg: directory.path + "/xdg")
-        let screen = { (session: String) in try tmux(["capture-pane", "-p", "-t", session]) }
+        let screen = lab.screen
         for key in ["C-x", "r", "p"] { try tmux(["send-keys", "-t", ann, key]) }
         try await eventually("solved") { try screen(ann).contains("Solved in") }
         try tmux(["send-keys", "-t", ann, "C-q"])
@@ -337,7 +344,7 @@ import Testing
         try annAndBobPlayGreenLight(server, home)
         let ann = try await tmux.play("Green", xdg: directory.path + "/xdg")
         let bob = try await tmux.play("Green --profile bob", xdg: directory.path + "/xdg")
-        let screen = { (session: String) in try tmux(["capture-pane", "-p", "-t", session]) }
+        let screen = lab.screen
         try await eventually("Ann sees Bob arrive") { try screen(ann).contains("2 here") }
         try await eventually("Bob sees Ann on opening, before she moves") { try screen(bob).contains("2 here") }
         try tmux(["send-keys", "-t", bob, "C-q"])
