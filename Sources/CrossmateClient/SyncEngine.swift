@@ -679,9 +679,10 @@ public actor SyncEngine {
         guard let clue = replica.puzzle.clue(containing: position, direction) else {
             throw .invalidMessage("no \(direction.rawValue) word goes through that square")
         }
-        let flag = ClueFlag(
-            gameID: gameID, authorID: identity.authorID, number: clue.number, direction: direction, on: on,
-            timestamp: HLCTimestamp(wallMillis: clock.now))
+        var flag = ClueFlag(
+            gameID: gameID, authorID: identity.authorID, number: clue.number, direction: direction, on: on, timestamp: .zero)
+        let held = ((try? store.flags(gameID: gameID)) ?? []).first { $0.key == flag.key }
+        flag.timestamp = .after(held?.timestamp, now: clock.now)
         do { try store.saveFlag(flag, sent: false) } catch { throw .invalidMessage("the local store failed: \(error)") }
         emit(.gridChanged(gameID: gameID, squares: []))
         kickPush()
@@ -695,8 +696,9 @@ public actor SyncEngine {
         guard Chat.isReaction(emoji) else {
             throw .invalidMessage("a reaction is one emoji, such as \(Chat.quickReactions.joined(separator: " "))")
         }
-        let reaction = Reaction(
-            gameID: gameID, authorID: identity.authorID, messageKey: messageKey, emoji: emoji, on: on, timestamp: HLCTimestamp(wallMillis: clock.now))
+        var reaction = Reaction(gameID: gameID, authorID: identity.authorID, messageKey: messageKey, emoji: emoji, on: on, timestamp: .zero)
+        let held = ((try? store.reactions(gameID: gameID)) ?? []).first { $0.key == reaction.key }
+        reaction.timestamp = .after(held?.timestamp, now: clock.now)
         do { try store.saveReaction(reaction, sent: false) } catch { throw .invalidMessage("the local store failed: \(error)") }
         emit(.chatChanged(gameID: gameID))
         kickPush()

@@ -664,9 +664,11 @@ actor BrowserGame {
         guard let clue = puzzle.clue(containing: GridPosition(row: row, col: col), direction) else {
             return refusal(request, .invalid, "no \(direction.rawValue) word goes through that square")
         }
+        let key = ClueFlag(gameID: gameID, authorID: device.authorID, number: clue.number, direction: direction, on: on, timestamp: .zero).key
         return await performSocial(request, state: state) { at in
             let answer = try await state.writes.flag(
-                PostFlagRequest(number: clue.number, direction: direction, on: on, timestamp: at), in: gameID, by: device)
+                PostFlagRequest(number: clue.number, direction: direction, on: on, timestamp: .after(flags[key]?.timestamp, now: at.wallMillis)),
+                in: gameID, by: device)
             keep([answer.flag])
         }
     }
@@ -676,9 +678,12 @@ actor BrowserGame {
         guard let messageKey = request.command.messageKey, let emoji = request.command.emoji, let on = request.command.on else {
             return refusal(request, .invalid, "that command is incomplete (react needs messageKey, emoji and on)")
         }
+        let key = Reaction(gameID: gameID, authorID: device.authorID, messageKey: messageKey, emoji: emoji, on: on, timestamp: .zero).key
         return await performSocial(request, state: state) { at in
             let answer = try await state.writes.react(
-                PostReactionRequest(messageKey: messageKey, emoji: emoji, on: on, timestamp: at), in: gameID, by: device)
+                PostReactionRequest(
+                    messageKey: messageKey, emoji: emoji, on: on, timestamp: .after(reactions[key]?.timestamp, now: at.wallMillis)),
+                in: gameID, by: device)
             hear([answer.reaction])
         }
     }

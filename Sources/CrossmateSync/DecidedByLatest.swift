@@ -6,6 +6,16 @@ public protocol DecidedByLatest: Sendable {
     func wins(over other: Self) -> Bool
 }
 
+extension HLCTimestamp {
+    /// A stamp for a new word on a key whose held record is stamped `held`: now, or just after
+    /// `held` when that is later (another device's clock ahead of this one's), so the newer word
+    /// decides, as it should.
+    public static func after(_ held: HLCTimestamp?, now: Int64) -> HLCTimestamp {
+        var clock = HybridLogicalClock(latest: held ?? .zero)
+        return clock.tick(wallMillis: now)
+    }
+}
+
 extension Dictionary where Key == String, Value: DecidedByLatest {
     /// Keeps `value` under its key unless the one held there decides over it; whether it was kept.
     @discardableResult

@@ -55,6 +55,13 @@ import Testing
         #expect(expected["d1:a"] == [Chat.Tally(emoji: "👍", authors: ["bob", "ann"]), Chat.Tally(emoji: "❤️", authors: ["bob", "cy"])])
         for _ in 0..<50 { #expect(Chat.tallies(all.shuffled(using: &random)) == expected) }
         #expect(Chat.tallies(all, hiding: ["bob"])["d1:a"] == [Chat.Tally(emoji: "👍", authors: ["ann"]), Chat.Tally(emoji: "❤️", authors: ["cy"])])
+        // Taken back on a device whose clock is 5 ms behind the one that gave it: the new word is
+        // stamped after the held one, so it decides.
+        let given = reaction("bob", "🎉", on: true, at: 100)
+        let takenBack = Reaction(
+            gameID: "g", authorID: "bob", messageKey: "d1:a", emoji: "🎉", on: false, timestamp: .after(given.timestamp, now: 95))
+        #expect(takenBack.wins(over: given) && Chat.tallies([given, takenBack])["d1:a"]?.contains { $0.emoji == "🎉" } != true)
+        #expect(HLCTimestamp.after(nil, now: 95) == HLCTimestamp(wallMillis: 95) && HLCTimestamp.after(given.timestamp, now: 120).wallMillis == 120)
         #expect(Chat.isReaction("👍") && Chat.isReaction("❤️") && Chat.isReaction("👍🏽") && Chat.isReaction("1️⃣"))
         #expect(!Chat.isReaction("1") && !Chat.isReaction("#") && !Chat.isReaction("ab") && !Chat.isReaction("👍👍") && !Chat.isReaction(""))
     }
