@@ -469,38 +469,38 @@ actor BrowserGame {
         var handed = inline
         repeat {
             refreshAgain = false
-            let wasReadOnly = readOnly
-            let wasComplete = replica.completion
-            let roster = playerViews
-            let pausesBefore = pauses.count
-            let flagsBefore = flags
-            let caughtUp = await exclusively { () -> [SquareView]? in
+            let caughtUp = await exclusively { () -> Bool in
+                let wasReadOnly = readOnly
+                let wasComplete = replica.completion
+                let roster = playerViews
+                let pausesBefore = pauses.count
+                let flagsBefore = flags
                 do {
                     let before = sequence
                     let squares = try await catchUp(state: state, handed: handed)
                     handed = nil
                     here = state.hub.devicesViewing(gameID)
                     await sealIfComplete(state: state)
-                    // Shown (or already on screen): what this device has read moves on, and a
-                    // viewed game keeps its lease.
+                    // The viewers see the change first; then what this device has shown moves
+                    // on (and a viewed game keeps its lease), which no screen waits for.
+                    if !squares.isEmpty || wasReadOnly != readOnly || wasComplete != replica.completion || roster != playerViews
+                        || pauses.count != pausesBefore || !news.isEmpty || !reactionNews.isEmpty || flags != flagsBefore
+                    {
+                        let update = ServerSocketMessage.update(update(squares: squares, now: state.now()))
+                        for viewer in viewers { state.hub.reply(viewer, update) }
+                    }
                     let now = state.now()
                     if sequence > before || Presence.needsRefresh(presence, now: now) {
                         presence = Presence.showed(Presence.enter(presence, now: now), through: sequence)
                         try await state.store.putPresence(presence)
                     }
-                    return squares
+                    return true
                 } catch {
                     state.logger.error("a browser's replica could not catch up", metadata: ["game": "\(gameID)", "error": "\(error)"])
-                    return nil
+                    return false
                 }
             }
-            guard let squares = caughtUp else { return }
-            guard
-                !squares.isEmpty || wasReadOnly != readOnly || wasComplete != replica.completion || roster != playerViews
-                    || pauses.count != pausesBefore || !news.isEmpty || !reactionNews.isEmpty || flags != flagsBefore
-            else { continue }
-            let update = ServerSocketMessage.update(update(squares: squares, now: state.now()))
-            for viewer in viewers { state.hub.reply(viewer, update) }
+            guard caughtUp else { return }
         } while refreshAgain
     }
 

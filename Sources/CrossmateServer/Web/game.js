@@ -11,7 +11,7 @@ import { navigate } from "./nav.js";
 import { el, toast } from "./dom.js";
 import { EMPTY_SQUARE, GameState } from "./gamestate.js";
 import { Board, key, press } from "./keys.js";
-import { enqueue, queued, saveGame, savedGame, settle } from "./queue.js";
+import { commandKey, enqueue, queued, saveGame, savedGame, settle } from "./queue.js";
 import { ReplayPlayer } from "./replay.js";
 import { openSettings, settings } from "./settings.js";
 
@@ -45,6 +45,10 @@ class GamePage {
     this.cursor = null;
     this.peers = new Map(); // deviceID → { authorID, row, col, direction, at }
     this.stops = [];
+    // Commands the server applied, to leave the queue with the next saved copy of the game
+    // (`saveSoon`), and the timer that writes it.
+    this.applied = [];
+    this.saveTimer = null;
     // A touch screen gets the on-screen keyboard (a phone's own would cover half the grid).
     this.touch = matchMedia("(pointer: coarse)").matches;
   }
@@ -57,7 +61,10 @@ class GamePage {
   async start() {
     this.main.replaceChildren(el("p", { class: "loading" }, "Opening the game…"));
     // What was typed and not yet answered shows first, so the cursor starts after it.
-    for (const row of await queued(this.gameID)) this.state.queued(row.key, row.command, row.typedAt);
+    for (const row of await queued(this.gameID)) {
+      this.state.queued(row.key, row.command, row.typedAt);
+      commandKey(0, row.key);
+    }
     const saved = await savedGame(this.gameID);
     if (saved) {
       this.opened(saved, false);
@@ -81,7 +88,16 @@ class GamePage {
     // Back on the tab with the chat in sight: what arrived meanwhile is seen.
     const back = () => !document.hidden && this.chat?.inView && this.seen();
     document.addEventListener("visibilitychange", back);
-    this.stops.push(() => document.removeEventListener("visibilitychange", back));
+    const hiding = (event) => {
+      if (this.saveTimer && (document.hidden || event.type === "pagehide")) this.saveNow();
+    };
+    document.addEventListener("visibilitychange", hiding);
+    window.addEventListener("pagehide", hiding);
+    this.stops.push(
+      () => document.removeEventListener("visibilitychange", back),
+      () => document.removeEventListener("visibilitychange", hiding),
+      () => window.removeEventListener("pagehide", hiding),
+    );
     document.addEventListener("click", outside);
     document.addEventListener("keydown", escape);
     this.stops.push(() => document.removeEventListener("click", outside), () => document.removeEventListener("keydown", escape));
@@ -93,6 +109,7 @@ class GamePage {
   }
 
   leave() {
+    if (this.saveTimer) this.saveNow();
     for (const stop of this.stops) stop();
     this.chat?.stop();
     clearInterval(this.ticker);
@@ -133,7 +150,10 @@ class GamePage {
           setTimeout(() => this.flush(), outcome.retryAfter);
           return;
         }
-        settle(answer.id);
+        // An applied command leaves the queue with the next saved copy of the game, which holds
+        // its effect; a refused one has none, and goes now.
+        if (outcome.refusal) settle(answer.id);
+        else this.applied.push(answer.id);
         if (outcome.refusal) {
           toast(outcome.refusal.reason[0].toUpperCase() + outcome.refusal.reason.slice(1) + ".", "error");
           if (command?.kind === "chat") this.chat.restore(command.text);
@@ -280,7 +300,22 @@ class GamePage {
       }
     }
     if (change.timer) this.timerAt = Date.now();
-    saveGame(this.view);
+    this.saveSoon();
+  }
+
+  /** Keeps the game as it now shows for a reload while offline: at most once a second (a copy
+   * of the whole game per keystroke kept the database too busy to queue the next one), and at
+   * once when the page goes. */
+  saveSoon() {
+    this.saveTimer ??= setTimeout(() => this.saveNow(), 1000);
+  }
+
+  saveNow() {
+    clearTimeout(this.saveTimer);
+    this.saveTimer = null;
+    if (!this.view) return;
+    saveGame(this.view, this.applied);
+    this.applied = [];
   }
 
   // MARK: Commands
@@ -300,19 +335,25 @@ class GamePage {
       this.caught = null;
       this.catchUpLine = null;
     }
-    const local = this.state.typed(command);
-    this.render();
-    await this.queue(command, local);
+    await this.queue(command, this.state.typed(command));
   }
 
-  /** Puts a command in the queue (IndexedDB: it outlives a reload) and sends what can go.
-   * `local`: the id it was shown under while the queue named it. */
+  /** Puts a command in the queue and sends what can go, then draws: the command goes to the
+   * server at once and to IndexedDB (where it outlives a reload) alongside, not first — the
+   * database can take a frame or two while it writes. `local`: the id it was shown under while
+   * the queue named it. */
   async queue(command, local = null) {
     const typedAt = Math.round(connection.now());
-    const id = await enqueue(this.gameID, command, typedAt);
-    this.state.queued(id, command, typedAt, local);
+    const key = commandKey(typedAt);
+    const stored = enqueue(key, this.gameID, command, typedAt);
+    this.state.queued(key, command, typedAt, local);
     this.flush();
     this.render();
+    try {
+      await stored;
+    } catch {
+      toast("This browser could not keep that change for a reload; it was sent to the server.", "error");
+    }
   }
 
   /** The letter a square shows: the newest unanswered edit, else the server's. */

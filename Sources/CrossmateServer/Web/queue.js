@@ -30,9 +30,23 @@ async function run(store, mode, work) {
   });
 }
 
-/** Queues a command; resolves once it is stored, with its key. */
-export function enqueue(gameID, command, typedAt) {
-  return run("commands", "readwrite", (store) => store.add({ gameID, command, typedAt }));
+let lastKey = 0;
+
+/** A key for a command typed at `typedAt`, chosen here rather than by IndexedDB so that the
+ * command can go to the server before it is on disk. Keys only grow in this page (commands go
+ * oldest first, and a clock corrected backwards must not reorder them), start above every
+ * command already queued (`restored`), and carry ten random bits below the time so that two
+ * tabs typing in one millisecond do not share one (up to the year 2248, within 2^53). */
+export function commandKey(typedAt, restored = 0) {
+  const random = crypto.getRandomValues(new Uint16Array(1))[0] & 1023;
+  lastKey = Math.max(lastKey + 1, restored + 1, typedAt * 1024 + random);
+  return lastKey;
+}
+
+/** Queues a command under `key`; resolves once it is stored. The server may answer first: the
+ * answer's `settle` is a later transaction on the same store, so it runs after this one. */
+export function enqueue(key, gameID, command, typedAt) {
+  return run("commands", "readwrite", (store) => store.add({ key, gameID, command, typedAt }));
 }
 
 /** The game's queued commands, oldest first. */
@@ -42,13 +56,22 @@ export function queued(gameID) {
   );
 }
 
-/** The server answered the command: it leaves the queue. */
+/** The server refused the command: it leaves the queue. */
 export function settle(key) {
   return run("commands", "readwrite", (store) => store.delete(key));
 }
 
-export function saveGame(opened) {
-  return run("games", "readwrite", (store) => store.put(opened)).catch(() => {});
+/** Keeps the game as it shows, and in the same transaction lets go of the commands whose
+ * effect it holds (`applied`): at every moment the saved game and the queue hold everything. */
+export async function saveGame(opened, applied = []) {
+  const db = await database();
+  return new Promise((resolve) => {
+    const transaction = db.transaction(["games", "commands"], "readwrite");
+    transaction.objectStore("games").put(opened);
+    for (const key of applied) transaction.objectStore("commands").delete(key);
+    transaction.oncomplete = () => resolve(true);
+    transaction.onerror = transaction.onabort = () => resolve(false);
+  }).catch(() => false);
 }
 
 export function savedGame(gameID) {
