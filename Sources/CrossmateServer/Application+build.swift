@@ -7,6 +7,7 @@ import HummingbirdCore
 import HummingbirdWebSocket
 import Logging
 import ServiceLifecycle
+import Synchronization
 
 /// Builds the server exactly as `crossmate serve` runs it, so tests exercise the same app.
 public func buildApplication(_ configuration: ServerConfiguration, logger: Logger? = nil) throws -> some ApplicationProtocol {
@@ -26,7 +27,9 @@ public func buildApplication(_ configuration: ServerConfiguration, logger: Logge
         // Owner-only before SQLite opens it (SQLite gives its -wal and -shm the main file's mode).
         try PrivateFiles.prepareDatabase(at: path)
         database = try SQLiteDatabase(path: path, logger: logger)
-        store = Store(database: database, onGroupCommit: metrics.recordCommit, commitInterval: configuration.commitInterval)
+        store = Store(
+            database: database, onGroupCommit: metrics.recordCommit, commitInterval: configuration.commitInterval,
+            beforeCommit: configuration.holdGroupCommit.map(GroupCommitHold.init)?.hold)
         directory = GameDirectory(store: store, snapshotInterval: configuration.snapshotInterval)
         fanout = LocalFanout(hub: hub)
     case let .postgres(url):
@@ -111,5 +114,27 @@ struct OperationsController {
                 body: .init(byteBuffer: ByteBuffer(string: state.metrics.render())))
         }
         return router
+    }
+}
+
+/// `ServerConfiguration.holdGroupCommit`: counts group commits and blocks the writer thread at
+/// the chosen one for good, between relaying its moves and its COMMIT (SQLite's writer is a
+/// thread of its own; nothing else waits on it but writes).
+final class GroupCommitHold: Sendable {
+    private let chosen: Int
+    private let count = Mutex(0)
+
+    init(_ chosen: Int) {
+        self.chosen = chosen
+    }
+
+    func hold() {
+        guard
+            count.withLock({ count in
+                count += 1
+                return count == chosen
+            })
+        else { return }
+        while true { sleep(3_600) }
     }
 }

@@ -97,14 +97,46 @@ final class BrowserHost: Sendable {
         hosted.withLock { hosted in hosted.values.reduce(0) { $0 + $1.values.count { $0.viewers.contains(connection) } } }
     }
 
-    /// A game's zone changed: every hosted replica of it catches up and tells its viewers.
-    func changed(gameID: String, inline: InlineChanges? = nil, state: ServerState) {
-        guard let games = hosted.withLock({ $0[gameID]?.values.filter { !$0.viewers.isEmpty }.map { ($0.game, $0.viewers) } }) else {
-            return
+    /// A game's zone changed (committed through `sequence`, when the poke says): every hosted
+    /// replica of it catches up and tells its viewers.
+    func changed(gameID: String, sequence: Int64? = nil, inline: InlineChanges? = nil, state: ServerState) {
+        for (game, viewers) in viewed(gameID) {
+            Task { await game.refresh(state: state, viewers: viewers, inline: inline, committed: sequence) }
         }
-        for (game, viewers) in games {
-            Task { await game.refresh(state: state, viewers: viewers, inline: inline) }
+    }
+
+    /// Moves checked and ordered, not yet committed (`Store.appendMoves`): the replicas fold them
+    /// and their viewers see them now, a commit's fsync sooner. What this device has shown does
+    /// not move on until the poke after the commit.
+    func relay(gameID: String, _ moves: InlineChanges, state: ServerState) {
+        for (game, viewers) in viewed(gameID) {
+            Task { await game.refresh(state: state, viewers: viewers, inline: moves, committed: nil) }
         }
+    }
+
+    /// Moves relayed to the game's replicas were not stored after all (their group commit
+    /// failed): each replica is read again from the store and its viewers get the game whole.
+    func reload(gameID: String, state: ServerState) async {
+        for (stale, viewers) in viewed(gameID) {
+            do {
+                let fresh = try await BrowserGame.load(gameID, device: stale.device, state: state)
+                let kept = hosted.withLock { hosted -> Bool in
+                    guard hosted[gameID]?[stale.device.deviceID]?.game === stale else { return false }
+                    hosted[gameID]![stale.device.deviceID]!.game = fresh
+                    return true
+                }
+                guard kept else { continue }
+                let opened = ServerSocketMessage.opened(try await fresh.open(state: state))
+                for viewer in viewers { state.hub.reply(viewer, opened) }
+            } catch {
+                state.logger.error("a browser's replica could not be read again", metadata: ["game": "\(gameID)", "error": "\(error)"])
+            }
+        }
+    }
+
+    /// The game's replicas somebody views, with their viewers.
+    private func viewed(_ gameID: String) -> [(BrowserGame, Set<Int>)] {
+        hosted.withLock { $0[gameID]?.values.filter { !$0.viewers.isEmpty }.map { ($0.game, $0.viewers) } ?? [] }
     }
 
     /// An account's Decisions or Preferences changed: its devices' open games redraw (colours).
@@ -132,8 +164,13 @@ actor BrowserGame {
     /// found here and answered rather than performed twice.
     private var performedBatches: Set<String>
     private var replica: GameReplica
-    /// The zone sequence read through.
+    /// The zone sequence read through (moves relayed before their commit included).
     private var sequence: Int64
+    /// The zone sequence known to be committed: what this device has shown is stored only
+    /// through here (a relayed move may yet be lost to a crash).
+    private var committed: Int64
+    /// Changes handed over by relays and pokes that came while the replica was catching up.
+    private var handed: [InlineChanges] = []
     private var moves: [Move]
     /// `moves` as the solving clock reads them (kept as moves arrive, not rebuilt per answer).
     private var moveStamps: [SolvingTime.Stamp]
@@ -227,6 +264,7 @@ actor BrowserGame {
         self.replica = replica
         performedBatches = Set(replica.journal.map(\.batchID))
         self.sequence = sequence
+        committed = sequence
         self.moves = moves.map(\.move)
         moveStamps = moves.map(\.move.stamp)
         moveSequences = moves.map(\.sequence)
@@ -357,7 +395,7 @@ actor BrowserGame {
             // The account's horizon before this is where the catch-up starts; storing the new
             // read-through moves it on, so a sibling device entering next has nothing to show.
             let now = state.now()
-            presence = Presence.showed(Presence.enter(presence, now: now), through: sequence)
+            presence = Presence.showed(Presence.enter(presence, now: now), through: min(sequence, committed))
             let baseline = try await state.store.putPresence(presence)
             await announcePresence(state: state)
             news = []
@@ -415,13 +453,16 @@ actor BrowserGame {
     /// moves too: they are already in its journal and change nothing); the squares that changed.
     /// Changes handed over with a poke that follow on from what the replica holds are folded as
     /// they are, without reading them back from the store.
-    private func catchUp(state: ServerState, handed inline: InlineChanges? = nil) async throws -> [SquareView] {
+    private func catchUp(state: ServerState, handed: [InlineChanges] = []) async throws -> [SquareView] {
         let before = replica.grid
+        // Changes relayed before their commit come again in the poke after it: nothing to read.
+        if !handed.isEmpty, handed.allSatisfy({ ($0.changes.last?.sequence ?? .max) <= sequence }) { return [] }
         let read: GameProjection.Activity
-        if let handed = try Self.activity(inline, after: sequence, gameID: gameID) {
-            read = handed
+        if let run = InlineChanges.run(handed, after: sequence), let folded = try Self.activity(run, after: sequence, gameID: gameID) {
+            read = folded
         } else {
             read = try await GameProjection.sequencedActivity(store: state.store, gameID: gameID, after: sequence)
+            committed = max(committed, read.through)
         }
         let fresh = read.moves
         let through = read.through
@@ -459,14 +500,15 @@ actor BrowserGame {
 
     /// Catches up after a poke (folding the changes it hands over, when it does) and sends the
     /// viewers what changed. Pokes that arrive meanwhile fold into one more pass.
-    func refresh(state: ServerState, viewers: Set<Int>, inline: InlineChanges? = nil) async {
+    func refresh(state: ServerState, viewers: Set<Int>, inline: InlineChanges? = nil, committed poked: Int64? = nil) async {
+        if let poked { committed = max(committed, poked) }
+        if let inline { handed.append(inline) }
         if refreshing {
             refreshAgain = true
             return
         }
         refreshing = true
         defer { refreshing = false }
-        var handed = inline
         repeat {
             refreshAgain = false
             let caughtUp = await exclusively { () -> Bool in
@@ -476,9 +518,9 @@ actor BrowserGame {
                 let pausesBefore = pauses.count
                 let flagsBefore = flags
                 do {
-                    let before = sequence
-                    let squares = try await catchUp(state: state, handed: handed)
-                    handed = nil
+                    let taken = handed
+                    handed = []
+                    let squares = try await catchUp(state: state, handed: taken)
                     here = state.hub.devicesViewing(gameID)
                     await sealIfComplete(state: state)
                     // The viewers see the change first; then what this device has shown moves
@@ -490,8 +532,9 @@ actor BrowserGame {
                         for viewer in viewers { state.hub.reply(viewer, update) }
                     }
                     let now = state.now()
-                    if sequence > before || Presence.needsRefresh(presence, now: now) {
-                        presence = Presence.showed(Presence.enter(presence, now: now), through: sequence)
+                    let shown = min(sequence, committed)
+                    if shown > presence.readThrough || Presence.needsRefresh(presence, now: now) {
+                        presence = Presence.showed(Presence.enter(presence, now: now), through: shown)
                         try await state.store.putPresence(presence)
                     }
                     return true

@@ -58,9 +58,19 @@ struct GameWrites: Sendable {
 
         let outcome: AppendOutcome
         do {
-            outcome = try await state.store.appendMoves(gameID: gameID, authorID: device.authorID, moves: candidates.map(\.record))
+            // This instance's browsers see the moves once they are ordered, before their commit;
+            // the sender is answered, and the other devices poked, once it is on disk.
+            let (browsers, state) = (state.browsers, state)
+            outcome = try await state.store.appendMoves(gameID: gameID, authorID: device.authorID, moves: candidates.map(\.record)) { ordered in
+                guard let first = ordered.saved.first, ordered.saved.count <= InlineChanges.maximumCount else { return }
+                browsers.relay(gameID: gameID, InlineChanges(after: first.sequence - 1, changes: ordered.saved.map(\.change)), state: state)
+            }
         } catch let refusal as StoreRefusal {
             throw refusal.apiError
+        } catch {
+            // The group did not commit: replicas that were shown its moves read the game again.
+            await state.browsers.reload(gameID: gameID, state: state)
+            throw error
         }
         for (candidate, result) in zip(candidates, outcome.results) { results[candidate.index] = result }
         state.metrics.movesIngested.increment(by: outcome.saved.count)

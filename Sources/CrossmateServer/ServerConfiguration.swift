@@ -42,6 +42,10 @@ public struct ServerConfiguration: Sendable {
     /// the writer is free (the lowest latency); a millisecond or two gathers more pushes into each
     /// transaction and fsync, for less CPU per move (see BENCHMARKS.md).
     public var commitInterval = Duration.zero
+    /// For crash tests only: the group commit of moves with this number (1 is the first) stops
+    /// just before its COMMIT, after its moves were relayed to hosted browser replicas, and never
+    /// goes on; the test then kills the process. Nil (always, in use) holds nothing.
+    public var holdGroupCommit: Int?
     /// Uploaded puzzle files parsed or waiting to be parsed at once; more are refused as busy.
     public var maximumConcurrentUploads = 8
     /// Timeouts and sizes for HTTP requests (`HTTPGuard`).

@@ -57,7 +57,9 @@ final class ServerState: Sendable {
         uploads = UploadParser(maximumAdmitted: configuration.maximumConcurrentUploads)
         hub.onRevoked.withLock { [devices] in $0 = SocketHub.Listener { devices.forget(deviceID: $0) } }
         hub.onPoke.withLock {
-            $0 = SocketHub.Listener { [unowned self] poke in browsers.changed(gameID: poke.game, inline: poke.inline, state: self) }
+            $0 = SocketHub.Listener { [unowned self] poke in
+                browsers.changed(gameID: poke.game, sequence: poke.sequence, inline: poke.inline, state: self)
+            }
         }
     }
 

@@ -14,6 +14,22 @@ struct InlineChanges: Codable, Sendable {
 
     var after: Int64
     var changes: [EncodedChange]
+
+    /// The changes of `handed` (a relay's, a poke's, in any order) that follow on from
+    /// `sequence` without a gap, as one run; nil when none does. Changes at or below `sequence`
+    /// (already folded) are passed over.
+    static func run(_ handed: [InlineChanges], after sequence: Int64) -> InlineChanges? {
+        var through = sequence
+        var run: [EncodedChange] = []
+        for inline in handed.sorted(by: { $0.after < $1.after }) where inline.after <= through {
+            for change in inline.changes where change.sequence > through {
+                guard change.sequence == through + 1 else { break }
+                run.append(change)
+                through = change.sequence
+            }
+        }
+        return run.isEmpty ? nil : InlineChanges(after: sequence, changes: run)
+    }
 }
 
 /// This instance's live WebSockets: which device each is, which games it watches, and the
@@ -105,7 +121,7 @@ final class SocketHub: Sendable {
 
     /// Called with every poke (a game's zone changed, with its changes when they fit), for the
     /// browsers' hosted replicas: they fold what they are handed, without reading it back.
-    let onPoke = Mutex<Listener<(game: String, inline: InlineChanges?)>?>(nil)
+    let onPoke = Mutex<Listener<(game: String, sequence: Int64, inline: InlineChanges?)>?>(nil)
 
     /// A callback, boxed. A bare function type in a `Mutex` is re-abstracted every time
     /// `withLock` passes it `inout` through its generic signature, and the stored closure grows a
@@ -192,7 +208,7 @@ final class SocketHub: Sendable {
             if $0.byGame[game] != nil, sequence > $0.lastPoked[game, default: 0] { $0.lastPoked[game] = sequence }
         }
         send(text, toGame: game, exceptDevice: exceptDevice, pokes: true)
-        onPoke.withLock { $0 }?.call((game, inline))
+        onPoke.withLock { $0 }?.call((game, sequence, inline))
     }
 
     /// The poke as `ServerSocketMessage.poke` encodes it, around the stored JSON of the inline

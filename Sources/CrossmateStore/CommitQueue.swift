@@ -36,11 +36,15 @@ final class CommitQueue: Sendable {
     private let interval: Duration
     /// Waits until the next group may start (a sleep; a test may hold it instead).
     private let waitUntil: Store.CommitWait
+    /// Called in each group's transaction after its moves were relayed, just before COMMIT (a
+    /// test of what a crash there leaves behind stops the process here).
+    private let beforeCommit: (@Sendable () -> Void)?
 
     init(
         database: any SQLDatabase, onCommit: Store.GroupCommitObserver?, maximumWaitingMoves: Int, interval: Duration = .zero,
-        waitUntil: @escaping Store.CommitWait
+        waitUntil: @escaping Store.CommitWait, beforeCommit: (@Sendable () -> Void)? = nil
     ) {
+        self.beforeCommit = beforeCommit
         self.database = database
         self.onCommit = onCommit
         self.maximumWaitingMoves = maximumWaitingMoves
@@ -94,9 +98,16 @@ final class CommitQueue: Sendable {
             let started = ContinuousClock.now
             let outcomes: Result<[Result<AppendOutcome, StoreRefusal>], any Error>
             do {
+                let beforeCommit = beforeCommit
                 outcomes = .success(
                     try await database.transaction { connection in
-                        try await GroupAppend.run(requests, on: connection, forUpdate: forUpdate)
+                        let outcomes = try await GroupAppend.run(requests, on: connection, forUpdate: forUpdate)
+                        // Ordered and checked: relayed before the COMMIT (see `Store.appendMoves`).
+                        for (request, outcome) in zip(requests, outcomes) {
+                            if let ordered = request.ordered, case let .success(appended) = outcome, !appended.saved.isEmpty { ordered(appended) }
+                        }
+                        beforeCommit?()
+                        return outcomes
                     })
                 onCommit?(requests.count, ContinuousClock.now - started)
             } catch {

@@ -8,6 +8,9 @@ struct AppendRequest: Sendable {
     var authorID: String
     var moves: [MoveRecord]
     var bodies: [String]
+    /// Told of the batch's outcome once it is checked and ordered, before its group commits
+    /// (see `Store.appendMoves`).
+    var ordered: (@Sendable (AppendOutcome) -> Void)? = nil
 }
 
 /// Appends a whole group of batches in a few statements, whatever its size: the group's games

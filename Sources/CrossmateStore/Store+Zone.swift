@@ -11,8 +11,17 @@ extension Store {
     /// replica's seqs continue without gaps, and that nothing is stamped after the game's
     /// completion; a resent move is reported as a duplicate. Throws `StoreRefusal` for a missing
     /// game or an author without access.
-    public func appendMoves(gameID: String, authorID: String, moves: [MoveRecord]) async throws -> AppendOutcome {
-        try await commits.submit(AppendRequest(gameID: gameID, authorID: authorID, moves: moves, bodies: moves.map(\.sortedJSON)))
+    ///
+    /// `ordered` hears the outcome as soon as the batch is checked and its moves have their zone
+    /// sequences, before the group's COMMIT and its fsync: what it shows others may still be
+    /// lost to a crash (the device that made the moves resends them, as it was never answered),
+    /// or to a failed commit (then this throws, and what was shown must be read again). The
+    /// answer itself comes only once the moves are on disk.
+    public func appendMoves(
+        gameID: String, authorID: String, moves: [MoveRecord], ordered: (@Sendable (AppendOutcome) -> Void)? = nil
+    ) async throws -> AppendOutcome {
+        try await commits.submit(
+            AppendRequest(gameID: gameID, authorID: authorID, moves: moves, bodies: moves.map(\.sortedJSON), ordered: ordered))
     }
 
     /// Records a completion with the final grid, unless the game already has one; returns the

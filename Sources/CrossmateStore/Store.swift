@@ -27,14 +27,17 @@ public final class Store: Sendable {
     /// starts as soon as the one before it ends). A longer interval gathers more pushes into each
     /// transaction and its fsync, for less CPU and a later acknowledgement (BENCHMARKS.md).
     /// `commitWait` sleeps until the interval is over (a test may hold the group back instead).
+    /// `beforeCommit` runs in each group commit's transaction once its moves were relayed, just
+    /// before COMMIT (where a crash test stops the process).
     public init(
         database: any SQLDatabase, onGroupCommit: GroupCommitObserver? = nil, maximumWaitingMoves: Int = 200_000,
-        commitInterval: Duration = .zero, commitWait: @escaping CommitWait = { try? await Task.sleep(until: $0, clock: .continuous) }
+        commitInterval: Duration = .zero, commitWait: @escaping CommitWait = { try? await Task.sleep(until: $0, clock: .continuous) },
+        beforeCommit: (@Sendable () -> Void)? = nil
     ) {
         self.database = database
         commits = CommitQueue(
             database: database, onCommit: onGroupCommit, maximumWaitingMoves: maximumWaitingMoves, interval: commitInterval,
-            waitUntil: commitWait)
+            waitUntil: commitWait, beforeCommit: beforeCommit)
     }
 
     /// Moves submitted and not yet committed or refused.

@@ -84,6 +84,13 @@ struct Serve: AsyncParsableCommand {
             }
             configuration.commitInterval = .microseconds(Int64(millis * 1000))
         }
+        // For crash tests, with SQLite (not listed in the help): see `ServerConfiguration.holdGroupCommit`.
+        if let text = environment["CROSSMATE_TEST_HOLD_GROUP_COMMIT"] {
+            guard let number = Int(text), number >= 1 else {
+                throw ValidationError("CROSSMATE_TEST_HOLD_GROUP_COMMIT is a group commit's number, 1 or more, not \(text)")
+            }
+            configuration.holdGroupCommit = number
+        }
         // How long a client may take over a request's head and between requests (seconds).
         if let seconds = try positive("CROSSMATE_REQUEST_TIMEOUT_SECONDS") {
             configuration.httpLimits.headTimeout = .milliseconds(Int64(seconds * 1000))

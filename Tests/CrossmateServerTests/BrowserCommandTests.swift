@@ -146,6 +146,23 @@ import Testing
         #expect(try BrowserGame.activity(nil, after: 7, gameID: "game-1") == nil)
     }
 
+    /// Moves relayed before their commit and the poke after it hand a replica the same changes,
+    /// in either order, with others between: one run from what it holds, each change once.
+    @Test func relayedAndPokedChangesMakeOneRunWithoutGapsOrRepeats() {
+        func changes(_ after: Int64, _ count: Int64) -> InlineChanges {
+            InlineChanges(after: after, changes: (after + 1...after + count).map { EncodedChange(sequence: $0, kind: .move, json: "{}") })
+        }
+        let sequences = { (run: InlineChanges?) in run?.changes.map(\.sequence) }
+        #expect(sequences(InlineChanges.run([changes(9, 2), changes(7, 2)], after: 7)) == [8, 9, 10, 11])
+        // The relay of 8–9 was folded; its poke comes with the relay of 10.
+        #expect(sequences(InlineChanges.run([changes(7, 2), changes(9, 1)], after: 9)) == [10])
+        #expect(InlineChanges.run([changes(7, 2)], after: 9) == nil)
+        // Overlapping, and a gap after 9: the run stops where the gap is.
+        #expect(sequences(InlineChanges.run([changes(7, 3), changes(8, 1), changes(11, 1)], after: 8)) == [9, 10])
+        #expect(InlineChanges.run([changes(9, 1)], after: 7) == nil)
+        #expect(InlineChanges.run([], after: 7) == nil)
+    }
+
     @Test func everyCommandIsPerformedAsTheBrowsersOwnMoves() async throws {
         let server = try TestServer()
         defer { server.removeFiles() }
