@@ -25,6 +25,39 @@ export function el(tag, attributes = {}, ...children) {
   return node;
 }
 
+// Writes that happen only when the value changes: the browser restyles (and a screen reader
+// may re-read) whatever is written, even the value it already had, and a game redraws on every
+// letter any player types.
+const written = new WeakMap();
+
+/** Sets a node's text, when it differs. */
+export function setText(node, text) {
+  if (node.textContent !== text) node.textContent = text;
+}
+
+/** Sets an attribute, when it differs. */
+export function setAttribute(node, name, value) {
+  if (node.getAttribute(name) !== value) node.setAttribute(name, value);
+}
+
+/** Sets a style property (a custom one too), when it differs from what was last set here. */
+export function setStyle(node, property, value) {
+  let properties = written.get(node);
+  if (!properties) written.set(node, (properties = new Map()));
+  if (properties.get(property) === value) return;
+  properties.set(property, value);
+  node.style.setProperty(property, value);
+}
+
+/** Rebuilds a node's children with `build()` only when `signature` (a string of what they show)
+ * changed since the last time. */
+export function rebuildIf(node, signature, build) {
+  if (written.get(node)?.get("children") === signature) return;
+  if (!written.has(node)) written.set(node, new Map());
+  written.get(node).set("children", signature);
+  node.replaceChildren(...build());
+}
+
 /** A short message at the bottom of the screen (also read out by screen readers). */
 export function toast(message, kind = "info") {
   const box = document.getElementById("toast");

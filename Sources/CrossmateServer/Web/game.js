@@ -8,7 +8,7 @@ import { api } from "./api.js";
 import { connection } from "./connection.js";
 import { ChatPanel } from "./chat.js";
 import { navigate } from "./nav.js";
-import { el, toast } from "./dom.js";
+import { el, rebuildIf, setAttribute, setStyle, setText, toast } from "./dom.js";
 import { EMPTY_SQUARE, GameState } from "./gamestate.js";
 import { Board, key, press } from "./keys.js";
 import { commandKey, enqueue, queued, saveGame, savedGame, settle } from "./queue.js";
@@ -848,18 +848,18 @@ class GamePage {
     this.nudgeButton.hidden = this.view.readOnly;
     this.undoButton.disabled = !this.view.canUndo || frozen;
     this.redoButton.disabled = !this.view.canRedo || frozen;
-    this.pencilButton.setAttribute("aria-pressed", String(this.cursor.pencil));
+    setAttribute(this.pencilButton, "aria-pressed", String(this.cursor.pencil));
     this.pencilButton.classList.toggle("on", this.cursor.pencil);
     this.rebusButton.classList.toggle("on", this.cursor.rebus !== null);
     if (this.dock) {
       // The keyboard goes once the grid is final; the rebus key writes an open entry.
       this.dock.hidden = frozen;
-      this.rebusKey.textContent = this.cursor.rebus === null ? "Rebus" : "Enter";
+      setText(this.rebusKey, this.cursor.rebus === null ? "Rebus" : "Enter");
       this.rebusKey.classList.toggle("on", this.cursor.rebus !== null);
     }
     for (const button of this.main.querySelectorAll("[data-action^=check],[data-action^=reveal]")) {
       button.disabled = frozen || !this.view.layout.hasSolution;
-      button.title = this.view.layout.hasSolution ? "" : "This puzzle came without its answers (a locked .puz without its key), so it cannot be checked or revealed.";
+      setAttribute(button, "title", this.view.layout.hasSolution ? "" : "This puzzle came without its answers (a locked .puz without its key), so it cannot be checked or revealed.");
     }
   }
 
@@ -875,7 +875,7 @@ class GamePage {
   renderGrid() {
     this.grid.dataset.cursor = `${this.cursor.row},${this.cursor.col},${this.cursor.direction}`;
     // A screen reader hears the current square through the input that has the focus.
-    this.input.setAttribute("aria-activedescendant", `cell-${this.cursor.row}-${this.cursor.col}`);
+    setAttribute(this.input, "aria-activedescendant", `cell-${this.cursor.row}-${this.cursor.col}`);
     const word = this.board.clue(this.cursor, this.cursor.direction);
     const inWord = new Set((word?.cells ?? []).map(key));
     const peerAt = new Map();
@@ -890,15 +890,17 @@ class GamePage {
     // Flagged words: a corner mark in the flagger's colour (the first flag on a square shows).
     const flagged = new Map();
     for (const flag of this.state.flags) for (const [row, col] of flag.cells) if (!flagged.has(`${row},${col}`)) flagged.set(`${row},${col}`, flag);
-    for (const [where, { cell, letter }] of this.cells) {
+    // Only what changed is written (see dom.js): one letter typed touches a square or two.
+    for (const [where, entry] of this.cells) {
+      const { cell, letter } = entry;
       const [row, col] = where.split(",").map(Number);
       const flag = flagged.get(where);
       cell.classList.toggle("flagged", !!flag);
-      cell.style.setProperty("--flag", flag ? this.colorOf(flag.authorID) : "transparent");
+      setStyle(cell, "--flag", flag ? this.colorOf(flag.authorID) : "transparent");
       const square = this.shown({ row, col });
       const text = this.cursor.rebus !== null && row === this.cursor.row && col === this.cursor.col ? this.cursor.rebus : square.letter;
-      if (letter.textContent !== text) letter.textContent = text;
-      letter.style.color = square.pendingEdit ? "" : this.colorOf(square.authorID);
+      setText(letter, text);
+      setStyle(letter, "color", square.pendingEdit ? "" : this.colorOf(square.authorID));
       cell.classList.toggle("rebus", [...text].length > 1);
       cell.classList.toggle("pencil", !!square.pencil);
       cell.classList.toggle("pending", !!square.pendingEdit);
@@ -910,12 +912,18 @@ class GamePage {
       cell.classList.toggle("caught", !!this.caught?.has(where));
       const peer = peerAt.get(where);
       cell.classList.toggle("peer", !!peer);
-      cell.style.setProperty("--peer", peer ? this.colorOf(peer.authorID) : "transparent");
+      setStyle(cell, "--peer", peer ? this.colorOf(peer.authorID) : "transparent");
       const along = peerWord.get(where);
       cell.classList.toggle("peerword", !!along);
-      cell.style.setProperty("--peerword", along ? this.colorOf(along.authorID) : "transparent");
-      cell.setAttribute("aria-label", this.describe({ row, col }, square, text));
-      cell.setAttribute("aria-selected", String(row === this.cursor.row && col === this.cursor.col));
+      setStyle(cell, "--peerword", along ? this.colorOf(along.authorID) : "transparent");
+      // What a screen reader hears of the square, described again only when it would change.
+      const heard = [text, square.pencil, square.verdict, square.pendingEdit, this.cursor.direction,
+        text && square.authorID ? this.nameOf(square.authorID) : "", flag ? this.nameOf(flag.authorID) : ""].join("|");
+      if (entry.heard !== heard) {
+        entry.heard = heard;
+        setAttribute(cell, "aria-label", this.describe({ row, col }, square, text));
+      }
+      setAttribute(cell, "aria-selected", String(row === this.cursor.row && col === this.cursor.col));
     }
   }
 
@@ -955,7 +963,7 @@ class GamePage {
       );
     }
     const mine = !!this.myFlag();
-    this.flagButton.setAttribute("aria-pressed", String(mine));
+    setAttribute(this.flagButton, "aria-pressed", String(mine));
     this.flagButton.classList.toggle("on", mine);
     const cross = this.board.clue(this.cursor, this.cursor.direction === "across" ? "down" : "across");
     for (const item of this.main.querySelectorAll(".clues li")) {
@@ -971,7 +979,7 @@ class GamePage {
       if (current && document.activeElement?.closest?.(".lists") == null) {
         // Tab reaches the lists at the current clue (one stop; arrows go on from there).
         for (const other of this.main.querySelectorAll(".clues li[tabindex='0']")) if (other !== item) other.tabIndex = -1;
-        item.tabIndex = 0;
+        if (item.tabIndex !== 0) item.tabIndex = 0;
       }
       item.classList.toggle("crossing", !!crossing);
       const clue = this.board[item.dataset.clue.split("-")[1]].find((c) => `${c.number}-${c.direction}` === item.dataset.clue);
@@ -999,15 +1007,13 @@ class GamePage {
     else if (connection.state === "live" && !this.view?.stale) [text, state] = [unsent ? `Saving ${unsent}…` : "Live", "live"];
     else if (connection.state === "offline") [text, state] = [`Offline${unsent ? ` · ${unsent} unsent` : ""}`, "offline"];
     else [text, state] = [`Reconnecting…${unsent ? ` · ${unsent} unsent` : ""}`, "reconnecting"];
-    this.statusBox.textContent = text;
+    setText(this.statusBox, text);
     if (this.statusBox.dataset.sync !== state && this.statusAnnouncer) {
       this.statusAnnouncer.textContent = { live: "Live", readonly: "Read-only", offline: "Offline", reconnecting: "Reconnecting" }[state];
     }
     this.statusBox.dataset.sync = state;
-    this.notice.textContent = this.view?.readOnly ? "You were removed from this game by its owner. You can still look at it, but not change it." : "";
-    if (this.catchUpBox) {
-      this.catchUpBox.textContent = this.catchUpLine ? `Since you were last here: ${this.catchUpLine}.` : "";
-    }
+    setText(this.notice, this.view?.readOnly ? "You were removed from this game by its owner. You can still look at it, but not change it." : "");
+    if (this.catchUpBox) setText(this.catchUpBox, this.catchUpLine ? `Since you were last here: ${this.catchUpLine}.` : "");
   }
 
   shownSeconds() {
@@ -1018,13 +1024,15 @@ class GamePage {
 
   renderTimer() {
     if (!this.view || !this.timerBox) return;
-    this.timerBox.textContent = clock(this.paused ? this.pausedAt : this.shownSeconds());
+    setText(this.timerBox, clock(this.paused ? this.pausedAt : this.shownSeconds()));
   }
 
   renderPlayers() {
     const owner = this.view.players.find((player) => player.role === "owner")?.authorID === this.view.me;
-    this.roster.replaceChildren(
-      ...this.view.players.filter((player) => !player.removed || player.authorID === this.view.me).map((player) =>
+    // Rebuilt only when what it shows changed (a roster per letter typed kept the page busy).
+    const signature = JSON.stringify([this.view.players, this.view.me, this.following, owner]);
+    rebuildIf(this.roster, signature, () =>
+      this.view.players.filter((player) => !player.removed || player.authorID === this.view.me).map((player) =>
         el(
           "li",
           { dataset: { player: player.authorID } },
@@ -1083,7 +1091,8 @@ class GamePage {
     const completion = this.view.completion;
     if (!completion) {
       this.sawPlaying = true;
-      return this.banner.replaceChildren();
+      if (this.banner.firstChild) this.banner.replaceChildren();
+      return;
     }
     if (this.banner.dataset.shown === JSON.stringify(completion) + JSON.stringify(this.view.scoreboard ?? [])) return;
     this.banner.dataset.shown = JSON.stringify(completion) + JSON.stringify(this.view.scoreboard ?? []);
