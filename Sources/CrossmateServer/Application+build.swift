@@ -89,6 +89,7 @@ public func buildApplication(_ configuration: ServerConfiguration, logger: Logge
         logger: logger
     )
     services.append(Housekeeping(state: state))
+    services.append(BrowserPokes(state: state))
     app.addServices(services)
     app.beforeServerStarts {
         try await store.migrate(now: configuration.clock())

@@ -3,6 +3,7 @@ import CrossmateProtocol
 import CrossmateStore
 import CrossmateSync
 import Foundation
+import ServiceLifecycle
 import Synchronization
 
 /// Browsers' replicas, hosted by the server. A browser is a device like any other, but it holds
@@ -150,6 +151,22 @@ final class BrowserHost: Sendable {
     }
 
     var count: Int { hosted.withLock { $0.values.reduce(0) { $0 + $1.count } } }
+}
+
+/// Hands every poke the hub sends to the hosted browser replicas of its game (they fold the
+/// changes it carries, or catch up from the store). The hub publishes pokes without knowing
+/// who folds them; this service, which holds the state the replicas catch up from, connects the
+/// two (the hub held a callback into the state before, and the state held the hub).
+struct BrowserPokes: Service {
+    let state: ServerState
+
+    func run() async throws {
+        await cancelWhenGracefulShutdown {
+            for await poke in state.hub.pokes {
+                state.browsers.changed(gameID: poke.game, sequence: poke.sequence, inline: poke.inline, state: state)
+            }
+        }
+    }
 }
 
 /// One browser device's replica of one game.

@@ -56,11 +56,6 @@ final class ServerState: Sendable {
         self.logger = logger
         uploads = UploadParser(maximumAdmitted: configuration.maximumConcurrentUploads)
         hub.onRevoked.withLock { [devices] in $0 = SocketHub.Listener { devices.forget(deviceID: $0) } }
-        hub.onPoke.withLock {
-            $0 = SocketHub.Listener { [unowned self] poke in
-                browsers.changed(gameID: poke.game, sequence: poke.sequence, inline: poke.inline, state: self)
-            }
-        }
     }
 
     func now() -> Int64 { configuration.clock() }

@@ -78,6 +78,7 @@ final class SocketHub: Sendable {
     init(metrics: ServerMetrics, logger: Logger) {
         self.metrics = metrics
         self.logger = logger
+        (pokes, pokeSink) = AsyncStream.makeStream(of: Poke.self, bufferingPolicy: .bufferingNewest(Self.pokesBuffered))
     }
 
     var count: Int { state.withLock { $0.connections.count } }
@@ -119,9 +120,20 @@ final class SocketHub: Sendable {
         }
     }
 
-    /// Called with every poke (a game's zone changed, with its changes when they fit), for the
-    /// browsers' hosted replicas: they fold what they are handed, without reading it back.
-    let onPoke = Mutex<Listener<(game: String, sequence: Int64, inline: InlineChanges?)>?>(nil)
+    /// A game's zone changed, committed through `sequence` (with its changes, when they fit).
+    struct Poke: Sendable {
+        var game: String
+        var sequence: Int64
+        var inline: InlineChanges?
+    }
+
+    /// Every poke this instance's sockets are sent, in order, for whoever folds them besides the
+    /// sockets (the hosted browser replicas, through `BrowserPokes`): the hub knows no consumer.
+    /// A consumer that falls behind loses the oldest (a replica then catches up from the store on
+    /// the next one it is handed).
+    let pokes: AsyncStream<Poke>
+    private let pokeSink: AsyncStream<Poke>.Continuation
+    static let pokesBuffered = 4_096
 
     /// A callback, boxed. A bare function type in a `Mutex` is re-abstracted every time
     /// `withLock` passes it `inout` through its generic signature, and the stored closure grows a
@@ -208,7 +220,7 @@ final class SocketHub: Sendable {
             if $0.byGame[game] != nil, sequence > $0.lastPoked[game, default: 0] { $0.lastPoked[game] = sequence }
         }
         send(text, toGame: game, exceptDevice: exceptDevice, pokes: true)
-        onPoke.withLock { $0 }?.call((game, sequence, inline))
+        pokeSink.yield(Poke(game: game, sequence: sequence, inline: inline))
     }
 
     /// The poke as `ServerSocketMessage.poke` encodes it, around the stored JSON of the inline

@@ -117,6 +117,11 @@ struct ServerBench: AsyncParsableCommand {
             "memoryPerConnectionKB", "server memory per connected device", Double(max(0, rssAfter - rssBefore)) / Double(max(1, devices)), "KB")
         report.add("serverCoresBusy", "server CPU use while typing (cores of 2)", serverCores, "cores")
         report.add("loadGeneratorCoresBusy", "load generator CPU use (same 2 cores)", benchCores, "cores")
+        // Server CPU per acknowledged keystroke, and per poke a peer received (a keystroke is
+        // told to the game's other three devices).
+        report.add(
+            "serverMicrosPerKeystroke", "server CPU per keystroke", serverCores * 1_000_000 / max(1, Double(totals.acknowledged) / measured), "µs")
+        report.add("serverMicrosPerDelivery", "server CPU per delivery to a peer", serverCores * 1_000_000 / (pokes / measured), "µs")
         report.add("failedPushes", "failed pushes", Double(totals.failed), "")
         report.print(
             json: json,

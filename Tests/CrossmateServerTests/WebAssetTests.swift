@@ -21,7 +21,8 @@ import Testing
             var sent = 0
             var whole = 0
             for path in [
-                "/", "/app/app.js", "/app/dom.js", "/app/nav.js", "/app/connection.js", "/app/game.js", "/app/gamestate.js", "/app/chat.js",
+                "/", "/app/app.js", "/app/dom.js", "/app/nav.js", "/app/connection.js", "/app/game.js", "/app/gameview.js", "/app/gamestate.js",
+                "/app/chat.js",
                 "/app/replay.js",
                 "/app/keys.js", "/app/style.css",
                 "/app/api.js", "/app/queue.js", "/app/settings.js", "/app/share.js", "/app/stats.js", "/app/pages.js", "/sw.js",

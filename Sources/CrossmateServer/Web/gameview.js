@@ -1,0 +1,637 @@
+// Drawing the solving page: its elements built once (build, buildDock) and brought up to date
+// from the page's state (render and its parts), writing only what changed. A base of GamePage
+// (game.js), which holds what is drawn — the server's view and the commands not yet answered
+// (`state`), the cursor, the other players' cursors, the replay — and handles what the
+// elements built here are pressed for.
+
+import { ChatPanel } from "./chat.js";
+import { connection } from "./connection.js";
+import { el, rebuildIf, setAttribute, setStyle, setText } from "./dom.js";
+import { key } from "./keys.js";
+import { ReplayPlayer } from "./replay.js";
+
+const clock = (seconds) => {
+  const h = Math.floor(seconds / 3600);
+  const m = Math.floor((seconds % 3600) / 60);
+  const s = seconds % 60;
+  return (h ? `${h}:${String(m).padStart(2, "0")}` : `${m}`) + `:${String(s).padStart(2, "0")}`;
+};
+
+export class GameView {
+  /** Unseen messages: on the Chat button and in the tab's title. */
+  renderUnseen() {
+    const count = this.unseen ?? 0;
+    this.chatBadge.textContent = count ? String(count) : "";
+    this.chatBadge.hidden = !count;
+    this.chatButton.setAttribute("aria-label", count ? `chat, ${count} new ${count === 1 ? "message" : "messages"}` : "chat");
+    document.title = `${count ? `(${count}) ` : ""}${this.view.layout.title || "Crossmate"} · Crossmate`;
+  }
+
+  build() {
+    const v = this.view;
+    document.title = `${v.layout.title || "Crossmate"} · Crossmate`;
+    this.statusBox = el("span", { class: "status", "data-sync": true });
+    // What a screen reader hears of the connection: a change of state ("Offline"), never the
+    // count of letters being saved at each key.
+    this.statusAnnouncer = el("span", { class: "sr-only", role: "status", "data-sync-announcer": true });
+    this.timerBox = el("span", { class: "timer", "data-timer": true, "aria-label": "solving time" });
+    // Buttons show a symbol and a word; on a phone the word is for screen readers only.
+    const labelled = (symbol, word) => [el("span", { class: "symbol", "aria-hidden": "true" }, symbol), el("span", { class: "label" }, word)];
+    this.undoButton = el("button", { type: "button", class: "undo", "data-undo": true, title: "Undo (Ctrl+Z)", onclick: () => this.issue({ kind: "undo" }) }, ...labelled("↶", "Undo"));
+    this.redoButton = el("button", { type: "button", class: "redo", "data-redo": true, title: "Redo (Ctrl+Shift+Z)", onclick: () => this.issue({ kind: "redo" }) }, ...labelled("↷", "Redo"));
+    this.pencilButton = el("button", { type: "button", class: "pencil", "data-pencil": true, "aria-pressed": "false", title: "Pencil (Ctrl+P)", onclick: () => this.pressKey("pencil") }, ...labelled("✎", "Pencil"));
+    this.flagButton = el("button", { type: "button", class: "flag", "data-flag": true, "aria-pressed": "false", title: "Flag this clue for the others", onclick: () => this.toggleFlag() }, ...labelled("⚑", "Flag"));
+    this.rebusButton = el("button", { type: "button", "data-rebus": true, title: "Rebus (Insert)", onclick: () => this.pressKey("rebus") }, "Rebus");
+    const menu = (name, label) =>
+      el(
+        "details",
+        { class: "menu" },
+        el("summary", {}, label),
+        el(
+          "div",
+          { class: "items" },
+          ...["square", "word", "puzzle"].map((scope) =>
+            el("button", { type: "button", "data-action": `${name}-${scope}`, onclick: (event) => {
+              event.target.closest("details").open = false;
+              // Revealing or clearing the whole puzzle asks first, saying what will go.
+              if (scope === "puzzle" && name !== "check") return this.confirmPuzzle(name);
+              this.scoped(name, scope);
+              this.input.focus();
+            } }, scope[0].toUpperCase() + scope.slice(1)),
+          ),
+        ),
+      );
+    this.pausedCover = el(
+      "div",
+      { class: "paused-cover", "data-paused": true, hidden: true },
+      el("p", {}, "Paused. Your clock has stopped."),
+      el("button", { type: "button", class: "primary", onclick: () => this.pause(false) }, "Go on solving"),
+    );
+    this.shareButton = el("button", { type: "button", "data-share": true, onclick: () => this.share() }, "Share");
+    this.nudgeButton = el("button", { type: "button", "data-nudge-button": true, title: "ask the others to come and help", onclick: () => this.nudge() }, "Nudge");
+    this.roster = el("ul", { class: "roster", "aria-label": "players" });
+    this.chat = new ChatPanel({
+      send: (text) => this.say(text),
+      react: (messageKey, emoji, on) => this.sendReaction(messageKey, emoji, on),
+      player: (authorID) => ({ name: this.nameOf(authorID), color: this.colorOf(authorID) || "var(--muted)" }),
+      me: v.me,
+      onSeen: () => this.seen(),
+      coveredBelow: () => (this.dock && !this.dock.hidden ? this.dock.offsetHeight : 0),
+    });
+    // On a phone the system keyboard types in the chat: the on-screen one steps aside.
+    this.chat.field.addEventListener("focus", () => document.body.classList.add("chatting"));
+    this.chat.field.addEventListener("blur", () => document.body.classList.remove("chatting"));
+    this.stops.push(() => document.body.classList.remove("chatting"));
+    this.chatBadge = el("span", { class: "badge", "data-chat-unseen": true, hidden: true });
+    this.chatButton = el("button", { type: "button", class: "chat-button", "data-chat-button": true, "aria-label": "chat", title: "Chat", onclick: () => this.openChat() }, ...labelled("✉", "Chat"), this.chatBadge);
+    this.clueBar = el("div", { class: "cluebar", "aria-live": "polite", "data-clue-bar": true });
+    this.notice = el("div", { class: "notice", role: "status" });
+    this.catchUpBox = el("div", { class: "catchup", role: "status", "data-catch-up": true });
+    this.banner = el("div", { class: "banner", "aria-live": "polite" });
+    this.grid = el("div", { class: "grid", role: "grid", "aria-label": "crossword grid", style: `--cols:${v.layout.width};--rows:${v.layout.height}` });
+    this.cells = new Map();
+    for (let row = 0; row < v.layout.height; row++) {
+      const line = el("div", { role: "row", class: "row" });
+      for (let col = 0; col < v.layout.width; col++) {
+        const square = v.layout.squares[row * v.layout.width + col];
+        if (square.kind !== "letter") {
+          line.append(el("div", { role: "gridcell", class: `cell ${square.kind}`, "aria-label": square.kind === "block" ? "block" : "no square" }));
+          continue;
+        }
+        const letter = el("span", { class: "letter", dataset: { row, col } });
+        const cell = el(
+          "div",
+          { role: "gridcell", id: `cell-${row}-${col}`, class: `cell${square.circled ? " circled" : ""}${square.shaded ? " shaded" : ""}`, dataset: { r: row, c: col } },
+          square.number ? el("span", { class: "num", "aria-hidden": "true" }, square.number) : null,
+          letter,
+        );
+        if (square.bars) for (const [bit, side] of [[1, "top"], [2, "left"], [4, "bottom"], [8, "right"]]) if (square.bars & bit) cell.classList.add(`bar-${side}`);
+        cell.addEventListener("pointerdown", (event) => {
+          event.preventDefault();
+          this.tap({ row, col });
+        });
+        this.cells.set(key({ row, col }), { cell, letter });
+        line.append(cell);
+      }
+      this.grid.append(line);
+    }
+    // The keyboard goes to one input laid over the grid, so a phone shows its keyboard.
+    // On a touch screen the on-screen keyboard below types, so the system's stays down
+    // (inputmode none): no composition events, and the grid keeps its size.
+    this.input = el("input", {
+      class: "keys", "aria-label": "type answers here; Escape leaves the grid", autocapitalize: "characters",
+      autocomplete: "off", autocorrect: "off", spellcheck: "false", enterkeyhint: "next", "data-keys": true,
+      inputmode: this.touch ? "none" : null,
+    });
+    this.input.addEventListener("keydown", (event) => this.keydown(event));
+    this.input.addEventListener("input", () => {
+      // Phones' keyboards send text, not keys.
+      const text = this.input.value;
+      this.input.value = "";
+      for (const character of text) this.pressKey(character === " " ? "space" : { letter: character });
+    });
+    this.grid.addEventListener("pointerup", () => this.input.focus());
+    const clueList = (direction) =>
+      el(
+        "section",
+        { class: "clues" },
+        el("h2", {}, direction === "across" ? "Across" : "Down"),
+        el(
+          "ol",
+          {},
+          ...this.board[direction].map((clue) =>
+            el(
+              "li",
+              { dataset: { clue: `${clue.number}-${direction}` }, tabindex: "-1", onclick: () => this.jumpTo(clue.number, direction) },
+              el("b", {}, clue.number),
+              " ",
+              clue.text,
+            ),
+          ),
+        ),
+      );
+    this.acrossList = clueList("across");
+    this.downList = clueList("down");
+    // The clue lists from the keyboard: arrows move between clues (and lists), Enter or Space
+    // goes to the clue in the grid, Escape goes back to the grid.
+    const lists = el("div", { class: "lists" }, this.acrossList, this.downList);
+    lists.addEventListener("keydown", (event) => {
+      const item = event.target.closest?.(".clues li");
+      if (!item) return;
+      const all = [...lists.querySelectorAll(".clues li")];
+      const index = all.indexOf(item);
+      const sideways = { ArrowLeft: -1, ArrowRight: 1 }[event.key];
+      let next = null;
+      if (event.key === "ArrowDown") next = all[index + 1];
+      else if (event.key === "ArrowUp") next = all[index - 1];
+      else if (event.key === "Home") next = all[0];
+      else if (event.key === "End") next = all.at(-1);
+      else if (sideways) next = (sideways > 0 ? this.downList : this.acrossList).querySelector("li");
+      else if (event.key === "Enter" || event.key === " ") {
+        event.preventDefault();
+        const [number, direction] = item.dataset.clue.split("-");
+        return this.jumpTo(Number(number), direction);
+      } else if (event.key === "Escape") {
+        event.preventDefault();
+        return this.input.focus();
+      } else return;
+      event.preventDefault();
+      if (next) {
+        for (const other of all) other.tabIndex = -1;
+        next.tabIndex = 0;
+        next.focus();
+      }
+    });
+    // The tools: Undo and Pencil always in sight; on a phone the rest behind ⋯ (one row).
+    this.moreButton = el("button", { type: "button", class: "more-button", "aria-expanded": "false", "aria-controls": "more-tools", "aria-label": "more tools", "data-more": true, onclick: () => this.toggleMore() }, "⋯");
+    this.pauseButton = el("button", { type: "button", "data-pause": true, onclick: () => this.pause(true) }, ...labelled("❚❚", "Pause"));
+    this.settingsButton = el("button", { type: "button", "data-settings": true, onclick: () => this.openSettings() }, ...labelled("⚙", "Settings"));
+    this.more = el(
+      "div",
+      { class: "more" },
+      this.moreButton,
+      el(
+        "div",
+        { class: "overflow", id: "more-tools" },
+        this.redoButton, this.rebusButton, this.flagButton, menu("check", "Check"), menu("reveal", "Reveal"), menu("clear", "Clear"),
+        this.pauseButton, this.settingsButton, this.shareButton, this.nudgeButton,
+      ),
+    );
+    const tools = el(
+      "div",
+      {
+        class: "tools",
+        // After any button the grid has the keys again (after Share, letters were lost).
+        onclick: (event) => {
+          const button = event.target.closest("button");
+          if (!button || event.target.closest("summary") || button === this.moreButton || button === this.chatButton) return;
+          this.toggleMore(false);
+          // (Paused, the focus stays on the cover's button.)
+          setTimeout(() => this.paused || this.input.focus(), 0);
+        },
+      },
+      this.undoButton, this.pencilButton, this.chatButton, this.more,
+    );
+    this.dock = this.touch ? this.buildDock() : null;
+    this.main.replaceChildren(
+      el(
+        "section",
+        { class: `game${this.touch ? " touch" : ""}` },
+        el(
+          "div",
+          { class: "toolbar" },
+          el("a", { href: "/", "data-route": true, class: "back", title: "Your games", "aria-label": "your games" }, "←"),
+          el("h1", {}, v.layout.title || "Untitled"),
+          this.timerBox,
+          this.statusBox,
+          this.statusAnnouncer,
+          tools,
+        ),
+        // The puzzle's own words: who made it, its copyright, its notes, and why checking is off.
+        (() => {
+          const byline = [v.layout.author && `by ${v.layout.author}`, v.layout.copyright].filter(Boolean).join(" · ");
+          return byline ? el("p", { class: "byline", "data-byline": true }, byline) : null;
+        })(),
+        v.layout.notes
+          ? el("details", { class: "notes", "data-notes": true }, el("summary", {}, "Notes from the puzzle"), el("p", {}, v.layout.notes))
+          : null,
+        v.layout.hasSolution
+          ? null
+          : el("p", { class: "notice", "data-no-solution": true }, "This puzzle came without its answers (a locked .puz without its key), so checking and revealing are off."),
+        this.notice,
+        this.catchUpBox,
+        this.banner,
+        // Who is playing, above the grid on a wide screen (below it on a phone, where the grid
+        // has the height).
+        this.roster,
+        el(
+          "div",
+          { class: "board" },
+          el("div", { class: "play" }, this.touch ? null : this.clueBar, el("div", { class: "gridwrap" }, this.grid, this.input, this.pausedCover)),
+          el("div", { class: "side" }, lists, this.chat.element),
+        ),
+        this.touch ? null : el("p", { class: "help" }, "Type to fill; arrows move; Space turns; Tab goes to the next word; Insert opens a rebus (Enter writes it); Ctrl+P pencil; Ctrl+Z undo; Escape leaves the grid."),
+        this.dock,
+      ),
+    );
+    if (this.dock) {
+      // The page leaves room below for the dock, so nothing hides behind it.
+      const room = () => this.main.style.setProperty("--dock", `${this.dock.offsetHeight}px`);
+      room();
+      const observer = new ResizeObserver(room);
+      observer.observe(this.dock);
+      this.stops.push(() => observer.disconnect());
+    }
+    this.input.focus();
+  }
+
+  /** The phone's dock: the clue bar (‹ and › step clues, a tap on the clue turns the
+   * direction) above an on-screen keyboard. Keys never take the focus from the grid. */
+  buildDock() {
+    const key = (name, label, extra = {}) =>
+      el("button", { type: "button", class: "key", "data-key": name, "aria-label": extra.label ?? name, ...extra.attributes }, label);
+    const rows = ["QWERTYUIOP", "ASDFGHJKL", "ZXCVBNM"].map((letters) => [...letters].map((letter) => key(letter, letter, { label: letter })));
+    this.rebusKey = key("rebus", "Rebus", { label: "rebus" });
+    rows[2].unshift(this.rebusKey);
+    rows[2].push(key("backspace", "⌫", { label: "backspace" }));
+    this.keyboard = el("div", { class: "keyboard", "data-keyboard": true, role: "group", "aria-label": "keyboard" }, ...rows.map((row) => el("div", { class: "keyrow" }, ...row)));
+    this.keyboard.addEventListener("pointerdown", (event) => event.preventDefault());
+    this.keyboard.addEventListener("mousedown", (event) => event.preventDefault());
+    this.keyboard.addEventListener("click", (event) => {
+      const name = event.target.closest("[data-key]")?.dataset.key;
+      if (!name) return;
+      if (name === "rebus") this.pressKey(this.cursor.rebus === null ? "rebus" : "enter");
+      else if (name === "backspace") this.pressKey("backspace");
+      else this.pressKey({ letter: name });
+      this.input.focus({ preventScroll: true });
+    });
+    const step = (pressed, symbol, label) =>
+      el("button", { type: "button", class: "step", "aria-label": label, "data-clue-step": pressed, onclick: () => this.pressKey(pressed) }, symbol);
+    this.clueBar.setAttribute("role", "button");
+    this.clueBar.setAttribute("tabindex", "0");
+    this.clueBar.addEventListener("click", () => this.tap({ row: this.cursor.row, col: this.cursor.col }));
+    return el(
+      "div",
+      { class: "dock", "data-dock": true },
+      el("div", { class: "cluerow" }, step("shiftTab", "‹", "previous clue"), this.clueBar, step("tab", "›", "next clue")),
+      this.keyboard,
+    );
+  }
+
+  render() {
+    if (!this.view || !this.grid) return;
+    this.renderGrid();
+    this.renderClues();
+    this.renderStatus();
+    this.renderTimer();
+    this.renderPlayers();
+    this.renderEnding();
+    this.chat.render(this.state.messages, this.state.waitingMessages(), this.view.readOnly, this.state.reactions, this.view.quickReactions ?? []);
+    const frozen = this.view.readOnly || !!this.view.completion;
+    for (const control of this.main.querySelectorAll(".tools button:not([data-share]):not([data-nudge-button]):not([data-more]):not([data-settings]):not([data-chat-button]), .tools summary")) {
+      control.toggleAttribute("disabled", frozen);
+      control.closest("details")?.classList.toggle("disabled", frozen);
+    }
+    // Any player can invite; a removed player can neither invite nor nudge.
+    this.shareButton.hidden = this.view.readOnly;
+    this.nudgeButton.hidden = this.view.readOnly;
+    this.undoButton.disabled = !this.view.canUndo || frozen;
+    this.redoButton.disabled = !this.view.canRedo || frozen;
+    setAttribute(this.pencilButton, "aria-pressed", String(this.cursor.pencil));
+    this.pencilButton.classList.toggle("on", this.cursor.pencil);
+    this.rebusButton.classList.toggle("on", this.cursor.rebus !== null);
+    if (this.dock) {
+      // The keyboard goes once the grid is final; the rebus key writes an open entry.
+      this.dock.hidden = frozen;
+      setText(this.rebusKey, this.cursor.rebus === null ? "Rebus" : "Enter");
+      this.rebusKey.classList.toggle("on", this.cursor.rebus !== null);
+    }
+    for (const button of this.main.querySelectorAll("[data-action^=check],[data-action^=reveal]")) {
+      button.disabled = frozen || !this.view.layout.hasSolution;
+      setAttribute(button, "title", this.view.layout.hasSolution ? "" : "This puzzle came without its answers (a locked .puz without its key), so it cannot be checked or revealed.");
+    }
+  }
+
+  colorOf(authorID) {
+    return this.view.players.find((player) => player.authorID === authorID)?.color ?? "";
+  }
+
+  nameOf(authorID) {
+    if (authorID === this.view.me) return "you";
+    return this.view.players.find((player) => player.authorID === authorID)?.displayName ?? "another player";
+  }
+
+  renderGrid() {
+    this.grid.dataset.cursor = `${this.cursor.row},${this.cursor.col},${this.cursor.direction}`;
+    // A screen reader hears the current square through the input that has the focus.
+    setAttribute(this.input, "aria-activedescendant", `cell-${this.cursor.row}-${this.cursor.col}`);
+    const word = this.board.clue(this.cursor, this.cursor.direction);
+    const inWord = new Set((word?.cells ?? []).map(key));
+    const peerAt = new Map();
+    const peerWord = new Map();
+    const now = Date.now();
+    for (const peer of this.peers.values()) {
+      if (now - peer.at >= 120_000) continue;
+      peerAt.set(key(peer), peer);
+      // Their current word, underlined in their colour.
+      for (const cell of this.board.clue(peer, peer.direction)?.cells ?? []) peerWord.set(key(cell), peer);
+    }
+    // Flagged words: a corner mark in the flagger's colour (the first flag on a square shows).
+    const flagged = new Map();
+    for (const flag of this.state.flags) for (const [row, col] of flag.cells) if (!flagged.has(`${row},${col}`)) flagged.set(`${row},${col}`, flag);
+    // Only what changed is written (see dom.js): one letter typed touches a square or two.
+    for (const [where, entry] of this.cells) {
+      const { cell, letter } = entry;
+      const [row, col] = where.split(",").map(Number);
+      const flag = flagged.get(where);
+      cell.classList.toggle("flagged", !!flag);
+      setStyle(cell, "--flag", flag ? this.colorOf(flag.authorID) : "transparent");
+      const square = this.shown({ row, col });
+      const text = this.cursor.rebus !== null && row === this.cursor.row && col === this.cursor.col ? this.cursor.rebus : square.letter;
+      setText(letter, text);
+      setStyle(letter, "color", square.pendingEdit ? "" : this.colorOf(square.authorID));
+      cell.classList.toggle("rebus", [...text].length > 1);
+      cell.classList.toggle("pencil", !!square.pencil);
+      cell.classList.toggle("pending", !!square.pendingEdit);
+      cell.classList.toggle("wrong", square.verdict === "checkedWrong");
+      cell.classList.toggle("right", square.verdict === "checkedRight");
+      cell.classList.toggle("revealed", square.verdict === "revealed");
+      cell.classList.toggle("current", row === this.cursor.row && col === this.cursor.col);
+      cell.classList.toggle("word", inWord.has(where));
+      cell.classList.toggle("caught", !!this.caught?.has(where));
+      const peer = peerAt.get(where);
+      cell.classList.toggle("peer", !!peer);
+      setStyle(cell, "--peer", peer ? this.colorOf(peer.authorID) : "transparent");
+      const along = peerWord.get(where);
+      cell.classList.toggle("peerword", !!along);
+      setStyle(cell, "--peerword", along ? this.colorOf(along.authorID) : "transparent");
+      // What a screen reader hears of the square, described again only when it would change.
+      const heard = [text, square.pencil, square.verdict, square.pendingEdit, this.cursor.direction,
+        text && square.authorID ? this.nameOf(square.authorID) : "", flag ? this.nameOf(flag.authorID) : ""].join("|");
+      if (entry.heard !== heard) {
+        entry.heard = heard;
+        setAttribute(cell, "aria-label", this.describe({ row, col }, square, text));
+      }
+      setAttribute(cell, "aria-selected", String(row === this.cursor.row && col === this.cursor.col));
+    }
+  }
+
+  /** "17 Across, square 3 of 5, A, pencil" (the clue on a word's first square). */
+  describe(position, square, text) {
+    const direction = this.board.clue(position, this.cursor.direction) ? this.cursor.direction : this.cursor.direction === "across" ? "down" : "across";
+    const clue = this.board.clue(position, direction);
+    const parts = [];
+    if (clue) {
+      const index = this.board.indexInWord(position, direction);
+      parts.push(`${clue.number} ${direction === "across" ? "Across" : "Down"}, square ${index + 1} of ${clue.cells.length}`);
+      if (index === 0) parts.push(clue.text);
+    }
+    parts.push(text ? text : "blank");
+    if (square.pencil) parts.push("pencil");
+    if (square.verdict === "checkedWrong") parts.push("marked wrong");
+    if (square.verdict === "checkedRight") parts.push("checked right");
+    if (square.verdict === "revealed") parts.push("revealed");
+    if (text && square.authorID && !square.pendingEdit) parts.push(`by ${this.nameOf(square.authorID)}`);
+    const flag = this.state.flags.find((f) => f.cells.some(([row, col]) => row === position.row && col === position.col));
+    if (flag) parts.push(`flagged by ${this.nameOf(flag.authorID)}`);
+    return parts.join(", ");
+  }
+
+  renderClues() {
+    const word = this.board.clue(this.cursor, this.cursor.direction);
+    const label = word ? `${word.number} ${word.direction === "across" ? "Across" : "Down"}` : "";
+    // Rebuilt only when the clue changes, so a screen reader announces a new clue, not every key.
+    const shown = word ? `${word.number}-${word.direction}:${word.text}` : "";
+    const flags = word ? this.state.flags.filter((flag) => flag.number === word.number && flag.direction === word.direction) : [];
+    const flaggedBy = flags.map((flag) => this.nameOf(flag.authorID)).join(", ");
+    if (this.clueBar.dataset.shown !== shown + flaggedBy) {
+      this.clueBar.dataset.shown = shown + flaggedBy;
+      this.clueBar.replaceChildren(
+        el("b", {}, label), " ", word?.text ?? "",
+        ...(flags.length ? [el("span", { class: "flagnote", "data-flagged-by": flaggedBy, style: `color:${this.colorOf(flags[0].authorID)}` }, ` ⚑ ${flaggedBy}`)] : []),
+      );
+    }
+    const mine = !!this.myFlag();
+    setAttribute(this.flagButton, "aria-pressed", String(mine));
+    this.flagButton.classList.toggle("on", mine);
+    const cross = this.board.clue(this.cursor, this.cursor.direction === "across" ? "down" : "across");
+    for (const item of this.main.querySelectorAll(".clues li")) {
+      const current = word && item.dataset.clue === `${word.number}-${word.direction}`;
+      const crossing = cross && item.dataset.clue === `${cross.number}-${cross.direction}`;
+      if (current && !item.classList.contains("current")) {
+        // Scroll the list only, never the page (on a phone the grid must stay in view).
+        const box = item.closest(".clues");
+        const top = item.offsetTop - box.offsetTop;
+        if (top < box.scrollTop || top + item.offsetHeight > box.scrollTop + box.clientHeight) box.scrollTop = top - box.clientHeight / 3;
+      }
+      item.classList.toggle("current", !!current);
+      if (current && document.activeElement?.closest?.(".lists") == null) {
+        // Tab reaches the lists at the current clue (one stop; arrows go on from there).
+        for (const other of this.main.querySelectorAll(".clues li[tabindex='0']")) if (other !== item) other.tabIndex = -1;
+        if (item.tabIndex !== 0) item.tabIndex = 0;
+      }
+      item.classList.toggle("crossing", !!crossing);
+      const clue = this.board[item.dataset.clue.split("-")[1]].find((c) => `${c.number}-${c.direction}` === item.dataset.clue);
+      item.classList.toggle("done", !!clue && clue.cells.every((cell) => this.letterAt(cell) !== ""));
+      // A flagged clue: ⚑ and who flagged it, in their colour.
+      const flag = this.state.flags.find((f) => `${f.number}-${f.direction}` === item.dataset.clue);
+      const note = flag ? `⚑ ${this.nameOf(flag.authorID)}` : "";
+      if ((item.dataset.flagged ?? "") !== note) {
+        item.querySelector(".flagnote")?.remove();
+        if (flag) item.append(el("span", { class: "flagnote", style: `color:${this.colorOf(flag.authorID)}` }, ` ${note}`));
+        if (flag) item.dataset.flagged = note;
+        else delete item.dataset.flagged;
+      }
+      item.classList.toggle("flagged", !!flag);
+      item.style.setProperty("--flag", flag ? this.colorOf(flag.authorID) : "transparent");
+    }
+  }
+
+  renderStatus() {
+    if (!this.statusBox) return;
+    const unsent = this.state.pending.size;
+    let text;
+    let state;
+    if (this.view?.readOnly) [text, state] = ["Read-only", "readonly"];
+    else if (connection.state === "live" && !this.view?.stale) [text, state] = [unsent ? `Saving ${unsent}…` : "Live", "live"];
+    else if (connection.state === "offline") [text, state] = [`Offline${unsent ? ` · ${unsent} unsent` : ""}`, "offline"];
+    else [text, state] = [`Reconnecting…${unsent ? ` · ${unsent} unsent` : ""}`, "reconnecting"];
+    setText(this.statusBox, text);
+    if (this.statusBox.dataset.sync !== state && this.statusAnnouncer) {
+      this.statusAnnouncer.textContent = { live: "Live", readonly: "Read-only", offline: "Offline", reconnecting: "Reconnecting" }[state];
+    }
+    this.statusBox.dataset.sync = state;
+    setText(this.notice, this.view?.readOnly ? "You were removed from this game by its owner. You can still look at it, but not change it." : "");
+    if (this.catchUpBox) setText(this.catchUpBox, this.catchUpLine ? `Since you were last here: ${this.catchUpLine}.` : "");
+  }
+
+  shownSeconds() {
+    const { seconds, countsFor } = this.view.timer ?? { seconds: 0, countsFor: 0 };
+    const since = Math.floor((Date.now() - (this.timerAt ?? Date.now())) / 1000);
+    return seconds + Math.min(since, countsFor);
+  }
+
+  renderTimer() {
+    if (!this.view || !this.timerBox) return;
+    setText(this.timerBox, clock(this.paused ? this.pausedAt : this.shownSeconds()));
+  }
+
+  renderPlayers() {
+    const owner = this.view.players.find((player) => player.role === "owner")?.authorID === this.view.me;
+    // Rebuilt only when what it shows changed (a roster per letter typed kept the page busy).
+    const signature = JSON.stringify([this.view.players, this.view.me, this.following, owner]);
+    rebuildIf(this.roster, signature, () =>
+      this.view.players.filter((player) => !player.removed || player.authorID === this.view.me).map((player) =>
+        el(
+          "li",
+          { dataset: { player: player.authorID } },
+          el("span", { class: "avatar", style: `background:${player.color}`, "aria-hidden": "true" }, player.symbol ?? ""),
+          player.authorID === this.view.me ? `${player.displayName} (you)` : player.displayName,
+          player.here && player.authorID !== this.view.me ? el("small", { class: "here", title: "has the game open now" }, " · here") : null,
+          player.role === "owner" ? el("small", {}, " owner") : null,
+          player.removed ? el("small", {}, " removed") : null,
+          player.here && player.authorID !== this.view.me && !player.removed
+            ? el(
+                "button",
+                {
+                  type: "button", class: "small", "data-follow": player.authorID, "aria-pressed": String(this.following === player.authorID),
+                  title: this.following === player.authorID ? "Stop following" : `Your cursor goes where ${player.displayName}'s goes, until you type or move`,
+                  onclick: () => this.follow(player),
+                },
+                this.following === player.authorID ? "Following" : "Follow",
+              )
+            : null,
+          owner && player.authorID !== this.view.me && !player.removed
+            ? el("button", { type: "button", class: "small", "data-remove": player.authorID, onclick: () => this.remove(player) }, "Remove")
+            : null,
+        ),
+      ),
+    );
+  }
+
+  renderEnding() {
+    const completion = this.view.completion;
+    if (!completion) {
+      this.sawPlaying = true;
+      if (this.banner.firstChild) this.banner.replaceChildren();
+      return;
+    }
+    if (this.banner.dataset.shown === JSON.stringify(completion) + JSON.stringify(this.view.scoreboard ?? [])) return;
+    this.banner.dataset.shown = JSON.stringify(completion) + JSON.stringify(this.view.scoreboard ?? []);
+    const solved = completion.kind === "solved";
+    // A solve with help says so; never like a clean one.
+    const reveals = (this.view.scoreboard ?? []).reduce((sum, score) => sum + (score.revealsUsed ?? 0), 0);
+    const checks = (this.view.scoreboard ?? []).reduce((sum, score) => sum + (score.checksUsed ?? 0), 0);
+    const help = reveals ? ` with ${reveals} ${reveals === 1 ? "reveal" : "reveals"}` : checks ? ` with ${checks} ${checks === 1 ? "check" : "checks"}` : "";
+    const heading = solved ? (help ? `Solved${help}, in ${clock(this.view.timer?.seconds ?? 0)}` : `Solved in ${clock(this.view.timer?.seconds ?? 0)}!`) : "This game is finished.";
+    this.banner.replaceChildren(
+      el("h2", { "data-completed": completion.kind, "data-help": help ? "used" : "none" }, heading),
+      el(
+        "ol",
+        { class: "scores" },
+        ...(this.view.scoreboard ?? []).map((score) =>
+          el(
+            "li",
+            {},
+            el("i", { class: "swatch", style: `background:${this.colorOf(score.authorID)}` }),
+            `${this.nameOf(score.authorID)}: ${score.lettersAuthored} letters`,
+            score.checksUsed ? `, ${score.checksUsed} ${score.checksUsed === 1 ? "check" : "checks"}` : "",
+            score.revealsUsed ? `, ${score.revealsUsed} ${score.revealsUsed === 1 ? "reveal" : "reveals"}` : "",
+          ),
+        ),
+      ),
+      this.replayBox = el("div", { class: "replay", "data-replay": true }, "Loading the replay…"),
+      el(
+        "p",
+        { class: "next" },
+        // Everyone still in this game comes along; those on this page go straight in.
+        this.view.readOnly ? null : el("a", { href: `/?with=${encodeURIComponent(this.gameID)}`, "data-route": true, class: "button primary", "data-next": true }, "Next puzzle together"),
+        " ",
+        el("a", { href: "/", "data-route": true }, "Back to your games"),
+      ),
+    );
+    if (!this.replayData?.ready) connection.send({ type: "replay", gameID: this.gameID });
+    else this.renderReplay();
+    // A solve seen as it happens gets a ripple across the grid (not a game opened finished).
+    if (solved && this.sawPlaying && !this.celebrated) {
+      this.celebrated = true;
+      for (const [where, { cell }] of this.cells) {
+        const [row, col] = where.split(",").map(Number);
+        cell.style.setProperty("--wave", String(row + col));
+      }
+      const game = this.main.querySelector(".game");
+      game.classList.add("celebrate");
+      setTimeout(() => game.classList.remove("celebrate"), 2500);
+    }
+  }
+
+  /** The replay scrubber: drag from the finished grid back to the empty one, or play it. */
+  renderReplay() {
+    const replay = this.replayData;
+    if (!this.replayBox || !replay) return;
+    if (!replay.ready) {
+      this.replayBox.textContent = replay.waitingFor
+        ? `Replay: waiting for ${replay.waitingFor} ${replay.waitingFor === 1 ? "device" : "devices"} to sync their history.`
+        : "Replay: waiting for the game's history.";
+      return;
+    }
+    if (this.replayBox.dataset.steps === String(replay.steps.length)) return;
+    this.replayBox.dataset.steps = String(replay.steps.length);
+    const count = replay.steps.length;
+    const slider = el("input", { type: "range", min: "0", max: String(count), value: String(count), "aria-label": "replay position", "data-replay-slider": true });
+    const label = el("span", { class: "replay-at" });
+    const speed = el("select", { "aria-label": "replay speed" }, ...[1, 10, 100].map((x) => el("option", { value: String(x) }, `${x}×`)));
+    const play = el("button", { type: "button", "data-replay-play": true }, "▶ Play");
+    const player = new ReplayPlayer(replay.steps);
+    const show = (step) => {
+      slider.value = String(step);
+      this.replayFrame = step >= count ? null : player.seek(step);
+      label.textContent = `move ${step} of ${count}`;
+      this.renderGrid();
+    };
+    const stop = () => {
+      clearTimeout(this.playing);
+      this.playing = null;
+      play.textContent = "▶ Play";
+    };
+    const advance = () => {
+      const step = Number(slider.value);
+      if (step >= count) return stop();
+      show(step + 1);
+      const gap = step + 1 < count ? replay.times[step + 1] - replay.times[step] : 0;
+      this.playing = setTimeout(advance, Math.min(1500, Math.max(16, gap / Number(speed.value))));
+    };
+    slider.addEventListener("input", () => {
+      stop();
+      show(Number(slider.value));
+    });
+    play.addEventListener("click", () => {
+      if (this.playing) return stop();
+      if (Number(slider.value) >= count) show(0);
+      play.textContent = "❚❚ Pause";
+      advance();
+    });
+    label.textContent = `move ${count} of ${count}`;
+    this.replayBox.replaceChildren(el("b", {}, "Replay "), play, " ", speed, " ", slider, " ", label);
+  }
+}
