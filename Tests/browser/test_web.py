@@ -1607,8 +1607,11 @@ class WebAppTests(unittest.TestCase):
                 thread.join()
             last = {(starts[index][0], col): letters[(col + rounds - 1 + 7 * index) % 26] for index in range(count) for col in range(4)}
             for player in players:
-                until(f"{player.name} has every last letter",
-                      lambda: all(player.letter(row, col) == letter for (row, col), letter in last.items()), timeout=30)
+                missing = lambda: [(square, letter, player.letter(*square)) for square, letter in last.items() if player.letter(*square) != letter]
+                try:
+                    until(f"{player.name} has every last letter", lambda: not missing(), timeout=30)
+                except AssertionError:
+                    raise AssertionError(f"{player.name}'s screen lacks letters (square, typed, shown): {missing()}")
             typed = {player.name: player.driver.execute_script("return __typed") for player in typing}
             seen = {player.name: player.driver.execute_script("return __seen") for player in players}
             latencies = []
