@@ -286,6 +286,21 @@ class WebAppTests(unittest.TestCase):
         self.players.append(player)
         return player
 
+    def solving_together(self, *names, puzzle="daybreak"):
+        """The first player starts `puzzle` and shares it; each other joins by the link and is
+        live in the game. The players, then the game's id."""
+        first = self.player(names[0])
+        first.sign_up()
+        game = first.start_bundled(puzzle)
+        link = first.share_link()
+        players = [first]
+        for name in names[1:]:
+            player = self.player(name)
+            player.sign_up(link[len(self.server.url):])
+            player.wait_live()
+            players.append(player)
+        return players, game
+
     def test_two_players_solve_together(self):
         ana = self.player("Ana")
         ana.sign_up()
@@ -628,13 +643,7 @@ class WebAppTests(unittest.TestCase):
         (the second group commit is held for good) and killed with SIGKILL there: the letter
         the other player already saw, never acknowledged, is still in the sender's queue, and
         after the restart it is stored and on both screens."""
-        ana = self.player("Ana")
-        ana.sign_up()
-        game = ana.start_bundled("daybreak")
-        link = ana.share_link()
-        ben = self.player("Ben")
-        ben.sign_up(link[len(self.server.url):])
-        ben.wait_live()
+        (ana, ben), game = self.solving_together("Ana", "Ben")
         self.server.kill()
         self.server.start({"CROSSMATE_TEST_HOLD_GROUP_COMMIT": "2"})
         ana.wait_live()
@@ -1483,13 +1492,7 @@ class WebAppTests(unittest.TestCase):
 
     def test_benchmark_keystroke_to_the_other_screen(self):
         """Not a pass/fail check: measures and records (BENCHMARKS.md explains the figures)."""
-        ana = self.player("Ana")
-        ana.sign_up()
-        game = ana.start_bundled("daybreak")
-        link = ana.share_link()
-        ben = self.player("Ben")
-        ben.sign_up(link[len(self.server.url):])
-        ben.wait_live()
+        (ana, ben), game = self.solving_together("Ana", "Ben")
         ana.driver.execute_script(
             "window.__typed = []; document.querySelector('[data-keys]').addEventListener('keydown', (e) => "
             "__typed.push({ key: e.key.toUpperCase(), at: performance.timeOrigin + performance.now(), "
@@ -1561,16 +1564,7 @@ class WebAppTests(unittest.TestCase):
         """Not a pass/fail check: two, then three browsers type at once, each in a word of its own
         (Daybreak's rows 1, 7 and 9), a key every 50 ms; every keystroke is timed from its keydown
         to the letter on each other browser's screen (BENCHMARKS.md explains the figures)."""
-        ana = self.player("Ana")
-        ana.sign_up()
-        ana.start_bundled("daybreak")
-        link = ana.share_link()
-        players = [ana]
-        for name in ["Ben", "Cy"]:
-            player = self.player(name)
-            player.sign_up(link[len(self.server.url):])
-            player.wait_live()
-            players.append(player)
+        players, _ = self.solving_together("Ana", "Ben", "Cy")
         for player in players:
             player.driver.execute_script(
                 "window.__typed = []; document.querySelector('[data-keys]').addEventListener('keydown', (e) => "
