@@ -283,6 +283,7 @@ actor BrowserGame {
         self.sequence = sequence
         committed = sequence
         self.moves = moves.map(\.move)
+        authors = Set(moves.map(\.move.authorID))
         moveStamps = moves.map(\.move.stamp)
         moveSequences = moves.map(\.sequence)
         self.pauses = pauses.map(\.stamp)
@@ -318,12 +319,36 @@ actor BrowserGame {
         return TimerView(seconds: measured.seconds, countsFor: measured.countsFor)
     }
 
+    /// Every move's author (kept as moves arrive: a roster reading all the moves per keystroke
+    /// was the largest cost of a browser's keystroke on the server).
+    private var authors: Set<String> = []
+
+    /// What the roster is made from, and the roster last made from it.
+    private struct RosterInputs: Equatable {
+        var players: [StoredParticipant]
+        var authors: Set<String>
+        var here: [String: Int]
+        var pins: [String: Int]
+        var preferred: Int?
+    }
+    private var roster: (inputs: RosterInputs, views: [PlayerView])?
+
     /// The roster with colours as this account sees them; authors of letters who have left
-    /// the game keep a colour too (listed as removed players).
+    /// the game keep a colour too (listed as removed players). Made again only when what it is
+    /// made from changed.
     private var playerViews: [PlayerView] {
+        let inputs = RosterInputs(players: players, authors: authors, here: here, pins: pins, preferred: preferred)
+        if let roster, roster.inputs == inputs { return roster.views }
+        let views = Self.roster(inputs, local: device.authorID)
+        roster = (inputs, views)
+        return views
+    }
+
+    private static func roster(_ inputs: RosterInputs, local: String) -> [PlayerView] {
+        let (players, here, pins, preferred) = (inputs.players, inputs.here, inputs.pins, inputs.preferred)
         let present = players.filter { !$0.hasLeft }
-        let authors = Set(moves.map(\.authorID)).subtracting(present.map(\.authorID))
-        let colors = PlayerColors.assign(players: present.map(\.authorID) + authors, local: device.authorID, preferred: preferred, pinned: pins)
+        let authors = inputs.authors.subtracting(present.map(\.authorID))
+        let colors = PlayerColors.assign(players: present.map(\.authorID) + authors, local: local, preferred: preferred, pinned: pins)
         func color(_ authorID: String) -> String { PlayerColors.palette[colors[authorID] ?? 0].hex }
         return present.map {
             PlayerView(
@@ -414,6 +439,7 @@ actor BrowserGame {
             let now = state.now()
             presence = Presence.showed(Presence.enter(presence, now: now), through: min(sequence, committed))
             let baseline = try await state.store.putPresence(presence)
+            presenceStoredAt = now
             await announcePresence(state: state)
             news = []
             flagsSent = nil
@@ -440,10 +466,54 @@ actor BrowserGame {
         }
     }
 
+    /// A read horizon is stored at most this often while the game is viewed (and when it is left).
+    static let presenceStoreMillis: Int64 = 1_000
+    /// When this device's presence was last stored (server time), and the pass that stores what
+    /// it has shown since, once `presenceStoreMillis` is over.
+    private var presenceStoredAt: Int64?
+    private var presenceFlush: Task<Void, Never>?
+
+    /// This device has shown the zone through `shown` (and a viewed game keeps its lease). Stored
+    /// at once when the lease needs it or `presenceStoreMillis` has passed since the last store,
+    /// else by one pass when it has: a store per letter per viewer was most of a browser game's
+    /// writes to the database. Leaving stores it too; a crash loses at most that second of the
+    /// horizon (the next catch-up then names a letter or two already seen).
+    private func showed(through shown: Int64, state: ServerState) async throws {
+        let now = state.now()
+        let leaseDue = Presence.needsRefresh(presence, now: now)
+        guard shown > presence.readThrough || leaseDue else { return }
+        presence = Presence.showed(Presence.enter(presence, now: now), through: shown)
+        if leaseDue || presenceStoredAt.map({ now - $0 >= Self.presenceStoreMillis }) ?? true {
+            try await state.store.putPresence(presence)
+            presenceStoredAt = now
+        } else if presenceFlush == nil {
+            presenceFlush = Task {
+                try? await Task.sleep(for: .milliseconds(Self.presenceStoreMillis))
+                guard !Task.isCancelled else { return }  // left meanwhile: leaving stored it
+                await flushPresence(state: state)
+            }
+        }
+    }
+
+    /// Stores the horizon a deferred pass was left to store (in turn with commands and leaving).
+    private func flushPresence(state: ServerState) async {
+        await exclusively {
+            presenceFlush = nil
+            do {
+                try await state.store.putPresence(presence)
+                presenceStoredAt = state.now()
+            } catch {
+                state.logger.error("a browser's presence could not be stored", metadata: ["game": "\(gameID)", "error": "\(error)"])
+            }
+        }
+    }
+
     /// The device has left the game: its lease ends now (what it was shown stays).
     func leave(state: ServerState) async {
         await exclusively {
             presence = Presence.leave(presence, now: state.now())
+            presenceFlush?.cancel()
+            presenceFlush = nil
             do { try await state.store.putPresence(presence) } catch {
                 state.logger.error("a browser's presence could not be stored", metadata: ["game": "\(gameID)", "error": "\(error)"])
             }
@@ -498,6 +568,7 @@ actor BrowserGame {
         replica.receive(fresh.map(\.move))
         for (_, move) in fresh where move.replicaID == device.deviceID { performedBatches.insert(move.batchID) }
         moves += fresh.map(\.move)
+        authors.formUnion(fresh.map(\.move.authorID))
         moveStamps += fresh.map(\.move.stamp)
         moveSequences += fresh.map(\.sequence)
         if rosterMayHaveChanged { players = try await state.store.participants(gameID: gameID) }
@@ -548,12 +619,7 @@ actor BrowserGame {
                         let update = ServerSocketMessage.update(update(squares: squares, now: state.now()))
                         for viewer in viewers { state.hub.reply(viewer, update) }
                     }
-                    let now = state.now()
-                    let shown = min(sequence, committed)
-                    if shown > presence.readThrough || Presence.needsRefresh(presence, now: now) {
-                        presence = Presence.showed(Presence.enter(presence, now: now), through: shown)
-                        try await state.store.putPresence(presence)
-                    }
+                    try await showed(through: min(sequence, committed), state: state)
                     return true
                 } catch {
                     state.logger.error("a browser's replica could not catch up", metadata: ["game": "\(gameID)", "error": "\(error)"])

@@ -1589,11 +1589,17 @@ class WebAppTests(unittest.TestCase):
                         player.driver.execute_cdp_cmd("Input.dispatchKeyEvent", {"type": kind, "key": letter, "text": letter if kind == "keyDown" else "", "code": "Key" + letter})
                     time.sleep(0.05)  # pacing, as a quick typist types
 
+        def server_cpu_seconds():
+            with open(f"/proc/{self.server.process.pid}/stat") as handle:
+                fields = handle.read().rsplit(")", 1)[1].split()
+            return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
         result = {}
         for count in [2, 3]:
             typing = players[:count]
             for player in players:
                 player.driver.execute_script("__typed = []; __seen = []")
+            cpu_before = server_cpu_seconds()
             threads = [threading.Thread(target=typist, args=(index, player)) for index, player in enumerate(typing)]
             for thread in threads:
                 thread.start()
@@ -1606,6 +1612,7 @@ class WebAppTests(unittest.TestCase):
                     until(f"{player.name} has every last letter", lambda: not missing(), timeout=30)
                 except AssertionError:
                     raise AssertionError(f"{player.name}'s screen lacks letters (square, typed, shown): {missing()}")
+            server_cpu = server_cpu_seconds() - cpu_before
             typed = {player.name: player.driver.execute_script("return __typed") for player in typing}
             seen = {player.name: player.driver.execute_script("return __seen") for player in players}
             latencies = []
@@ -1627,6 +1634,9 @@ class WebAppTests(unittest.TestCase):
                 "p99_ms": round(latencies[min(len(latencies) - 1, int(len(latencies) * 0.99))], 1),
                 "max_ms": round(latencies[-1], 1),
                 "slowest": [round(x, 1) for x in latencies[-8:]],
+                # The server's CPU (from /proc) over the round, per keystroke: each is performed
+                # by the typist's hosted replica and shown by every other one.
+                "server_cpu_ms_per_keystroke": round(server_cpu * 1000 / max(1, sum(len(k) for k in typed.values())), 2),
             }
             print(f"\n{count} browsers typing at once, keystroke to each other browser's screen: " + json.dumps(result[f"{count}_typing"]))
         if ARTIFACTS:
