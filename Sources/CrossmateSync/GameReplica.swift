@@ -19,6 +19,11 @@ public struct GameReplica: Sendable {
     /// keeps no history: it would hold every move of the game.
     public var recordsHistory = true
     private var lastSeqAtCell: [Int: Int] = [:]
+    /// The journal's undo and redo stacks and last undo of each seq, worked out again whenever the
+    /// journal grows (`journalGrew`): asking whether undo or redo is possible — every update a
+    /// browser is sent asks both — then costs nothing like a pass over the whole journal.
+    private var undoStacks = UndoPlanner.Stacks()
+    private var lastUndoOf: [Int: Move] = [:]
     private var correctCount = 0
     private let letterCount: Int
 
@@ -71,6 +76,7 @@ public struct GameReplica: Sendable {
             clock.observe(move.timestamp)
             record(move)
         }
+        journalGrew()
         // Covered moves are not merged again, but undo needs them: what a square held just
         // before one of this replica's writes may be a covered move of someone else.
         for move in moves where move.gameID == gameID && snapshot.covers(move) { remember(move) }
@@ -79,8 +85,8 @@ public struct GameReplica: Sendable {
 
     public var nextSeq: Int { journal.count + 1 }
     public var isComplete: Bool { completion != nil }
-    public var canUndo: Bool { completion == nil && UndoPlanner.planUndo(journal: journal, grid: grid, history: history) != nil }
-    public var canRedo: Bool { completion == nil && UndoPlanner.planRedo(journal: journal, grid: grid) != nil }
+    public var canUndo: Bool { completion == nil && UndoPlanner.planUndo(stacks: undoStacks, grid: grid, history: history) != nil }
+    public var canRedo: Bool { completion == nil && UndoPlanner.planRedo(stacks: undoStacks, lastUndoOf: lastUndoOf, grid: grid) != nil }
 
     // MARK: Commands
 
@@ -147,10 +153,10 @@ public struct GameReplica: Sendable {
             }
             kind = .clear
         case .undo:
-            guard let plan = UndoPlanner.planUndo(journal: journal, grid: grid, history: history) else { throw .nothingToUndo }
+            guard let plan = UndoPlanner.planUndo(stacks: undoStacks, grid: grid, history: history) else { throw .nothingToUndo }
             return emit(plan, wallMillis: wallMillis, batchID: batchID)
         case .redo:
-            guard let plan = UndoPlanner.planRedo(journal: journal, grid: grid) else { throw .nothingToRedo }
+            guard let plan = UndoPlanner.planRedo(stacks: undoStacks, lastUndoOf: lastUndoOf, grid: grid) else { throw .nothingToRedo }
             return emit(plan, wallMillis: wallMillis, batchID: batchID)
         }
         return emit(changes, kind: kind, wallMillis: wallMillis, batchID: batchID)
@@ -172,6 +178,8 @@ public struct GameReplica: Sendable {
     @discardableResult
     public mutating func receive(_ moves: [Move]) -> [Move] {
         var refused: [Move] = []
+        let before = journal.count
+        defer { if journal.count != before { journalGrew() } }
         for move in moves where move.gameID == gameID {
             clock.observe(move.timestamp)
             // This replica's own moves, restored from storage, rebuild its journal.
@@ -242,12 +250,20 @@ public struct GameReplica: Sendable {
             apply(move)
             moves.append(move)
         }
+        journalGrew()
         return moves
     }
 
     private mutating func record(_ move: Move) {
         journal.append(move)
         if puzzle.contains(move.position) { lastSeqAtCell[puzzle.index(of: move.position)] = move.seq }
+    }
+
+    /// Works the undo stacks out again after moves were recorded (once per gesture or merge, not
+    /// per move).
+    private mutating func journalGrew() {
+        undoStacks = UndoPlanner.stacks(journal)
+        lastUndoOf = UndoPlanner.lastUndos(journal)
     }
 
     /// Adds a write to the history undo plans from.

@@ -84,7 +84,13 @@ public enum UndoPlanner {
     /// The undo of the top live operation: the highest one with a square not yet superseded.
     /// `history` holds every write the replica knows of, its own and others'.
     public static func planUndo(journal: [Move], grid: GameGrid, history: CellHistory) -> Plan? {
-        for operation in stacks(journal).undo.reversed() {
+        planUndo(stacks: stacks(journal), grid: grid, history: history)
+    }
+
+    /// `planUndo(journal:grid:history:)` with the journal's stacks already run (a replica keeps
+    /// them as its journal grows).
+    public static func planUndo(stacks: Stacks, grid: GameGrid, history: CellHistory) -> Plan? {
+        for operation in stacks.undo.reversed() {
             let steps = operation.entries.reversed().compactMap { entry -> Step? in
                 guard grid.letter(at: entry.position) == entry.letter else { return nil }
                 let before = history.state(before: entry.writeKey, at: entry.position.row * grid.width + entry.position.col)
@@ -100,11 +106,21 @@ public enum UndoPlanner {
     /// The redo of the top live undone operation: each square its undo wrote, if still untouched,
     /// gets the operation's letter back.
     public static func planRedo(journal: [Move], grid: GameGrid) -> Plan? {
+        planRedo(stacks: stacks(journal), lastUndoOf: lastUndos(journal), grid: grid)
+    }
+
+    /// The last undo move of the journal aimed at each seq.
+    public static func lastUndos(_ journal: [Move]) -> [Int: Move] {
         var lastUndoOf: [Int: Move] = [:]
         for move in journal where move.kind == .undo {
             if let target = move.targetSeq { lastUndoOf[target] = move }
         }
-        for operation in stacks(journal).redo.reversed() {
+        return lastUndoOf
+    }
+
+    /// `planRedo(journal:grid:)` with the journal's stacks and last undos already worked out.
+    public static func planRedo(stacks: Stacks, lastUndoOf: [Int: Move], grid: GameGrid) -> Plan? {
+        for operation in stacks.redo.reversed() {
             let steps = operation.entries.compactMap { entry -> Step? in
                 guard let undo = lastUndoOf[entry.seq], grid.letter(at: entry.position) == undo.letter else { return nil }
                 return Step(
