@@ -574,9 +574,19 @@ import Testing
         let children = try String(contentsOfFile: "/proc/\(shell)/task/\(shell)/children", encoding: .utf8)
         let play = try #require(children.split(separator: " ").first.flatMap { Int32($0) })
         kill(play, SIGSEGV)
-        try await eventually("the crash restored the terminal") {
-            let screen = try tmux(["capture-pane", "-p", "-t", crashing])
-            return screen.contains("play died 139") && !screen.contains("^Q quit")
+        do {
+            try await eventually("the crash restored the terminal") {
+                let screen = try tmux(["capture-pane", "-p", "-t", crashing])
+                return screen.contains("play died 139") && !screen.contains("^Q quit")
+            }
+        } catch {
+            // This has failed twice in full runs and never alone: say what the pane showed.
+            let screen = (try? tmux(["capture-pane", "-p", "-t", crashing])) ?? "(no pane)"
+            let state = (try? String(contentsOfFile: "/proc/\(play)/status", encoding: .utf8))?.split(separator: "\n").first {
+                $0.hasPrefix("State:")
+            }
+            Issue.record("the pane after SIGSEGV to \(play) (\(state.map(String.init) ?? "process gone")):\n\(screen)")
+            throw error
         }
     }
 
