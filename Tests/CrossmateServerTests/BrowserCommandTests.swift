@@ -393,6 +393,43 @@ import Testing
     /// Presence per device: one device leaving never hides a friend's move from a sibling that
     /// is still in the game; the badge shows once every device has left and a friend moves;
     /// the catch-up is shown once, by the first device to come back.
+    /// A viewed game's read horizon is stored at most once a second, not per letter shown: the
+    /// letters shown meanwhile are stored by one later pass, without the browser leaving. (The
+    /// server's clock is held still here, so every store after the open is such a pass.)
+    @Test func aViewedGamesHorizonIsStoredByOneLaterPass() async throws {
+        // The phone asks until the horizon is there: more often than a device's rate limit allows.
+        let server = try TestServer { $0.rateLimitBurst = 100_000 }
+        defer { server.removeFiles() }
+        try await server.application().test(.live) { client in
+            let port = try #require(client.port)
+            let ann = try await client.account("Ann")
+            let code: LinkCodeResponse = try await client.call(.post, "/v1/devices/link-codes", token: ann.token)
+            let annPhone: DeviceSession = try await client.call(.post, "/v1/devices", json: LinkDeviceRequest(code: code.code))
+            let bob = try await client.account("Bob")
+            let game = try await client.newGame(ann)
+            try await client.join(bob, game.gameID, invitedBy: ann)
+            var laptop = Browser(port: port, token: ann.token)
+            laptop.probe.send(.ping)
+            _ = try await laptop.open(game.gameID)
+            var bobDevice = TestDevice(bob, puzzle: greenLight, gameID: game.gameID)
+            var last: Int64 = 0
+            for (col, letter) in ["G", "R"].enumerated() {
+                let pushed = try await client.push(
+                    bob, game.gameID, try bobDevice.replica.perform(.setLetter(at(1, col), letter), wallMillis: server.clock.now))
+                last = try #require(pushed.results.last?.sequence)
+                _ = try await laptop.update { $0.squares.contains { $0.col == col && $0.letter == letter } }
+            }
+            // The account's horizon (as its phone's presence call reads it) reaches what the
+            // laptop showed while the laptop is still in the game.
+            let shown = last
+            try await eventually("the laptop's horizon is stored") {
+                let read: PresenceResponse = try await client.call(
+                    .post, "/v1/games/\(game.gameID)/presence", token: annPhone.token, json: PresenceRequest(action: "leave", readThrough: 0))
+                return read.previousHorizon == shown
+            }
+        }
+    }
+
     @Test func presenceIsPerDeviceAndTheCatchUpIsShownOnce() async throws {
         let server = try TestServer()
         defer { server.removeFiles() }
