@@ -351,6 +351,7 @@ class GamePage extends GameView {
     if (this.paused) return;
     this.stopFollowing();
     const before = this.cursor;
+    const drawn = this.renders;
     const { cursor, edit } = press(pressed, this.cursor, this.board, (s) => this.letterAt(s), settings.keyOptions);
     this.cursor = cursor;
     if (edit) {
@@ -371,7 +372,8 @@ class GamePage extends GameView {
       else this.issue({ kind: "delete", row: edit.row, col: edit.col });
     }
     if (before.row !== cursor.row || before.col !== cursor.col || before.direction !== cursor.direction) this.sendCursor();
-    this.render();
+    // A command queued above drew the grid with the new cursor already.
+    if (this.renders === drawn) this.render();
   }
 
   sendCursor() {

@@ -110,7 +110,7 @@ export class GameView {
           event.preventDefault();
           this.tap({ row, col });
         });
-        this.cells.set(key({ row, col }), { cell, letter });
+        this.cells.set(key({ row, col }), { cell, letter, row, col });
         line.append(cell);
       }
       this.grid.append(line);
@@ -131,6 +131,8 @@ export class GameView {
       for (const character of text) this.pressKey(character === " " ? "space" : { letter: character });
     });
     this.grid.addEventListener("pointerup", () => this.input.focus());
+    // Each clue's list item, kept with its clue: a redraw walks these, not the document.
+    this.clueItems = new Map();
     const clueList = (direction) =>
       el(
         "section",
@@ -139,15 +141,17 @@ export class GameView {
         el(
           "ol",
           {},
-          ...this.board[direction].map((clue) =>
-            el(
+          ...this.board[direction].map((clue) => {
+            const item = el(
               "li",
               { dataset: { clue: `${clue.number}-${direction}` }, tabindex: "-1", onclick: () => this.jumpTo(clue.number, direction) },
               el("b", {}, clue.number),
               " ",
               clue.text,
-            ),
-          ),
+            );
+            this.clueItems.set(`${clue.number}-${direction}`, { item, clue });
+            return item;
+          }),
         ),
       );
     this.acrossList = clueList("across");
@@ -300,6 +304,7 @@ export class GameView {
 
   render() {
     if (!this.view || !this.grid) return;
+    this.renders = (this.renders ?? 0) + 1;
     this.renderGrid();
     this.renderClues();
     this.renderStatus();
@@ -359,40 +364,49 @@ export class GameView {
     // Flagged words: a corner mark in the flagger's colour (the first flag on a square shows).
     const flagged = new Map();
     for (const flag of this.state.flags) for (const [row, col] of flag.cells) if (!flagged.has(`${row},${col}`)) flagged.set(`${row},${col}`, flag);
-    // Only what changed is written (see dom.js): one letter typed touches a square or two.
+    // Only what changed is written: one letter typed touches a square or two, so a square
+    // whose inputs are as they were last time is passed over without a call into the DOM.
     for (const [where, entry] of this.cells) {
       const { cell, letter } = entry;
-      const [row, col] = where.split(",").map(Number);
+      const { row, col } = entry;
       const flag = flagged.get(where);
+      const square = this.shown(entry);
+      const here = row === this.cursor.row && col === this.cursor.col;
+      const text = this.cursor.rebus !== null && here ? this.cursor.rebus : square.letter;
+      const peer = peerAt.get(where);
+      const along = peerWord.get(where);
+      const color = square.pendingEdit ? "" : this.colorOf(square.authorID);
+      const flagColor = flag ? this.colorOf(flag.authorID) : "transparent";
+      const peerColor = peer ? this.colorOf(peer.authorID) : "transparent";
+      const alongColor = along ? this.colorOf(along.authorID) : "transparent";
+      // What a screen reader hears of the square, described again only when it would change.
+      const heard = [text, square.pencil, square.verdict, square.pendingEdit, this.cursor.direction,
+        text && square.authorID ? this.nameOf(square.authorID) : "", flag ? this.nameOf(flag.authorID) : ""].join("|");
+      const drawn = [heard, here, inWord.has(where), !!this.caught?.has(where), color, flagColor, peerColor, alongColor].join("|");
+      if (entry.drawn === drawn) continue;
+      entry.drawn = drawn;
       cell.classList.toggle("flagged", !!flag);
-      setStyle(cell, "--flag", flag ? this.colorOf(flag.authorID) : "transparent");
-      const square = this.shown({ row, col });
-      const text = this.cursor.rebus !== null && row === this.cursor.row && col === this.cursor.col ? this.cursor.rebus : square.letter;
+      setStyle(cell, "--flag", flagColor);
       setText(letter, text);
-      setStyle(letter, "color", square.pendingEdit ? "" : this.colorOf(square.authorID));
+      setStyle(letter, "color", color);
       cell.classList.toggle("rebus", [...text].length > 1);
       cell.classList.toggle("pencil", !!square.pencil);
       cell.classList.toggle("pending", !!square.pendingEdit);
       cell.classList.toggle("wrong", square.verdict === "checkedWrong");
       cell.classList.toggle("right", square.verdict === "checkedRight");
       cell.classList.toggle("revealed", square.verdict === "revealed");
-      cell.classList.toggle("current", row === this.cursor.row && col === this.cursor.col);
+      cell.classList.toggle("current", here);
       cell.classList.toggle("word", inWord.has(where));
       cell.classList.toggle("caught", !!this.caught?.has(where));
-      const peer = peerAt.get(where);
       cell.classList.toggle("peer", !!peer);
-      setStyle(cell, "--peer", peer ? this.colorOf(peer.authorID) : "transparent");
-      const along = peerWord.get(where);
+      setStyle(cell, "--peer", peerColor);
       cell.classList.toggle("peerword", !!along);
-      setStyle(cell, "--peerword", along ? this.colorOf(along.authorID) : "transparent");
-      // What a screen reader hears of the square, described again only when it would change.
-      const heard = [text, square.pencil, square.verdict, square.pendingEdit, this.cursor.direction,
-        text && square.authorID ? this.nameOf(square.authorID) : "", flag ? this.nameOf(flag.authorID) : ""].join("|");
+      setStyle(cell, "--peerword", alongColor);
       if (entry.heard !== heard) {
         entry.heard = heard;
         setAttribute(cell, "aria-label", this.describe({ row, col }, square, text));
       }
-      setAttribute(cell, "aria-selected", String(row === this.cursor.row && col === this.cursor.col));
+      setAttribute(cell, "aria-selected", String(here));
     }
   }
 
@@ -435,26 +449,32 @@ export class GameView {
     setAttribute(this.flagButton, "aria-pressed", String(mine));
     this.flagButton.classList.toggle("on", mine);
     const cross = this.board.clue(this.cursor, this.cursor.direction === "across" ? "down" : "across");
-    for (const item of this.main.querySelectorAll(".clues li")) {
-      const current = word && item.dataset.clue === `${word.number}-${word.direction}`;
-      const crossing = cross && item.dataset.clue === `${cross.number}-${cross.direction}`;
+    const currentID = word ? `${word.number}-${word.direction}` : null;
+    const crossID = cross ? `${cross.number}-${cross.direction}` : null;
+    const flagOf = new Map();
+    for (const flag of this.state.flags) if (!flagOf.has(`${flag.number}-${flag.direction}`)) flagOf.set(`${flag.number}-${flag.direction}`, flag);
+    for (const [id, { item, clue }] of this.clueItems) {
+      const current = id === currentID;
       if (current && !item.classList.contains("current")) {
-        // Scroll the list only, never the page (on a phone the grid must stay in view).
-        const box = item.closest(".clues");
-        const top = item.offsetTop - box.offsetTop;
-        if (top < box.scrollTop || top + item.offsetHeight > box.scrollTop + box.clientHeight) box.scrollTop = top - box.clientHeight / 3;
+        // Scroll the list only, never the page (on a phone the grid must stay in view). Read
+        // once the frame is laid out anyway, not here, where it would force a layout of its own.
+        requestAnimationFrame(() => {
+          if (!item.classList.contains("current")) return;
+          const box = item.closest(".clues");
+          const top = item.offsetTop - box.offsetTop;
+          if (top < box.scrollTop || top + item.offsetHeight > box.scrollTop + box.clientHeight) box.scrollTop = top - box.clientHeight / 3;
+        });
       }
-      item.classList.toggle("current", !!current);
+      item.classList.toggle("current", current);
       if (current && document.activeElement?.closest?.(".lists") == null) {
         // Tab reaches the lists at the current clue (one stop; arrows go on from there).
         for (const other of this.main.querySelectorAll(".clues li[tabindex='0']")) if (other !== item) other.tabIndex = -1;
         if (item.tabIndex !== 0) item.tabIndex = 0;
       }
-      item.classList.toggle("crossing", !!crossing);
-      const clue = this.board[item.dataset.clue.split("-")[1]].find((c) => `${c.number}-${c.direction}` === item.dataset.clue);
-      item.classList.toggle("done", !!clue && clue.cells.every((cell) => this.letterAt(cell) !== ""));
+      item.classList.toggle("crossing", id === crossID);
+      item.classList.toggle("done", clue.cells.every((cell) => this.letterAt(cell) !== ""));
       // A flagged clue: ⚑ and who flagged it, in their colour.
-      const flag = this.state.flags.find((f) => `${f.number}-${f.direction}` === item.dataset.clue);
+      const flag = flagOf.get(id);
       const note = flag ? `⚑ ${this.nameOf(flag.authorID)}` : "";
       if ((item.dataset.flagged ?? "") !== note) {
         item.querySelector(".flagnote")?.remove();
@@ -463,7 +483,7 @@ export class GameView {
         else delete item.dataset.flagged;
       }
       item.classList.toggle("flagged", !!flag);
-      item.style.setProperty("--flag", flag ? this.colorOf(flag.authorID) : "transparent");
+      setStyle(item, "--flag", flag ? this.colorOf(flag.authorID) : "transparent");
     }
   }
 
