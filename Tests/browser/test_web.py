@@ -663,7 +663,12 @@ class WebAppTests(unittest.TestCase):
         until("Ana's queue empties", lambda: ana.driver.find_element(By.CSS_SELECTOR, "[data-sync]").text == "Live", timeout=30)
         games = self.server.api("GET", "/v1/games", token=ana.token())["games"]
         self.assertEqual([g["filled"] for g in games if g["gameID"] == game], [2])
-        until("Ben has both letters after the restart", lambda: ben.letter(0, 1) == "A" and ben.letter(0, 2) == "L")
+        try:
+            until("Ben has both letters after the restart", lambda: ben.letter(0, 1) == "A" and ben.letter(0, 2) == "L")
+        except AssertionError as failure:
+            # (Seen once in a full run, never alone: what Ben's page showed, for the next look.)
+            raise AssertionError(f"{failure}; Ben's row 0 {ben.row(0)!r}, status {ben.driver.find_element(By.CSS_SELECTOR, '[data-sync]').text!r}, "
+                                 f"log {ben.driver.get_log('browser')[-5:]}")
         self.assertEqual((ana.letter(0, 1), ana.letter(0, 2)), ("A", "L"))
 
     def test_the_solving_keys_table_runs_in_the_browser(self):
@@ -1529,18 +1534,28 @@ class WebAppTests(unittest.TestCase):
                      for path in ["/", "/app/app.js", "/app/dom.js", "/app/nav.js", "/app/connection.js", "/app/pages.js", "/app/game.js", "/app/gameview.js", "/app/gamestate.js", "/app/replay.js", "/app/keys.js", "/app/api.js", "/app/queue.js",
                                   "/app/settings.js", "/app/share.js", "/app/style.css", "/app/icon.svg", "/sw.js"])
         # What a first visit transfers before the page is usable, as Chromium counts it (bodies
-        # as sent, gzipped): a fresh browser opening the list, and one opening a game.
-        def first_load(path, ready):
+        # as sent, gzipped): a fresh browser opening the list, and one opening a game — there,
+        # what was asked for before the grid was drawn (the page marks it; the chat follows),
+        # and what came after.
+        def first_load(path, ready, drawn=None):
             fresh = self.player("Fresh", width=390, height=844, mobile=True)
             fresh.open("/v1")  # (same origin, none of the app: to sign the fresh browser in)
             fresh.driver.execute_script("localStorage.setItem('crossmate.identity', arguments[0])", json.dumps(ana.identity()))
             fresh.open(path)
             until("the page is ready", lambda: fresh.driver.find_elements(By.CSS_SELECTOR, ready))
+            if drawn:
+                until("everything asked for has come", lambda: fresh.driver.execute_script(
+                    "return performance.getEntriesByType('resource').every((e) => e.responseEnd > 0)"
+                    " && !!document.querySelector('[data-chat]')"))
             return fresh.driver.execute_script(
-                "return performance.getEntriesByType('navigation').concat(performance.getEntriesByType('resource'))"
-                ".filter((e) => !e.name.includes('/v1/')).reduce((sum, e) => sum + e.encodedBodySize, 0)")
-        list_bytes = first_load("/", "[data-game]")
-        game_bytes = first_load("/games/" + game, "[data-sync=live]")
+                "const at = arguments[0] ? performance.getEntriesByName(arguments[0])[0].startTime : Infinity;"
+                "const sizes = { before: 0, after: 0 };"
+                "for (const e of performance.getEntriesByType('navigation').concat(performance.getEntriesByType('resource')))"
+                "  if (!e.name.includes('/v1/')) sizes[e.startTime <= at ? 'before' : 'after'] += e.encodedBodySize;"
+                "return sizes", drawn)
+        list_bytes = first_load("/", "[data-game]")["before"]
+        game_load = first_load("/games/" + game, "[data-sync=live]", drawn="crossmate-grid-drawn")
+        game_bytes = game_load["before"]
         result = {
             "keystrokes": 120, "measured": len(latencies),
             "p50_ms": round(statistics.median(latencies), 1),
@@ -1549,11 +1564,12 @@ class WebAppTests(unittest.TestCase):
             "page_weight_bytes": weight,
             "first_load_list_gzipped_bytes": list_bytes,
             "first_load_game_gzipped_bytes": game_bytes,
+            "game_after_grid_drawn_gzipped_bytes": game_load["after"],
         }
         print("\nkeystroke to the other browser's screen (two Chromium pages, one machine)")
         print(f"  keystrokes {result['keystrokes']}  measured {result['measured']}  p50 {result['p50_ms']} ms  p99 {result['p99_ms']} ms  max {result['max_ms']} ms")
         print(f"  page weight (HTML + CSS + JS + icon, uncompressed): {weight} bytes")
-        print(f"  first load as sent (gzipped bodies): the list {list_bytes} bytes, a game {game_bytes} bytes")
+        print(f"  first load as sent (gzipped bodies): the list {list_bytes} bytes, a game {game_bytes} bytes (then {game_load['after']} once the grid is drawn)")
         if ARTIFACTS:
             os.makedirs(ARTIFACTS, exist_ok=True)
             with open(os.path.join(ARTIFACTS, "web-bench.json"), "w") as handle:

@@ -146,7 +146,7 @@ class GamePage extends GameView {
         else this.applied.push(answer.id);
         if (outcome.refusal) {
           toast(outcome.refusal.reason[0].toUpperCase() + outcome.refusal.reason.slice(1) + ".", "error");
-          if (command?.kind === "chat") this.chat.restore(command.text);
+          if (command?.kind === "chat") this.loadChat().then((chat) => chat?.restore(command.text));
         } else this.absorbed(answer);
         this.render();
         break;
@@ -261,10 +261,12 @@ class GamePage extends GameView {
   }
 
   /** Shows the chat (on a phone it is below the clues) and puts the cursor on its line. */
-  openChat() {
+  async openChat() {
     this.toggleMore(false);
-    this.chat.element.scrollIntoView({ block: "end", behavior: "smooth" });
-    this.chat.field.focus({ preventScroll: true });
+    const chat = await this.loadChat();
+    if (!chat) return;
+    chat.element.scrollIntoView({ block: "end", behavior: "smooth" });
+    chat.field.focus({ preventScroll: true });
     this.seen();
   }
 

@@ -4,11 +4,9 @@
 // (`state`), the cursor, the other players' cursors, the replay — and handles what the
 // elements built here are pressed for.
 
-import { ChatPanel } from "./chat.js";
 import { connection } from "./connection.js";
 import { el, rebuildIf, setAttribute, setStyle, setText } from "./dom.js";
 import { key } from "./keys.js";
-import { ReplayPlayer } from "./replay.js";
 
 const clock = (seconds) => {
   const h = Math.floor(seconds / 3600);
@@ -70,18 +68,10 @@ export class GameView {
     this.shareButton = el("button", { type: "button", "data-share": true, onclick: () => this.share() }, "Share");
     this.nudgeButton = el("button", { type: "button", "data-nudge-button": true, title: "ask the others to come and help", onclick: () => this.nudge() }, "Nudge");
     this.roster = el("ul", { class: "roster", "aria-label": "players" });
-    this.chat = new ChatPanel({
-      send: (text) => this.say(text),
-      react: (messageKey, emoji, on) => this.sendReaction(messageKey, emoji, on),
-      player: (authorID) => ({ name: this.nameOf(authorID), color: this.colorOf(authorID) || "var(--muted)" }),
-      me: v.me,
-      onSeen: () => this.seen(),
-      coveredBelow: () => (this.dock && !this.dock.hidden ? this.dock.offsetHeight : 0),
-    });
-    // On a phone the system keyboard types in the chat: the on-screen one steps aside.
-    this.chat.field.addEventListener("focus", () => document.body.classList.add("chatting"));
-    this.chat.field.addEventListener("blur", () => document.body.classList.remove("chatting"));
-    this.stops.push(() => document.body.classList.remove("chatting"));
+    // The chat comes once the grid is drawn (`loadChat`): a phone opening a game fetches what
+    // it needs to solve first. Until then its place in the page is kept.
+    this.chat = null;
+    this.chatSlot = el("div", { "data-chat-slot": true });
     this.chatBadge = el("span", { class: "badge", "data-chat-unseen": true, hidden: true });
     this.chatButton = el("button", { type: "button", class: "chat-button", "data-chat-button": true, "aria-label": "chat", title: "Chat", onclick: () => this.openChat() }, ...labelled("✉", "Chat"), this.chatBadge);
     this.clueBar = el("div", { class: "cluebar", "aria-live": "polite", "data-clue-bar": true });
@@ -252,7 +242,7 @@ export class GameView {
           "div",
           { class: "board" },
           el("div", { class: "play" }, this.touch ? null : this.clueBar, el("div", { class: "gridwrap" }, this.grid, this.input, this.pausedCover)),
-          el("div", { class: "side" }, lists, this.chat.element),
+          el("div", { class: "side" }, lists, this.chatSlot),
         ),
         this.touch ? null : el("p", { class: "help" }, "Type to fill; arrows move; Space turns; Tab goes to the next word; Insert opens a rebus (Enter writes it); Ctrl+P pencil; Ctrl+Z undo; Escape leaves the grid."),
         this.dock,
@@ -302,6 +292,32 @@ export class GameView {
     );
   }
 
+  /** Loads the chat (once; the drawn grid came first) and puts it in its place: a promise of
+   * the panel, or of null when the page was left meanwhile. */
+  loadChat() {
+    this.chatLoaded ??= import("./chat.js").then(({ ChatPanel }) => {
+      if (!this.chatSlot.isConnected) return null;
+      const v = this.view;
+      const chat = new ChatPanel({
+        send: (text) => this.say(text),
+        react: (messageKey, emoji, on) => this.sendReaction(messageKey, emoji, on),
+        player: (authorID) => ({ name: this.nameOf(authorID), color: this.colorOf(authorID) || "var(--muted)" }),
+        me: v.me,
+        onSeen: () => this.seen(),
+        coveredBelow: () => (this.dock && !this.dock.hidden ? this.dock.offsetHeight : 0),
+      });
+      // On a phone the system keyboard types in the chat: the on-screen one steps aside.
+      chat.field.addEventListener("focus", () => document.body.classList.add("chatting"));
+      chat.field.addEventListener("blur", () => document.body.classList.remove("chatting"));
+      this.stops.push(() => document.body.classList.remove("chatting"));
+      this.chatSlot.replaceWith(chat.element);
+      this.chat = chat;
+      this.render();
+      return chat;
+    });
+    return this.chatLoaded;
+  }
+
   render() {
     if (!this.view || !this.grid) return;
     this.renders = (this.renders ?? 0) + 1;
@@ -311,7 +327,13 @@ export class GameView {
     this.renderTimer();
     this.renderPlayers();
     this.renderEnding();
-    this.chat.render(this.state.messages, this.state.waitingMessages(), this.view.readOnly, this.state.reactions, this.view.quickReactions ?? []);
+    this.chat?.render(this.state.messages, this.state.waitingMessages(), this.view.readOnly, this.state.reactions, this.view.quickReactions ?? []);
+    if (!this.chatLoaded) {
+      // The grid is drawn: what a phone needed to solve is here (the page-weight benchmark
+      // counts what was asked for before this mark), and the chat follows.
+      performance.mark("crossmate-grid-drawn");
+      this.loadChat();
+    }
     const frozen = this.view.readOnly || !!this.view.completion;
     for (const control of this.main.querySelectorAll(".tools button:not([data-share]):not([data-nudge-button]):not([data-more]):not([data-settings]):not([data-chat-button]), .tools summary")) {
       control.toggleAttribute("disabled", frozen);
@@ -617,12 +639,19 @@ export class GameView {
     }
     if (this.replayBox.dataset.steps === String(replay.steps.length)) return;
     this.replayBox.dataset.steps = String(replay.steps.length);
+    // The player comes with the first replay (a game in play never needs it).
+    const box = this.replayBox;
+    import("./replay.js").then(({ ReplayPlayer }) => {
+      if (box === this.replayBox && box.dataset.steps === String(replay.steps.length)) this.buildReplay(replay, new ReplayPlayer(replay.steps));
+    });
+  }
+
+  buildReplay(replay, player) {
     const count = replay.steps.length;
     const slider = el("input", { type: "range", min: "0", max: String(count), value: String(count), "aria-label": "replay position", "data-replay-slider": true });
     const label = el("span", { class: "replay-at" });
     const speed = el("select", { "aria-label": "replay speed" }, ...[1, 10, 100].map((x) => el("option", { value: String(x) }, `${x}×`)));
     const play = el("button", { type: "button", "data-replay-play": true }, "▶ Play");
-    const player = new ReplayPlayer(replay.steps);
     const show = (step) => {
       slider.value = String(step);
       this.replayFrame = step >= count ? null : player.seek(step);
