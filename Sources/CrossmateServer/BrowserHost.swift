@@ -109,9 +109,17 @@ final class BrowserHost: Sendable {
     /// Moves checked and ordered, not yet committed (`Store.appendMoves`): the replicas fold them
     /// and their viewers see them now, a commit's fsync sooner. What this device has shown does
     /// not move on until the poke after the commit.
-    func relay(gameID: String, _ moves: InlineChanges, state: ServerState) {
-        for (game, viewers) in viewed(gameID) {
-            Task { await game.refresh(state: state, viewers: viewers, inline: moves, committed: nil) }
+    func relay(gameID: String, _ saved: [SavedMove], state: ServerState) {
+        guard let first = saved.first, saved.count <= InlineChanges.maximumCount else { return }
+        let replicas = viewed(gameID)
+        guard !replicas.isEmpty else { return }
+        let moves = InlineChanges(after: first.sequence - 1, changes: saved.map(\.change))
+        // Decoded once here for every replica (one that does not convert is decoded, and
+        // reported, by the replica from its stored JSON).
+        var decoded: [Int64: Move] = [:]
+        for move in saved { decoded[move.sequence] = try? move.move.move() }
+        for (game, viewers) in replicas {
+            Task { [decoded] in await game.refresh(state: state, viewers: viewers, inline: moves, decoded: decoded, committed: nil) }
         }
     }
 
@@ -186,8 +194,10 @@ actor BrowserGame {
     /// The zone sequence known to be committed: what this device has shown is stored only
     /// through here (a relayed move may yet be lost to a crash).
     private var committed: Int64
-    /// Changes handed over by relays and pokes that came while the replica was catching up.
+    /// Changes handed over by relays and pokes that came while the replica was catching up,
+    /// and the relayed moves as the relay decoded them, by zone sequence.
     private var handed: [InlineChanges] = []
+    private var relayed: [Int64: Move] = [:]
     private var moves: [Move]
     /// `moves` as the solving clock reads them (kept as moves arrive, not rebuilt per answer).
     private var moveStamps: [SolvingTime.Stamp]
@@ -542,10 +552,12 @@ actor BrowserGame {
     /// they are, without reading them back from the store.
     private func catchUp(state: ServerState, handed: [InlineChanges] = []) async throws -> [SquareView] {
         let before = replica.grid
+        let known = relayed
+        defer { relayed = relayed.filter { $0.key > sequence } }
         // Changes relayed before their commit come again in the poke after it: nothing to read.
         if !handed.isEmpty, handed.allSatisfy({ ($0.changes.last?.sequence ?? .max) <= sequence }) { return [] }
         let read: GameProjection.Activity
-        if let run = InlineChanges.run(handed, after: sequence), let folded = try Self.activity(run, after: sequence, gameID: gameID) {
+        if let run = InlineChanges.run(handed, after: sequence), let folded = try Self.activity(run, after: sequence, gameID: gameID, known: known) {
             read = folded
         } else {
             read = try await GameProjection.sequencedActivity(store: state.store, gameID: gameID, after: sequence)
@@ -580,17 +592,22 @@ actor BrowserGame {
 
     /// A poke's changes as the players' activity, when they follow on from `sequence` and are
     /// only that (anything else, or a gap, is read from the store instead).
-    static func activity(_ inline: InlineChanges?, after sequence: Int64, gameID: String) throws -> GameProjection.Activity? {
+    static func activity(
+        _ inline: InlineChanges?, after sequence: Int64, gameID: String, known: [Int64: Move] = [:]
+    ) throws -> GameProjection.Activity? {
         guard let inline, inline.after == sequence, !inline.changes.isEmpty, inline.changes.allSatisfy({ GameProjection.Activity.holds($0.kind) })
         else { return nil }
-        return try GameProjection.activity(in: inline.changes, gameID: gameID)
+        return try GameProjection.activity(in: inline.changes, gameID: gameID, known: known)
     }
 
     /// Catches up after a poke (folding the changes it hands over, when it does) and sends the
     /// viewers what changed. Pokes that arrive meanwhile fold into one more pass.
-    func refresh(state: ServerState, viewers: Set<Int>, inline: InlineChanges? = nil, committed poked: Int64? = nil) async {
+    func refresh(
+        state: ServerState, viewers: Set<Int>, inline: InlineChanges? = nil, decoded: [Int64: Move] = [:], committed poked: Int64? = nil
+    ) async {
         if let poked { committed = max(committed, poked) }
         if let inline { handed.append(inline) }
+        relayed.merge(decoded) { $1 }
         if refreshing {
             refreshAgain = true
             return

@@ -92,9 +92,9 @@ actor GameProjection {
     }
 
     /// The activity among `changes`, decoded.
-    static func activity(in changes: some Sequence<EncodedChange>, gameID: String) throws -> Activity {
+    static func activity(in changes: some Sequence<EncodedChange>, gameID: String, known: [Int64: Move] = [:]) throws -> Activity {
         var read = Activity()
-        try read.add(changes, gameID: gameID)
+        try read.add(changes, gameID: gameID, known: known)
         return read
     }
 
@@ -424,10 +424,16 @@ actor GameDirectory {
 
 extension GameProjection.Activity {
     /// Adds the activity among `changes` (in zone order), reading through the last of them.
-    mutating func add(_ changes: some Sequence<EncodedChange>, gameID: String) throws {
+    /// `known`: moves already decoded, by zone sequence (a relay decodes its moves once for
+    /// every replica it reaches); the rest are decoded here.
+    mutating func add(_ changes: some Sequence<EncodedChange>, gameID: String, known: [Int64: Move] = [:]) throws {
         for change in changes {
             through = max(through, change.sequence)
             guard Self.holds(change.kind) else { continue }
+            if change.kind == .move, let move = known[change.sequence] {
+                moves.append((change.sequence, move))
+                continue
+            }
             switch try change.decoded(gameID: gameID).record {
             case let .move(record): moves.append((change.sequence, try GameProjection.move(record, at: change.sequence, gameID: gameID)))
             case let .pause(pause): pauses.append(pause)

@@ -62,8 +62,7 @@ struct GameWrites: Sendable {
             // the sender is answered, and the other devices poked, once it is on disk.
             let browsers = state.browsers
             outcome = try await state.store.appendMoves(gameID: gameID, authorID: device.authorID, moves: candidates.map(\.record)) { ordered in
-                guard let first = ordered.saved.first, ordered.saved.count <= InlineChanges.maximumCount else { return }
-                browsers.relay(gameID: gameID, InlineChanges(after: first.sequence - 1, changes: ordered.saved.map(\.change)), state: state)
+                browsers.relay(gameID: gameID, ordered.saved, state: state)
             }
         } catch let refusal as StoreRefusal {
             throw refusal.apiError

@@ -146,6 +146,27 @@ import Testing
         #expect(try BrowserGame.activity(nil, after: 7, gameID: "game-1") == nil)
     }
 
+    /// A relay decodes its moves once for every replica it reaches: a replica takes those as
+    /// they are and decodes only the changes it was not handed decoded.
+    @Test func relayedMovesAreTakenAsTheRelayDecodedThem() throws {
+        var replica = GameReplica(puzzle: greenLight, gameID: "game-1", replicaID: "dev-ann", authorID: "acct-ann")
+        let moves = try replica.perform(.setLetter(at(1, 0), "G"), wallMillis: 1_000) + replica.perform(.setLetter(at(1, 1), "R"), wallMillis: 1_001)
+        // The JSON says G at 8; the relay's decoded move for 8 is another (so which one was used shows).
+        let handed = InlineChanges(
+            after: 7,
+            changes: [
+                EncodedChange(ZoneChange(sequence: 8, record: .move(MoveRecord(moves[0])))),
+                EncodedChange(ZoneChange(sequence: 9, record: .move(MoveRecord(moves[1])))),
+            ])
+        let folded = try #require(try BrowserGame.activity(handed, after: 7, gameID: "game-1", known: [8: moves[1]]))
+        #expect(folded.moves.map(\.sequence) == [8, 9] && folded.moves.map(\.move) == [moves[1], moves[1]] && folded.through == 9)
+        // A stored body that does not decode is not read when the relay decoded its move.
+        var corrupt = handed
+        corrupt.changes[0] = EncodedChange(sequence: 8, kind: .move, json: "{")
+        #expect(try BrowserGame.activity(corrupt, after: 7, gameID: "game-1", known: [8: moves[0]])?.moves.map(\.move) == moves)
+        #expect(throws: (any Error).self) { try BrowserGame.activity(corrupt, after: 7, gameID: "game-1") }
+    }
+
     /// Moves relayed before their commit and the poke after it hand a replica the same changes,
     /// in either order, with others between: one run from what it holds, each change once.
     @Test func relayedAndPokedChangesMakeOneRunWithoutGapsOrRepeats() {
