@@ -314,6 +314,10 @@ export class GameView {
       this.chat = chat;
       this.render();
       return chat;
+    }, () => {
+      // Not fetched (offline, before the app was cached): the next redraw tries again.
+      this.chatLoaded = null;
+      return null;
     });
     return this.chatLoaded;
   }
@@ -331,7 +335,7 @@ export class GameView {
     if (!this.chatLoaded) {
       // The grid is drawn: what a phone needed to solve is here (the page-weight benchmark
       // counts what was asked for before this mark), and the chat follows.
-      performance.mark("crossmate-grid-drawn");
+      if (!performance.getEntriesByName("crossmate-grid-drawn").length) performance.mark("crossmate-grid-drawn");
       this.loadChat();
     }
     const frozen = this.view.readOnly || !!this.view.completion;
@@ -478,8 +482,9 @@ export class GameView {
     for (const [id, { item, clue }] of this.clueItems) {
       const current = id === currentID;
       if (current && !item.classList.contains("current")) {
-        // Scroll the list only, never the page (on a phone the grid must stay in view). Read
-        // once the frame is laid out anyway, not here, where it would force a layout of its own.
+        // Scroll the list only, never the page (on a phone the grid must stay in view). Measured
+        // in the next frame, which lays the page out anyway: here it would force a layout of
+        // its own in the key's handler.
         requestAnimationFrame(() => {
           if (!item.classList.contains("current")) return;
           const box = item.closest(".clues");
