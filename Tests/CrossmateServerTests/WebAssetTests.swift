@@ -23,7 +23,7 @@ import Testing
             for path in [
                 "/", "/app/app.js", "/app/dom.js", "/app/nav.js", "/app/connection.js", "/app/game.js", "/app/gameview.js", "/app/gamestate.js",
                 "/app/chat.js",
-                "/app/replay.js",
+                "/app/replay.js", "/app/ending.js", "/app/settingsdialog.js",
                 "/app/keys.js", "/app/style.css",
                 "/app/api.js", "/app/queue.js", "/app/settings.js", "/app/share.js", "/app/stats.js", "/app/pages.js", "/sw.js",
             ] {

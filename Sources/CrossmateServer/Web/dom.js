@@ -66,3 +66,11 @@ export function toast(message, kind = "info") {
   clearTimeout(toast.timer);
   toast.timer = setTimeout(() => box.classList.remove("shown"), kind === "error" ? 6000 : 3000);
 }
+
+/** A solving time as a clock shows it: 4:05, 1:02:03. */
+export function clock(seconds) {
+  const h = Math.floor(seconds / 3600);
+  const m = Math.floor((seconds % 3600) / 60);
+  const s = seconds % 60;
+  return (h ? `${h}:${String(m).padStart(2, "0")}` : `${m}`) + `:${String(s).padStart(2, "0")}`;
+}

@@ -13,7 +13,7 @@ import { GameView } from "./gameview.js";
 import { EMPTY_SQUARE, GameState } from "./gamestate.js";
 import { Board, key, press } from "./keys.js";
 import { commandKey, enqueue, queued, saveGame, savedGame, settle } from "./queue.js";
-import { openSettings, settings } from "./settings.js";
+import { settings } from "./settings.js";
 
 const KEYS = {
   ArrowLeft: "left", ArrowRight: "right", ArrowUp: "up", ArrowDown: "down", Tab: "tab", Backspace: "backspace",
@@ -449,8 +449,9 @@ class GamePage extends GameView {
     this.input.focus();
   }
 
-  openSettings() {
+  async openSettings() {
     this.toggleMore(false);
+    const { openSettings } = await import("./settingsdialog.js");
     openSettings(() => this.input.focus());
   }
 

@@ -2,18 +2,12 @@
 // from the page's state (render and its parts), writing only what changed. A base of GamePage
 // (game.js), which holds what is drawn — the server's view and the commands not yet answered
 // (`state`), the cursor, the other players' cursors, the replay — and handles what the
-// elements built here are pressed for.
+// elements built here are pressed for. The chat (chat.js) comes once the grid is drawn, the
+// finish (ending.js) with the first finished game.
 
 import { connection } from "./connection.js";
-import { el, rebuildIf, setAttribute, setStyle, setText } from "./dom.js";
+import { clock, el, rebuildIf, setAttribute, setStyle, setText } from "./dom.js";
 import { key } from "./keys.js";
-
-const clock = (seconds) => {
-  const h = Math.floor(seconds / 3600);
-  const m = Math.floor((seconds % 3600) / 60);
-  const s = seconds % 60;
-  return (h ? `${h}:${String(m).padStart(2, "0")}` : `${m}`) + `:${String(s).padStart(2, "0")}`;
-};
 
 export class GameView {
   /** Unseen messages: on the Chat button and in the tab's title. */
@@ -583,109 +577,22 @@ export class GameView {
       if (this.banner.firstChild) this.banner.replaceChildren();
       return;
     }
-    if (this.banner.dataset.shown === JSON.stringify(completion) + JSON.stringify(this.view.scoreboard ?? [])) return;
-    this.banner.dataset.shown = JSON.stringify(completion) + JSON.stringify(this.view.scoreboard ?? []);
-    const solved = completion.kind === "solved";
-    // A solve with help says so; never like a clean one.
-    const reveals = (this.view.scoreboard ?? []).reduce((sum, score) => sum + (score.revealsUsed ?? 0), 0);
-    const checks = (this.view.scoreboard ?? []).reduce((sum, score) => sum + (score.checksUsed ?? 0), 0);
-    const help = reveals ? ` with ${reveals} ${reveals === 1 ? "reveal" : "reveals"}` : checks ? ` with ${checks} ${checks === 1 ? "check" : "checks"}` : "";
-    const heading = solved ? (help ? `Solved${help}, in ${clock(this.view.timer?.seconds ?? 0)}` : `Solved in ${clock(this.view.timer?.seconds ?? 0)}!`) : "This game is finished.";
-    this.banner.replaceChildren(
-      el("h2", { "data-completed": completion.kind, "data-help": help ? "used" : "none" }, heading),
-      el(
-        "ol",
-        { class: "scores" },
-        ...(this.view.scoreboard ?? []).map((score) =>
-          el(
-            "li",
-            {},
-            el("i", { class: "swatch", style: `background:${this.colorOf(score.authorID)}` }),
-            `${this.nameOf(score.authorID)}: ${score.lettersAuthored} letters`,
-            score.checksUsed ? `, ${score.checksUsed} ${score.checksUsed === 1 ? "check" : "checks"}` : "",
-            score.revealsUsed ? `, ${score.revealsUsed} ${score.revealsUsed === 1 ? "reveal" : "reveals"}` : "",
-          ),
-        ),
-      ),
-      this.replayBox = el("div", { class: "replay", "data-replay": true }, "Loading the replay…"),
-      el(
-        "p",
-        { class: "next" },
-        // Everyone still in this game comes along; those on this page go straight in.
-        this.view.readOnly ? null : el("a", { href: `/?with=${encodeURIComponent(this.gameID)}`, "data-route": true, class: "button primary", "data-next": true }, "Next puzzle together"),
-        " ",
-        el("a", { href: "/", "data-route": true }, "Back to your games"),
-      ),
-    );
-    if (!this.replayData?.ready) connection.send({ type: "replay", gameID: this.gameID });
-    else this.renderReplay();
-    // A solve seen as it happens gets a ripple across the grid (not a game opened finished).
-    if (solved && this.sawPlaying && !this.celebrated) {
-      this.celebrated = true;
-      for (const [where, { cell }] of this.cells) {
-        const [row, col] = where.split(",").map(Number);
-        cell.style.setProperty("--wave", String(row + col));
-      }
-      const game = this.main.querySelector(".game");
-      game.classList.add("celebrate");
-      setTimeout(() => game.classList.remove("celebrate"), 2500);
-    }
+    // The finish (banner, scores, replay) is drawn by ending.js, loaded with the first
+    // finished game.
+    this.withEnding((ending) => ending.drawEnding(this));
   }
 
-  /** The replay scrubber: drag from the finished grid back to the empty one, or play it. */
+  /** The replay, once the server sent it. */
   renderReplay() {
-    const replay = this.replayData;
-    if (!this.replayBox || !replay) return;
-    if (!replay.ready) {
-      this.replayBox.textContent = replay.waitingFor
-        ? `Replay: waiting for ${replay.waitingFor} ${replay.waitingFor === 1 ? "device" : "devices"} to sync their history.`
-        : "Replay: waiting for the game's history.";
-      return;
-    }
-    if (this.replayBox.dataset.steps === String(replay.steps.length)) return;
-    this.replayBox.dataset.steps = String(replay.steps.length);
-    // The player comes with the first replay (a game in play never needs it).
-    const box = this.replayBox;
-    import("./replay.js").then(({ ReplayPlayer }) => {
-      if (box === this.replayBox && box.dataset.steps === String(replay.steps.length)) this.buildReplay(replay, new ReplayPlayer(replay.steps));
-    });
+    this.withEnding((ending) => ending.drawReplay(this));
   }
 
-  buildReplay(replay, player) {
-    const count = replay.steps.length;
-    const slider = el("input", { type: "range", min: "0", max: String(count), value: String(count), "aria-label": "replay position", "data-replay-slider": true });
-    const label = el("span", { class: "replay-at" });
-    const speed = el("select", { "aria-label": "replay speed" }, ...[1, 10, 100].map((x) => el("option", { value: String(x) }, `${x}×`)));
-    const play = el("button", { type: "button", "data-replay-play": true }, "▶ Play");
-    const show = (step) => {
-      slider.value = String(step);
-      this.replayFrame = step >= count ? null : player.seek(step);
-      label.textContent = `move ${step} of ${count}`;
-      this.renderGrid();
-    };
-    const stop = () => {
-      clearTimeout(this.playing);
-      this.playing = null;
-      play.textContent = "▶ Play";
-    };
-    const advance = () => {
-      const step = Number(slider.value);
-      if (step >= count) return stop();
-      show(step + 1);
-      const gap = step + 1 < count ? replay.times[step + 1] - replay.times[step] : 0;
-      this.playing = setTimeout(advance, Math.min(1500, Math.max(16, gap / Number(speed.value))));
-    };
-    slider.addEventListener("input", () => {
-      stop();
-      show(Number(slider.value));
+  /** Runs `draw` with ending.js (loaded once; a failed fetch is tried again next time). */
+  withEnding(draw) {
+    this.ending ??= import("./ending.js").catch(() => {
+      this.ending = null;
+      return null;
     });
-    play.addEventListener("click", () => {
-      if (this.playing) return stop();
-      if (Number(slider.value) >= count) show(0);
-      play.textContent = "❚❚ Pause";
-      advance();
-    });
-    label.textContent = `move ${count} of ${count}`;
-    this.replayBox.replaceChildren(el("b", {}, "Replay "), play, " ", speed, " ", slider, " ", label);
+    this.ending.then((ending) => ending && this.view?.completion && draw(ending));
   }
 }

@@ -5,7 +5,6 @@ import { api, base64, identity, remember } from "./api.js";
 import { connection } from "./connection.js";
 import { el, main, toast } from "./dom.js";
 import { navigate, showAgain, signedOut } from "./nav.js";
-import { openSettings } from "./settings.js";
 
 /** Names as a sentence: "Ana", "Ana and Ben", "Ana, Ben and 3 others". */
 function namesInWords(names) {
@@ -225,7 +224,7 @@ export async function gamesPage() {
           el("a", { href: "/friends", "data-route": true }, "Friends"), " · ",
           el("a", { href: "/stats", "data-route": true }, "Stats"), " · ",
           el("a", { href: "/link", "data-route": true }, "Use on another device"), " · ",
-          el("button", { type: "button", class: "link", "data-settings": true, onclick: () => openSettings() }, "Settings"),
+          el("button", { type: "button", class: "link", "data-settings": true, onclick: async () => (await import("./settingsdialog.js")).openSettings() }, "Settings"),
         ),
       ),
       list,

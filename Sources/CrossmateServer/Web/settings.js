@@ -1,22 +1,12 @@
 // The account's settings (SolverSettings on the server): how the keys move, autocheck and the
 // colour scheme. The server keeps them with the account, so every device of it solves alike;
-// this browser keeps the last copy it heard for starting offline.
+// this browser keeps the last copy it heard for starting offline. The dialog that changes them
+// is settingsdialog.js, loaded when it is opened.
 
 import { api } from "./api.js";
 import { connection } from "./connection.js";
-import { el } from "./dom.js";
 
 const SAVED = "crossmate.settings";
-
-/** Words for each setting and its choices; the server names the settings and their choices. */
-const WORDS = {
-  skipFilled: { label: "Skip filled squares while typing", choices: { on: "Yes", off: "No, go to the very next square" } },
-  wordEnd: { label: "At the end of a word", choices: { next: "Go on to the next clue", stay: "Stay in the word" } },
-  space: { label: "The space bar", choices: { turn: "Turns the direction", clear: "Clears the square and moves on" } },
-  backspace: { label: "Backspace at a word's first square", choices: { word: "Stays in the word", previous: "Goes back into the previous word" } },
-  autocheck: { label: "Autocheck: mark wrong letters as you type (counts as help)", choices: { off: "Off", on: "On" } },
-  theme: { label: "Colours", choices: { system: "As this device", light: "Light", dark: "Dark" } },
-};
 
 function saved() {
   try {
@@ -61,56 +51,4 @@ export function applyTheme() {
   const theme = settings.current?.settings?.theme ?? "system";
   if (theme === "system") delete document.documentElement.dataset.theme;
   else document.documentElement.dataset.theme = theme;
-}
-
-/** The settings as a modal dialog, one control per setting (`data-setting="NAME"`); a change
- * is saved at once. `done` runs on close. */
-export function openSettings(done = () => {}) {
-  const error = el("p", { class: "error", role: "alert" });
-  const controls = (settings.current?.available ?? []).map(({ name, choices }) => {
-    const words = WORDS[name] ?? { label: name, choices: {} };
-    const id = `setting-${name}`;
-    const value = settings.current.settings[name];
-    if (choices.length === 2 && choices.includes("on") && choices.includes("off")) {
-      const box = el("input", { type: "checkbox", id, "data-setting": name, checked: value === "on" });
-      box.addEventListener("change", () => save(name, box.checked ? "on" : "off", box));
-      return el("div", { class: "setting switch" }, box, el("label", { for: id }, words.label));
-    }
-    const select = el("select", { id, "data-setting": name }, ...choices.map((choice) => el("option", { value: choice, selected: choice === value }, words.choices[choice] ?? choice)));
-    select.addEventListener("change", () => save(name, select.value, select));
-    return el("div", { class: "setting" }, el("label", { for: id }, words.label), select);
-  });
-  const save = async (name, value, control) => {
-    error.textContent = "";
-    control.disabled = true;
-    try {
-      await settings.set(name, value);
-    } catch (failure) {
-      error.textContent = `Not saved: ${failure.message}`;
-    }
-    control.disabled = false;
-  };
-  const dialog = el(
-    "dialog",
-    { class: "confirm settings", "data-settings-dialog": true, "aria-labelledby": "settings-title" },
-    el("h2", { id: "settings-title" }, "Settings"),
-    controls.length ? null : el("p", {}, "The settings could not be loaded; connect and try again."),
-    ...controls,
-    el("p", { class: "help" }, "Kept with your account: your other devices solve the same way."),
-    error,
-    el("div", { class: "buttons" }, el("button", { type: "button", class: "primary", "data-settings-done": true, onclick: () => dialog.close() }, "Done")),
-  );
-  dialog.addEventListener("close", () => {
-    dialog.remove();
-    done();
-  });
-  document.body.append(dialog);
-  dialog.showModal();
-  (dialog.querySelector("[data-setting]") ?? dialog.querySelector("button")).focus();
-  if (!settings.current) settings.load().then(() => {
-    if (dialog.open) {
-      dialog.close();
-      openSettings(done);
-    }
-  });
 }

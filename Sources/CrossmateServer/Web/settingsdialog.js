@@ -1,0 +1,67 @@
+// The settings dialog: one control per setting the server names, each change saved at once.
+// Loaded when it is opened (settings.js holds the settings themselves).
+
+import { el } from "./dom.js";
+import { settings } from "./settings.js";
+
+/** Words for each setting and its choices; the server names the settings and their choices. */
+const WORDS = {
+  skipFilled: { label: "Skip filled squares while typing", choices: { on: "Yes", off: "No, go to the very next square" } },
+  wordEnd: { label: "At the end of a word", choices: { next: "Go on to the next clue", stay: "Stay in the word" } },
+  space: { label: "The space bar", choices: { turn: "Turns the direction", clear: "Clears the square and moves on" } },
+  backspace: { label: "Backspace at a word's first square", choices: { word: "Stays in the word", previous: "Goes back into the previous word" } },
+  autocheck: { label: "Autocheck: mark wrong letters as you type (counts as help)", choices: { off: "Off", on: "On" } },
+  theme: { label: "Colours", choices: { system: "As this device", light: "Light", dark: "Dark" } },
+};
+
+/** The settings as a modal dialog, one control per setting (`data-setting="NAME"`); a change
+ * is saved at once. `done` runs on close. */
+export function openSettings(done = () => {}) {
+  const error = el("p", { class: "error", role: "alert" });
+  const controls = (settings.current?.available ?? []).map(({ name, choices }) => {
+    const words = WORDS[name] ?? { label: name, choices: {} };
+    const id = `setting-${name}`;
+    const value = settings.current.settings[name];
+    if (choices.length === 2 && choices.includes("on") && choices.includes("off")) {
+      const box = el("input", { type: "checkbox", id, "data-setting": name, checked: value === "on" });
+      box.addEventListener("change", () => save(name, box.checked ? "on" : "off", box));
+      return el("div", { class: "setting switch" }, box, el("label", { for: id }, words.label));
+    }
+    const select = el("select", { id, "data-setting": name }, ...choices.map((choice) => el("option", { value: choice, selected: choice === value }, words.choices[choice] ?? choice)));
+    select.addEventListener("change", () => save(name, select.value, select));
+    return el("div", { class: "setting" }, el("label", { for: id }, words.label), select);
+  });
+  const save = async (name, value, control) => {
+    error.textContent = "";
+    control.disabled = true;
+    try {
+      await settings.set(name, value);
+    } catch (failure) {
+      error.textContent = `Not saved: ${failure.message}`;
+    }
+    control.disabled = false;
+  };
+  const dialog = el(
+    "dialog",
+    { class: "confirm settings", "data-settings-dialog": true, "aria-labelledby": "settings-title" },
+    el("h2", { id: "settings-title" }, "Settings"),
+    controls.length ? null : el("p", {}, "The settings could not be loaded; connect and try again."),
+    ...controls,
+    el("p", { class: "help" }, "Kept with your account: your other devices solve the same way."),
+    error,
+    el("div", { class: "buttons" }, el("button", { type: "button", class: "primary", "data-settings-done": true, onclick: () => dialog.close() }, "Done")),
+  );
+  dialog.addEventListener("close", () => {
+    dialog.remove();
+    done();
+  });
+  document.body.append(dialog);
+  dialog.showModal();
+  (dialog.querySelector("[data-setting]") ?? dialog.querySelector("button")).focus();
+  if (!settings.current) settings.load().then(() => {
+    if (dialog.open) {
+      dialog.close();
+      openSettings(done);
+    }
+  });
+}
