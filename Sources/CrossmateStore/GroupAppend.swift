@@ -82,10 +82,10 @@ struct GroupAppend {
                 ORDER BY game_id\(forUpdate)
                 """, chunk.map(SQLValue.text))
             {
-                let gameID = row.text(0)!
-                let completion = try row.text(3).map { try Store.decode(CompletionRecord.self, $0, what: "completion", gameID: gameID) }
-                games[gameID] = GameState(zoneSeq: row.int(1)!, moveCount: row.int(2)!, completion: completion)
-                order.append(row.text(0)!)
+                let gameID = try row.string("game_id")
+                let completion = try row.text("completion").map { try Store.decode(CompletionRecord.self, $0, what: "completion", gameID: gameID) }
+                games[gameID] = GameState(zoneSeq: try row.integer("zone_seq"), moveCount: try row.integer("move_count"), completion: completion)
+                order.append(gameID)
             }
         }
         for chunk in Self.chunks(order) {
@@ -95,12 +95,12 @@ struct GroupAppend {
             let list = Self.placeholders(chunk.count)
             for row in try await db.query(
                 """
-                SELECT 'p', game_id, author_id, revoked FROM participants WHERE game_id IN (\(list))
+                SELECT 'p' AS kind, game_id, author_id AS id, revoked AS value FROM participants WHERE game_id IN (\(list))
                 UNION ALL SELECT 'h', game_id, replica_id, last_seq FROM replica_heads WHERE game_id IN (\(list))
                 """, (chunk + chunk).map(SQLValue.text))
             {
-                let key = Key(game: row.text(1)!, id: row.text(2)!)
-                if row.text(0) == "p" { revoked[key] = row.bool(3) } else { heads[key] = row.int(3)! }
+                let key = Key(game: try row.string("game_id"), id: try row.string("id"))
+                if row.text("kind") == "p" { revoked[key] = row.bool("value") } else { heads[key] = try row.integer("value") }
             }
         }
         earlier = try await Self.storedBodies(of: requests, below: heads, on: db)
@@ -218,7 +218,7 @@ struct GroupAppend {
                     SELECT record_key, body FROM records WHERE game_id = ? AND record_type = 'move' AND record_key IN (\(placeholders(chunk.count)))
                     """, [.text(game)] + chunk.map(SQLValue.text))
                 {
-                    bodies[Key(game: game, id: row.text(0)!)] = row.text(1)!
+                    bodies[Key(game: game, id: try row.string("record_key"))] = try row.string("body")
                 }
             }
         }

@@ -117,9 +117,12 @@ public final class PostgresSQLDatabase: SQLDatabase {
 
         func query(_ sql: String, _ values: [SQLValue]) async throws -> [SQLRow] {
             var rows: [SQLRow] = []
+            var columns: SQLColumns?
             for try await row in try await connection.query(PostgresSQLDatabase.query(sql, values), logger: logger) {
                 var values: [SQLValue] = []
+                var names: [String] = []
                 for cell in row {
+                    if columns == nil { names.append(cell.columnName) }
                     if cell.bytes == nil {
                         values.append(.null)
                     } else if cell.dataType == .int8 || cell.dataType == .int4 || cell.dataType == .int2 {
@@ -128,7 +131,9 @@ public final class PostgresSQLDatabase: SQLDatabase {
                         values.append(.text(try cell.decode(String.self)))
                     }
                 }
-                rows.append(SQLRow(values))
+                let shared = columns ?? SQLColumns(names)
+                columns = shared
+                rows.append(SQLRow(values, columns: shared))
             }
             return rows
         }

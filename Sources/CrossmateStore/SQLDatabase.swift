@@ -12,27 +12,76 @@ public enum SQLValue: Hashable, Sendable {
     public init(_ value: Bool) { self = .integer(value ? 1 : 0) }
 }
 
-/// One result row, read by column position.
-public struct SQLRow: Hashable, Sendable {
-    public var values: [SQLValue]
+/// A result's column names, as the query names them (a column's own name, or its `AS` alias),
+/// shared by every row of the result.
+public final class SQLColumns: Hashable, Sendable {
+    public let names: [String]
+    private let index: [String: Int]
 
-    public init(_ values: [SQLValue]) { self.values = values }
-
-    public func int(_ column: Int) -> Int64? {
-        if case let .integer(value) = values[column] { return value }
-        if case let .text(text) = values[column] { return Int64(text) }
-        return nil
+    public init(_ names: [String]) {
+        self.names = names
+        // The first of two columns of one name is the one read (a query names them apart).
+        self.index = Dictionary(names.enumerated().map { ($1, $0) }, uniquingKeysWith: { first, _ in first })
     }
 
-    public func text(_ column: Int) -> String? {
-        switch values[column] {
+    /// The position of column `name`; a name the query does not have is a programming error.
+    public func position(_ name: String) -> Int {
+        guard let position = index[name] else { preconditionFailure("no column \(name) among \(names)") }
+        return position
+    }
+
+    public static func == (a: SQLColumns, b: SQLColumns) -> Bool { a.names == b.names }
+    public func hash(into hasher: inout Hasher) { hasher.combine(names) }
+}
+
+/// One result row, read by column name.
+public struct SQLRow: Hashable, Sendable {
+    public var values: [SQLValue]
+    public var columns: SQLColumns
+
+    public init(_ values: [SQLValue], columns: SQLColumns) {
+        self.values = values
+        self.columns = columns
+    }
+
+    public subscript(_ name: String) -> SQLValue { values[columns.position(name)] }
+
+    public func int(_ name: String) -> Int64? {
+        switch self[name] {
+        case let .integer(value): value
+        case let .text(text): Int64(text)
+        case .null: nil
+        }
+    }
+
+    public func text(_ name: String) -> String? {
+        switch self[name] {
         case let .text(value): value
         case let .integer(value): String(value)
         case .null: nil
         }
     }
 
-    public func bool(_ column: Int) -> Bool { (int(column) ?? 0) != 0 }
+    public func bool(_ name: String) -> Bool { (int(name) ?? 0) != 0 }
+
+    /// A column the schema declares NOT NULL: a null there is a database that was changed
+    /// outside the store, said as such.
+    public func string(_ name: String) throws -> String {
+        guard let value = text(name) else { throw MissingColumnValue(column: name) }
+        return value
+    }
+
+    public func integer(_ name: String) throws -> Int64 {
+        guard let value = int(name) else { throw MissingColumnValue(column: name) }
+        return value
+    }
+}
+
+/// A NOT NULL column read as null (or as text that is no number where one belongs).
+public struct MissingColumnValue: Error, Equatable, CustomStringConvertible {
+    public var column: String
+    public init(column: String) { self.column = column }
+    public var description: String { "the database has no value in column \(column) where one must be" }
 }
 
 /// The SQL spoken to a connection: `?` placeholders, rewritten as each engine needs.

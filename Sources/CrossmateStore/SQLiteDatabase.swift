@@ -135,7 +135,9 @@ public final class SQLiteDatabase: SQLDatabase {
     }
 
     fileprivate static func rows(_ rows: [Row]) -> [SQLRow] {
-        rows.map { row in
+        guard let first = rows.first else { return [] }
+        let columns = SQLColumns(Array(first.columnNames))
+        return rows.map { row in
             SQLRow(
                 (0..<row.count).map { index in
                     switch row[index] as DatabaseValue? {
@@ -150,7 +152,7 @@ public final class SQLiteDatabase: SQLDatabase {
                         }
                     case nil: .null
                     }
-                })
+                }, columns: columns)
         }
     }
 

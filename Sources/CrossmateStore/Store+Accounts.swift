@@ -24,7 +24,7 @@ extension Store {
                 JOIN accounts a ON a.author_id = d.author_id WHERE d.token_hash = ?
                 """, .text(tokenHash)
             ).map {
-                StoredDevice(deviceID: $0.text(0)!, authorID: $0.text(1)!, displayName: $0.text(2)!)
+                StoredDevice(deviceID: try $0.string("device_id"), authorID: try $0.string("author_id"), displayName: try $0.string("display_name"))
             }
         }
     }
@@ -46,14 +46,14 @@ extension Store {
             guard
                 let code = try await db.first(
                     "SELECT author_id, expires_at, used, issued_by FROM link_codes WHERE code_hash = ?\(forUpdate)", .text(codeHash)),
-                !code.bool(2), (code.int(1) ?? 0) > now, let authorID = code.text(0), let issuer = code.text(3),
+                !code.bool("used"), (code.int("expires_at") ?? 0) > now, let authorID = code.text("author_id"), let issuer = code.text("issued_by"),
                 try await db.first("SELECT device_id FROM devices WHERE device_id = ? AND author_id = ?", .text(issuer), .text(authorID)) != nil
             else { return nil }
             try await db.execute("UPDATE link_codes SET used = 1 WHERE code_hash = ?", .text(codeHash))
             try await db.execute(
                 "INSERT INTO devices (device_id, author_id, token_hash, created_at) VALUES (?, ?, ?, ?)",
                 .text(deviceID), .text(authorID), .text(tokenHash), .integer(now))
-            let name = try await db.first("SELECT display_name FROM accounts WHERE author_id = ?", .text(authorID))?.text(0) ?? ""
+            let name = try await db.first("SELECT display_name FROM accounts WHERE author_id = ?", .text(authorID))?.text("display_name") ?? ""
             return StoredDevice(deviceID: deviceID, authorID: authorID, displayName: name)
         }
     }
@@ -64,7 +64,7 @@ extension Store {
             try await db.query(
                 "SELECT device_id, created_at FROM devices WHERE author_id = ? ORDER BY created_at, device_id",
                 .text(authorID)
-            ).map { StoredDeviceInfo(deviceID: $0.text(0)!, createdAt: $0.int(1)!) }
+            ).map { StoredDeviceInfo(deviceID: try $0.string("device_id"), createdAt: try $0.integer("created_at")) }
         }
     }
 
@@ -103,7 +103,7 @@ extension Store {
                 let row = try await db.first(
                     "DELETE FROM socket_tickets WHERE ticket_hash = ? RETURNING device_id, expires_at",
                     .text(ticketHash)),
-                row.int(1)! > now, let deviceID = row.text(0)
+                (row.int("expires_at") ?? 0) > now, let deviceID = row.text("device_id")
             else { return nil }
             return try await db.first(
                 """
@@ -111,7 +111,7 @@ extension Store {
                 JOIN accounts a ON a.author_id = d.author_id WHERE d.device_id = ?
                 """, .text(deviceID)
             ).map {
-                StoredDevice(deviceID: $0.text(0)!, authorID: $0.text(1)!, displayName: $0.text(2)!)
+                StoredDevice(deviceID: try $0.string("device_id"), authorID: try $0.string("author_id"), displayName: try $0.string("display_name"))
             }
         }
     }

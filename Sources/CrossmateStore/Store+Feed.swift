@@ -9,7 +9,7 @@ extension Store {
         guard
             let row = try await db.first(
                 "UPDATE accounts SET feed_seq = feed_seq + 1 WHERE author_id = ? RETURNING feed_seq",
-                .text(authorID)), let sequence = row.int(0)
+                .text(authorID)), let sequence = row.int("feed_seq")
         else { return }
         try await db.execute(
             "INSERT INTO feed (author_id, seq, game_id, state) VALUES (?, ?, ?, ?)",
@@ -22,14 +22,16 @@ extension Store {
                 "SELECT game_id, state, seq FROM feed WHERE author_id = ? AND seq > ? ORDER BY seq LIMIT ?",
                 .text(authorID), .integer(sequence), .integer(Int64(limit))
             ).map {
-                FeedEntry(gameID: $0.text(0)!, state: FeedEntry.State(rawValue: $0.text(1)!) ?? .active, sequence: $0.int(2)!)
+                FeedEntry(
+                    gameID: try $0.string("game_id"), state: FeedEntry.State(rawValue: try $0.string("state")) ?? .active,
+                    sequence: try $0.integer("seq"))
             }
         }
     }
 
     public func feedSequence(authorID: String) async throws -> Int64 {
         try await database.read { db in
-            try await db.first("SELECT feed_seq FROM accounts WHERE author_id = ?", .text(authorID))?.int(0) ?? 0
+            try await db.first("SELECT feed_seq FROM accounts WHERE author_id = ?", .text(authorID))?.int("feed_seq") ?? 0
         }
     }
 }

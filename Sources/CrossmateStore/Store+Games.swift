@@ -54,8 +54,7 @@ extension Store {
         try await database.read { db in
             try await db.first(
                 """
-                SELECT g.game_id, g.owner_id, g.created_at, g.zone_seq, g.move_count, g.title, gp.puzzle, g.completion
-                FROM games g JOIN game_puzzles gp ON gp.game_id = g.game_id WHERE g.game_id = ?
+                SELECT \(Self.gameColumns) FROM games g JOIN game_puzzles gp ON gp.game_id = g.game_id WHERE g.game_id = ?
                 """, .text(gameID)
             ).map { try Self.storedGame($0) }
         }
@@ -64,16 +63,21 @@ extension Store {
     /// A game's title and owner, without its puzzle (what an invitation's preview shows).
     public func gameHeading(_ gameID: String) async throws -> (title: String, ownerID: String)? {
         try await database.read { db in
-            try await db.first("SELECT title, owner_id FROM games WHERE game_id = ?", .text(gameID)).map { ($0.text(0)!, $0.text(1)!) }
+            try await db.first("SELECT title, owner_id FROM games WHERE game_id = ?", .text(gameID)).map {
+                (try $0.string("title"), try $0.string("owner_id"))
+            }
         }
     }
 
+    /// A game's columns as `storedGame` reads them (`g` the games row, `gp` its puzzle).
+    static let gameColumns = "g.game_id, g.owner_id, g.created_at, g.zone_seq, g.move_count, g.title, gp.puzzle, g.completion"
+
     static func storedGame(_ row: SQLRow) throws -> StoredGame {
-        let gameID = row.text(0)!
+        let gameID = try row.string("game_id")
         return StoredGame(
-            gameID: gameID, ownerID: row.text(1)!, createdAt: row.int(2)!, zoneSeq: row.int(3)!,
-            moveCount: row.int(4)!, title: row.text(5)!, puzzleJSON: row.text(6)!,
-            completion: try row.text(7).map { try decode(CompletionRecord.self, $0, what: "completion", gameID: gameID) })
+            gameID: gameID, ownerID: try row.string("owner_id"), createdAt: try row.integer("created_at"), zoneSeq: try row.integer("zone_seq"),
+            moveCount: try row.integer("move_count"), title: try row.string("title"), puzzleJSON: try row.string("puzzle"),
+            completion: try row.text("completion").map { try decode(CompletionRecord.self, $0, what: "completion", gameID: gameID) })
     }
 
     /// The game and the author's participation in it, in one query.
@@ -81,14 +85,13 @@ extension Store {
         try await database.read { db in
             try await db.first(
                 """
-                SELECT g.game_id, g.owner_id, g.created_at, g.zone_seq, g.move_count, g.title, gp.puzzle, g.completion,
-                       \(Self.participantColumns)
+                SELECT \(Self.gameColumns), \(Self.participantColumns)
                 FROM games g JOIN game_puzzles gp ON gp.game_id = g.game_id LEFT JOIN participants p ON p.game_id = g.game_id AND p.author_id = ?
                 LEFT JOIN accounts a ON a.author_id = p.author_id WHERE g.game_id = ?
                 """, .text(authorID), .text(gameID)
             ).map { row in
-                let game = try Self.storedGame(SQLRow(Array(row.values[0..<8])))
-                let participant = row.text(8) == nil ? nil : Self.storedParticipant(SQLRow(Array(row.values[8...])))
+                let game = try Self.storedGame(row)
+                let participant = row.text("participant_author_id") == nil ? nil : try Self.storedParticipant(row)
                 return (game, participant)
             }
         }
@@ -116,7 +119,7 @@ extension Store {
                     SELECT game_id FROM participants WHERE author_id = ? AND left_game = 0 AND game_id IN (\(GroupAppend.placeholders(chunk.count)))
                     """, [.text(authorID)] + chunk.map(SQLValue.text))
                 {
-                    readable.insert(row.text(0)!)
+                    readable.insert(try row.string("game_id"))
                 }
             }
             return readable
@@ -124,13 +127,18 @@ extension Store {
     }
 
     /// A participant's columns as `storedParticipant` reads them (`p` the participants row, `a`
-    /// the account, for the display name).
-    static let participantColumns = "p.game_id, p.author_id, a.display_name, p.role, p.revoked, p.left_game"
+    /// the account, for the display name), named apart from a game's beside them in a join.
+    static let participantColumns = """
+        p.game_id AS participant_game_id, p.author_id AS participant_author_id, a.display_name AS participant_name, \
+        p.role AS participant_role, p.revoked AS participant_revoked, p.left_game AS participant_left
+        """
 
-    static func storedParticipant(_ row: SQLRow) -> StoredParticipant {
+    static func storedParticipant(_ row: SQLRow) throws -> StoredParticipant {
         StoredParticipant(
-            gameID: row.text(0)!, authorID: row.text(1)!, displayName: row.text(2)!,
-            role: ParticipantRecord.Role(rawValue: row.text(3)!) ?? .player, revoked: row.bool(4), hasLeft: row.bool(5))
+            gameID: try row.string("participant_game_id"), authorID: try row.string("participant_author_id"),
+            displayName: try row.string("participant_name"),
+            role: ParticipantRecord.Role(rawValue: try row.string("participant_role")) ?? .player, revoked: row.bool("participant_revoked"),
+            hasLeft: row.bool("participant_left"))
     }
 
     /// The games an account takes part in (including ones it was removed from, now read-only),
@@ -148,7 +156,7 @@ extension Store {
             try await db.query(
                 """
                 SELECT g.game_id, g.owner_id, g.created_at, g.zone_seq, g.move_count, g.title,
-                       CASE WHEN s.game_id IS NULL THEN gp.puzzle ELSE '' END, g.completion,
+                       CASE WHEN s.game_id IS NULL THEN gp.puzzle ELSE '' END AS puzzle, g.completion,
                        \(Self.participantColumns),
                        s.width, s.height, s.filled, s.total, s.picture, s.through_seq, s.active_at
                 FROM participants p JOIN games g ON g.game_id = p.game_id JOIN game_puzzles gp ON gp.game_id = g.game_id
@@ -157,13 +165,13 @@ extension Store {
                 ORDER BY g.created_at DESC, g.game_id LIMIT ?
                 """, .text(authorID), .integer(createdAt), .integer(createdAt), .text(gameID), .integer(Int64(limit))
             ).map { row in
-                let summary = SQLRow(Array(row.values[14...]))
-                return (
-                    try Self.storedGame(SQLRow(Array(row.values[0..<8]))), Self.storedParticipant(SQLRow(Array(row.values[8..<14]))),
-                    summary.int(0).map { width in
+                (
+                    try Self.storedGame(row), try Self.storedParticipant(row),
+                    try row.int("width").map { width in
                         StoredGameSummary(
-                            width: Int(width), height: Int(summary.int(1)!), filled: Int(summary.int(2)!), total: Int(summary.int(3)!),
-                            picture: summary.text(4)!, throughSequence: summary.int(5)!, activeAt: summary.int(6)!)
+                            width: Int(width), height: Int(try row.integer("height")), filled: Int(try row.integer("filled")),
+                            total: Int(try row.integer("total")), picture: try row.string("picture"), throughSequence: try row.integer("through_seq"),
+                            activeAt: try row.integer("active_at"))
                     }
                 )
             }

@@ -21,7 +21,7 @@ extension Store {
             let previous =
                 try await db.first(
                     "SELECT read_through FROM horizons WHERE game_id = ? AND author_id = ?\(self.database.forUpdate)", .text(presence.gameID),
-                    .text(presence.authorID))?.int(0) ?? 0
+                    .text(presence.authorID))?.int("read_through") ?? 0
             if presence.readThrough > previous {
                 try await db.execute(
                     """
@@ -52,7 +52,9 @@ extension Store {
                 "SELECT device_id, author_id, last_cursor FROM presence WHERE game_id = ? AND last_cursor IS NOT NULL ORDER BY device_id",
                 .text(gameID)
             ).compactMap { row in
-                (try? JSONDecoder().decode(CursorPosition.self, from: Data(row.text(2)!.utf8))).map { (row.text(0)!, row.text(1)!, $0) }
+                (try? JSONDecoder().decode(CursorPosition.self, from: Data((row.text("last_cursor") ?? "").utf8))).flatMap { cursor in
+                    row.text("device_id").flatMap { device in row.text("author_id").map { (device, $0, cursor) } }
+                }
             }
         }
     }
@@ -64,7 +66,9 @@ extension Store {
                 "SELECT device_id, lease_until, read_through FROM presence WHERE game_id = ? AND author_id = ? ORDER BY device_id",
                 .text(gameID), .text(authorID)
             ).map {
-                DevicePresence(gameID: gameID, deviceID: $0.text(0)!, authorID: authorID, leaseUntil: $0.int(1)!, readThrough: $0.int(2)!)
+                DevicePresence(
+                    gameID: gameID, deviceID: try $0.string("device_id"), authorID: authorID, leaseUntil: try $0.integer("lease_until"),
+                    readThrough: try $0.integer("read_through"))
             }
         }
     }
@@ -76,7 +80,9 @@ extension Store {
                 "SELECT author_id, lease_until, read_through FROM presence WHERE game_id = ? AND device_id = ?", .text(gameID),
                 .text(deviceID)
             ).map {
-                DevicePresence(gameID: gameID, deviceID: deviceID, authorID: $0.text(0)!, leaseUntil: $0.int(1)!, readThrough: $0.int(2)!)
+                DevicePresence(
+                    gameID: gameID, deviceID: deviceID, authorID: try $0.string("author_id"), leaseUntil: try $0.integer("lease_until"),
+                    readThrough: try $0.integer("read_through"))
             }
         }
     }
@@ -94,7 +100,7 @@ extension Store {
                     SELECT zone_seq, body FROM records WHERE game_id = ? AND record_type = 'move' AND zone_seq > ? AND zone_seq < ?
                     ORDER BY zone_seq DESC LIMIT 200
                     """, .text(gameID), .integer(sequence), .integer(below)
-                ).map { ($0.int(0)!, $0.text(1)!) }
+                ).map { (try $0.integer("zone_seq"), try $0.string("body")) }
             }
             for (zoneSeq, body) in page {
                 let record = try Self.decode(MoveRecord.self, body, what: "move at \(zoneSeq)", gameID: gameID)
@@ -109,7 +115,7 @@ extension Store {
     public func horizon(gameID: String, authorID: String) async throws -> Int64 {
         try await database.read { db in
             try await db.first("SELECT read_through FROM horizons WHERE game_id = ? AND author_id = ?", .text(gameID), .text(authorID))?
-                .int(0) ?? 0
+                .int("read_through") ?? 0
         }
     }
 

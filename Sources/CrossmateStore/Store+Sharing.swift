@@ -19,10 +19,10 @@ extension Store {
 
     private static let invitationColumns = "link_id, game_id, created_by, created_at, expires_at, revoked"
 
-    static func invitation(_ row: SQLRow) -> StoredInvitation {
+    static func invitation(_ row: SQLRow) throws -> StoredInvitation {
         StoredInvitation(
-            linkID: row.text(0)!, gameID: row.text(1)!, createdBy: row.text(2)!, createdAt: row.int(3)!,
-            expiresAt: row.int(4), revoked: row.bool(5))
+            linkID: try row.string("link_id"), gameID: try row.string("game_id"), createdBy: try row.string("created_by"),
+            createdAt: try row.integer("created_at"), expiresAt: row.int("expires_at"), revoked: row.bool("revoked"))
     }
 
     public func invitation(tokenHash: String) async throws -> StoredInvitation? {

@@ -16,7 +16,7 @@ extension Store {
                 "SELECT written_at, written_by FROM decisions WHERE author_id = ? AND kind = ? AND decision_key = ?\(self.database.forUpdate)",
                 .text(decision.authorID), .text(decision.kind), .text(decision.key))
             {
-                let stored = (row.int(0)!, row.text(1)!)
+                let stored = (try row.integer("written_at"), try row.string("written_by"))
                 guard (decision.writtenAt, decision.writtenBy) > stored else { return false }
             } else {
                 // A decision about another account needs a game together; a setting is about no one.
@@ -29,7 +29,8 @@ extension Store {
                             """, .text(decision.authorID), .text(decision.key)) != nil
                     else { throw StoreRefusal.notPlayedWith }
                 }
-                let held = try await db.first("SELECT COUNT(*) FROM decisions WHERE author_id = ?", .text(decision.authorID))?.int(0) ?? 0
+                let held =
+                    try await db.first("SELECT COUNT(*) AS held FROM decisions WHERE author_id = ?", .text(decision.authorID))?.int("held") ?? 0
                 guard held < maximumDecisions else { throw StoreRefusal.tooManyDecisions(maximum: maximumDecisions) }
             }
             try await db.execute(
@@ -51,7 +52,8 @@ extension Store {
                 .text(authorID)
             ).map {
                 StoredDecision(
-                    authorID: authorID, kind: $0.text(0)!, key: $0.text(1)!, value: $0.text(2)!, writtenAt: $0.int(3)!, writtenBy: $0.text(4)!)
+                    authorID: authorID, kind: try $0.string("kind"), key: try $0.string("decision_key"), value: try $0.string("value"),
+                    writtenAt: try $0.integer("written_at"), writtenBy: try $0.string("written_by"))
             }
         }
     }
@@ -60,7 +62,7 @@ extension Store {
     public func putPreferredColor(_ color: Int?, authorID: String, writtenAt: Int64) async throws {
         try await database.transaction { db in
             let stored = try await db.first("SELECT written_at FROM preferences WHERE author_id = ?\(self.database.forUpdate)", .text(authorID))?.int(
-                0)
+                "written_at")
             guard stored.map({ writtenAt > $0 }) ?? true else { return }
             try await db.execute(
                 """
@@ -72,7 +74,7 @@ extension Store {
 
     public func preferredColor(of authorID: String) async throws -> Int? {
         try await database.read { db in
-            try await db.first("SELECT color FROM preferences WHERE author_id = ?", .text(authorID))?.int(0).map { Int($0) }
+            try await db.first("SELECT color FROM preferences WHERE author_id = ?", .text(authorID))?.int("color").map { Int($0) }
         }
     }
 
@@ -82,12 +84,17 @@ extension Store {
         try await database.read { db in
             try await db.query(
                 """
-                SELECT other.author_id, a.display_name, COUNT(*), MAX(g.created_at)
+                SELECT other.author_id, a.display_name, COUNT(*) AS games_together, MAX(g.created_at) AS last_played
                 FROM participants mine JOIN participants other ON other.game_id = mine.game_id AND other.author_id <> mine.author_id
                 JOIN accounts a ON a.author_id = other.author_id JOIN games g ON g.game_id = mine.game_id
                 WHERE mine.author_id = ? GROUP BY other.author_id, a.display_name ORDER BY MAX(g.created_at) DESC, other.author_id
                 """, .text(authorID)
-            ).map { StoredFriend(authorID: $0.text(0)!, displayName: $0.text(1)!, gamesTogether: Int($0.int(2)!), lastPlayed: $0.int(3)!) }
+            ).map {
+                StoredFriend(
+                    authorID: try $0.string("author_id"), displayName: try $0.string("display_name"),
+                    gamesTogether: Int(try $0.integer("games_together")),
+                    lastPlayed: try $0.integer("last_played"))
+            }
         }
     }
 
@@ -110,7 +117,11 @@ extension Store {
                 SELECT nudge_id, from_author, message, created_at FROM nudges WHERE game_id = ? AND created_at >= ?
                 ORDER BY created_at DESC, nudge_id LIMIT ?
                 """, .text(gameID), .integer(since), .integer(Int64(limit))
-            ).map { StoredNudge(gameID: gameID, nudgeID: $0.text(0)!, fromAuthor: $0.text(1)!, message: $0.text(2)!, createdAt: $0.int(3)!) }
+            ).map {
+                StoredNudge(
+                    gameID: gameID, nudgeID: try $0.string("nudge_id"), fromAuthor: try $0.string("from_author"), message: try $0.string("message"),
+                    createdAt: try $0.integer("created_at"))
+            }
         }
     }
 }

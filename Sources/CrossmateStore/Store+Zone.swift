@@ -35,14 +35,14 @@ extension Store {
             guard let row = try await db.first("SELECT zone_seq, completion FROM games WHERE game_id = ?\(forUpdate)", .text(gameID)) else {
                 throw StoreRefusal.gameNotFound
             }
-            if let existing = row.text(1) {
+            if let existing = row.text("completion") {
                 let recorded = try Self.decode(CompletionRecord.self, existing, what: "completion", gameID: gameID)
                 guard let final = try await Self.latestSnapshot(db, gameID: gameID) else {
                     throw CorruptRecord(what: "final snapshot", gameID: gameID, reason: "a completed game has no snapshot")
                 }
-                return StoredCompletion(completion: recorded, sequence: row.int(0)!, finalSnapshot: final)
+                return StoredCompletion(completion: recorded, sequence: try row.integer("zone_seq"), finalSnapshot: final)
             }
-            let sequence = row.int(0)! + 1
+            let sequence = try row.integer("zone_seq") + 1
             var record = game
             record.completion = completion
             try await db.execute(
@@ -97,7 +97,7 @@ extension Store {
                     SELECT 1 FROM records r WHERE r.game_id = h.game_id AND r.record_type = 'seal' AND r.record_key = h.replica_id)
                 ORDER BY h.replica_id
                 """, .text(gameID)
-            ).map { (deviceID: $0.text(0)!, lastSeq: Int($0.int(1)!)) }
+            ).map { (deviceID: try $0.string("replica_id"), lastSeq: Int(try $0.integer("last_seq"))) }
         }
     }
 
@@ -188,8 +188,8 @@ extension Store {
     /// Refuses a new record of `kind` when the game holds `maximum` already.
     static func requireRoom(_ db: any SQLConnection, gameID: String, for kind: ZoneChange.Record.Kind, maximum: Int) async throws {
         let held =
-            try await db.first("SELECT count(*) FROM records WHERE game_id = ? AND record_type = ?", .text(gameID), .text(kind.rawValue))?
-            .int(0) ?? 0
+            try await db.first("SELECT count(*) AS held FROM records WHERE game_id = ? AND record_type = ?", .text(gameID), .text(kind.rawValue))?
+            .int("held") ?? 0
         guard held < Int64(maximum) else { throw StoreRefusal.tooManyRecords(kind, maximum: maximum) }
     }
 
@@ -257,7 +257,8 @@ extension Store {
     /// Locks the game's row and takes its zone's next sequence for a record written in the same
     /// transaction (every other writer of the game waits for this one).
     static func nextSequence(_ db: any SQLConnection, gameID: String, forUpdate: String) async throws -> Int64 {
-        guard let row = try await db.first("SELECT zone_seq FROM games WHERE game_id = ?\(forUpdate)", .text(gameID)), let current = row.int(0)
+        guard let row = try await db.first("SELECT zone_seq FROM games WHERE game_id = ?\(forUpdate)", .text(gameID)),
+            let current = row.int("zone_seq")
         else { throw StoreRefusal.gameNotFound }
         try await db.execute("UPDATE games SET zone_seq = ? WHERE game_id = ?", .integer(current + 1), .text(gameID))
         return current + 1
@@ -265,11 +266,13 @@ extension Store {
 
     /// A change read from `zone_seq, record_type, body`.
     static func encodedChange(_ row: SQLRow, gameID: String) throws(CorruptRecord) -> EncodedChange {
-        let sequence = row.int(0)!
-        guard let kind = ZoneChange.Record.Kind(rawValue: row.text(1)!) else {
-            throw CorruptRecord(what: "record at \(sequence)", gameID: gameID, reason: "unknown record type \(row.text(1)!)")
+        guard let sequence = row.int("zone_seq"), let type = row.text("record_type"), let json = row.text("body") else {
+            throw CorruptRecord(what: "a record", gameID: gameID, reason: "its sequence, type or body is empty")
         }
-        return EncodedChange(sequence: sequence, kind: kind, json: row.text(2)!)
+        guard let kind = ZoneChange.Record.Kind(rawValue: type) else {
+            throw CorruptRecord(what: "record at \(sequence)", gameID: gameID, reason: "unknown record type \(type)")
+        }
+        return EncodedChange(sequence: sequence, kind: kind, json: json)
     }
 
     /// Stores a periodic snapshot, unless the game is complete: then its final grid stays the
@@ -296,6 +299,7 @@ extension Store {
                 "SELECT zone_seq, body FROM snapshots WHERE game_id = ? ORDER BY zone_seq DESC LIMIT 1",
                 .text(gameID))
         else { return nil }
-        return StoredSnapshot(zoneSeq: row.int(0)!, snapshot: try decode(Snapshot.self, row.text(1)!, what: "snapshot", gameID: gameID))
+        return StoredSnapshot(
+            zoneSeq: try row.integer("zone_seq"), snapshot: try decode(Snapshot.self, try row.string("body"), what: "snapshot", gameID: gameID))
     }
 }

@@ -40,12 +40,27 @@ import Testing
             try await store.migrate(now: 3)
             // Each migration recorded once, when it first ran, and the schema still takes writes.
             let applied = try await store.database.read { db in
-                try await db.query("SELECT version, applied_at FROM schema_migrations ORDER BY version").map { ($0.int(0)!, $0.int(1)!) }
+                try await db.query("SELECT version, applied_at FROM schema_migrations ORDER BY version").map {
+                    ($0.int("version")!, $0.int("applied_at")!)
+                }
             }
             #expect(applied.map(\.0) == Array(1...Int64(applied.count)) && applied.count >= 3)
             #expect(applied.allSatisfy { $0.1 < 2 })
             try await store.createAccount(authorID: "after", displayName: "After", deviceID: "after-1", tokenHash: "after-h", now: 4)
             #expect(try await store.device(tokenHash: "after-h")?.authorID == "after")
+        }
+    }
+
+    /// Rows are read by the names the query gives its columns, on both engines; a NOT NULL
+    /// column read as null is an error that names the column.
+    @Test(arguments: Backend.available)
+    func rowsAreReadByColumnName(backend: Backend) async throws {
+        try await withStore(backend) { store in
+            let row = try #require(
+                try await store.database.read { db in try await db.first("SELECT 'a' AS first, 7 AS second, NULL AS missing") })
+            #expect(row.columns.names == ["first", "second", "missing"])
+            #expect(try row.string("first") == "a" && row.int("second") == 7 && row.text("missing") == nil)
+            #expect(throws: MissingColumnValue(column: "missing")) { try row.string("missing") }
         }
     }
 
@@ -74,7 +89,7 @@ import Testing
             let database = try SQLiteDatabase(path: path)
             // 2 is FULL, which syncs the write-ahead log before COMMIT returns; NORMAL (1), which
             // GRDB chooses for WAL, does not, and a power cut could lose acknowledged writes.
-            let level = try await database.transaction { db in try await db.first("PRAGMA synchronous")?.int(0) }
+            let level = try await database.transaction { db in try await db.first("PRAGMA synchronous")?.int("synchronous") }
             #expect(level == 2)
             try await database.close()
         }
