@@ -110,10 +110,8 @@ final class BrowserHost: Sendable {
     /// and their viewers see them now, a commit's fsync sooner. What this device has shown does
     /// not move on until the poke after the commit.
     func relay(gameID: String, _ saved: [SavedMove], state: ServerState) {
-        guard let first = saved.first, saved.count <= InlineChanges.maximumCount else { return }
         let replicas = viewed(gameID)
-        guard !replicas.isEmpty else { return }
-        let moves = InlineChanges(after: first.sequence - 1, changes: saved.map(\.change))
+        guard !replicas.isEmpty, let moves = InlineChanges(saved: saved) else { return }
         // Decoded once here for every replica (one that does not convert is decoded, and
         // reported, by the replica from its stored JSON).
         var decoded: [Int64: Move] = [:]

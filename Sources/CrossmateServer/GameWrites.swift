@@ -75,15 +75,10 @@ struct GameWrites: Sendable {
         state.metrics.movesIngested.increment(by: outcome.saved.count)
 
         var sequence = outcome.zoneSeq
-        if let first = outcome.saved.first, let last = outcome.saved.last {
-            // The saved moves are the zone's changes from first to last (one transaction numbers
-            // them consecutively), so the poke can carry them and up-to-date peers need not fetch.
-            var inline: InlineChanges?
-            if outcome.saved.count <= InlineChanges.maximumCount, last.sequence == sequence {
-                inline = InlineChanges(
-                    after: first.sequence - 1,
-                    changes: outcome.saved.map(\.change))
-            }
+        if let last = outcome.saved.last {
+            // The poke carries the saved moves (when they end the zone) so up-to-date peers need
+            // not fetch them.
+            let inline = last.sequence == sequence ? InlineChanges(saved: outcome.saved) : nil
             let poke = FanoutEvent.poke(game: gameID, sequence: sequence, exceptDevice: device.deviceID, inline: inline)
             // This instance's sockets hear of the moves from inside the fold, so in zone order.
             let hub = state.hub

@@ -15,6 +15,18 @@ struct InlineChanges: Codable, Sendable {
     var after: Int64
     var changes: [EncodedChange]
 
+    init(after: Int64, changes: [EncodedChange]) {
+        self.after = after
+        self.changes = changes
+    }
+
+    /// Moves one transaction saved (numbered consecutively, so they are the zone's changes from
+    /// the first to the last); nil for none or more than a poke carries.
+    init?(saved: [SavedMove]) {
+        guard let first = saved.first, saved.count <= Self.maximumCount else { return nil }
+        self.init(after: first.sequence - 1, changes: saved.map(\.change))
+    }
+
     /// The changes of `handed` (a relay's, a poke's, in any order) that follow on from
     /// `sequence` without a gap, as one run; nil when none does. Changes at or below `sequence`
     /// (already folded) are passed over.

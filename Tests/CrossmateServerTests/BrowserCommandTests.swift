@@ -411,9 +411,18 @@ import Testing
         }
     }
 
-    /// Presence per device: one device leaving never hides a friend's move from a sibling that
-    /// is still in the game; the badge shows once every device has left and a friend moves;
-    /// the catch-up is shown once, by the first device to come back.
+    /// Ann, with a second device (her phone), in a new game of hers that Bob joined.
+    static func annWithAPhoneAndBob(
+        _ client: some TestClientProtocol
+    ) async throws -> (ann: DeviceSession, annPhone: DeviceSession, bob: DeviceSession, game: GameSummary) {
+        let ann = try await client.account("Ann")
+        let annPhone = try await client.linkDevice(of: ann)
+        let bob = try await client.account("Bob")
+        let game = try await client.newGame(ann)
+        try await client.join(bob, game.gameID, invitedBy: ann)
+        return (ann, annPhone, bob, game)
+    }
+
     /// A viewed game's read horizon is stored at most once a second, not per letter shown: the
     /// letters shown meanwhile are stored by one later pass, without the browser leaving. (The
     /// server's clock is held still here, so every store after the open is such a pass.)
@@ -423,12 +432,7 @@ import Testing
         defer { server.removeFiles() }
         try await server.application().test(.live) { client in
             let port = try #require(client.port)
-            let ann = try await client.account("Ann")
-            let code: LinkCodeResponse = try await client.call(.post, "/v1/devices/link-codes", token: ann.token)
-            let annPhone: DeviceSession = try await client.call(.post, "/v1/devices", json: LinkDeviceRequest(code: code.code))
-            let bob = try await client.account("Bob")
-            let game = try await client.newGame(ann)
-            try await client.join(bob, game.gameID, invitedBy: ann)
+            let (ann, annPhone, bob, game) = try await Self.annWithAPhoneAndBob(client)
             var laptop = Browser(port: port, token: ann.token)
             laptop.probe.send(.ping)
             _ = try await laptop.open(game.gameID)
@@ -451,17 +455,15 @@ import Testing
         }
     }
 
+    /// Presence per device: one device leaving never hides a friend's move from a sibling that
+    /// is still in the game; the badge shows once every device has left and a friend moves;
+    /// the catch-up is shown once, by the first device to come back.
     @Test func presenceIsPerDeviceAndTheCatchUpIsShownOnce() async throws {
         let server = try TestServer()
         defer { server.removeFiles() }
         try await server.application().test(.live) { client in
             let port = try #require(client.port)
-            let ann = try await client.account("Ann")
-            let code: LinkCodeResponse = try await client.call(.post, "/v1/devices/link-codes", token: ann.token)
-            let annPhone: DeviceSession = try await client.call(.post, "/v1/devices", json: LinkDeviceRequest(code: code.code))
-            let bob = try await client.account("Bob")
-            let game = try await client.newGame(ann)
-            try await client.join(bob, game.gameID, invitedBy: ann)
+            let (ann, annPhone, bob, game) = try await Self.annWithAPhoneAndBob(client)
             var bobDevice = TestDevice(bob, puzzle: greenLight, gameID: game.gameID)
             func bobTypes(_ row: Int, _ col: Int, _ letter: String) async throws {
                 _ = try await client.push(

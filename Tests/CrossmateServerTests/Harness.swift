@@ -120,6 +120,12 @@ extension TestClientProtocol {
         try await call(.post, "/v1/accounts", json: CreateAccountRequest(displayName: name))
     }
 
+    /// Another device of `session`'s account, linked with a one-time code.
+    func linkDevice(of session: DeviceSession) async throws -> DeviceSession {
+        let code: LinkCodeResponse = try await call(.post, "/v1/devices/link-codes", token: session.token)
+        return try await call(.post, "/v1/devices", json: LinkDeviceRequest(code: code.code))
+    }
+
     func newGame(_ session: DeviceSession, bundled: String = "green-light") async throws -> GameSummary {
         try await call(.post, "/v1/games", token: session.token, json: CreateGameRequest(bundled: bundled))
     }
