@@ -30,9 +30,13 @@ export function el(tag, attributes = {}, ...children) {
 // letter any player types.
 const written = new WeakMap();
 
-/** Sets a node's text, when it differs. */
+/** Sets a node's text, when it differs: in its one text node when it has one (replacing the
+ * node would make the browser lay it out afresh), emptied by removing it (`:empty` matches). */
 export function setText(node, text) {
-  if (node.textContent !== text) node.textContent = text;
+  if (node.textContent === text) return;
+  const only = node.firstChild;
+  if (text !== "" && only !== null && only === node.lastChild && only.nodeType === Node.TEXT_NODE) only.data = text;
+  else node.textContent = text;
 }
 
 /** Sets an attribute, when it differs. */

@@ -333,15 +333,23 @@ export class GameView {
       this.loadChat();
     }
     const frozen = this.view.readOnly || !!this.view.completion;
+    // Each control's state is worked out once and written only when it changes (set twice per
+    // draw, the redo button restyled the toolbar on every letter).
+    const disabled = new Map();
     for (const control of this.main.querySelectorAll(".tools button:not([data-share]):not([data-nudge-button]):not([data-more]):not([data-settings]):not([data-chat-button]), .tools summary")) {
-      control.toggleAttribute("disabled", frozen);
+      disabled.set(control, frozen);
       control.closest("details")?.classList.toggle("disabled", frozen);
     }
+    disabled.set(this.undoButton, !this.view.canUndo || frozen);
+    disabled.set(this.redoButton, !this.view.canRedo || frozen);
+    for (const button of this.main.querySelectorAll("[data-action^=check],[data-action^=reveal]")) {
+      disabled.set(button, frozen || !this.view.layout.hasSolution);
+      setAttribute(button, "title", this.view.layout.hasSolution ? "" : "This puzzle came without its answers (a locked .puz without its key), so it cannot be checked or revealed.");
+    }
+    for (const [control, off] of disabled) if (control.hasAttribute("disabled") !== off) control.toggleAttribute("disabled", off);
     // Any player can invite; a removed player can neither invite nor nudge.
     this.shareButton.hidden = this.view.readOnly;
     this.nudgeButton.hidden = this.view.readOnly;
-    this.undoButton.disabled = !this.view.canUndo || frozen;
-    this.redoButton.disabled = !this.view.canRedo || frozen;
     setAttribute(this.pencilButton, "aria-pressed", String(this.cursor.pencil));
     this.pencilButton.classList.toggle("on", this.cursor.pencil);
     this.rebusButton.classList.toggle("on", this.cursor.rebus !== null);
@@ -350,10 +358,6 @@ export class GameView {
       this.dock.hidden = frozen;
       setText(this.rebusKey, this.cursor.rebus === null ? "Rebus" : "Enter");
       this.rebusKey.classList.toggle("on", this.cursor.rebus !== null);
-    }
-    for (const button of this.main.querySelectorAll("[data-action^=check],[data-action^=reveal]")) {
-      button.disabled = frozen || !this.view.layout.hasSolution;
-      setAttribute(button, "title", this.view.layout.hasSolution ? "" : "This puzzle came without its answers (a locked .puz without its key), so it cannot be checked or revealed.");
     }
   }
 
@@ -367,7 +371,7 @@ export class GameView {
   }
 
   renderGrid() {
-    this.grid.dataset.cursor = `${this.cursor.row},${this.cursor.col},${this.cursor.direction}`;
+    setAttribute(this.grid, "data-cursor", `${this.cursor.row},${this.cursor.col},${this.cursor.direction}`);
     // A screen reader hears the current square through the input that has the focus.
     setAttribute(this.input, "aria-activedescendant", `cell-${this.cursor.row}-${this.cursor.col}`);
     const word = this.board.clue(this.cursor, this.cursor.direction);
@@ -521,7 +525,7 @@ export class GameView {
     if (this.statusBox.dataset.sync !== state && this.statusAnnouncer) {
       this.statusAnnouncer.textContent = { live: "Live", readonly: "Read-only", offline: "Offline", reconnecting: "Reconnecting" }[state];
     }
-    this.statusBox.dataset.sync = state;
+    setAttribute(this.statusBox, "data-sync", state);
     setText(this.notice, this.view?.readOnly ? "You were removed from this game by its owner. You can still look at it, but not change it." : "");
     if (this.catchUpBox) setText(this.catchUpBox, this.catchUpLine ? `Since you were last here: ${this.catchUpLine}.` : "");
   }
@@ -539,8 +543,10 @@ export class GameView {
 
   renderPlayers() {
     const owner = this.view.players.find((player) => player.role === "owner")?.authorID === this.view.me;
-    // Rebuilt only when what it shows changed (a roster per letter typed kept the page busy).
-    const signature = JSON.stringify([this.view.players, this.view.me, this.following, owner]);
+    // Rebuilt only when what it shows changed (a roster per letter typed kept the page busy):
+    // the fields it shows, in one order (the server's JSON may name them in any order).
+    const shown = this.view.players.map((player) => [player.authorID, player.displayName, player.role, player.removed, player.color, player.symbol, player.here > 0]);
+    const signature = JSON.stringify([shown, this.view.me, this.following, owner]);
     rebuildIf(this.roster, signature, () =>
       this.view.players.filter((player) => !player.removed || player.authorID === this.view.me).map((player) =>
         el(
