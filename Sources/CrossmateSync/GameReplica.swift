@@ -19,11 +19,10 @@ public struct GameReplica: Sendable {
     /// keeps no history: it would hold every move of the game.
     public var recordsHistory = true
     private var lastSeqAtCell: [Int: Int] = [:]
-    /// The journal's undo and redo stacks and last undo of each seq, worked out again whenever the
-    /// journal grows (`journalGrew`): asking whether undo or redo is possible — every update a
-    /// browser is sent asks both — then costs nothing like a pass over the whole journal.
-    private var undoStacks = UndoPlanner.Stacks()
-    private var lastUndoOf: [Int: Move] = [:]
+    /// The journal's undo and redo stacks and last undo of each seq, taking each entry once as the
+    /// journal grows (`journalGrew`): neither a gesture nor asking whether undo or redo is
+    /// possible (every update a browser is sent asks both) passes over the whole journal.
+    private var undoMachine = UndoPlanner.StackMachine()
     private var correctCount = 0
     private let letterCount: Int
 
@@ -85,8 +84,8 @@ public struct GameReplica: Sendable {
 
     public var nextSeq: Int { journal.count + 1 }
     public var isComplete: Bool { completion != nil }
-    public var canUndo: Bool { completion == nil && UndoPlanner.planUndo(stacks: undoStacks, grid: grid, history: history) != nil }
-    public var canRedo: Bool { completion == nil && UndoPlanner.planRedo(stacks: undoStacks, lastUndoOf: lastUndoOf, grid: grid) != nil }
+    public var canUndo: Bool { completion == nil && undoMachine.planUndo(grid: grid, history: history) != nil }
+    public var canRedo: Bool { completion == nil && undoMachine.planRedo(grid: grid) != nil }
 
     // MARK: Commands
 
@@ -153,10 +152,10 @@ public struct GameReplica: Sendable {
             }
             kind = .clear
         case .undo:
-            guard let plan = UndoPlanner.planUndo(stacks: undoStacks, grid: grid, history: history) else { throw .nothingToUndo }
+            guard let plan = undoMachine.planUndo(grid: grid, history: history) else { throw .nothingToUndo }
             return emit(plan, wallMillis: wallMillis, batchID: batchID)
         case .redo:
-            guard let plan = UndoPlanner.planRedo(stacks: undoStacks, lastUndoOf: lastUndoOf, grid: grid) else { throw .nothingToRedo }
+            guard let plan = undoMachine.planRedo(grid: grid) else { throw .nothingToRedo }
             return emit(plan, wallMillis: wallMillis, batchID: batchID)
         }
         return emit(changes, kind: kind, wallMillis: wallMillis, batchID: batchID)
@@ -259,11 +258,9 @@ public struct GameReplica: Sendable {
         if puzzle.contains(move.position) { lastSeqAtCell[puzzle.index(of: move.position)] = move.seq }
     }
 
-    /// Works the undo stacks out again after moves were recorded (once per gesture or merge, not
-    /// per move).
+    /// Takes the entries recorded since into the undo stacks (once per gesture or merge).
     private mutating func journalGrew() {
-        undoStacks = UndoPlanner.stacks(journal)
-        lastUndoOf = UndoPlanner.lastUndos(journal)
+        undoMachine.take(journal)
     }
 
     /// Adds a write to the history undo plans from.

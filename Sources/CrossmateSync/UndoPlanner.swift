@@ -40,45 +40,78 @@ public enum UndoPlanner {
         public var steps: [Step]
     }
 
-    public static func operations(_ journal: [Move]) -> [Operation] {
-        var operations: [Operation] = []
-        for move in journal {
-            if let last = operations.last, last.batchID == move.batchID {
-                operations[operations.count - 1].entries.append(move)
-            } else {
-                operations.append(Operation(batchID: move.batchID, kind: move.kind, entries: [move]))
+    /// The stack machine, run over a journal as it grows: each entry is taken once, so a replica
+    /// that keeps one pays for its new entries, not for the whole journal on every gesture.
+    public struct StackMachine: Sendable {
+        public private(set) var stacks = Stacks()
+        /// The last undo move taken aimed at each seq.
+        public private(set) var lastUndoOf: [Int: Move] = [:]
+        /// How many journal entries have been taken.
+        public private(set) var taken = 0
+        private var batchOfSeq: [Int: BatchID] = [:]
+        /// The batch of the last entry taken (a batch may be taken in two calls), and whether it
+        /// is an edit's, pushed on the undo stack.
+        private var openBatchID: BatchID?
+        private var openIsEdit = false
+
+        public init() {}
+
+        /// The undo of the top live operation (`UndoPlanner.planUndo`).
+        public func planUndo(grid: GameGrid, history: CellHistory) -> Plan? {
+            UndoPlanner.planUndo(stacks: stacks, grid: grid, history: history)
+        }
+
+        /// The redo of the top live undone operation (`UndoPlanner.planRedo`).
+        public func planRedo(grid: GameGrid) -> Plan? {
+            UndoPlanner.planRedo(stacks: stacks, lastUndoOf: lastUndoOf, grid: grid)
+        }
+
+        /// Takes the entries of `journal` not yet taken (the journal only grows).
+        public mutating func take(_ journal: [Move]) {
+            guard taken < journal.count else { return }
+            for move in journal[taken...] { take(move) }
+            taken = journal.count
+        }
+
+        private mutating func take(_ move: Move) {
+            batchOfSeq[move.seq] = move.batchID
+            if move.kind == .undo, let target = move.targetSeq { lastUndoOf[target] = move }
+            if openBatchID == move.batchID {
+                // The same gesture goes on: an edit's entries join it where it was pushed (still
+                // the top: nothing came between); an undo or redo acted on its first entry.
+                if openIsEdit { stacks.undo[stacks.undo.count - 1].entries.append(move) }
+                return
+            }
+            openBatchID = move.batchID
+            openIsEdit = move.kind.isUndoable
+            let operation = Operation(batchID: move.batchID, kind: move.kind, entries: [move])
+            if move.kind.isUndoable {
+                stacks.undo.append(operation)
+                stacks.redo.removeAll()
+                return
+            }
+            switch move.kind {
+            case .undo:
+                guard let target = move.targetSeq.flatMap({ batchOfSeq[$0] }),
+                    let index = stacks.undo.lastIndex(where: { $0.batchID == target })
+                else { return }
+                stacks.redo.append(stacks.undo.remove(at: index))
+            case .redo:
+                guard let target = move.targetSeq.flatMap({ batchOfSeq[$0] }),
+                    let index = stacks.redo.lastIndex(where: { $0.batchID == target })
+                else { return }
+                stacks.undo.append(stacks.redo.remove(at: index))
+            case .input, .clear, .check, .reveal:
+                return  // edits are pushed above; checks and reveals are recorded but never offered
             }
         }
-        return operations
     }
 
     /// Runs the stack machine over the journal.
     public static func stacks(_ journal: [Move]) -> Stacks {
-        var stacks = Stacks()
-        var batchOfSeq: [Int: BatchID] = [:]
-        for move in journal { batchOfSeq[move.seq] = move.batchID }
-        for operation in operations(journal) {
-            if operation.kind.isUndoable {
-                stacks.undo.append(operation)
-                stacks.redo.removeAll()
-                continue
-            }
-            switch operation.kind {
-            case .undo:
-                guard let target = operation.entries.first?.targetSeq.flatMap({ batchOfSeq[$0] }),
-                    let index = stacks.undo.lastIndex(where: { $0.batchID == target })
-                else { continue }
-                stacks.redo.append(stacks.undo.remove(at: index))
-            case .redo:
-                guard let target = operation.entries.first?.targetSeq.flatMap({ batchOfSeq[$0] }),
-                    let index = stacks.redo.lastIndex(where: { $0.batchID == target })
-                else { continue }
-                stacks.undo.append(stacks.redo.remove(at: index))
-            case .input, .clear, .check, .reveal:
-                continue  // edits are pushed above; checks and reveals are recorded but never offered
-            }
-        }
-        return stacks
+        var machine = StackMachine()
+        machine.take(journal)
+        return machine.stacks
     }
 
     /// The undo of the top live operation: the highest one with a square not yet superseded.
@@ -111,11 +144,9 @@ public enum UndoPlanner {
 
     /// The last undo move of the journal aimed at each seq.
     public static func lastUndos(_ journal: [Move]) -> [Int: Move] {
-        var lastUndoOf: [Int: Move] = [:]
-        for move in journal where move.kind == .undo {
-            if let target = move.targetSeq { lastUndoOf[target] = move }
-        }
-        return lastUndoOf
+        var machine = StackMachine()
+        machine.take(journal)
+        return machine.lastUndoOf
     }
 
     /// `planRedo(journal:grid:)` with the journal's stacks and last undos already worked out.

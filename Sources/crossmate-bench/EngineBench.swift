@@ -1,5 +1,6 @@
 import ArgumentParser
 import CrossmateCore
+import CrossmateFormats
 import CrossmateSync
 import Foundation
 
@@ -15,6 +16,9 @@ struct EngineBench: ParsableCommand {
 
     @Option(help: "Random seeks to time.")
     var seeks = 20_000
+
+    @Option(help: "Moves already in one player's journal when their gestures are timed.")
+    var journal = 2_000
 
     @Option(help: "Seed for the synthetic game.")
     var seed: UInt64 = 42
@@ -81,7 +85,28 @@ struct EngineBench: ParsableCommand {
         report.add("snapshotLoadMillis", "snapshot load (decode \(stored.count / 1024) KB + replay the rest)", load * 1000, "ms")
         precondition(loaded == timeline.state(through: timeline.count), "snapshot replay disagrees with the timeline")
 
-        report.print(json: json, extra: ["moves": moves, "grid": "15x15", "seed": Int(seed)])
+        // A gesture late in a long game: one player's replica with `journal` moves of its own
+        // performs a letter and is asked whether undo and redo are possible, as a hosted
+        // browser replica is for every key (Daybreak).
+        let puzzle = try BundledPuzzles.puzzle("daybreak")
+        var replica = GameReplica(puzzle: puzzle, gameID: "bench", replicaID: "phone", authorID: "ann")
+        let squares = puzzle.letterPositions
+        let letters = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZ").map(String.init)
+        var wall: Int64 = 0
+        func gesture() {
+            wall += 1
+            let square = squares.randomElement(using: &generator)!
+            _ = try? replica.perform(.setLetter(square, letters.randomElement(using: &generator)!), wallMillis: wall)
+            sink &+= (replica.canUndo ? 1 : 0) + (replica.canRedo ? 1 : 0)
+        }
+        while replica.journal.count < journal { gesture() }
+        let gestures = 2_000
+        let late = measure { for _ in 0..<gestures { gesture() } }
+        report.add(
+            "gestureMicrosLateInAGame", "a letter plus can-undo and can-redo, \(journal) moves in the journal",
+            late / Double(gestures) * 1e6, "µs")
+
+        report.print(json: json, extra: ["moves": moves, "grid": "15x15", "seed": Int(seed), "journal": journal])
         if sink == 42 { Swift.print("") }  // keeps the measured work from being optimised away
     }
 

@@ -153,4 +153,58 @@ import Testing
         #expect(stacks.redo.map(\.batchID) == ["phone:2"])
         #expect(UndoPlanner.planUndo(journal: game.journal, grid: game.grid, history: game.history)?.steps.map(\.targetSeq) == [1])
     }
+
+    /// A replica takes its journal into the stack machine a gesture at a time; the machine must
+    /// end where a run over the whole journal ends, however the journal is cut (a batch split
+    /// between two takes included). A seeded game of edits, autochecked letters (two moves in
+    /// one batch), word clears, undos and redos among a friend's letters.
+    @Test func stackMachineTakesTheJournalInAnyPieces() throws {
+        var random = SeededRandomNumberGenerator(seed: 23)
+        var ann = replica("ann-phone", author: "ann")
+        var bob = replica("bob-phone", author: "bob")
+        let squares = Puzzles.daybreak.letterPositions
+        var everyMove: [Move] = []
+        for step in 0..<600 {
+            let square = squares.randomElement(using: &random)!
+            let letter = String("ABCDEFGHIJKLMNOPQRSTUVWXYZ".randomElement(using: &random)!)
+            let wall = Int64(step + 1)
+            if Int.random(in: 0..<4, using: &random) == 0 {
+                let bobs = try bob.perform(.setLetter(square, letter), wallMillis: wall)
+                ann.receive(bobs)
+                everyMove += bobs
+                continue
+            }
+            let command: Command =
+                switch Int.random(in: 0..<10, using: &random) {
+                case 0, 1: .undo
+                case 2: .redo
+                case 3: .setLetter(square, letter, autocheck: true)
+                case 4: .clear(.word(square, Bool.random(using: &random) ? .across : .down))
+                case 5: .delete(square)
+                default: .setLetter(square, letter, pencil: Bool.random(using: &random))
+                }
+            let made = (try? ann.perform(command, wallMillis: wall)) ?? []
+            bob.receive(made)
+            everyMove += made
+        }
+        // It ends with something to redo, so both stacks are compared with something on them.
+        everyMove += try ann.perform(.setLetter(at(0, 0), "Q"), wallMillis: 700) + ann.perform(.undo, wallMillis: 701)
+        #expect(ann.journal.count > 300)
+        var whole = UndoPlanner.StackMachine()
+        whole.take(ann.journal)
+        #expect(!whole.stacks.undo.isEmpty && !whole.stacks.redo.isEmpty && !whole.lastUndoOf.isEmpty)
+        for cut in [1, 2, 3, 7] {
+            var pieces = UndoPlanner.StackMachine()
+            var end = 0
+            while end < ann.journal.count {
+                end = min(ann.journal.count, end + Int.random(in: 1...cut, using: &random))
+                pieces.take(Array(ann.journal[..<end]))
+            }
+            #expect(pieces.stacks == whole.stacks && pieces.lastUndoOf == whole.lastUndoOf && pieces.taken == ann.journal.count)
+        }
+        // Rebuilt from every move at once (as after a restart), the replica offers the same.
+        var rebuilt = GameReplica(puzzle: Puzzles.daybreak, gameID: "g", replicaID: "ann-phone", authorID: "ann", moves: everyMove)
+        #expect(rebuilt.canUndo == ann.canUndo && rebuilt.canRedo == ann.canRedo)
+        #expect(try rebuilt.perform(.undo, wallMillis: 10_000).map(\.targetSeq) == (try ann.perform(.undo, wallMillis: 10_000)).map(\.targetSeq))
+    }
 }
