@@ -9,6 +9,9 @@ import { connection } from "./connection.js";
 import { clock, el, rebuildIf, setAttribute, setStyle, setText } from "./dom.js";
 import { key } from "./keys.js";
 
+/** A clue's name in the lists and among the flags: "17-across". */
+const clueID = (number, direction) => `${number}-${direction}`;
+
 export class GameView {
   /** Unseen messages: on the Chat button and in the tab's title. */
   renderUnseen() {
@@ -128,12 +131,12 @@ export class GameView {
           ...this.board[direction].map((clue) => {
             const item = el(
               "li",
-              { dataset: { clue: `${clue.number}-${direction}` }, tabindex: "-1", onclick: () => this.jumpTo(clue.number, direction) },
+              { dataset: { clue: clueID(clue.number, direction) }, tabindex: "-1", onclick: () => this.jumpTo(clue.number, direction) },
               el("b", {}, clue.number),
               " ",
               clue.text,
             );
-            this.clueItems.set(`${clue.number}-${direction}`, { item, clue });
+            this.clueItems.set(clueID(clue.number, direction), { item, clue });
             return item;
           }),
         ),
@@ -242,6 +245,10 @@ export class GameView {
         this.dock,
       ),
     );
+    // What a finished or read-only game turns off (not the buttons that still work then), and
+    // the buttons that need the puzzle's answers: looked up once, set on every draw.
+    this.freezable = [...tools.querySelectorAll("button:not([data-share]):not([data-nudge-button]):not([data-more]):not([data-settings]):not([data-chat-button]), summary")];
+    this.answerButtons = [...tools.querySelectorAll("[data-action^=check],[data-action^=reveal]")];
     if (this.dock) {
       // The page leaves room below for the dock, so nothing hides behind it.
       const room = () => this.main.style.setProperty("--dock", `${this.dock.offsetHeight}px`);
@@ -336,13 +343,13 @@ export class GameView {
     // Each control's state is worked out once and written only when it changes (set twice per
     // draw, the redo button restyled the toolbar on every letter).
     const disabled = new Map();
-    for (const control of this.main.querySelectorAll(".tools button:not([data-share]):not([data-nudge-button]):not([data-more]):not([data-settings]):not([data-chat-button]), .tools summary")) {
+    for (const control of this.freezable) {
       disabled.set(control, frozen);
       control.closest("details")?.classList.toggle("disabled", frozen);
     }
     disabled.set(this.undoButton, !this.view.canUndo || frozen);
     disabled.set(this.redoButton, !this.view.canRedo || frozen);
-    for (const button of this.main.querySelectorAll("[data-action^=check],[data-action^=reveal]")) {
+    for (const button of this.answerButtons) {
       disabled.set(button, frozen || !this.view.layout.hasSolution);
       setAttribute(button, "title", this.view.layout.hasSolution ? "" : "This puzzle came without its answers (a locked .puz without its key), so it cannot be checked or revealed.");
     }
@@ -459,7 +466,7 @@ export class GameView {
     const word = this.board.clue(this.cursor, this.cursor.direction);
     const label = word ? `${word.number} ${word.direction === "across" ? "Across" : "Down"}` : "";
     // Rebuilt only when the clue changes, so a screen reader announces a new clue, not every key.
-    const shown = word ? `${word.number}-${word.direction}:${word.text}` : "";
+    const shown = word ? `${clueID(word.number, word.direction)}:${word.text}` : "";
     const flags = word ? this.state.flags.filter((flag) => flag.number === word.number && flag.direction === word.direction) : [];
     const flaggedBy = flags.map((flag) => this.nameOf(flag.authorID)).join(", ");
     if (this.clueBar.dataset.shown !== shown + flaggedBy) {
@@ -473,10 +480,10 @@ export class GameView {
     setAttribute(this.flagButton, "aria-pressed", String(mine));
     this.flagButton.classList.toggle("on", mine);
     const cross = this.board.clue(this.cursor, this.cursor.direction === "across" ? "down" : "across");
-    const currentID = word ? `${word.number}-${word.direction}` : null;
-    const crossID = cross ? `${cross.number}-${cross.direction}` : null;
+    const currentID = word ? clueID(word.number, word.direction) : null;
+    const crossID = cross ? clueID(cross.number, cross.direction) : null;
     const flagOf = new Map();
-    for (const flag of this.state.flags) if (!flagOf.has(`${flag.number}-${flag.direction}`)) flagOf.set(`${flag.number}-${flag.direction}`, flag);
+    for (const flag of this.state.flags) if (!flagOf.has(clueID(flag.number, flag.direction))) flagOf.set(clueID(flag.number, flag.direction), flag);
     for (const [id, { item, clue }] of this.clueItems) {
       const current = id === currentID;
       if (current && !item.classList.contains("current")) {
@@ -493,8 +500,11 @@ export class GameView {
       item.classList.toggle("current", current);
       if (current && document.activeElement?.closest?.(".lists") == null) {
         // Tab reaches the lists at the current clue (one stop; arrows go on from there).
-        for (const other of this.main.querySelectorAll(".clues li[tabindex='0']")) if (other !== item) other.tabIndex = -1;
-        if (item.tabIndex !== 0) item.tabIndex = 0;
+        // (One item at a time is the stop: when it is this one, the others are not.)
+        if (item.tabIndex !== 0) {
+          for (const other of this.main.querySelectorAll(".clues li[tabindex='0']")) other.tabIndex = -1;
+          item.tabIndex = 0;
+        }
       }
       item.classList.toggle("crossing", id === crossID);
       item.classList.toggle("done", clue.cells.every((cell) => this.letterAt(cell) !== ""));
