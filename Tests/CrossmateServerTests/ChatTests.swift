@@ -30,8 +30,7 @@ import Testing
             let game = try await client.newGame(ann)
             try await client.join(bob, game.gameID, invitedBy: ann)
             try await client.join(cy, game.gameID, invitedBy: ann)
-            let code: LinkCodeResponse = try await client.call(.post, "/v1/devices/link-codes", token: bob.token)
-            let bobPhone: DeviceSession = try await client.call(.post, "/v1/devices", json: LinkDeviceRequest(code: code.code))
+            let bobPhone = try await client.linkDevice(of: bob)
             // Bob has looked at the game (his horizon is where it stands); Cy blocked Ann.
             let (_, seen) = try await client.allChanges(bob, game.gameID)
             let _: PresenceResponse = try await client.call(

@@ -204,8 +204,7 @@ import Testing
     @Test func devicesAreListedAndRevoked() async throws {
         try await withServer { client, _ in
             let ann = try await client.account("Ann")
-            let code: LinkCodeResponse = try await client.call(.post, "/v1/devices/link-codes", token: ann.token)
-            let phone: DeviceSession = try await client.call(.post, "/v1/devices", json: LinkDeviceRequest(code: code.code))
+            let phone = try await client.linkDevice(of: ann)
             let list: DeviceListResponse = try await client.call(.get, "/v1/devices", token: ann.token)
             #expect(Set(list.devices.map(\.deviceID)) == [ann.deviceID, phone.deviceID])
             #expect(list.devices.first { $0.current }?.deviceID == ann.deviceID)

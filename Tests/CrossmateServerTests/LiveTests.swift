@@ -26,8 +26,7 @@ import Testing
         try await server.application().test(.live) { client in
             let port = try #require(client.port)
             let ann = try await client.account("Ann")
-            let code: LinkCodeResponse = try await client.call(.post, "/v1/devices/link-codes", token: ann.token)
-            let annTablet: DeviceSession = try await client.call(.post, "/v1/devices", json: LinkDeviceRequest(code: code.code))
+            let annTablet = try await client.linkDevice(of: ann)
             let bob = try await client.account("Bob")
             let game = try await client.newGame(ann, bundled: "daybreak")
             try await client.join(bob, game.gameID, invitedBy: ann)

@@ -16,8 +16,7 @@ import Testing
     @Test func settingsAreTheAccountsOnEveryDevice() async throws {
         try await withServer { client, _ in
             let ann = try await client.account("Ann")
-            let code: LinkCodeResponse = try await client.call(.post, "/v1/devices/link-codes", token: ann.token)
-            let phone: DeviceSession = try await client.call(.post, "/v1/devices", json: LinkDeviceRequest(code: code.code))
+            let phone = try await client.linkDevice(of: ann)
             let fresh: SettingsResponse = try await client.call(.get, "/v1/settings", token: ann.token)
             #expect(fresh.settings["autocheck"] == "off" && fresh.keyOptions.skipFilledSquares && !fresh.autocheck)
             #expect(fresh.available.map(\.name) == SolverSettings.all.map(\.name))
@@ -41,8 +40,7 @@ import Testing
     @Test func pinsSyncAcrossDevicesLastWriterWinsAndDeletionClears() async throws {
         try await withServer { client, _ in
             let ann = try await client.account("Ann")
-            let code: LinkCodeResponse = try await client.call(.post, "/v1/devices/link-codes", token: ann.token)
-            let annPhone: DeviceSession = try await client.call(.post, "/v1/devices", json: LinkDeviceRequest(code: code.code))
+            let annPhone = try await client.linkDevice(of: ann)
             let bob = try await client.account("Bob")
             let cy = try await client.account("Cy")
             let game = try await client.newGame(ann)
