@@ -70,7 +70,12 @@ extension Store {
     }
 
     /// A game's columns as `storedGame` reads them (`g` the games row, `gp` its puzzle).
-    static let gameColumns = "g.game_id, g.owner_id, g.created_at, g.zone_seq, g.move_count, g.title, gp.puzzle, g.completion"
+    static let gameColumns = gameColumns(puzzle: "gp.puzzle")
+
+    /// A game's columns with the puzzle as `puzzle` says (an expression named `puzzle`).
+    static func gameColumns(puzzle: String) -> String {
+        "g.game_id, g.owner_id, g.created_at, g.zone_seq, g.move_count, g.title, \(puzzle), g.completion"
+    }
 
     static func storedGame(_ row: SQLRow) throws -> StoredGame {
         let gameID = try row.string("game_id")
@@ -155,8 +160,7 @@ extension Store {
             // the server can make its summary once.
             try await db.query(
                 """
-                SELECT g.game_id, g.owner_id, g.created_at, g.zone_seq, g.move_count, g.title,
-                       CASE WHEN s.game_id IS NULL THEN gp.puzzle ELSE '' END AS puzzle, g.completion,
+                SELECT \(Self.gameColumns(puzzle: "CASE WHEN s.game_id IS NULL THEN gp.puzzle ELSE '' END AS puzzle")),
                        \(Self.participantColumns),
                        s.width, s.height, s.filled, s.total, s.picture, s.through_seq, s.active_at
                 FROM participants p JOIN games g ON g.game_id = p.game_id JOIN game_puzzles gp ON gp.game_id = g.game_id
