@@ -169,6 +169,13 @@ public actor SyncEngine {
     private var socket: SocketLink?
     private var socketTask: Task<Void, Never>?
     private var replicas: [String: GameReplica] = [:]
+    /// Other devices' changes relayed before their commit, by game and zone sequence: shown in
+    /// the replica, kept out of the store (and the change token) until a relay says the zone is
+    /// on disk through them. Dropped, and the replica read again, when the socket reconnects.
+    private var relayed: [String: [Int64: ZoneChange]] = [:]
+    /// Zone sequences this device's own saved moves took beyond its token (their pushes' answers
+    /// say so): a relay's commit runs over them too.
+    private var ownSaved: [String: Set<Int64>] = [:]
     private var cursors: [String: [String: PeerCursor]] = [:]
     private var subscribers: [UUID: AsyncStream<EngineEvent>.Continuation] = [:]
     private var connection: SyncStatus.Connection
@@ -291,6 +298,11 @@ public actor SyncEngine {
         switch event {
         case .connected:
             setConnection(.online)
+            // Moves shown before their commit may not have been stored (the server went down):
+            // the replicas forget them, and the fetches below bring back whatever was.
+            for (gameID, held) in relayed where !held.isEmpty { readAgain(gameID) }
+            relayed = [:]
+            socket?.send(.relays)
             let games = ((try? store.games()) ?? []).map(\.game.gameID)
             for start in stride(from: 0, to: games.count, by: 200) {
                 socket?.send(.subscribe(games: Array(games[start..<min(games.count, start + 200)])))
@@ -331,10 +343,18 @@ public actor SyncEngine {
             if let changes, let after, after.sequence == held {
                 apply(changes, gameID: zone)
                 try? store.setChangeToken(token)
+                settled(zone)
                 await settleCompletion(zone)
             } else {
                 _ = try? await fetch(zone)
             }
+        case let .relay(zone, _, changes, committed):
+            guard let local = try? store.game(zone) else { return }
+            let held = local.token?.sequence ?? 0
+            let fresh = changes.filter { $0.sequence > held && relayed[zone]?[$0.sequence] == nil }
+            for change in fresh { relayed[zone, default: [:]][change.sequence] = change }
+            show(fresh, gameID: zone)
+            await commit(zone, through: committed.sequence)
         case let .cursor(gameID, deviceID, authorID, cursor):
             guard deviceID != identity.deviceID else { return }
             cursors[gameID, default: [:]][deviceID] = Self.peer(deviceID, authorID, cursor)
@@ -505,6 +525,7 @@ public actor SyncEngine {
             received += apply(page.changes, gameID: gameID)
             try? store.setChangeToken(page.token)
             token = page.token
+            settled(gameID)
             if !page.moreComing { break }
         }
         await settleCompletion(gameID)
@@ -561,6 +582,64 @@ public actor SyncEngine {
         if chatChanged { emit(.chatChanged(gameID: gameID)) }
         if flagsChanged { emit(.gridChanged(gameID: gameID, squares: [])) }
         return moves.count
+    }
+
+    /// Relayed moves, shown in the open replica (not stored: they are not on disk yet).
+    private func show(_ changes: [ZoneChange], gameID: String) {
+        let moves = changes.compactMap { change -> Move? in
+            if case let .move(record) = change.record { try? record.move() } else { nil }
+        }
+        guard !moves.isEmpty else { return }
+        if var replica = replicas[gameID] {
+            let before = replica.grid
+            replica.receive(moves)
+            replicas[gameID] = replica
+            emitChanges(gameID: gameID, before: before, after: replica.grid, at: moves.map(\.position))
+        }
+    }
+
+    /// The zone is on disk through `committed`: the relayed changes up to it are stored and the
+    /// token moves on, when they follow on from the token without a gap; else the game is read.
+    private func commit(_ gameID: String, through committed: Int64) async {
+        guard let held = (try? store.game(gameID))?.token?.sequence, committed > held else { return }
+        var run: [ZoneChange] = []
+        var next = held + 1
+        while next <= committed {
+            if let change = relayed[gameID]?[next] {
+                run.append(change)
+            } else if ownSaved[gameID]?.contains(next) != true {
+                break
+            }
+            next += 1
+        }
+        guard next > committed else {
+            _ = try? await fetch(gameID)
+            return
+        }
+        apply(run, gameID: gameID)
+        try? store.setChangeToken(ChangeToken(zone: gameID, sequence: committed))
+        settled(gameID)
+        await settleCompletion(gameID)
+    }
+
+    /// Relayed changes the token has reached are stored now: they are dropped from those held.
+    private func settled(_ gameID: String) {
+        guard let token = (try? store.game(gameID))?.token?.sequence else { return }
+        if let held = relayed[gameID] {
+            let left = held.filter { $0.key > token }
+            relayed[gameID] = left.isEmpty ? nil : left
+        }
+        if let own = ownSaved[gameID] {
+            let left = own.filter { $0 > token }
+            ownSaved[gameID] = left.isEmpty ? nil : left
+        }
+    }
+
+    /// Reads a game's replica again from the store (dropping what was only relayed), telling the
+    /// UI of every square that changed.
+    private func readAgain(_ gameID: String) {
+        guard let old = replicas.removeValue(forKey: gameID), let fresh = try? replica(gameID) else { return }
+        emitChanges(gameID: gameID, before: old.grid, after: fresh.grid, at: fresh.puzzle.letterPositions)
     }
 
     private func emitChanges(gameID: String, before: GameGrid, after: GameGrid, at positions: [GridPosition]) {
@@ -1077,11 +1156,13 @@ public actor SyncEngine {
         }
         if acknowledged > 0 { try? store.markSent(gameID: gameID, replicaID: identity.deviceID, through: acknowledged) }
         if let held = try? store.game(gameID)?.token?.sequence, !sequences.isEmpty {
+            ownSaved[gameID, default: []].formUnion(sequences.filter { $0 > held })
             sequences.sort()
             if sequences.first == held + 1, sequences.last == response.token.sequence,
                 sequences.count == Int(response.token.sequence - held)
             {
                 try? store.setChangeToken(response.token)
+                settled(gameID)
             }
         }
         if let completion = response.completion {

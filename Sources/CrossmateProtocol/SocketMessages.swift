@@ -36,6 +36,9 @@ public enum ClientSocketMessage: Codable, Hashable, Sendable {
     case replay(gameID: String)
     /// A native device shows a game on screen (or stops): the other players see it is here.
     case viewing(gameID: String, viewing: Bool)
+    /// Send this socket other devices' moves as soon as they are ordered (`relay`), a commit's
+    /// fsync sooner, in place of the poke after their commit.
+    case relays
 
     enum CodingKeys: String, CodingKey { case type, games, gameID, cursor, id, moves, command, typedAt, viewing }
 
@@ -54,6 +57,7 @@ public enum ClientSocketMessage: Codable, Hashable, Sendable {
                 id: try container.decode(Int.self, forKey: .id),
                 moves: try container.decode([MoveRecord].self, forKey: .moves))
         case "ping": self = .ping
+        case "relays": self = .relays
         case "open": self = .open(gameID: try container.decode(String.self, forKey: .gameID))
         case "close": self = .close(gameID: try container.decode(String.self, forKey: .gameID))
         case "replay": self = .replay(gameID: try container.decode(String.self, forKey: .gameID))
@@ -109,6 +113,8 @@ public enum ClientSocketMessage: Codable, Hashable, Sendable {
             try container.encode(moves, forKey: .moves)
         case .ping:
             try container.encode("ping", forKey: .type)
+        case .relays:
+            try container.encode("relays", forKey: .type)
         }
     }
 }
@@ -120,6 +126,12 @@ public enum ServerSocketMessage: Codable, Hashable, Sendable {
     /// `token`, so a device whose token is `after` applies them and takes `token` instead of
     /// fetching. A device behind `after` fetches; a lost or reordered poke costs only a fetch.
     case poke(zone: String, token: ChangeToken, after: ChangeToken? = nil, changes: [ZoneChange]? = nil)
+    /// To a socket that asked for `relays`: other devices' moves, every change after `after`,
+    /// checked and ordered but not yet on disk (a crash before their commit loses them here;
+    /// their sender still holds them and sends them again). Show them; keep them out of the
+    /// store, and keep the change token, until a relay's `committed` (the zone as it is on disk)
+    /// reaches them. A socket that closes drops what it holds uncommitted.
+    case relay(zone: String, after: ChangeToken, changes: [ZoneChange], committed: ChangeToken)
     /// Another device's cursor moved.
     case cursor(gameID: String, deviceID: String, authorID: String, cursor: CursorPosition)
     /// The account's database feed changed (a game added, made read-only or removed).
@@ -151,13 +163,19 @@ public enum ServerSocketMessage: Codable, Hashable, Sendable {
     case nextGame(NextGameView)
 
     enum CodingKeys: String, CodingKey {
-        case type, zone, token, after, changes, gameID, deviceID, authorID, cursor, serverTime, error, id, response, retryAfterSeconds
+        case type, zone, token, after, changes, committed, gameID, deviceID, authorID, cursor, serverTime, error, id, response, retryAfterSeconds
         case game, answer, refusal, replay, nudge, devices, next
     }
 
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         switch try container.decode(String.self, forKey: .type) {
+        case "relay":
+            self = .relay(
+                zone: try container.decode(String.self, forKey: .zone),
+                after: try container.decode(ChangeToken.self, forKey: .after),
+                changes: try container.decode([ZoneChange].self, forKey: .changes),
+                committed: try container.decode(ChangeToken.self, forKey: .committed))
         case "poke":
             self = .poke(
                 zone: try container.decode(String.self, forKey: .zone),
@@ -203,6 +221,12 @@ public enum ServerSocketMessage: Codable, Hashable, Sendable {
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
         switch self {
+        case let .relay(zone, after, changes, committed):
+            try container.encode("relay", forKey: .type)
+            try container.encode(zone, forKey: .zone)
+            try container.encode(after, forKey: .after)
+            try container.encode(changes, forKey: .changes)
+            try container.encode(committed, forKey: .committed)
         case let .poke(zone, token, after, changes):
             try container.encode("poke", forKey: .type)
             try container.encode(zone, forKey: .zone)

@@ -27,6 +27,12 @@ extension ServerSocketMessage {
         return text + #""token":"\#(token.encoded)","type":"poke","zone":\#(JSONText.quoted(zone))}"#
     }
 
+    /// A relay as `ServerSocketMessage.relay` encodes it, around the changes' stored JSON.
+    public static func relayJSON(zone: String, after: ChangeToken, changes: [EncodedChange], committed: ChangeToken) -> String {
+        #"{"after":"\#(after.encoded)","changes":"# + EncodedChange.list(changes)
+            + #","committed":"\#(committed.encoded)","type":"relay","zone":\#(JSONText.quoted(zone))}"#
+    }
+
     /// The answer to a push that stored or recognised every move it sent (every push while
     /// people type) as `ServerSocketMessage.pushed` encodes it; nil for any other answer (a
     /// refusal's error or a completion go through the encoder).

@@ -58,17 +58,21 @@ struct GameWrites: Sendable {
 
         let outcome: AppendOutcome
         do {
-            // This instance's browsers see the moves once they are ordered, before their commit;
-            // the sender is answered, and the other devices poked, once it is on disk.
-            let browsers = state.browsers
+            // This instance's browsers, and the devices that take relays, see the moves once they
+            // are ordered, before their commit; the sender is answered, and the other devices
+            // poked, once it is on disk.
+            let (browsers, hub, sender) = (state.browsers, state.hub, device.deviceID)
             outcome = try await state.store.appendMoves(gameID: gameID, authorID: device.authorID, moves: candidates.map(\.record)) { ordered in
                 browsers.relay(gameID: gameID, ordered.saved, state: state)
+                if let moves = InlineChanges(saved: ordered.saved) { hub.relay(game: gameID, moves, exceptDevice: sender) }
             }
         } catch let refusal as StoreRefusal {
             throw refusal.apiError
         } catch {
-            // The group did not commit: replicas that were shown its moves read the game again.
+            // The group did not commit: replicas that were shown its moves read the game again,
+            // and devices relayed them reconnect and read it.
             await state.browsers.reload(gameID: gameID, state: state)
+            state.hub.relaysFailed(game: gameID)
             throw error
         }
         for (candidate, result) in zip(candidates, outcome.results) { results[candidate.index] = result }

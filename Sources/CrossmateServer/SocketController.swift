@@ -126,6 +126,7 @@ struct SocketController {
             state.hub.reply(connection, await push(moves, into: gameID, id: pushID, from: device))
         case .ping:
             state.hub.reply(connection, .pong(serverTime: state.now()))
+        case .relays: state.hub.takeRelays(connection)
         case let .open(gameID): await browser.open(gameID, connection: connection, device: device)
         case let .close(gameID): await browser.close(gameID, connection: connection)
         case let .viewing(gameID, viewing): await setViewing(gameID, viewing, connection: connection)

@@ -59,6 +59,9 @@ final class SocketHub: Sendable {
         var openInBrowser: Set<String> = []
         /// Games a native device shows on screen on this socket.
         var viewing: Set<String> = []
+        /// The socket asked for `relays`: it hears of moves when they are ordered, before their
+        /// commit, and not again in the poke after it.
+        var relays = false
 
         /// The socket shows `game` (open in a browser, or viewed by a native device).
         func shows(_ game: String) -> Bool { openInBrowser.contains(game) || viewing.contains(game) }
@@ -72,6 +75,9 @@ final class SocketHub: Sendable {
         /// what it missed. Only games some socket here watches are kept (as in `byGame`), so
         /// neither grows with games nobody here is looking at.
         var lastPoked: [String: Int64] = [:]
+        /// The sockets each game's relays went to, by the last sequence relayed: the poke after
+        /// that commit passes them over. Dropped when a poke reaches the sequence (or passes it).
+        var relayedTo: [String: [Int64: Set<Int>]] = [:]
 
         mutating func unwatch(_ game: String, by id: Int) {
             connections[id]?.games.remove(game)
@@ -79,6 +85,7 @@ final class SocketHub: Sendable {
             if byGame[game]?.isEmpty == true {
                 byGame[game] = nil
                 lastPoked[game] = nil
+                relayedTo[game] = nil
             }
         }
     }
@@ -124,6 +131,47 @@ final class SocketHub: Sendable {
         state.withLock {
             for game in games { $0.unwatch(game, by: id) }
         }
+    }
+
+    /// The socket takes relays from now on.
+    func takeRelays(_ id: Int) {
+        state.withLock { $0.connections[id]?.relays = true }
+    }
+
+    /// Moves of one push, checked and ordered, not yet committed: to the sockets that take
+    /// relays and watch the game (not browsers with it open, not the sender's), with the zone's
+    /// sequence as committed so far (the last poked: pokes follow commits).
+    func relay(game: String, _ moves: InlineChanges, exceptDevice deviceID: String) {
+        guard let last = moves.changes.last else { return }
+        let (channels, committed) = state.withLock { state -> ([any Channel], Int64) in
+            var ids: Set<Int> = []
+            var channels: [any Channel] = []
+            for id in state.byGame[game] ?? [] {
+                guard let connection = state.connections[id], connection.relays, connection.deviceID != deviceID,
+                    !connection.openInBrowser.contains(game)
+                else { continue }
+                ids.insert(id)
+                channels.append(connection.channel)
+            }
+            if !ids.isEmpty { state.relayedTo[game, default: [:]][last.sequence] = ids }
+            return (channels, state.lastPoked[game] ?? 0)
+        }
+        guard !channels.isEmpty else { return }
+        write(
+            ServerSocketMessage.relayJSON(
+                zone: game, after: ChangeToken(zone: game, sequence: moves.after), changes: moves.changes,
+                committed: ChangeToken(zone: game, sequence: committed)),
+            to: channels)
+    }
+
+    /// Relays of `game` were not committed after all (their group failed): the sockets they went
+    /// to close, and reconnecting drops what they were shown and reads the game again.
+    func relaysFailed(game: String) {
+        let channels = state.withLock { state -> [any Channel] in
+            let ids = (state.relayedTo.removeValue(forKey: game) ?? [:]).values.reduce(into: Set<Int>()) { $0.formUnion($1) }
+            return ids.compactMap { state.connections[$0]?.channel }
+        }
+        for channel in channels { channel.close(promise: nil) }
     }
 
     func openInBrowser(_ id: Int, game: String, _ open: Bool) {
@@ -228,10 +276,17 @@ final class SocketHub: Sendable {
 
     func poke(game: String, sequence: Int64, exceptDevice: String? = nil, inline: InlineChanges? = nil) {
         let text = Self.pokeText(game: game, sequence: sequence, inline: inline)
-        state.withLock {
-            if $0.byGame[game] != nil, sequence > $0.lastPoked[game, default: 0] { $0.lastPoked[game] = sequence }
+        let relayed = state.withLock { state -> Set<Int> in
+            if state.byGame[game] != nil, sequence > state.lastPoked[game, default: 0] { state.lastPoked[game] = sequence }
+            // The sockets these changes were relayed to have them (the poke's committed
+            // sequence comes to them with the next relay, or the next fetch).
+            guard var relays = state.relayedTo[game] else { return [] }
+            let heard = inline.flatMap { $0.changes.last.flatMap { relays[$0.sequence] } } ?? []
+            relays = relays.filter { $0.key > sequence }
+            state.relayedTo[game] = relays.isEmpty ? nil : relays
+            return heard
         }
-        send(text, toGame: game, exceptDevice: exceptDevice, pokes: true)
+        send(text, toGame: game, exceptDevice: exceptDevice, pokes: true, passingOver: relayed)
         pokeSink.yield(Poke(game: game, sequence: sequence, inline: inline))
     }
 
@@ -282,12 +337,13 @@ final class SocketHub: Sendable {
         }
     }
 
-    /// Sends `text` to every socket watching `game`, but not the sockets of `deviceID`.
-    private func send(_ text: String, toGame game: String, exceptDevice deviceID: String?, pokes: Bool = false) {
+    /// Sends `text` to every socket watching `game`, but not the sockets of `deviceID` (nor those
+    /// `passingOver` names).
+    private func send(_ text: String, toGame game: String, exceptDevice deviceID: String?, pokes: Bool = false, passingOver: Set<Int> = []) {
         let channels = state.withLock { state in
             (state.byGame[game] ?? []).compactMap { id -> (any Channel)? in
                 guard let connection = state.connections[id], deviceID == nil || connection.deviceID != deviceID,
-                    !(pokes && connection.openInBrowser.contains(game))
+                    !(pokes && connection.openInBrowser.contains(game)), !passingOver.contains(id)
                 else { return nil }
                 return connection.channel
             }

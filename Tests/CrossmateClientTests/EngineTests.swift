@@ -284,6 +284,46 @@ import Testing
             await ann.engine.stop()
         }
     }
+
+    /// A move reaches the other player when it is ordered, a commit's fsync before it is on
+    /// disk, and a crash there loses nothing. The server holds its second group commit of moves
+    /// before COMMIT (for crash tests only): Bob's grid shows Ann's second letter while Ann's
+    /// push is unanswered, and his store does not take it. The server is killed there; after the
+    /// restart Ann's outbox sends the letter again, and Bob's store holds both letters once each
+    /// (read back by a restarted engine).
+    @Test func aLetterRelayedBeforeItsCommitSurvivesAKillThere() async throws {
+        let directory = try TemporaryDirectory("crossmate-engine")
+        defer { directory.remove() }
+        var server = try ServerProcess(dataDirectory: directory.path + "/server", environment: ["CROSSMATE_TEST_HOLD_GROUP_COMMIT": "2"])
+        let (ann, bob, gameID) = try await twoPlayers(server, directory)
+        await ann.engine.start()
+        await bob.engine.start()
+        let annSession = try await ann.engine.open(gameID)
+        let bobSession = try await bob.engine.open(gameID)
+        let (g, r) = (GridPosition(row: 1, col: 0), GridPosition(row: 1, col: 1))
+        try await annSession.type("G", at: g)
+        try await eventually("Ann's G is stored") { try ann.store.unsentCount(gameID: gameID) == 0 }
+        try await eventually("Bob sees G") { try await bobSession.view().grid.letter(at: g) == "G" }
+        try await annSession.type("R", at: r)
+        try await eventually("Bob sees R before it is on disk") { try await bobSession.view().grid.letter(at: r) == "R" }
+        #expect(try ann.store.unsentCount(gameID: gameID) == 1)
+        #expect(try !bob.store.moves(gameID: gameID).contains { $0.letter == "R" })
+
+        server.kill()
+        server = try ServerProcess(dataDirectory: directory.path + "/server", port: server.port)
+        defer { server.kill() }
+        try await eventually("Ann's R is sent again and stored", within: .seconds(60)) { try ann.store.unsentCount(gameID: gameID) == 0 }
+        let annID = ann.identity.authorID
+        try await eventually("Bob's store holds G and R", within: .seconds(60)) {
+            let fromAnn: [String] = try bob.store.moves(gameID: gameID).filter { $0.authorID == annID }.map(\.letter)
+            return fromAnn.sorted() == ["G", "R"]
+        }
+        await ann.engine.stop()
+        await bob.engine.stop()
+        let reopened = try bob.restarted()
+        #expect(try await reopened.letters(gameID)[5..<7] == ["G", "R"])
+        #expect(try await bobSession.view().grid.letters[5..<7] == ["G", "R"])
+    }
 }
 
 /// Whole games: three devices to completion, and a late joiner loading a snapshot.

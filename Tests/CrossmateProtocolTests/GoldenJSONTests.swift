@@ -156,6 +156,11 @@ import Testing
             ServerSocketMessage.pokeJSON(zone: "g\"/1", token: token, after: after, changes: encoded)
                 == JSONText.sorted(ServerSocketMessage.poke(zone: "g\"/1", token: token, after: after, changes: changes)))
         #expect(ServerSocketMessage.pokeJSON(zone: "g", token: token) == JSONText.sorted(ServerSocketMessage.poke(zone: "g", token: token)))
+        let relayed = ServerSocketMessage.relayJSON(zone: "g\"/1", after: after, changes: encoded, committed: after)
+        #expect(relayed == JSONText.sorted(ServerSocketMessage.relay(zone: "g\"/1", after: after, changes: changes, committed: after)))
+        #expect(
+            try JSONDecoder().decode(ServerSocketMessage.self, from: Data(relayed.utf8))
+                == .relay(zone: "g\"/1", after: after, changes: changes, committed: after))
         let pushed = PushMovesResponse(
             results: [
                 RecordResult(replicaID: "dev-\"1", seq: 1, status: .saved, sequence: 3),
