@@ -26,6 +26,8 @@ final class DeviceHandler: ChannelInboundHandler {
         var api: API
         var stats: Stats
         var fleet: Fleet
+        /// Take relays (moves before their commit) instead of the pokes after it.
+        var relays = false
     }
 
     private let setup: Setup
@@ -49,6 +51,9 @@ final class DeviceHandler: ChannelInboundHandler {
     /// Pokes that did not follow on while a push was in flight: the gap may be this device's
     /// own moves, whose sequences come with the push's answer.
     private var held: [JSONScan] = []
+    /// Sequences relayed (ordered, not yet on disk): the token runs over them once a relay says
+    /// the zone is committed that far.
+    private var relayed: Set<Int64> = []
 
     init(_ setup: Setup) {
         self.setup = setup
@@ -63,6 +68,7 @@ final class DeviceHandler: ChannelInboundHandler {
         self.context = context
         // The upgrade is done: watch the game, read it once, and say when the server has the
         // subscription (its pong follows the subscribe).
+        if setup.relays { send(text: String(decoding: (try? encoder.encode(ClientSocketMessage.relays)) ?? Data(), as: UTF8.self)) }
         send(text: String(decoding: (try? encoder.encode(ClientSocketMessage.subscribe(games: [setup.gameID]))) ?? Data(), as: UTF8.self))
         send(text: ClientSocketMessage.pingJSON)
         fetch()
@@ -150,6 +156,20 @@ final class DeviceHandler: ChannelInboundHandler {
         }
     }
 
+    /// Other devices' moves, ordered and not yet on disk: seen now; the token moves on over them
+    /// (and this device's own) through what the relay says is committed, or a fetch fills a gap.
+    private func relayedMoves(_ scan: JSONScan) {
+        guard let committed = scan.strings("committed").first.flatMap(ChangeToken.init(encoded:))?.sequence else { return }
+        for (sequence, (replicaID, seq)) in zip(scan.integers("sequence"), zip(scan.strings("replicaID"), scan.integers("seq")))
+        where sequence > token && relayed.insert(sequence).inserted && replicaID != setup.session.deviceID {
+            setup.stats.seen(MoveID(replicaID: replicaID, seq: Int(seq)))
+        }
+        setup.stats.appliedInline()
+        while token < committed, own.remove(token + 1) != nil || relayed.remove(token + 1) != nil { token += 1 }
+        relayed = relayed.filter { $0 > token }
+        if token < committed, inFlight == nil { fetch() }
+    }
+
     private func fetch() {
         guard let context else { return }
         if fetching {
@@ -190,7 +210,9 @@ final class DeviceHandler: ChannelInboundHandler {
         switch frame.opcode {
         case .text:
             let scan = JSONScan(frame.unmaskedData)
-            if scan.contains(#""type":"poke""#) {
+            if scan.contains(#""type":"relay""#) {
+                relayedMoves(scan)
+            } else if scan.contains(#""type":"poke""#) {
                 poked(scan)
             } else if scan.contains(#""type":"pushed""#) || scan.contains(#""type":"pushFailed""#) {
                 answered(scan)

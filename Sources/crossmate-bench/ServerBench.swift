@@ -36,6 +36,9 @@ struct ServerBench: AsyncParsableCommand {
     @Option(help: "Threads the simulated devices run on (they share these event loops; one keeps the load generator to one core).")
     var clientThreads = 1
 
+    @Flag(help: "Devices take relays: other devices' moves once ordered, before their commit (as `crossmate play` does).")
+    var relays = false
+
     @Flag(help: "Print one JSON object instead of a table.")
     var json = false
 
@@ -76,7 +79,7 @@ struct ServerBench: AsyncParsableCommand {
         for (index, session) in sessions.enumerated() {
             let setup = DeviceHandler.Setup(
                 session: session, gameID: gameOf[index], puzzle: puzzle, seed: UInt64(index) &+ 7,
-                keysPerSecond: keysPerSecond, api: api, stats: stats, fleet: fleet)
+                keysPerSecond: keysPerSecond, api: api, stats: stats, fleet: fleet, relays: relays)
             channels.append(try await DeviceConnection.open(host: "127.0.0.1", port: server.port, group: deviceLoops, setup: setup))
         }
         await fleet.waitUntilReady(sessions.count)
@@ -102,7 +105,7 @@ struct ServerBench: AsyncParsableCommand {
         let latencies = totals.latencies.sorted()
         var report = Report(
             title:
-                "crossmate-bench server: \(devices) devices in games of 4, \(keysPerSecond) keys/s each, \(seconds) s, \(postgres == nil ? "SQLite" : "PostgreSQL")"
+                "crossmate-bench server: \(devices) devices in games of 4, \(keysPerSecond) keys/s each, \(seconds) s, \(postgres == nil ? "SQLite" : "PostgreSQL")\(relays ? ", relays" : "")"
         )
         report.add("acksPerSecond", "acknowledged moves per second", Double(totals.acknowledged) / measured, "moves/s")
         report.add("latencyP50Millis", "keystroke to peer, p50", percentile(latencies, 0.50), "ms")
@@ -128,7 +131,7 @@ struct ServerBench: AsyncParsableCommand {
             extra: [
                 "devices": devices, "storage": postgres == nil ? "sqlite" : "postgres", "clientThreads": clientThreads,
                 "latencySamples": latencies.count, "keysPerSecond": keysPerSecond, "seconds": seconds,
-                "fetches": totals.fetches, "inlinePokes": totals.inlinePokes,
+                "fetches": totals.fetches, "inlinePokes": totals.inlinePokes, "relays": relays,
             ])
     }
 }
