@@ -324,6 +324,33 @@ import Testing
         #expect(try await reopened.letters(gameID)[5..<7] == ["G", "R"])
         #expect(try await bobSession.view().grid.letters[5..<7] == ["G", "R"])
     }
+
+    /// A relayed move whose commit never happened, and whose sender is gone too (her device
+    /// stopped before the server came back), is not left on the other screen: Bob's engine
+    /// reconnects, forgets what it held uncommitted and reads the game again.
+    @Test func aRelayedMoveNeverStoredLeavesTheOtherScreen() async throws {
+        let directory = try TemporaryDirectory("crossmate-engine")
+        defer { directory.remove() }
+        var server = try ServerProcess(dataDirectory: directory.path + "/server", environment: ["CROSSMATE_TEST_HOLD_GROUP_COMMIT": "2"])
+        let (ann, bob, gameID) = try await twoPlayers(server, directory)
+        await ann.engine.start()
+        await bob.engine.start()
+        let annSession = try await ann.engine.open(gameID)
+        let bobSession = try await bob.engine.open(gameID)
+        let (g, r) = (GridPosition(row: 1, col: 0), GridPosition(row: 1, col: 1))
+        try await annSession.type("G", at: g)
+        try await eventually("Bob sees G") { try await bobSession.view().grid.letter(at: g) == "G" }
+        try await annSession.type("R", at: r)
+        try await eventually("Bob sees R before it is on disk") { try await bobSession.view().grid.letter(at: r) == "R" }
+        await ann.engine.stop()
+        server.kill()
+        server = try ServerProcess(dataDirectory: directory.path + "/server", port: server.port)
+        defer { server.kill() }
+        try await eventually("R leaves Bob's screen", within: .seconds(60)) { try await bobSession.view().grid.letter(at: r) == "" }
+        #expect(try await bobSession.view().grid.letter(at: g) == "G")
+        #expect(try !bob.store.moves(gameID: gameID).contains { $0.letter == "R" })
+        await bob.engine.stop()
+    }
 }
 
 /// Whole games: three devices to completion, and a late joiner loading a snapshot.
