@@ -285,32 +285,48 @@ import Testing
         }
     }
 
-    /// A move reaches the other player when it is ordered, a commit's fsync before it is on
-    /// disk, and a crash there loses nothing. The server holds its second group commit of moves
-    /// before COMMIT (for crash tests only): Bob's grid shows Ann's second letter while Ann's
-    /// push is unanswered, and his store does not take it. The server is killed there; after the
-    /// restart Ann's outbox sends the letter again, and Bob's store holds both letters once each
-    /// (read back by a restarted engine).
-    @Test func aLetterRelayedBeforeItsCommitSurvivesAKillThere() async throws {
-        let directory = try TemporaryDirectory("crossmate-engine")
-        defer { directory.remove() }
-        var server = try ServerProcess(dataDirectory: directory.path + "/server", environment: ["CROSSMATE_TEST_HOLD_GROUP_COMMIT": "2"])
+    /// Ann and Bob in a game on a server that holds its second group commit of moves before
+    /// COMMIT (for crash tests only): Ann's G is stored, her R is ordered and held, and Bob's
+    /// grid shows both — R a commit's fsync before it is on disk.
+    struct RelayedBeforeCommit {
+        var server: ServerProcess
+        var ann: TestPlayer
+        var bob: TestPlayer
+        var gameID: String
+        var bobSession: GameSession
+        let g = GridPosition(row: 1, col: 0)
+        let r = GridPosition(row: 1, col: 1)
+    }
+
+    func relayedBeforeCommit(_ directory: TemporaryDirectory) async throws -> RelayedBeforeCommit {
+        let server = try ServerProcess(dataDirectory: directory.path + "/server", environment: ["CROSSMATE_TEST_HOLD_GROUP_COMMIT": "2"])
         let (ann, bob, gameID) = try await twoPlayers(server, directory)
         await ann.engine.start()
         await bob.engine.start()
         let annSession = try await ann.engine.open(gameID)
-        let bobSession = try await bob.engine.open(gameID)
-        let (g, r) = (GridPosition(row: 1, col: 0), GridPosition(row: 1, col: 1))
-        try await annSession.type("G", at: g)
+        let held = RelayedBeforeCommit(server: server, ann: ann, bob: bob, gameID: gameID, bobSession: try await bob.engine.open(gameID))
+        try await annSession.type("G", at: held.g)
         try await eventually("Ann's G is stored") { try ann.store.unsentCount(gameID: gameID) == 0 }
-        try await eventually("Bob sees G") { try await bobSession.view().grid.letter(at: g) == "G" }
-        try await annSession.type("R", at: r)
-        try await eventually("Bob sees R before it is on disk") { try await bobSession.view().grid.letter(at: r) == "R" }
+        try await eventually("Bob sees G") { try await held.bobSession.view().grid.letter(at: held.g) == "G" }
+        try await annSession.type("R", at: held.r)
+        try await eventually("Bob sees R before it is on disk") { try await held.bobSession.view().grid.letter(at: held.r) == "R" }
+        return held
+    }
+
+    /// A move reaches the other player when it is ordered, and a crash before its commit loses
+    /// nothing: while Ann's push is unanswered Bob's store does not take R; the server is killed
+    /// there; after the restart Ann's outbox sends R again, and Bob's store holds both letters
+    /// once each (read back by a restarted engine).
+    @Test func aLetterRelayedBeforeItsCommitSurvivesAKillThere() async throws {
+        let directory = try TemporaryDirectory("crossmate-engine")
+        defer { directory.remove() }
+        let held = try await relayedBeforeCommit(directory)
+        let (ann, bob, gameID) = (held.ann, held.bob, held.gameID)
         #expect(try ann.store.unsentCount(gameID: gameID) == 1)
         #expect(try !bob.store.moves(gameID: gameID).contains { $0.letter == "R" })
 
-        server.kill()
-        server = try ServerProcess(dataDirectory: directory.path + "/server", port: server.port)
+        held.server.kill()
+        let server = try ServerProcess(dataDirectory: directory.path + "/server", port: held.server.port)
         defer { server.kill() }
         try await eventually("Ann's R is sent again and stored", within: .seconds(60)) { try ann.store.unsentCount(gameID: gameID) == 0 }
         let annID = ann.identity.authorID
@@ -322,7 +338,7 @@ import Testing
         await bob.engine.stop()
         let reopened = try bob.restarted()
         #expect(try await reopened.letters(gameID)[5..<7] == ["G", "R"])
-        #expect(try await bobSession.view().grid.letters[5..<7] == ["G", "R"])
+        #expect(try await held.bobSession.view().grid.letters[5..<7] == ["G", "R"])
     }
 
     /// A relayed move whose commit never happened, and whose sender is gone too (her device
@@ -331,25 +347,15 @@ import Testing
     @Test func aRelayedMoveNeverStoredLeavesTheOtherScreen() async throws {
         let directory = try TemporaryDirectory("crossmate-engine")
         defer { directory.remove() }
-        var server = try ServerProcess(dataDirectory: directory.path + "/server", environment: ["CROSSMATE_TEST_HOLD_GROUP_COMMIT": "2"])
-        let (ann, bob, gameID) = try await twoPlayers(server, directory)
-        await ann.engine.start()
-        await bob.engine.start()
-        let annSession = try await ann.engine.open(gameID)
-        let bobSession = try await bob.engine.open(gameID)
-        let (g, r) = (GridPosition(row: 1, col: 0), GridPosition(row: 1, col: 1))
-        try await annSession.type("G", at: g)
-        try await eventually("Bob sees G") { try await bobSession.view().grid.letter(at: g) == "G" }
-        try await annSession.type("R", at: r)
-        try await eventually("Bob sees R before it is on disk") { try await bobSession.view().grid.letter(at: r) == "R" }
-        await ann.engine.stop()
-        server.kill()
-        server = try ServerProcess(dataDirectory: directory.path + "/server", port: server.port)
+        let held = try await relayedBeforeCommit(directory)
+        await held.ann.engine.stop()
+        held.server.kill()
+        let server = try ServerProcess(dataDirectory: directory.path + "/server", port: held.server.port)
         defer { server.kill() }
-        try await eventually("R leaves Bob's screen", within: .seconds(60)) { try await bobSession.view().grid.letter(at: r) == "" }
-        #expect(try await bobSession.view().grid.letter(at: g) == "G")
-        #expect(try !bob.store.moves(gameID: gameID).contains { $0.letter == "R" })
-        await bob.engine.stop()
+        try await eventually("R leaves Bob's screen", within: .seconds(60)) { try await held.bobSession.view().grid.letter(at: held.r) == "" }
+        #expect(try await held.bobSession.view().grid.letter(at: held.g) == "G")
+        #expect(try !held.bob.store.moves(gameID: held.gameID).contains { $0.letter == "R" })
+        await held.bob.engine.stop()
     }
 }
 
