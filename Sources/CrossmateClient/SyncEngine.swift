@@ -299,8 +299,8 @@ public actor SyncEngine {
         case .connected:
             setConnection(.online)
             // Moves shown before their commit may not have been stored (the server went down):
-            // the replicas forget them, and the fetches below bring back whatever was.
-            for (gameID, held) in relayed where !held.isEmpty { readAgain(gameID) }
+            // held apart until the fetches below have read what was.
+            let unconfirmed = relayed
             relayed = [:]
             socket?.send(.relays)
             let games = ((try? store.games()) ?? []).map(\.game.gameID)
@@ -317,6 +317,9 @@ public actor SyncEngine {
             } catch {
                 logger.info("fetch after connecting failed", metadata: ["error": "\(error)"])
             }
+            // A replica still showing a relayed move the store lacks reads the store again (read
+            // first, every relayed letter blinked off until the fetch brought it back).
+            for (gameID, held) in unconfirmed where !isStored(held.values, in: gameID) { readAgain(gameID) }
             kickPush()
         case let .disconnected(reason, _):
             logger.debug("socket closed", metadata: ["reason": "\(reason)"])
@@ -635,10 +638,26 @@ public actor SyncEngine {
         }
     }
 
-    /// Reads a game's replica again from the store (dropping what was only relayed), telling the
-    /// UI of every square that changed.
+    /// Whether every move among `changes` is in the store (by its replica and seq: a restarted
+    /// server may have given its zone sequence to another record).
+    private func isStored(_ changes: some Collection<ZoneChange>, in gameID: String) -> Bool {
+        let moves = changes.compactMap { change -> MoveRecord? in
+            if case let .move(record) = change.record { record } else { nil }
+        }
+        guard !moves.isEmpty else { return true }
+        let stored = Set(((try? store.moves(gameID: gameID)) ?? []).map { "\($0.replicaID):\($0.seq)" })
+        return moves.allSatisfy { stored.contains("\($0.replicaID):\($0.seq)") }
+    }
+
+    /// Reads a game's replica again from the store (dropping what was only relayed, but for what
+    /// is relayed now), telling the UI of every square that changed.
     private func readAgain(_ gameID: String) {
-        guard let old = replicas.removeValue(forKey: gameID), let fresh = try? replica(gameID) else { return }
+        guard let old = replicas.removeValue(forKey: gameID), var fresh = try? replica(gameID) else { return }
+        let now = (relayed[gameID] ?? [:]).sorted { $0.key < $1.key }.compactMap { entry -> Move? in
+            if case let .move(record) = entry.value.record { try? record.move() } else { nil }
+        }
+        fresh.receive(now)
+        replicas[gameID] = fresh
         emitChanges(gameID: gameID, before: old.grid, after: fresh.grid, at: fresh.puzzle.letterPositions)
     }
 

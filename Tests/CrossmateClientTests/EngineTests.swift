@@ -4,6 +4,7 @@ import CrossmateProtocol
 import CrossmateSync
 import CrossmateTestSupport
 import Foundation
+import Synchronization
 import Testing
 
 /// The sync engine against the real `crossmate serve` on loopback: what one device types reaches
@@ -356,6 +357,52 @@ import Testing
         #expect(try await held.bobSession.view().grid.letter(at: held.g) == "G")
         #expect(try !held.bob.store.moves(gameID: held.gameID).contains { $0.letter == "R" })
         await held.bob.engine.stop()
+    }
+
+    /// A relayed move that was stored stays on the other screen through a reconnect: Bob's
+    /// token has not reached Ann's G (no relay since said it is on disk), the server restarts,
+    /// and while his engine reconnects and fetches his grid never changes at G's square.
+    @Test func aStoredRelayDoesNotBlinkOffOnReconnect() async throws {
+        let directory = try TemporaryDirectory("crossmate-engine")
+        defer { directory.remove() }
+        let first = try ServerProcess(dataDirectory: directory.path + "/server")
+        let (ann, bob, gameID) = try await twoPlayers(first, directory)
+        await ann.engine.start()
+        await bob.engine.start()
+        let annSession = try await ann.engine.open(gameID)
+        let bobSession = try await bob.engine.open(gameID)
+        let g = GridPosition(row: 1, col: 0)
+        // Bob's socket takes relays: it asked before it subscribed, and before the cursor Ann
+        // then sees (one socket's messages are taken in order).
+        try await eventually("Bob is online") { await bob.engine.status.connection == .online }
+        await bobSession.moveCursor(to: GridPosition(row: 2, col: 3), direction: .down)
+        try await eventually("Ann sees Bob's cursor") {
+            await ann.engine.peerCursors(gameID).contains { $0.authorID == bob.identity.authorID }
+        }
+        try await annSession.type("G", at: g)
+        try await eventually("Ann's G is stored") { try ann.store.unsentCount(gameID: gameID) == 0 }
+        try await eventually("Bob sees G") { try await bobSession.view().grid.letter(at: g) == "G" }
+        #expect(try !bob.store.moves(gameID: gameID).contains { $0.letter == "G" })
+        let changedAtG = Mutex(0)
+        let events = await bob.engine.events()
+        let watching = Task {
+            for await event in events {
+                if case let .gridChanged(game, squares) = event, game == gameID, squares.contains(where: { $0.position == g }) {
+                    changedAtG.withLock { $0 += 1 }
+                }
+            }
+        }
+        first.kill()
+        let server = try ServerProcess(dataDirectory: directory.path + "/server", port: first.port)
+        defer { server.kill() }
+        try await eventually("Bob's store holds G after reconnecting", within: .seconds(60)) {
+            try bob.store.moves(gameID: gameID).contains { $0.letter == "G" }
+        }
+        await ann.engine.stop()
+        await bob.engine.stop()
+        watching.cancel()
+        #expect(changedAtG.withLock { $0 } == 0)
+        #expect(try await bobSession.view().grid.letter(at: g) == "G")
     }
 }
 
