@@ -374,10 +374,12 @@ import Testing
         let g = GridPosition(row: 1, col: 0)
         // Bob's socket takes relays: it asked before it subscribed, and before the cursor Ann
         // then sees (one socket's messages are taken in order).
-        try await eventually("Bob is online") { await bob.engine.status.connection == .online }
-        await bobSession.moveCursor(to: GridPosition(row: 2, col: 3), direction: .down)
+        // (Moved again until Ann sees it: her socket may subscribe after his first move.)
+        var row = 2
         try await eventually("Ann sees Bob's cursor") {
-            await ann.engine.peerCursors(gameID).contains { $0.authorID == bob.identity.authorID }
+            row = 5 - row
+            await bobSession.moveCursor(to: GridPosition(row: row, col: 3), direction: .down)
+            return await ann.engine.peerCursors(gameID).contains { $0.authorID == bob.identity.authorID }
         }
         try await annSession.type("G", at: g)
         try await eventually("Ann's G is stored") { try ann.store.unsentCount(gameID: gameID) == 0 }
