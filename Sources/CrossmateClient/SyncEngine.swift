@@ -356,7 +356,8 @@ public actor SyncEngine {
             let held = local.token?.sequence ?? 0
             let fresh = changes.filter { $0.sequence > held && relayed[zone]?[$0.sequence] == nil }
             for change in fresh { relayed[zone, default: [:]][change.sequence] = change }
-            show(fresh, gameID: zone)
+            // Shown in the open replica, not stored: they are not on disk yet.
+            merge(Self.moves(in: fresh), gameID: zone)
             await commit(zone, through: committed.sequence)
         case let .cursor(gameID, deviceID, authorID, cursor):
             guard deviceID != identity.deviceID else { return }
@@ -572,14 +573,7 @@ public actor SyncEngine {
         }
         if !moves.isEmpty {
             do { try store.recordReceived(moves) } catch { logger.error("the local store failed", metadata: ["error": "\(error)"]) }
-            if var replica = replicas[gameID] {
-                let before = replica.grid
-                replica.receive(moves)
-                replicas[gameID] = replica
-                emitChanges(gameID: gameID, before: before, after: replica.grid, at: moves.map(\.position))
-            } else {
-                emit(.gridChanged(gameID: gameID, squares: []))
-            }
+            if !merge(moves, gameID: gameID) { emit(.gridChanged(gameID: gameID, squares: [])) }
         }
         if others { emit(.gamesChanged) }
         if chatChanged { emit(.chatChanged(gameID: gameID)) }
@@ -587,17 +581,22 @@ public actor SyncEngine {
         return moves.count
     }
 
-    /// Relayed moves, shown in the open replica (not stored: they are not on disk yet).
-    private func show(_ changes: [ZoneChange], gameID: String) {
-        let moves = changes.compactMap { change -> Move? in
+    /// Merges moves into the game's open replica, telling the UI of the squares that changed;
+    /// false when the game has no replica open.
+    @discardableResult
+    private func merge(_ moves: [Move], gameID: String) -> Bool {
+        guard var replica = replicas[gameID] else { return false }
+        let before = replica.grid
+        replica.receive(moves)
+        replicas[gameID] = replica
+        emitChanges(gameID: gameID, before: before, after: replica.grid, at: moves.map(\.position))
+        return true
+    }
+
+    /// The moves among `changes` (other records left out).
+    private static func moves(in changes: some Sequence<ZoneChange>) -> [Move] {
+        changes.compactMap { change -> Move? in
             if case let .move(record) = change.record { try? record.move() } else { nil }
-        }
-        guard !moves.isEmpty else { return }
-        if var replica = replicas[gameID] {
-            let before = replica.grid
-            replica.receive(moves)
-            replicas[gameID] = replica
-            emitChanges(gameID: gameID, before: before, after: replica.grid, at: moves.map(\.position))
         }
     }
 
@@ -641,9 +640,7 @@ public actor SyncEngine {
     /// Whether every move among `changes` is in the store (by its replica and seq: a restarted
     /// server may have given its zone sequence to another record).
     private func isStored(_ changes: some Collection<ZoneChange>, in gameID: String) -> Bool {
-        let moves = changes.compactMap { change -> MoveRecord? in
-            if case let .move(record) = change.record { record } else { nil }
-        }
+        let moves = Self.moves(in: changes)
         guard !moves.isEmpty else { return true }
         let stored = Set(((try? store.moves(gameID: gameID)) ?? []).map { "\($0.replicaID):\($0.seq)" })
         return moves.allSatisfy { stored.contains("\($0.replicaID):\($0.seq)") }
@@ -653,10 +650,7 @@ public actor SyncEngine {
     /// is relayed now), telling the UI of every square that changed.
     private func readAgain(_ gameID: String) {
         guard let old = replicas.removeValue(forKey: gameID), var fresh = try? replica(gameID) else { return }
-        let now = (relayed[gameID] ?? [:]).sorted { $0.key < $1.key }.compactMap { entry -> Move? in
-            if case let .move(record) = entry.value.record { try? record.move() } else { nil }
-        }
-        fresh.receive(now)
+        fresh.receive(Self.moves(in: (relayed[gameID] ?? [:]).sorted { $0.key < $1.key }.map(\.value)))
         replicas[gameID] = fresh
         emitChanges(gameID: gameID, before: old.grid, after: fresh.grid, at: fresh.puzzle.letterPositions)
     }

@@ -56,6 +56,11 @@ public enum UndoPlanner {
 
         public init() {}
 
+        /// The machine run over a whole journal at once.
+        public init(taking journal: [Move]) {
+            take(journal)
+        }
+
         /// The undo of the top live operation (`UndoPlanner.planUndo`).
         public func planUndo(grid: GameGrid, history: CellHistory) -> Plan? {
             UndoPlanner.planUndo(stacks: stacks, grid: grid, history: history)
@@ -109,15 +114,13 @@ public enum UndoPlanner {
 
     /// Runs the stack machine over the journal.
     public static func stacks(_ journal: [Move]) -> Stacks {
-        var machine = StackMachine()
-        machine.take(journal)
-        return machine.stacks
+        StackMachine(taking: journal).stacks
     }
 
     /// The undo of the top live operation: the highest one with a square not yet superseded.
     /// `history` holds every write the replica knows of, its own and others'.
     public static func planUndo(journal: [Move], grid: GameGrid, history: CellHistory) -> Plan? {
-        planUndo(stacks: stacks(journal), grid: grid, history: history)
+        StackMachine(taking: journal).planUndo(grid: grid, history: history)
     }
 
     /// `planUndo(journal:grid:history:)` with the journal's stacks already run (a replica keeps
@@ -139,14 +142,7 @@ public enum UndoPlanner {
     /// The redo of the top live undone operation: each square its undo wrote, if still untouched,
     /// gets the operation's letter back.
     public static func planRedo(journal: [Move], grid: GameGrid) -> Plan? {
-        planRedo(stacks: stacks(journal), lastUndoOf: lastUndos(journal), grid: grid)
-    }
-
-    /// The last undo move of the journal aimed at each seq.
-    public static func lastUndos(_ journal: [Move]) -> [Int: Move] {
-        var machine = StackMachine()
-        machine.take(journal)
-        return machine.lastUndoOf
+        StackMachine(taking: journal).planRedo(grid: grid)
     }
 
     /// `planRedo(journal:grid:)` with the journal's stacks and last undos already worked out.

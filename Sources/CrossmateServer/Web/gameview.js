@@ -483,7 +483,10 @@ export class GameView {
     const currentID = word ? clueID(word.number, word.direction) : null;
     const crossID = cross ? clueID(cross.number, cross.direction) : null;
     const flagOf = new Map();
-    for (const flag of this.state.flags) if (!flagOf.has(clueID(flag.number, flag.direction))) flagOf.set(clueID(flag.number, flag.direction), flag);
+    for (const flag of this.state.flags) {
+      const id = clueID(flag.number, flag.direction);
+      if (!flagOf.has(id)) flagOf.set(id, flag);
+    }
     for (const [id, { item, clue }] of this.clueItems) {
       const current = id === currentID;
       if (current && !item.classList.contains("current")) {
