@@ -86,7 +86,7 @@ public func buildApplication(_ configuration: ServerConfiguration, logger: Logge
             let line = "Crossmate is serving at http://\(configuration.host):\(channel.localAddress?.port ?? configuration.port)/\n"
             FileHandle.standardOutput.write(Data(line.utf8))
         },
-        logger: logger
+        logger: logger.quietingConnectionNoise
     )
     services.append(Housekeeping(state: state))
     services.append(BrowserPokes(state: state))

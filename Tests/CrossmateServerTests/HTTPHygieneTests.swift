@@ -91,6 +91,33 @@ import Testing
         }
     }
 
+    /// A connection reset before its first request (a phone losing its signal) is not a server
+    /// error: HummingbirdWebSocket logged one error line per such connection, so anyone could
+    /// fill the log. The server logs it at debug, and goes on serving.
+    @Test func connectionsResetBeforeTheirRequestAreNotErrors() async throws {
+        let directory = try TemporaryDirectory("crossmate-http")
+        defer { directory.remove() }
+        let log = URL(fileURLWithPath: directory.path).appendingPathComponent("serve.log")
+        let server = try ServerProcess(
+            dataDirectory: directory.path, extraArguments: ["--log-level", "debug"], errorLog: log)
+        defer { server.kill() }
+        let resets = 10
+        for _ in 0..<resets {
+            let descriptor = try StalledSocket.connectLoopback(port: server.port, readTimeoutSeconds: 5)
+            var linger = Glibc.linger(l_onoff: 1, l_linger: 0)  // close sends a reset
+            setsockopt(descriptor, SOL_SOCKET, SO_LINGER, &linger, socklen_t(MemoryLayout<Glibc.linger>.size))
+            close(descriptor)
+        }
+        let lines = { (try? String(contentsOf: log, encoding: .utf8))?.split(separator: "\n") ?? [] }
+        let dropped = { lines().filter { $0.contains("Error handling upgrade result") } }
+        try await eventually("the server saw every reset (\(dropped().count) of \(resets))") { dropped().count >= resets }
+        #expect(dropped().allSatisfy { $0.contains(" debug ") }, "a reset was logged above debug: \(dropped().first ?? "")")
+        #expect(!lines().contains { $0.contains(" error ") }, "the log has errors: \(lines().filter { $0.contains(" error ") }.prefix(3))")
+        let healthy = try RawConnection(port: server.port)
+        healthy.send("GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+        #expect(Self.status(healthy.readUntilClosed() ?? "") == 200)
+    }
+
     @Test func slowAndSilentClientsAreClosed() async throws {
         try await Self.withServer { port in
             // Silent: connects and sends nothing.

@@ -14,8 +14,11 @@ public final class ServerProcess: @unchecked Sendable {
     }()
 
     /// Starts the server on `dataDirectory` and waits for the line that names its URL.
-    /// `port` 0 picks a free one; a restart passes the port it had.
-    public init(dataDirectory: String, port: Int = 0, extraArguments: [String] = [], environment: [String: String] = [:]) throws {
+    /// `port` 0 picks a free one; a restart passes the port it had. `errorLog`: a file for what
+    /// it writes to standard error (its log), else nowhere.
+    public init(
+        dataDirectory: String, port: Int = 0, extraArguments: [String] = [], environment: [String: String] = [:], errorLog: URL? = nil
+    ) throws {
         process.executableURL = Self.executable
         if !environment.isEmpty {
             process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
@@ -23,7 +26,12 @@ public final class ServerProcess: @unchecked Sendable {
         process.arguments = ["serve", "--port", String(port), "--data", dataDirectory, "--log-level", "warning"] + extraArguments
         let output = Pipe()
         process.standardOutput = output
-        process.standardError = FileHandle.nullDevice
+        if let errorLog {
+            guard FileManager.default.createFile(atPath: errorLog.path, contents: nil) else { throw CocoaError(.fileWriteUnknown) }
+            process.standardError = try FileHandle(forWritingTo: errorLog)
+        } else {
+            process.standardError = FileHandle.nullDevice
+        }
         try process.run()
         var seen = ""
         let handle = output.fileHandleForReading
