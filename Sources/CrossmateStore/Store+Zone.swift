@@ -278,13 +278,15 @@ extension Store {
     /// Stores a periodic snapshot, unless the game is complete: then its final grid stays the
     /// latest snapshot.
     public func saveSnapshot(gameID: String, zoneSeq: Int64, snapshot: Snapshot) async throws {
+        // Encoded before the transaction: the one writer need not wait while a grid is encoded.
+        let body = Self.json(snapshot)
         try await database.transaction { db in
             try await db.execute(
                 """
                 INSERT INTO snapshots (game_id, zone_seq, body) SELECT ?, ?, ? WHERE EXISTS
                 (SELECT 1 FROM games WHERE game_id = ? AND completion IS NULL)
                 ON CONFLICT (game_id, zone_seq) DO UPDATE SET body = excluded.body
-                """, .text(gameID), .integer(zoneSeq), .text(Self.json(snapshot)), .text(gameID))
+                """, .text(gameID), .integer(zoneSeq), .text(body), .text(gameID))
         }
     }
 
