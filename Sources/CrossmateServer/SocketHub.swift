@@ -79,6 +79,17 @@ final class SocketHub: Sendable {
         /// that commit passes them over. Dropped when a poke reaches the sequence (or passes it).
         var relayedTo: [String: [Int64: Set<Int>]] = [:]
 
+        /// The channels of the sockets watching `game`, but not those of `deviceID` (nor those
+        /// `passingOver` names); for `pokes`, not browsers with the game open either.
+        func channels(watching game: String, exceptDevice deviceID: String?, pokes: Bool, passingOver: Set<Int>) -> [any Channel] {
+            (byGame[game] ?? []).compactMap { id -> (any Channel)? in
+                guard let connection = connections[id], deviceID == nil || connection.deviceID != deviceID,
+                    !(pokes && connection.openInBrowser.contains(game)), !passingOver.contains(id)
+                else { return nil }
+                return connection.channel
+            }
+        }
+
         mutating func unwatch(_ game: String, by id: Int) {
             connections[id]?.games.remove(game)
             byGame[game]?.remove(id)
@@ -275,18 +286,20 @@ final class SocketHub: Sendable {
     func lastPoked(_ game: String) -> Int64 { state.withLock { $0.lastPoked[game] ?? 0 } }
 
     func poke(game: String, sequence: Int64, exceptDevice: String? = nil, inline: InlineChanges? = nil) {
-        let text = Self.pokeText(game: game, sequence: sequence, inline: inline)
-        let relayed = state.withLock { state -> Set<Int> in
+        let channels = state.withLock { state -> [any Channel] in
             if state.byGame[game] != nil, sequence > state.lastPoked[game, default: 0] { state.lastPoked[game] = sequence }
             // The sockets these changes were relayed to have them (the poke's committed
             // sequence comes to them with the next relay, or the next fetch).
-            guard var relays = state.relayedTo[game] else { return [] }
-            let heard = inline.flatMap { $0.changes.last.flatMap { relays[$0.sequence] } } ?? []
-            relays = relays.filter { $0.key > sequence }
-            state.relayedTo[game] = relays.isEmpty ? nil : relays
-            return heard
+            var heard: Set<Int> = []
+            if var relays = state.relayedTo[game] {
+                heard = inline.flatMap { $0.changes.last.flatMap { relays[$0.sequence] } } ?? []
+                relays = relays.filter { $0.key > sequence }
+                state.relayedTo[game] = relays.isEmpty ? nil : relays
+            }
+            return state.channels(watching: game, exceptDevice: exceptDevice, pokes: true, passingOver: heard)
         }
-        send(text, toGame: game, exceptDevice: exceptDevice, pokes: true, passingOver: relayed)
+        // Encoded only for a socket that is to hear it: where every device took the relay, none.
+        if !channels.isEmpty { write(Self.pokeText(game: game, sequence: sequence, inline: inline), to: channels) }
         pokeSink.yield(Poke(game: game, sequence: sequence, inline: inline))
     }
 
@@ -337,18 +350,11 @@ final class SocketHub: Sendable {
         }
     }
 
-    /// Sends `text` to every socket watching `game`, but not the sockets of `deviceID` (nor those
-    /// `passingOver` names).
-    private func send(_ text: String, toGame game: String, exceptDevice deviceID: String?, pokes: Bool = false, passingOver: Set<Int> = []) {
-        let channels = state.withLock { state in
-            (state.byGame[game] ?? []).compactMap { id -> (any Channel)? in
-                guard let connection = state.connections[id], deviceID == nil || connection.deviceID != deviceID,
-                    !(pokes && connection.openInBrowser.contains(game)), !passingOver.contains(id)
-                else { return nil }
-                return connection.channel
-            }
-        }
-        write(text, to: channels)
+    /// Sends `text` to every socket watching `game`, but not the sockets of `deviceID`; encoded
+    /// only if some socket is to hear it.
+    private func send(_ text: @autoclosure () -> String, toGame game: String, exceptDevice deviceID: String?) {
+        let channels = state.withLock { $0.channels(watching: game, exceptDevice: deviceID, pokes: false, passingOver: []) }
+        if !channels.isEmpty { write(text(), to: channels) }
     }
 
     /// Writes one text frame to each channel: one trip to each event loop involved, however many
