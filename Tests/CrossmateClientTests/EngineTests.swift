@@ -373,13 +373,19 @@ import Testing
         let bobSession = try await bob.engine.open(gameID)
         let g = GridPosition(row: 1, col: 0)
         // Bob's socket takes relays: it asked before it subscribed, and before the cursor Ann
-        // then sees (one socket's messages are taken in order).
-        // (Moved again until Ann sees it: her socket may subscribe after his first move.)
+        // then sees (one socket's messages are taken in order). And Bob's engine has done the
+        // fetches it makes on connecting once it shows Ann's cursor (it takes its socket's events
+        // one at a time, connecting first): a fetch still under way when G is committed would
+        // store G, and there would be no blink to test for.
+        // (Moved again until seen: a socket may subscribe after the other's first move.)
         var row = 2
-        try await eventually("Ann sees Bob's cursor") {
+        try await eventually("Ann and Bob see each other's cursors") {
             row = 5 - row
             await bobSession.moveCursor(to: GridPosition(row: row, col: 3), direction: .down)
-            return await ann.engine.peerCursors(gameID).contains { $0.authorID == bob.identity.authorID }
+            await annSession.moveCursor(to: GridPosition(row: row, col: 4), direction: .down)
+            let annSeesBob = await ann.engine.peerCursors(gameID).contains { $0.authorID == bob.identity.authorID }
+            let bobSeesAnn = await bob.engine.peerCursors(gameID).contains { $0.authorID == ann.identity.authorID }
+            return annSeesBob && bobSeesAnn
         }
         try await annSession.type("G", at: g)
         try await eventually("Ann's G is stored") { try ann.store.unsentCount(gameID: gameID) == 0 }
