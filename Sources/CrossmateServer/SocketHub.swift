@@ -79,14 +79,15 @@ final class SocketHub: Sendable {
         /// that commit passes them over. Dropped when a poke reaches the sequence (or passes it).
         var relayedTo: [String: [Int64: Set<Int>]] = [:]
 
-        /// The channels of the sockets watching `game`, but not those of `deviceID` (nor those
-        /// `passingOver` names); for `pokes`, not browsers with the game open either.
-        func channels(watching game: String, exceptDevice deviceID: String?, pokes: Bool, passingOver: Set<Int>) -> [any Channel] {
-            (byGame[game] ?? []).compactMap { id -> (any Channel)? in
+        /// The sockets watching `game` that hear of its changes, but not those of `deviceID`: for
+        /// `moves` (pokes and relays), not browsers with the game open either (their hosted
+        /// replicas show them the moves).
+        func listeners(of game: String, exceptDevice deviceID: String?, moves: Bool) -> [(id: Int, connection: Connection)] {
+            (byGame[game] ?? []).compactMap { id in
                 guard let connection = connections[id], deviceID == nil || connection.deviceID != deviceID,
-                    !(pokes && connection.openInBrowser.contains(game)), !passingOver.contains(id)
+                    !(moves && connection.openInBrowser.contains(game))
                 else { return nil }
-                return connection.channel
+                return (id, connection)
             }
         }
 
@@ -155,17 +156,9 @@ final class SocketHub: Sendable {
     func relay(game: String, _ moves: InlineChanges, exceptDevice deviceID: String) {
         guard let last = moves.changes.last else { return }
         let (channels, committed) = state.withLock { state -> ([any Channel], Int64) in
-            var ids: Set<Int> = []
-            var channels: [any Channel] = []
-            for id in state.byGame[game] ?? [] {
-                guard let connection = state.connections[id], connection.relays, connection.deviceID != deviceID,
-                    !connection.openInBrowser.contains(game)
-                else { continue }
-                ids.insert(id)
-                channels.append(connection.channel)
-            }
-            if !ids.isEmpty { state.relayedTo[game, default: [:]][last.sequence] = ids }
-            return (channels, state.lastPoked[game] ?? 0)
+            let relayed = state.listeners(of: game, exceptDevice: deviceID, moves: true).filter(\.connection.relays)
+            if !relayed.isEmpty { state.relayedTo[game, default: [:]][last.sequence] = Set(relayed.map(\.id)) }
+            return (relayed.map(\.connection.channel), state.lastPoked[game] ?? 0)
         }
         guard !channels.isEmpty else { return }
         write(
@@ -296,7 +289,7 @@ final class SocketHub: Sendable {
                 relays = relays.filter { $0.key > sequence }
                 state.relayedTo[game] = relays.isEmpty ? nil : relays
             }
-            return state.channels(watching: game, exceptDevice: exceptDevice, pokes: true, passingOver: heard)
+            return state.listeners(of: game, exceptDevice: exceptDevice, moves: true).filter { !heard.contains($0.id) }.map(\.connection.channel)
         }
         // Encoded only for a socket that is to hear it: where every device took the relay, none.
         if !channels.isEmpty { write(Self.pokeText(game: game, sequence: sequence, inline: inline), to: channels) }
@@ -353,7 +346,7 @@ final class SocketHub: Sendable {
     /// Sends `text` to every socket watching `game`, but not the sockets of `deviceID`; encoded
     /// only if some socket is to hear it.
     private func send(_ text: @autoclosure () -> String, toGame game: String, exceptDevice deviceID: String?) {
-        let channels = state.withLock { $0.channels(watching: game, exceptDevice: deviceID, pokes: false, passingOver: []) }
+        let channels = state.withLock { $0.listeners(of: game, exceptDevice: deviceID, moves: false).map(\.connection.channel) }
         if !channels.isEmpty { write(text(), to: channels) }
     }
 

@@ -39,13 +39,13 @@ public final class SQLiteDatabase: SQLDatabase {
         // Set here, not in `prepareDatabase`: GRDB switches the writer to WAL after preparing it
         // and sets `synchronous = NORMAL` as it does (no sync at commit), so a write acknowledged
         // just before a power cut could be lost. The pool keeps this one writer connection open.
-        try Self.blockingWrite(pool) { db in try db.execute(sql: "PRAGMA synchronous = FULL") }
+        //
         // A multi-row statement keeps a statement journal (to undo itself alone if it fails), and
         // past 64 KB SQLite moved it into a temporary file: at 1,000 devices about one group
         // commit in three created, wrote and deleted a file (4 % of the server's CPU in a
         // profile). The writer keeps its temporary files in memory; a group is bounded (the
         // commit queue's waiting moves), and so is what its statements journal.
-        try Self.blockingWrite(pool) { db in try db.execute(sql: "PRAGMA temp_store = MEMORY") }
+        try Self.blockingWrite(pool) { db in try db.execute(sql: "PRAGMA synchronous = FULL; PRAGMA temp_store = MEMORY") }
         self.path = path
         let checkpointer = try DatabaseQueue(path: path)
         checkpoints = Task.detached {
