@@ -404,7 +404,7 @@ public actor SyncEngine {
             var report = SyncReport()
             try? await refreshGameList(report: &report)
             emit(.nextGame(next))
-        case .opened, .update, .applied, .refused, .replay:
+        case .opened, .update, .applied, .refused, .replay, .closed:
             break  // answers to a browser's messages, which this engine does not send
         }
     }

@@ -640,6 +640,10 @@ public struct CommandRequest: Codable, Hashable, Sendable {
 /// each step is the square a move changed as it stood after that move (so drawing the steps in
 /// order over an empty grid shows the game at any point), with the move's time; until then,
 /// how many devices are still to sync their history.
+///
+/// A replay travels in pages: `steps` and `times` hold the steps from `from` on, at most
+/// `pageSteps` of them, of `total` in the whole replay; the browser asks for the next page
+/// until it has them all. So no replay frame grows with the length of the game.
 public struct ReplayView: Codable, Hashable, Sendable {
     public var gameID: String
     public var ready: Bool
@@ -647,16 +651,25 @@ public struct ReplayView: Codable, Hashable, Sendable {
     public var steps: [SquareView]
     /// Each step's wall time, Unix milliseconds.
     public var times: [Int64]
+    /// The index of this page's first step in the whole replay.
+    public var from: Int
+    /// How many steps the whole replay has.
+    public var total: Int
 
-    public init(gameID: String, ready: Bool, waitingFor: Int, steps: [SquareView], times: [Int64]) {
+    /// Steps in one page: about 110 KB of JSON.
+    public static let pageSteps = 1_000
+
+    public init(gameID: String, ready: Bool, waitingFor: Int, steps: [SquareView], times: [Int64], from: Int = 0, total: Int? = nil) {
         self.gameID = gameID
         self.ready = ready
         self.waitingFor = waitingFor
         self.steps = steps
         self.times = times
+        self.from = from
+        self.total = total ?? steps.count
     }
 
-    /// The replay of `availability` for a `width × height` game.
+    /// The replay of `availability` for a `width × height` game, whole.
     public init(gameID: String, width: Int, height: Int, availability: ReplayAvailability) {
         switch availability {
         case let .ready(timeline):
@@ -674,6 +687,15 @@ public struct ReplayView: Codable, Hashable, Sendable {
         case .unavailable:
             self.init(gameID: gameID, ready: false, waitingFor: 0, steps: [], times: [])
         }
+    }
+
+    /// The page of this (whole) replay that starts at step `from` (clamped to the replay).
+    public func page(from: Int) -> ReplayView {
+        let start = min(max(0, from), steps.count)
+        let end = min(steps.count, start + Self.pageSteps)
+        return ReplayView(
+            gameID: gameID, ready: ready, waitingFor: waitingFor, steps: Array(steps[start..<end]), times: Array(times[start..<end]),
+            from: start, total: steps.count)
     }
 }
 

@@ -32,15 +32,16 @@ public enum ClientSocketMessage: Codable, Hashable, Sendable {
     case close(gameID: String)
     /// A browser's command in an open game, answered by `applied` or `refused` with its id.
     case command(CommandRequest)
-    /// A browser asks for an open, finished game's replay; answered by `replay`.
-    case replay(gameID: String)
+    /// A browser asks for an open, finished game's replay, the page of steps starting at step
+    /// `from`; answered by `replay` (`ReplayView.pageSteps` steps at most, and the total).
+    case replay(gameID: String, from: Int = 0)
     /// A native device shows a game on screen (or stops): the other players see it is here.
     case viewing(gameID: String, viewing: Bool)
     /// Send this socket other devices' moves as soon as they are ordered (`relay`), a commit's
     /// fsync sooner, in place of the poke after their commit.
     case relays
 
-    enum CodingKeys: String, CodingKey { case type, games, gameID, cursor, id, moves, command, typedAt, viewing }
+    enum CodingKeys: String, CodingKey { case type, games, gameID, cursor, id, moves, command, typedAt, viewing, from }
 
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
@@ -60,7 +61,9 @@ public enum ClientSocketMessage: Codable, Hashable, Sendable {
         case "relays": self = .relays
         case "open": self = .open(gameID: try container.decode(String.self, forKey: .gameID))
         case "close": self = .close(gameID: try container.decode(String.self, forKey: .gameID))
-        case "replay": self = .replay(gameID: try container.decode(String.self, forKey: .gameID))
+        case "replay":
+            self = .replay(
+                gameID: try container.decode(String.self, forKey: .gameID), from: try container.decodeIfPresent(Int.self, forKey: .from) ?? 0)
         case "viewing":
             self = .viewing(gameID: try container.decode(String.self, forKey: .gameID), viewing: try container.decode(Bool.self, forKey: .viewing))
         case "command":
@@ -83,9 +86,10 @@ public enum ClientSocketMessage: Codable, Hashable, Sendable {
         case let .close(gameID):
             try container.encode("close", forKey: .type)
             try container.encode(gameID, forKey: .gameID)
-        case let .replay(gameID):
+        case let .replay(gameID, from):
             try container.encode("replay", forKey: .type)
             try container.encode(gameID, forKey: .gameID)
+            if from != 0 { try container.encode(from, forKey: .from) }
         case let .viewing(gameID, viewing):
             try container.encode("viewing", forKey: .type)
             try container.encode(gameID, forKey: .gameID)
@@ -161,10 +165,13 @@ public enum ServerSocketMessage: Codable, Hashable, Sendable {
     case here(gameID: String, devices: [PresentDevice])
     /// Another player started the next puzzle with this account.
     case nextGame(NextGameView)
+    /// A game a browser had open is closed on this socket, and why (the player left it from
+    /// another device): it hears nothing more of the game.
+    case closed(gameID: String, reason: String)
 
     enum CodingKeys: String, CodingKey {
         case type, zone, token, after, changes, committed, gameID, deviceID, authorID, cursor, serverTime, error, id, response, retryAfterSeconds
-        case game, answer, refusal, replay, nudge, devices, next
+        case game, answer, refusal, replay, nudge, devices, next, reason
     }
 
     public init(from decoder: any Decoder) throws {
@@ -209,6 +216,8 @@ public enum ServerSocketMessage: Codable, Hashable, Sendable {
         case "replay": self = .replay(try container.decode(ReplayView.self, forKey: .replay))
         case "nudge": self = .nudge(try container.decode(NudgeView.self, forKey: .nudge))
         case "nextGame": self = .nextGame(try container.decode(NextGameView.self, forKey: .next))
+        case "closed":
+            self = .closed(gameID: try container.decode(String.self, forKey: .gameID), reason: try container.decode(String.self, forKey: .reason))
         case "here":
             self = .here(
                 gameID: try container.decode(String.self, forKey: .gameID),
@@ -284,6 +293,10 @@ public enum ServerSocketMessage: Codable, Hashable, Sendable {
         case let .nextGame(next):
             try container.encode("nextGame", forKey: .type)
             try container.encode(next, forKey: .next)
+        case let .closed(gameID, reason):
+            try container.encode("closed", forKey: .type)
+            try container.encode(gameID, forKey: .gameID)
+            try container.encode(reason, forKey: .reason)
         }
     }
 }

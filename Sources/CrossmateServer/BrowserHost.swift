@@ -41,6 +41,24 @@ final class BrowserHost: Sendable {
         }
     }
 
+    /// Drops `game`'s replica (its player left): each of `viewers` stops showing the game and
+    /// is told why.
+    func evict(_ game: BrowserGame, viewers: Set<Int>, reason: String, state: ServerState) {
+        let gameID = game.gameID
+        let deviceID = game.device.deviceID
+        let all = hosted.withLock { hosted -> Set<Int> in
+            guard let entry = hosted[gameID]?[deviceID], entry.game === game else { return [] }
+            hosted[gameID]![deviceID] = nil
+            if hosted[gameID]!.isEmpty { hosted[gameID] = nil }
+            return entry.viewers
+        }
+        for viewer in all.union(viewers) {
+            state.hub.openInBrowser(viewer, game: gameID, false)
+            state.hub.unsubscribe(viewer, from: [gameID])
+            state.hub.reply(viewer, .closed(gameID: gameID, reason: reason))
+        }
+    }
+
     func game(_ gameID: String, deviceID: String, connection: Int) -> BrowserGame? {
         hosted.withLock { hosted in
             guard let entry = hosted[gameID]?[deviceID], entry.viewers.contains(connection) else { return nil }
@@ -452,12 +470,14 @@ actor BrowserGame {
             news = []
             flagsSent = nil
             var opened = opened(now: now)
-            let shown = Chat.shown(conversation, hiding: blocked).suffix(MessageView.maximumOpened)
-            conversation = Array(shown)
+            // The newest messages that fit the frame's budget for them, with their reactions.
+            let (shown, tallies) = FrameBudget.fitConversation(
+                Array(Chat.shown(conversation, hiding: blocked).suffix(MessageView.maximumOpened)),
+                tallies: Chat.tallies(reactions.values, hiding: blocked))
+            conversation = shown
             opened.messages = conversation.enumerated().map { MessageView($0.element, index: $0.offset) }
             reactionNews = []
             opened.quickReactions = Chat.quickReactions
-            let tallies = Chat.tallies(reactions.values, hiding: blocked)
             opened.reactions = conversation.compactMap { message in tallies[message.key].map { MessageReactions(key: message.key, tallies: $0) } }
             let viewing = Set(here.keys)
             opened.cursors = try await state.store.cursors(gameID: gameID).compactMap { stored in
@@ -624,6 +644,12 @@ actor BrowserGame {
                     let taken = handed
                     handed = []
                     let squares = try await catchUp(state: state, handed: taken)
+                    if hasLeft {
+                        // Left from another device (on any instance): the pages showing it hear
+                        // nothing more of the game, chat written after the leave included.
+                        state.browsers.evict(self, viewers: viewers, reason: "You left this game.", state: state)
+                        return false
+                    }
                     here = state.hub.devicesViewing(gameID)
                     await sealIfComplete(state: state)
                     // The viewers see the change first; then what this device has shown moves
@@ -644,6 +670,10 @@ actor BrowserGame {
             guard caughtUp else { return }
         } while refreshAgain
     }
+
+    /// Whether this device's player has left the game (a player who leaves is no longer among
+    /// its participants).
+    private var hasLeft: Bool { !players.contains { $0.authorID == device.authorID && !$0.hasLeft } }
 
     /// The game as it now is, with the squares that changed.
     private func update(squares: [SquareView], now: Int64) -> GameUpdate {
@@ -678,21 +708,29 @@ actor BrowserGame {
         }
     }
 
-    /// The finished game's replay, once every device that wrote has sealed.
-    func replay(state: ServerState) async throws -> ReplayView {
+    /// The page from step `from` of the finished game's replay, once every device that wrote
+    /// has sealed. A ready replay is assembled once per game (`ReplayCache`), and an account
+    /// assembles one history at a time (`HistoryGate`).
+    func replay(from: Int, state: ServerState) async throws -> ReplayView {
         try await exclusively { () async throws -> ReplayView in
             _ = try await catchUp(state: state)
             guard replica.completion != nil else {
                 return ReplayView(gameID: gameID, ready: false, waitingFor: 0, steps: [], times: [])
             }
-            let seals = try await state.store.keyedRecords(gameID: gameID, through: .max).filter { $0.kind == .seal }.compactMap {
-                if case let .seal(seal) = try $0.decoded(gameID: gameID).record { seal } else { nil }
+            let removed = Set(players.filter(\.revoked).map(\.authorID))
+            let key = ReplayCache.Key(moves: moves.count, removed: removed)
+            if let kept = state.replays.replay(gameID, key: key) { return kept.page(from: from) }
+            let assembled = try await state.history.run(for: device.authorID) { () async throws -> ReplayView in
+                let seals = try await state.store.seals(gameID: gameID)
+                state.metrics.replaysAssembled.increment()
+                return ReplayView(
+                    gameID: gameID, width: puzzle.width, height: puzzle.height,
+                    availability: ReplayAssembler.assemble(
+                        width: puzzle.width, height: puzzle.height, moves: moves, seals: seals, removed: removed))
             }
-            return ReplayView(
-                gameID: gameID, width: puzzle.width, height: puzzle.height,
-                availability: ReplayAssembler.assemble(
-                    width: puzzle.width, height: puzzle.height, moves: moves, seals: seals,
-                    removed: Set(players.filter(\.revoked).map(\.authorID))))
+            guard let assembled else { throw HistoryGate.busy }
+            state.replays.keep(assembled, for: gameID, key: key)
+            return assembled.page(from: from)
         }
     }
 

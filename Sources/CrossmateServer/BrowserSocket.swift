@@ -28,7 +28,7 @@ struct BrowserSocket {
             state.hub.openInBrowser(connection, game: gameID, true)
             state.hub.subscribe(connection, to: [gameID])  // for the other players' cursors
             state.metrics.browserReplicas.record(state.browsers.count)
-            // A game made before uploads were held to `BrowserFrameBudget` may not fit: it is
+            // A game made before uploads were held to `FrameBudget` may not fit: it is
             // refused in words rather than cut off mid-frame.
             let opened = SocketHub.encode(.opened(try await game.open(state: state)))
             guard opened.utf8.count <= state.configuration.socketBufferBytes * 3 / 4 else {
@@ -49,13 +49,15 @@ struct BrowserSocket {
     }
 
     /// A browser asks for the finished game's replay.
-    func replay(_ gameID: String, connection: Int, device: StoredDevice) async {
+    func replay(_ gameID: String, from: Int, connection: Int, device: StoredDevice) async {
         guard let game = state.browsers.game(gameID, deviceID: device.deviceID, connection: connection) else {
             state.hub.reply(connection, .error(ErrorBody(.invalid, "open game \(TextRule.quote(gameID)) before asking for its replay")))
             return
         }
         do {
-            state.hub.reply(connection, .replay(try await game.replay(state: state)))
+            state.hub.reply(connection, .replay(try await game.replay(from: from, state: state)))
+        } catch let error as APIError {
+            state.hub.reply(connection, .error(error.body))
         } catch {
             state.logger.error("a replay could not be assembled", metadata: ["game": "\(gameID)", "error": "\(error)"])
             state.hub.reply(connection, .error(ErrorBody(.serverError, "the server could not assemble the replay; it has been logged")))

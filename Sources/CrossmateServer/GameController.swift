@@ -47,7 +47,7 @@ struct GameController {
             }
             // A locked .puz with its key becomes an unlocked game (its rebus answers included).
             if let key = body.unlockKey { puzzle = try puzzle.unlocked(withKey: key) }
-            try BrowserFrameBudget.check(puzzle, socketBufferBytes: state.configuration.socketBufferBytes)
+            try FrameBudget.check(puzzle, socketBufferBytes: state.configuration.socketBufferBytes)
         } catch let error as PuzzleFileError {
             throw APIError(.invalid, "\(TextRule.quote(body.fileName ?? body.bundled ?? "the file")): \(error)")
         }

@@ -82,10 +82,10 @@ actor GameProjection {
     }
 
     /// The activity after `sequence`.
-    static func sequencedActivity(store: Store, gameID: String, after sequence: Int64) async throws -> Activity {
+    static func sequencedActivity(store: Store, gameID: String, after sequence: Int64, lane: ReadLane = .interactive) async throws -> Activity {
         var read = Activity(through: sequence)
         while true {
-            let page = try await store.changes(gameID: gameID, after: read.through, limit: 1_000)
+            let page = try await store.changes(gameID: gameID, after: read.through, limit: 1_000, lane: lane)
             try read.add(page, gameID: gameID)
             if page.count < 1_000 { return read }
         }

@@ -92,7 +92,7 @@ struct GameWrites: Sendable {
                 sequence = max(sequence, completed.sequence)
                 state.logger.info("game completed", metadata: ["game": "\(gameID)", "by": "\(completed.completion.by)"])
                 await state.fanout.publish(.poke(game: gameID, sequence: sequence, exceptDevice: device.deviceID))
-                await sealBrowsers(of: gameID)
+                await finished(gameID)
             } else if announced {
                 await state.fanout.forward(poke)
             } else {
@@ -175,7 +175,7 @@ struct GameWrites: Sendable {
             throw APIError(.readOnly, "the game is already complete")
         }
         await state.fanout.publish(.poke(game: gameID, sequence: sequence))
-        await sealBrowsers(of: gameID)
+        await finished(gameID)
         return completion
     }
 
@@ -296,8 +296,21 @@ struct GameWrites: Sendable {
         await state.fanout.publish(.poke(game: gameID, sequence: sequence))
     }
 
-    /// A game just completed: every browser device that wrote in it is sealed at once (the
-    /// server made and stored all its moves), so no replay waits for a browser that is not open.
+    /// A game just completed: its browsers are sealed, and what it contributes to its players'
+    /// stats is worked out now, in the background, so no stats request reads its history.
+    func finished(_ gameID: String) async {
+        await sealBrowsers(of: gameID)
+        let stats = StatsController(state: state)
+        let logger = state.logger
+        Task {
+            do { _ = try await stats.finishedGame(gameID) } catch {
+                logger.error("a finished game's stats could not be kept", metadata: ["game": "\(gameID)", "error": "\(error)"])
+            }
+        }
+    }
+
+    /// Every browser device that wrote in a finished game is sealed at once (the server made and
+    /// stored all its moves), so no replay waits for a browser that is not open.
     func sealBrowsers(of gameID: String) async {
         do {
             for (deviceID, lastSeq) in try await state.store.unsealedBrowsers(gameID: gameID) {

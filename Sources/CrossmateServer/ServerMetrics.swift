@@ -16,6 +16,8 @@ public final class ServerMetrics: Sendable {
     /// Group commits of moves: each transaction's duration and how many pushes it held.
     let commitDuration: CoreMetrics.Timer
     let commitBatches: CoreMetrics.Recorder
+    /// Replays assembled from a finished game's moves (a replay asked for again is kept).
+    let replaysAssembled: CoreMetrics.Counter
 
     init() {
         var factory = PrometheusMetricsFactory(registry: registry)
@@ -26,6 +28,7 @@ public final class ServerMetrics: Sendable {
         ]
         requests = CoreMetrics.Counter(label: "crossmate_requests_total", factory: factory)
         movesIngested = CoreMetrics.Counter(label: "crossmate_moves_ingested_total", factory: factory)
+        replaysAssembled = CoreMetrics.Counter(label: "crossmate_replays_assembled_total", factory: factory)
         connectedSockets = CoreMetrics.Gauge(label: "crossmate_connected_sockets", factory: factory)
         browserReplicas = CoreMetrics.Gauge(label: "crossmate_browser_replicas", factory: factory)
         gameProjections = CoreMetrics.Gauge(label: "crossmate_game_projections", factory: factory)

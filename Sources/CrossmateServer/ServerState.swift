@@ -37,6 +37,10 @@ final class ServerState: Sendable {
     let finishedGames = Mutex([String: FinishedGame]())
     /// Chat messages, per writing account.
     let chatLimiter = RateLimiter(burst: Chat.burst, perSecond: Chat.perSecond)
+    /// Finished games' replays, assembled once.
+    let replays = ReplayCache()
+    /// Work that grows with history, one at a time per account.
+    let history = HistoryGate()
     /// Renames, per account: each writes a record into every game the account is in.
     let renameLimiter = RateLimiter(burst: 3, perSecond: 1.0 / 60)
 

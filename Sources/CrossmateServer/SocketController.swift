@@ -96,14 +96,24 @@ struct SocketController {
         if let ending { throw ending }
     }
 
+    /// Socket tokens a page of a replay costs: a device reads at most four pages (about 440 KB)
+    /// a second once its burst is spent.
+    static let replayPageCost = 5
+
     /// Games one subscribe may name; more is refused rather than read.
     static let maximumGamesPerSubscribe = 200
 
     private func handle(_ message: ClientSocketMessage, connection: Int, device: StoredDevice) async {
         // Every message costs a token. Pushes and a browser's commands (which stand for pushes)
         // take a request token, as over HTTP, whether or not they change anything; the rest take
-        // one from the device's socket bucket (a subscribe one per 50 games it names).
-        let cost: Int = if case let .subscribe(games) = message { 1 + games.count / 50 } else { 1 }
+        // one from the device's socket bucket (a subscribe one per 50 games it names, a page of
+        // a replay `replayPageCost`).
+        let cost: Int =
+            switch message {
+            case let .subscribe(games): 1 + games.count / 50
+            case .replay: Self.replayPageCost
+            default: 1
+            }
         if case .push = message {
         } else if case let .command(request) = message {
             do { try state.takeRequestToken(device) } catch {
@@ -130,7 +140,7 @@ struct SocketController {
         case let .open(gameID): await browser.open(gameID, connection: connection, device: device)
         case let .close(gameID): await browser.close(gameID, connection: connection)
         case let .viewing(gameID, viewing): await setViewing(gameID, viewing, connection: connection)
-        case let .replay(gameID): await browser.replay(gameID, connection: connection, device: device)
+        case let .replay(gameID, from): await browser.replay(gameID, from: from, connection: connection, device: device)
         case let .command(request): await browser.command(request, connection: connection, device: device)
         }
     }

@@ -377,15 +377,8 @@ final class SocketHub: Sendable {
         }
     }
 
-    /// Socket messages are encoded here: the answer to a push that stored everything it sent as
-    /// `ServerSocketMessage.pushedJSON` spells it, anything else through the JSON encoder.
-    static func encode(_ message: ServerSocketMessage) -> String {
-        if case let .pushed(id, gameID, response) = message, let text = ServerSocketMessage.pushedJSON(id: id, gameID: gameID, response: response) {
-            return text
-        }
-        guard let data = try? ServerState.encoder.encode(message) else { preconditionFailure("a socket message failed to encode") }
-        return String(decoding: data, as: UTF8.self)
-    }
+    /// Socket messages are encoded through the one frame budget (`FrameBudget.encode`).
+    static func encode(_ message: ServerSocketMessage) -> String { FrameBudget.encode(message) }
 }
 
 extension Duration {

@@ -6,9 +6,9 @@ import Foundation
 import Hummingbird
 import Synchronization
 
-/// An account's stats and streaks, read from its finished games whenever asked (`Stats`): no
-/// counters are kept. What a finished game contributes never changes, so it is remembered once
-/// read (`FinishedGames`).
+/// An account's stats and streaks, from its finished games whenever asked (`Stats`). What a
+/// finished game contributes never changes, so it is worked out once, as the game finishes (or
+/// when first asked), and kept in the store: a stats request reads small rows, never histories.
 struct StatsController {
     let state: ServerState
 
@@ -21,55 +21,93 @@ struct StatsController {
     @Sendable func stats(_ request: Request, context: CrossmateRequestContext) async throws -> StatsResponse {
         let device = try context.requireDevice()
         let name = request.uri.queryParameters["timeZone"].map(String.init) ?? "UTC"
-        guard name.utf8.count <= 64, let zone = TimeZone(identifier: name) else {
+        guard let zone = Self.timeZone(named: name) else {
             throw APIError(.invalid, "timeZone is a time zone's name such as Europe/London or America/New_York; \(TextRule.quote(name)) is not one")
         }
-        var games: [FinishedGame] = []
-        var names: [String: String] = [:]
+        var finishedIDs: [String] = []
         var after: (createdAt: Int64, gameID: String)?
         // The latest finished games, at most `StatsResponse.maximumGames`, found among at most
         // four times as many games.
         var scanned = 0
-        scan: while games.count < StatsResponse.maximumGames, scanned < 4 * StatsResponse.maximumGames {
+        scan: while finishedIDs.count < StatsResponse.maximumGames, scanned < 4 * StatsResponse.maximumGames {
             let page = try await state.store.games(of: device.authorID, after: after, limit: 100)
             for (game, _, _) in page {
                 scanned += 1
                 guard game.completion != nil else { continue }
-                let (finished, players) = try await finishedGame(game.gameID)
-                games.append(finished)
-                for player in players { names[player.authorID] = player.displayName }
-                if games.count == StatsResponse.maximumGames { break scan }
+                finishedIDs.append(game.gameID)
+                if finishedIDs.count == StatsResponse.maximumGames { break scan }
             }
             guard page.count == 100, let last = page.last?.0 else { break }
             after = (last.createdAt, last.gameID)
         }
+        let games = try await finishedGames(finishedIDs, for: device.authorID)
+        let partners = Set(games.flatMap(\.players)).subtracting([device.authorID])
+        let names = try await state.store.displayNames(Array(partners))
         let now = state.now()
         let day = { (millis: Int64) in
             Stats.day(millis, utcOffsetSeconds: zone.secondsFromGMT(for: Date(timeIntervalSince1970: Double(millis) / 1000)))
         }
         let stats = Stats.compute(games, me: device.authorID, day: day, today: day(now))
-        names[device.authorID] = nil
         return StatsResponse(
             stats: stats, recentDates: stats.recent.map { Stats.date(ofDay: $0.day) },
             names: names.filter { id, _ in stats.together.contains { $0.authorID == id } }, timeZone: zone.identifier, gamesRead: games.count,
             serverTime: now)
     }
 
-    /// A finished game as the stats read it, and its roster (for names).
-    func finishedGame(_ gameID: String) async throws -> (FinishedGame, [StoredParticipant]) {
-        let players = try await state.store.participants(gameID: gameID)
-        if let kept = state.finishedGames.withLock({ $0[gameID] }) { return (kept, players) }
-        guard let game = try await state.store.game(gameID), let completion = game.completion else {
-            throw APIError(.notFound, "game \(TextRule.quote(gameID)) is gone")
+    /// The time zones a client may name: exactly the names the system knows (Foundation also
+    /// accepts a known name followed by anything after a NUL, and would keep each such name).
+    static let knownTimeZones = Set(TimeZone.knownTimeZoneIdentifiers).union(["UTC", "GMT"])
+
+    static func timeZone(named name: String) -> TimeZone? {
+        guard name.utf8.count <= 64, knownTimeZones.contains(name) else { return nil }
+        return TimeZone(identifier: name)
+    }
+
+    /// What each of `gameIDs` (finished games) contributes to stats: kept in memory, else in the
+    /// store, else worked out from its history (on the history lane, one account at a time) and
+    /// kept, so a game's history is read for stats once.
+    func finishedGames(_ gameIDs: [String], for authorID: String) async throws -> [FinishedGame] {
+        var found = state.finishedGames.withLock { kept in gameIDs.compactMap { kept[$0] } }
+        var missing = gameIDs.filter { id in !found.contains { $0.gameID == id } }
+        if !missing.isEmpty {
+            let stored = try await state.store.finishedGames(missing)
+            state.finishedGames.withLock { kept in
+                if kept.count + stored.count > Self.gamesKept { kept.removeAll() }
+                kept.merge(stored) { old, _ in old }
+            }
+            found += stored.values
+            missing.removeAll { stored[$0] != nil }
         }
-        let activity = try await GameProjection.sequencedActivity(store: state.store, gameID: gameID, after: 0)
+        if !missing.isEmpty {
+            let worked = try await state.history.run(for: authorID) { () async throws -> [FinishedGame] in
+                var worked: [FinishedGame] = []
+                for gameID in missing { if let game = try await finishedGame(gameID) { worked.append(game) } }
+                return worked
+            }
+            guard let worked else { throw HistoryGate.busy }
+            found += worked
+        }
+        let order = Dictionary(uniqueKeysWithValues: gameIDs.enumerated().map { ($1, $0) })
+        return found.sorted { order[$0.gameID, default: 0] < order[$1.gameID, default: 0] }
+    }
+
+    /// Finished games kept in memory (a few hundred bytes each).
+    static let gamesKept = 20_000
+
+    /// Works out what a finished game contributes to stats from its history, and keeps it; nil
+    /// when the game is not finished (or gone).
+    func finishedGame(_ gameID: String) async throws -> FinishedGame? {
+        guard let game = try await state.store.game(gameID), let completion = game.completion else { return nil }
+        let players = try await state.store.participants(gameID: gameID)
+        let activity = try await GameProjection.sequencedActivity(store: state.store, gameID: gameID, after: 0, lane: .history)
         let finished = FinishedGame(
             gameID: gameID, puzzle: try game.puzzle(), moves: activity.moves.map(\.move), pauses: activity.pauses,
             completion: completion.completion, players: players.filter { !$0.hasLeft }.map(\.authorID))
+        try await state.store.keepFinishedGame(finished)
         state.finishedGames.withLock { kept in
-            if kept.count >= 20_000 { kept.removeAll() }
+            if kept.count >= Self.gamesKept { kept.removeAll() }
             kept[gameID] = finished
         }
-        return (finished, players)
+        return finished
     }
 }

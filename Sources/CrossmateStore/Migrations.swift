@@ -170,6 +170,17 @@ enum Migrations {
         // Chat messages are records of the zone; the list counts a game's unread ones without
         // reading its moves.
         (12, ["CREATE INDEX records_messages ON records (game_id, zone_seq) WHERE record_type = 'message'"]),
+        // What each finished game contributes to its players' stats, worked out once from its
+        // history (as it finishes, or when first asked) and never again.
+        (
+            13,
+            [
+                """
+                CREATE TABLE finished_games (
+                    game_id TEXT PRIMARY KEY REFERENCES games (game_id), body TEXT NOT NULL)
+                """
+            ]
+        ),
     ]
 
     /// Applies every migration not yet recorded (up to `version`), each in its own transaction.

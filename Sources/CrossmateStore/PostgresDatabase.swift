@@ -50,7 +50,8 @@ public final class PostgresSQLDatabase: SQLDatabase {
         }
     }
 
-    public func read<T: Sendable>(_ body: @Sendable (any SQLConnection) async throws -> T) async throws -> T {
+    /// PostgresNIO's calls never block a thread: both lanes share the connection pool.
+    public func read<T: Sendable>(_ lane: ReadLane, _ body: @Sendable (any SQLConnection) async throws -> T) async throws -> T {
         try await client.withConnection { connection in
             try await body(Connection(connection: connection, logger: logger))
         }

@@ -94,6 +94,13 @@ public protocol SQLConnection: Sendable {
     func executeAll(_ statements: [(sql: String, values: [SQLValue])]) async throws
 }
 
+extension SQLDatabase {
+    /// A quick read (`ReadLane.interactive`).
+    public func read<T: Sendable>(_ body: @Sendable (any SQLConnection) async throws -> T) async throws -> T {
+        try await read(.interactive, body)
+    }
+}
+
 extension SQLConnection {
     public func executeAll(_ statements: [(sql: String, values: [SQLValue])]) async throws {
         for statement in statements { try await execute(statement.sql, statement.values) }
@@ -104,12 +111,22 @@ extension SQLConnection {
     public func first(_ sql: String, _ values: SQLValue...) async throws -> SQLRow? { try await query(sql, values).first }
 }
 
+/// Which readers a read queues for. Reads that grow with a game's history (a replay's records,
+/// stats, pages of changes) have a lane of their own, so however many of them one account asks
+/// for, the quick reads every request and socket makes (a device, a game's access) never wait
+/// behind them.
+public enum ReadLane: Sendable {
+    case interactive
+    case history
+}
+
 /// A database the store runs on: embedded SQLite or PostgreSQL.
 public protocol SQLDatabase: Sendable {
     /// Runs `body` in one transaction: all of it commits, or none of it.
     func transaction<T: Sendable>(_ body: @escaping @Sendable (any SQLConnection) async throws -> T) async throws -> T
-    /// Runs read-only queries outside a write transaction.
-    func read<T: Sendable>(_ body: @Sendable (any SQLConnection) async throws -> T) async throws -> T
+    /// Runs read-only queries outside a write transaction, never on the task pool's threads
+    /// where the engine's calls block.
+    func read<T: Sendable>(_ lane: ReadLane, _ body: @Sendable (any SQLConnection) async throws -> T) async throws -> T
     /// A lock-the-row suffix for selects inside a transaction (`FOR UPDATE` on PostgreSQL; SQLite
     /// transactions already hold the database's one write lock).
     var forUpdate: String { get }

@@ -7,6 +7,10 @@ import Synchronization
 /// The embedded default: one SQLite file in WAL mode, with `synchronous = FULL` so that a
 /// transaction is on disk before the server acknowledges it.
 ///
+/// Every call into GRDB here blocks its thread, so none runs on the task pool: transactions run
+/// on a writer thread of their own, reads on reader threads (two for quick reads, one for the
+/// reads that grow with history, see `ReadLane`).
+///
 /// GRDB runs statements in synchronous closures, while the store's transactions are async
 /// (PostgreSQL needs that). So a transaction here is BEGIN IMMEDIATE … COMMIT issued statement by
 /// statement on the pool's single writer connection, and `WriteGate` lets one transaction at a
@@ -16,7 +20,9 @@ import Synchronization
 public final class SQLiteDatabase: SQLDatabase {
     private let pool: DatabasePool
     private let gate = WriteGate()
-    private let writer = WriterThread(name: "crossmate-sqlite-writer")
+    private let writer = DatabaseThreads(name: "crossmate-sqlite-writer")
+    private let readers = DatabaseThreads(name: "crossmate-sqlite-reader", count: 2)
+    private let historyReader = DatabaseThreads(name: "crossmate-sqlite-history")
     public let path: String
 
     /// `logPages`: how long the write-ahead log may grow before a commit checkpoints it (see
@@ -109,14 +115,17 @@ public final class SQLiteDatabase: SQLDatabase {
         }.value
     }
 
-    public func read<T: Sendable>(_ body: @Sendable (any SQLConnection) async throws -> T) async throws -> T {
-        try await body(Reader(pool: pool))
+    public func read<T: Sendable>(_ lane: ReadLane, _ body: @Sendable (any SQLConnection) async throws -> T) async throws -> T {
+        let threads = lane == .history ? historyReader : readers
+        return try await withTaskExecutorPreference(threads) { [pool] in try await body(Reader(pool: pool)) }
     }
 
     public func close() async throws {
         checkpoints.cancel()
         await checkpoints.value
         writer.stop()
+        readers.stop()
+        historyReader.stop()
         try pool.close()
     }
 

@@ -59,6 +59,24 @@ extension Store {
     }
 
     /// The account's devices, oldest first.
+    /// The display names of `authorIDs` (those that exist).
+    public func displayNames(_ authorIDs: [String]) async throws -> [String: String] {
+        guard !authorIDs.isEmpty else { return [:] }
+        return try await database.read { db in
+            var names: [String: String] = [:]
+            for start in stride(from: 0, to: authorIDs.count, by: 100) {
+                let batch = authorIDs[start..<min(start + 100, authorIDs.count)]
+                let marks = Array(repeating: "?", count: batch.count).joined(separator: ", ")
+                for row in try await db.query(
+                    "SELECT author_id, display_name FROM accounts WHERE author_id IN (\(marks))", batch.map(SQLValue.text))
+                {
+                    names[try row.string("author_id")] = try row.string("display_name")
+                }
+            }
+            return names
+        }
+    }
+
     public func devices(of authorID: String) async throws -> [StoredDeviceInfo] {
         try await database.read { db in
             try await db.query(

@@ -50,6 +50,32 @@ extension Store {
             .integer(Int64(summary.total)), .text(summary.picture), .integer(summary.throughSequence), .integer(summary.activeAt))
     }
 
+    /// What the finished games among `gameIDs` contribute to stats, where it has been kept.
+    public func finishedGames(_ gameIDs: [String]) async throws -> [String: FinishedGame] {
+        guard !gameIDs.isEmpty else { return [:] }
+        return try await database.read { db in
+            var found: [String: FinishedGame] = [:]
+            for start in stride(from: 0, to: gameIDs.count, by: 100) {
+                let batch = gameIDs[start..<min(start + 100, gameIDs.count)]
+                let marks = Array(repeating: "?", count: batch.count).joined(separator: ", ")
+                for row in try await db.query("SELECT game_id, body FROM finished_games WHERE game_id IN (\(marks))", batch.map(SQLValue.text)) {
+                    let gameID = try row.string("game_id")
+                    found[gameID] = try Self.decode(FinishedGame.self, try row.string("body"), what: "finished game", gameID: gameID)
+                }
+            }
+            return found
+        }
+    }
+
+    /// Keeps what a finished game contributes to stats (the first one kept stays).
+    public func keepFinishedGame(_ game: FinishedGame) async throws {
+        let body = Self.json(game)
+        try await database.transaction { db in
+            try await db.execute(
+                "INSERT INTO finished_games (game_id, body) VALUES (?, ?) ON CONFLICT (game_id) DO NOTHING", .text(game.gameID), .text(body))
+        }
+    }
+
     public func game(_ gameID: String) async throws -> StoredGame? {
         try await database.read { db in
             try await db.first(

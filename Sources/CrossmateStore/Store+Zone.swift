@@ -229,9 +229,10 @@ extension Store {
         }
     }
 
-    /// Changes after `sequence`, oldest first, at most `limit`.
-    public func changes(gameID: String, after sequence: Int64, limit: Int) async throws -> [EncodedChange] {
-        try await database.read { db in
+    /// Changes after `sequence`, oldest first, at most `limit`; reading a whole history page by
+    /// page goes on the `.history` lane.
+    public func changes(gameID: String, after sequence: Int64, limit: Int, lane: ReadLane = .interactive) async throws -> [EncodedChange] {
+        try await database.read(lane) { db in
             try await db.query(
                 """
                 SELECT zone_seq, record_type, body FROM records WHERE game_id = ? AND zone_seq > ? ORDER BY zone_seq LIMIT ?
@@ -251,6 +252,22 @@ extension Store {
                 WHERE game_id = ? AND zone_seq <= ? AND record_type <> 'move' ORDER BY zone_seq
                 """, .text(gameID), .integer(sequence)
             ).map { try Self.encodedChange($0, gameID: gameID) }
+        }
+    }
+
+    /// The game's seals (each device's word that all its moves are stored), read on the history
+    /// lane: a replay asks for them.
+    public func seals(gameID: String) async throws -> [Seal] {
+        try await database.read(.history) { db in
+            try await db.query(
+                "SELECT zone_seq, record_type, body FROM records WHERE game_id = ? AND record_type = 'seal' ORDER BY zone_seq", .text(gameID)
+            ).map { row in
+                let change = try Self.encodedChange(row, gameID: gameID)
+                guard case let .seal(seal) = try change.decoded(gameID: gameID).record else {
+                    throw CorruptRecord(what: "seal at \(change.sequence)", gameID: gameID, reason: "it is not a seal")
+                }
+                return seal
+            }
         }
     }
 

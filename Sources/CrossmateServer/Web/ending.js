@@ -43,7 +43,7 @@ export function drawEnding(page) {
       el("a", { href: "/", "data-route": true }, "Back to your games"),
     ),
   );
-  if (!page.replayData?.ready) connection.send({ type: "replay", gameID: page.gameID });
+  if (!page.replayData?.ready && !page.replayLoading) connection.send({ type: "replay", gameID: page.gameID });
   else page.renderReplay();
   // A solve seen as it happens gets a ripple across the grid (not a game opened finished).
   if (solved && page.sawPlaying && !page.celebrated) {

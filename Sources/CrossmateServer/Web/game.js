@@ -120,6 +120,7 @@ class GamePage extends GameView {
       case "opened":
         if (message.game.gameID !== this.gameID) return;
         saveGame(message.game);
+        this.replayLoading = null;  // a page asked for on a socket that closed is asked for again
         this.opened(message.game, true);
         this.render();
         this.flush();
@@ -151,15 +152,32 @@ class GamePage extends GameView {
         this.render();
         break;
       }
-      case "replay":
-        if (message.replay.gameID !== this.gameID) return;
-        this.replayData = message.replay;
-        if (!message.replay.ready) {
+      case "replay": {
+        const part = message.replay;
+        if (part.gameID !== this.gameID) return;
+        if (!part.ready) {
+          this.replayLoading = null;
+          this.replayData = part;
           clearTimeout(this.replayPoll);
           this.replayPoll = setTimeout(() => connection.send({ type: "replay", gameID: this.gameID }), 3000);
+          this.renderReplay();
+          break;
         }
+        // A replay comes in pages: gathered in order, shown once whole.
+        if (part.from === 0 || this.replayLoading?.total !== part.total) this.replayLoading = { total: part.total, steps: [], times: [] };
+        const loading = this.replayLoading;
+        if (part.from !== loading.steps.length) break;
+        loading.steps.push(...part.steps);
+        loading.times.push(...part.times);
+        if (loading.steps.length < part.total && part.steps.length > 0) {
+          connection.send({ type: "replay", gameID: this.gameID, from: loading.steps.length });
+          break;
+        }
+        this.replayLoading = null;
+        this.replayData = { ...part, from: 0, steps: loading.steps, times: loading.times };
         this.renderReplay();
         break;
+      }
       case "cursor":
         if (message.gameID !== this.gameID) return;
         this.peers.set(message.deviceID, { authorID: message.authorID, ...message.cursor, at: Date.now() });
@@ -173,6 +191,19 @@ class GamePage extends GameView {
         if (message.next.fromGameID !== this.gameID) return;
         toast(`${message.next.byName} started ${message.next.title} with you.`);
         navigate(`/games/${encodeURIComponent(message.next.gameID)}`);
+        break;
+      case "closed":
+        if (message.gameID !== this.gameID) return;
+        this.view = null;
+        this.main.replaceChildren(
+          el(
+            "section",
+            { class: "card" },
+            el("h2", {}, "This game is closed"),
+            el("p", { role: "status" }, message.reason),
+            el("a", { href: "/", "data-route": true, class: "button" }, "Back to your games"),
+          ),
+        );
         break;
       case "error":
         if (!this.view) {

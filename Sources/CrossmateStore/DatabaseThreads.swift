@@ -1,0 +1,78 @@
+import Foundation
+
+/// Threads of their own that run blocking SQLite work: the write transactions from start to
+/// COMMIT (one thread, `writer`), and reads (a few threads per lane). The statements block
+/// (GRDB's synchronous calls, the COMMIT's fsync among them), so they must not run on the task
+/// pool's threads, which every socket and request shares: two blocking reads there stopped
+/// every other player on a 2-core machine. Running a whole transaction here also means no trip
+/// through another executor's queue between one statement and the next.
+final class DatabaseThreads: TaskExecutor, @unchecked Sendable {
+    // The queue and the stop flag are guarded by `condition`.
+    private let condition = NSCondition()
+    private var jobs: [UnownedJob] = []
+    private var head = 0
+    private var stopped = false
+    /// A lane of one thread takes everything queued in one turn of the lock.
+    private let batches: Bool
+
+    init(name: String, count: Int = 1) {
+        precondition(count >= 1)
+        batches = count == 1
+        for index in 0..<count {
+            let thread = Thread { [self] in run() }
+            thread.name = count == 1 ? name : "\(name)-\(index)"
+            thread.start()
+        }
+    }
+
+    func enqueue(_ job: consuming ExecutorJob) {
+        let job = UnownedJob(job)
+        condition.lock()
+        jobs.append(job)
+        condition.signal()
+        condition.unlock()
+    }
+
+    /// How many jobs wait for a thread (a lane's queue length).
+    var waiting: Int {
+        condition.lock()
+        defer { condition.unlock() }
+        return jobs.count - head
+    }
+
+    /// Lets the threads finish what is queued and end.
+    func stop() {
+        condition.lock()
+        stopped = true
+        condition.broadcast()
+        condition.unlock()
+    }
+
+    /// Takes one job at a time (another thread of the lane may take the next), or, for a lane of
+    /// one thread, everything queued in one turn of the lock.
+    private func run() {
+        while true {
+            condition.lock()
+            while head == jobs.count && !stopped { condition.wait() }
+            if head == jobs.count && stopped {
+                condition.unlock()
+                return
+            }
+            let batch: ArraySlice<UnownedJob>
+            if batches {
+                batch = jobs[head...]
+                jobs = []
+                head = 0
+            } else {
+                batch = jobs[head...head]
+                head += 1
+                if head == jobs.count || head >= 1_024 {
+                    jobs.removeFirst(head)
+                    head = 0
+                }
+            }
+            condition.unlock()
+            for job in batch { job.runSynchronously(on: asUnownedTaskExecutor()) }
+        }
+    }
+}
