@@ -353,10 +353,18 @@ public final class ClientStore: Sendable {
         try queue.write { db in try row.upsert(db) }
     }
 
+    /// A game's players, each named as every screen shows them (`PlayerNames`: two players whose
+    /// names read alike are told apart by a mark of their account).
     public func participants(gameID: String) throws -> [ParticipantRecord] {
-        try queue.read { db in
+        let records = try queue.read { db in
             try ParticipantRow.filter(ParticipantRow.Columns.gameID == gameID).order(ParticipantRow.Columns.authorID).fetchAll(db)
                 .map { try Self.decode(ParticipantRecord.self, $0.record, what: "participant") }
+        }
+        let shown = PlayerNames.shown(records.map { ($0.authorID, $0.displayName) })
+        return records.map { record in
+            var named = record
+            named.displayName = shown[record.authorID] ?? record.displayName
+            return named
         }
     }
 

@@ -850,7 +850,7 @@ public actor SyncEngine {
             canUndo: replica.canUndo && !local.readOnly, canRedo: replica.canRedo && !local.readOnly, readOnly: local.readOnly,
             players: (try? store.participants(gameID: gameID)) ?? [], cursors: peerCursors(gameID), me: identity.authorID,
             sealed: local.sealed, here: playersHere(gameID),
-            flags: Flags.shown((try? store.flags(gameID: gameID)) ?? [], puzzle: replica.puzzle, grid: replica.grid))
+            flags: Flags.shown((try? store.flags(gameID: gameID)) ?? [], puzzle: replica.puzzle, grid: replica.grid, hiding: blocked))
     }
 
     /// Seconds spent solving, by the shared clock's rule (`SolvingTime`).

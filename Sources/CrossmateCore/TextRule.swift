@@ -112,12 +112,16 @@ public enum TextRule {
         }
     }
 
-    /// A scalar that puts ink on the screen: not white space, not a format character (zero
-    /// width spaces and joiners), not a control, not unassigned or a private-use code point.
+    /// A scalar that puts ink on the screen by itself: not white space, not a format character
+    /// (zero width spaces and joiners), not a control, not unassigned or a private-use code
+    /// point, not a mark (which draws only on a character before it: U+034F, variation
+    /// selectors such as U+FE0F, accents), not a default-ignorable code point.
     static func isVisible(_ scalar: Unicode.Scalar) -> Bool {
-        if scalar.properties.isWhitespace { return false }
+        if scalar.properties.isWhitespace || scalar.properties.isDefaultIgnorableCodePoint { return false }
         switch scalar.properties.generalCategory {
-        case .control, .format, .unassigned, .privateUse, .surrogate, .spaceSeparator, .lineSeparator, .paragraphSeparator: return false
+        case .control, .format, .unassigned, .privateUse, .surrogate, .spaceSeparator, .lineSeparator, .paragraphSeparator, .nonspacingMark,
+            .enclosingMark:
+            return false
         default: break
         }
         // Hangul fillers and the Braille blank draw nothing, though Unicode calls them letters.

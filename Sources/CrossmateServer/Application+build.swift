@@ -18,7 +18,7 @@ public func buildApplication(_ configuration: ServerConfiguration, logger: Logge
     let database: any SQLDatabase
     var services: [any Service] = []
     let metrics = ServerMetrics()
-    let hub = SocketHub(metrics: metrics, logger: logger)
+    let hub = SocketHub(metrics: metrics, logger: logger, commitNotices: configuration.commitNotices)
     let fanout: any Fanout
     let store: Store
     let directory: GameDirectory

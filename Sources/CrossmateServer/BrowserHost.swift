@@ -376,9 +376,11 @@ actor BrowserGame {
         let authors = inputs.authors.subtracting(present.map(\.authorID))
         let colors = PlayerColors.assign(players: present.map(\.authorID) + authors, local: local, preferred: preferred, pinned: pins)
         func color(_ authorID: String) -> String { PlayerColors.palette[colors[authorID] ?? 0].hex }
+        let names = PlayerNames.shown(present.map { ($0.authorID, $0.displayName) })
         return present.map {
             PlayerView(
-                authorID: $0.authorID, displayName: $0.displayName, role: $0.role, removed: $0.revoked, color: color($0.authorID),
+                authorID: $0.authorID, displayName: names[$0.authorID] ?? $0.displayName, role: $0.role, removed: $0.revoked,
+                color: color($0.authorID),
                 symbol: PlayerColors.avatarSymbol($0.authorID), here: here[$0.authorID] ?? 0)
         }
             + authors.sorted().map {
@@ -418,7 +420,7 @@ actor BrowserGame {
     /// The flags that show, when they differ from what the browser was last sent (a word just
     /// filled takes its flags down).
     private func takeFlagNews() -> [FlagView]? {
-        let shown = Flags.shown(flags.values, puzzle: puzzle, grid: replica.grid).map { FlagView($0, puzzle: puzzle) }
+        let shown = Flags.shown(flags.values, puzzle: puzzle, grid: replica.grid, hiding: blocked).map { FlagView($0, puzzle: puzzle) }
         guard shown != flagsSent else { return nil }
         flagsSent = shown
         return shown
@@ -429,7 +431,11 @@ actor BrowserGame {
         guard !reactionNews.isEmpty else { return nil }
         defer { reactionNews = [] }
         let tallies = Chat.tallies(reactions.values, hiding: blocked)
-        return reactionNews.sorted().map { MessageReactions(key: $0, tallies: tallies[$0] ?? []) }
+        // Each message's share of the frame's budget for the conversation.
+        let share = FrameBudget.conversationBytes / reactionNews.count
+        return reactionNews.sorted().map { key in
+            MessageReactions(key: key, tallies: FrameBudget.fitTallies(tallies[key] ?? [], key: key, bytes: share).tallies)
+        }
     }
 
     /// Reactions read from the zone or just given: the messages they are on are sent again.

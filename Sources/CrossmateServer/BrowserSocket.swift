@@ -76,6 +76,19 @@ struct BrowserSocket {
                         CommandRefusal.Reason(code: .notOpen, reason: "open the game before sending it commands"))))
             return
         }
+        // A command's identity is its id and when it was typed: without the time, one sent
+        // again after a restart could not be told from a new one and would be performed twice.
+        guard request.typedAt != nil else {
+            state.hub.reply(
+                connection,
+                .refused(
+                    CommandRefusal(
+                        id: request.id, gameID: request.gameID,
+                        CommandRefusal.Reason(
+                            code: .invalid,
+                            reason: "a command carries typedAt, when it was typed (Unix ms), so that one sent again is not performed twice"))))
+            return
+        }
         state.hub.reply(connection, await game.perform(request, state: state))
     }
 

@@ -64,14 +64,24 @@ enum FrameBudget {
             guard size <= left else { break }
             left -= size
             kept.append(message)
-            for tally in tallies[message.key] ?? [] {
-                let tallySize = self.size(of: MessageReactions(key: message.key, tallies: [tally]))
-                guard tallySize <= left else { break }
-                left -= tallySize
-                keptTallies[message.key, default: []].append(tally)
-            }
+            let fitted = fitTallies(tallies[message.key] ?? [], key: message.key, bytes: left)
+            left -= fitted.bytes
+            if !fitted.tallies.isEmpty { keptTallies[message.key] = fitted.tallies }
         }
         return (kept.reversed(), keptTallies)
+    }
+
+    /// The first of a message's `tallies` that fit in `bytes`, and the bytes they take.
+    static func fitTallies(_ tallies: [Chat.Tally], key: String, bytes: Int) -> (tallies: [Chat.Tally], bytes: Int) {
+        var used = 0
+        var kept: [Chat.Tally] = []
+        for tally in tallies {
+            let tallySize = size(of: MessageReactions(key: key, tallies: [tally]))
+            guard used + tallySize <= bytes else { break }
+            used += tallySize
+            kept.append(tally)
+        }
+        return (kept, used)
     }
 
     private static func size(of value: some Encodable) -> Int {

@@ -31,8 +31,20 @@ struct GameController {
         let device = try context.requireDevice()
         // Base64 makes a file a third larger; the file itself is capped by PuzzleFile.maximumSize.
         let body = try await state.decode(CreateGameRequest.self, from: request, limit: PuzzleFile.maximumSize * 4 / 3 + 64 * 1024)
-        // The next puzzle together: only a player of the game it follows takes its players along.
-        if let previous = body.with { _ = try await state.access(previous, for: device, write: true) }
+        // The next puzzle together: only a player of the game it follows takes its players along,
+        // once that game is finished (it brings everyone into a new game and tells their
+        // screens), and an account starts a few at most (`Limits.nextGame`).
+        if let previous = body.with {
+            let (game, _) = try await state.access(previous, for: device, write: true)
+            guard game.completion != nil else {
+                throw APIError(
+                    .invalid, "the next puzzle together follows a finished game; game \(TextRule.quote(previous)) is still being solved")
+            }
+            if let wait = state.nextGameLimiter.take(device.authorID, now: state.now()) {
+                throw APIError(
+                    .rateLimited, "you started a next puzzle together a moment ago; you can start another in \(wait) s", retryAfterSeconds: wait)
+            }
+        }
         var puzzle: Puzzle
         do {
             if let bundled = body.bundled {
@@ -79,15 +91,15 @@ struct GameController {
     func bringAlong(from previous: String, to game: GameRecord, title: String, by device: StoredDevice) async throws -> [String] {
         let next = NextGameView(fromGameID: previous, gameID: game.gameID, title: title, byAuthor: device.authorID, byName: device.displayName)
         var names: [String] = []
-        for player in try await state.store.participants(gameID: previous).sorted(by: { $0.displayName < $1.displayName })
-        where player.authorID != device.authorID && !player.hasLeft && !player.revoked
-            && names.count < ProtocolLimits.maximumPlayersPerGame - 1
-        {
+        let previousPlayers = try await state.store.participants(gameID: previous).filter { !$0.hasLeft }
+        let shown = PlayerNames.shown(previousPlayers.map { ($0.authorID, $0.displayName) })
+        for player in previousPlayers.sorted(by: { $0.displayName < $1.displayName })
+        where player.authorID != device.authorID && !player.revoked && names.count < ProtocolLimits.maximumPlayersPerGame - 1 {
             guard try await !SocialController.blocked(by: player.authorID, store: state.store).contains(device.authorID) else { continue }
             try await state.writes.setParticipant(
                 ParticipantRecord(gameID: game.gameID, authorID: player.authorID, displayName: player.displayName, role: .player), feedState: .active)
             await state.fanout.publish(.nextGame(authorID: player.authorID, next: next))
-            names.append(player.displayName)
+            names.append(shown[player.authorID] ?? player.displayName)
         }
         return names
     }

@@ -137,7 +137,7 @@ struct GameWrites: Sendable {
         // before it learns the server's time): a timestamp below that is in the wrong unit or
         // from a broken clock, and stored it would lose every conflict.
         let skew = state.configuration.maximumSkewMillis
-        guard move.timestamp.wallMillis >= game.createdAt - skew else {
+        guard move.timestamp.isWithinGame(createdAt: game.createdAt, skewMillis: skew) else {
             return .failure(
                 ErrorBody(
                     .invalid,
@@ -203,8 +203,8 @@ struct GameWrites: Sendable {
             if case .tooLong = violation { throw APIError(.limitExceeded, "\(violation)") }
             throw APIError(.invalid, "\(violation)")
         }
-        _ = try await state.access(gameID, for: device, write: true)
-        let now = try admitSocial(body.timestamp, "message", by: device)
+        let (game, _) = try await state.access(gameID, for: device, write: true)
+        let now = try admitSocial(body.timestamp, "message", in: game, by: device)
         let message = ChatMessage(
             gameID: gameID, authorID: device.authorID, replicaID: device.deviceID, messageID: body.messageID, text: text, timestamp: body.timestamp)
         // A resend finds the message kept the first time: it is answered with that one.
@@ -220,13 +220,13 @@ struct GameWrites: Sendable {
             throw APIError(
                 .invalid, "a reaction is one emoji, such as \(Chat.quickReactions.joined(separator: " ")); it was \(TextRule.quote(body.emoji))")
         }
-        _ = try await state.access(gameID, for: device, write: true)
+        let (game, _) = try await state.access(gameID, for: device, write: true)
         guard body.messageKey.utf8.count <= 2 * ProtocolLimits.maximumIdentifierBytes + 1,
             try await state.store.holds(gameID: gameID, .message, key: body.messageKey)
         else {
             throw APIError(.invalid, "there is no message \(TextRule.quote(body.messageKey)) in this game")
         }
-        let now = try admitSocial(body.timestamp, "reaction", by: device)
+        let now = try admitSocial(body.timestamp, "reaction", in: game, by: device)
         let reaction = Reaction(
             gameID: gameID, authorID: device.authorID, messageKey: body.messageKey, emoji: body.emoji, on: body.on, timestamp: body.timestamp)
         let (sequence, kept, isNew) = try await refusedInWords { try await state.store.putReaction(reaction) }
@@ -237,11 +237,11 @@ struct GameWrites: Sendable {
     /// A clue flagged for the other players (or its flag taken down): the clue must be one of
     /// the puzzle's; kept when it is the latest for its author and clue, and poked.
     func flag(_ body: PostFlagRequest, in gameID: String, by device: StoredDevice) async throws -> PostFlagResponse {
-        _ = try await state.access(gameID, for: device, write: true)
+        let (game, _) = try await state.access(gameID, for: device, write: true)
         guard let puzzle = try await state.puzzle(of: gameID), puzzle.clues(body.direction).contains(where: { $0.number == body.number }) else {
             throw APIError(.invalid, "there is no \(Flags.name(body.number, body.direction)) in this puzzle")
         }
-        let now = try admitSocial(body.timestamp, "flag", by: device)
+        let now = try admitSocial(body.timestamp, "flag", in: game, by: device)
         let flag = ClueFlag(
             gameID: gameID, authorID: device.authorID, number: body.number, direction: body.direction, on: body.on, timestamp: body.timestamp)
         let (sequence, kept, isNew) = try await state.store.putFlag(flag)
@@ -254,11 +254,17 @@ struct GameWrites: Sendable {
         do { return try await body() } catch let refusal as StoreRefusal { throw refusal.apiError }
     }
 
-    /// A message, reaction or flag (`what`) may be stored when its stamp is not ahead of the
-    /// server's clock (the device corrects its clock by serverTime and resends) and its author
+    /// A message, reaction or flag (`what`) may be stored when its stamp falls within its game
+    /// (`HLCTimestamp.isWithinGame`, as a move's must), is not ahead of the server's clock (the device corrects its clock by serverTime and resends) and its author
     /// has not written too many at once (`Chat.burst`, then `Chat.perSecond`). The server's time.
-    private func admitSocial(_ timestamp: HLCTimestamp, _ what: String, by device: StoredDevice) throws -> Int64 {
+    private func admitSocial(_ timestamp: HLCTimestamp, _ what: String, in game: StoredGame, by device: StoredDevice) throws -> Int64 {
         let now = state.now()
+        guard timestamp.isWithinGame(createdAt: game.createdAt, skewMillis: state.configuration.maximumSkewMillis) else {
+            throw APIError(
+                .invalid,
+                "the \(what) is stamped \(timestamp.wallMillis), before the game was created at \(game.createdAt): timestamp.wallMillis is Unix time in milliseconds, corrected by serverTime"
+            )
+        }
         guard timestamp.isWithinSkew(of: now, maximumAheadMillis: state.configuration.maximumSkewMillis) else {
             throw APIError(
                 .clockSkew,

@@ -5,10 +5,15 @@ import Foundation
 /// Bearer tokens, link codes and invitation tokens: 256 random bits, of which the server keeps
 /// only the SHA-256.
 enum Secrets {
+    /// 256 random bits in base64url, never starting with `-` or `_`: a code typed after a
+    /// command (`crossmate link CODE`) must not read as an option (about 1 in 32 did).
     static func token() -> String {
         var generator = SystemRandomNumberGenerator()
-        let bytes = (0..<32).map { _ in UInt8.random(in: 0...255, using: &generator) }
-        return Base64URL.encode(bytes)
+        while true {
+            let bytes = (0..<32).map { _ in UInt8.random(in: 0...255, using: &generator) }
+            let token = Base64URL.encode(bytes)
+            if let first = token.first, first != "-", first != "_" { return token }
+        }
     }
 
     /// A short random identifier for accounts, devices and games.

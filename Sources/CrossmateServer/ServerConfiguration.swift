@@ -46,6 +46,9 @@ public struct ServerConfiguration: Sendable {
     /// just before its COMMIT, after its moves were relayed to hosted browser replicas, and never
     /// goes on; the test then kills the process. Nil (always, in use) holds nothing.
     public var holdGroupCommit: Int?
+    /// For crash tests only: false stands for a server that dies between a commit and telling
+    /// the sockets that took its moves as relays that they are on disk (`SocketHub.poke`).
+    public var commitNotices = true
     /// Uploaded puzzle files parsed or waiting to be parsed at once; more are refused as busy.
     public var maximumConcurrentUploads = 8
     /// Timeouts and sizes for HTTP requests (`HTTPGuard`).

@@ -37,6 +37,8 @@ final class ServerState: Sendable {
     let finishedGames = Mutex([String: FinishedGame]())
     /// Chat messages, per writing account.
     let chatLimiter = RateLimiter(burst: Chat.burst, perSecond: Chat.perSecond)
+    /// Next puzzles together, per starting account.
+    let nextGameLimiter = RateLimiter(burst: 3, perSecond: 1.0 / 60)
     /// Finished games' replays, assembled once.
     let replays = ReplayCache()
     /// Work that grows with history, one at a time per account.

@@ -106,9 +106,14 @@ final class SocketHub: Sendable {
     private let metrics: ServerMetrics
     private let logger: Logger
 
-    init(metrics: ServerMetrics, logger: Logger) {
+    /// Whether sockets that took relays are told of a commit no later relay will carry (off only
+    /// in crash tests, to stand for a server that died between the commit and the notice).
+    private let commitNotices: Bool
+
+    init(metrics: ServerMetrics, logger: Logger, commitNotices: Bool = true) {
         self.metrics = metrics
         self.logger = logger
+        self.commitNotices = commitNotices
         (pokes, pokeSink) = AsyncStream.makeStream(of: Poke.self, bufferingPolicy: .bufferingNewest(Self.pokesBuffered))
     }
 
@@ -279,20 +284,31 @@ final class SocketHub: Sendable {
     func lastPoked(_ game: String) -> Int64 { state.withLock { $0.lastPoked[game] ?? 0 } }
 
     func poke(game: String, sequence: Int64, exceptDevice: String? = nil, inline: InlineChanges? = nil) {
-        let channels = state.withLock { state -> [any Channel] in
+        let (channels, owed) = state.withLock { state -> ([any Channel], [any Channel]) in
             if state.byGame[game] != nil, sequence > state.lastPoked[game, default: 0] { state.lastPoked[game] = sequence }
-            // The sockets these changes were relayed to have them (the poke's committed
-            // sequence comes to them with the next relay, or the next fetch).
+            // The sockets these changes were relayed to have them. Their commit comes with the
+            // next relay; a socket that has been relayed nothing since is told now, in a relay
+            // of no changes, so it stores what it shows when the typing stops.
             var heard: Set<Int> = []
+            var owed: Set<Int> = []
             if var relays = state.relayedTo[game] {
                 heard = inline.flatMap { $0.changes.last.flatMap { relays[$0.sequence] } } ?? []
                 relays = relays.filter { $0.key > sequence }
                 state.relayedTo[game] = relays.isEmpty ? nil : relays
+                owed = heard.subtracting(relays.values.reduce(into: Set<Int>()) { $0.formUnion($1) })
             }
-            return state.listeners(of: game, exceptDevice: exceptDevice, moves: true).filter { !heard.contains($0.id) }.map(\.connection.channel)
+            let listeners = state.listeners(of: game, exceptDevice: exceptDevice, moves: true)
+            return (
+                listeners.filter { !heard.contains($0.id) }.map(\.connection.channel),
+                commitNotices ? listeners.filter { owed.contains($0.id) }.map(\.connection.channel) : []
+            )
         }
         // Encoded only for a socket that is to hear it: where every device took the relay, none.
         if !channels.isEmpty { write(Self.pokeText(game: game, sequence: sequence, inline: inline), to: channels) }
+        if !owed.isEmpty {
+            let token = ChangeToken(zone: game, sequence: sequence)
+            write(ServerSocketMessage.relayJSON(zone: game, after: token, changes: [], committed: token), to: owed)
+        }
         pokeSink.yield(Poke(game: game, sequence: sequence, inline: inline))
     }
 

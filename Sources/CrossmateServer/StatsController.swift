@@ -50,17 +50,22 @@ struct StatsController {
         let stats = Stats.compute(games, me: device.authorID, day: day, today: day(now))
         return StatsResponse(
             stats: stats, recentDates: stats.recent.map { Stats.date(ofDay: $0.day) },
-            names: names.filter { id, _ in stats.together.contains { $0.authorID == id } }, timeZone: zone.identifier, gamesRead: games.count,
+            names: names.filter { id, _ in stats.together.contains { $0.authorID == id } }, timeZone: name, gamesRead: games.count,
             serverTime: now)
     }
 
-    /// The time zones a client may name: exactly the names the system knows (Foundation also
-    /// accepts a known name followed by anything after a NUL, and would keep each such name).
-    static let knownTimeZones = Set(TimeZone.knownTimeZoneIdentifiers).union(["UTC", "GMT"])
-
+    /// A time zone by its name, only as the system spells it: letters, digits, "/", "_", "+" and
+    /// "-", and the zone's own identifier exactly (Foundation also accepts a known name with
+    /// anything after a NUL, and kept every such name for good), or UTC (which Foundation names
+    /// GMT). The answer names the zone as it was asked for.
     static func timeZone(named name: String) -> TimeZone? {
-        guard name.utf8.count <= 64, knownTimeZones.contains(name) else { return nil }
-        return TimeZone(identifier: name)
+        guard (1...64).contains(name.utf8.count),
+            name.utf8.allSatisfy({ byte in
+                (0x30...0x39).contains(byte) || (0x41...0x5A).contains(byte) || (0x61...0x7A).contains(byte) || "/_+-".utf8.contains(byte)
+            }),
+            let zone = TimeZone(identifier: name), zone.identifier == name || ["UTC", "Etc/UTC"].contains(name)
+        else { return nil }
+        return zone
     }
 
     /// What each of `gameIDs` (finished games) contributes to stats: kept in memory, else in the

@@ -112,12 +112,45 @@ extension Chat {
     /// The reactions the pickers offer.
     public static let quickReactions = ["👍", "❤️", "😂", "😮", "🎉", "🤔"]
 
-    /// Whether `emoji` can be a reaction: one emoji (a single character that is one, skin tones
-    /// and joiners included), at most 32 bytes.
+    /// Whether `emoji` can be a reaction: one emoji as emoji are spelled, at most 32 bytes and
+    /// eight scalars. An emoji (one with emoji presentation, or any emoji followed by U+FE0F),
+    /// optionally a skin tone, and more such joined by U+200D; a keycap (`#`, `*` or a digit,
+    /// U+FE0F, U+20E3); a flag (two regional indicators); a subdivision flag (🏴, tag letters,
+    /// the cancel tag). Nothing else: no combining marks stacked on it, no tag characters
+    /// hidden after it, no `#` with an accent.
     public static func isReaction(_ emoji: String) -> Bool {
-        guard emoji.count == 1, emoji.utf8.count <= 32, let first = emoji.unicodeScalars.first else { return false }
-        // Digits, # and * are emoji only with a keycap mark; alone they are text.
-        return first.properties.isEmoji && (first.value > 0xFF || emoji.unicodeScalars.count > 1)
+        guard emoji.count == 1, emoji.utf8.count <= 32 else { return false }
+        let scalars = Array(emoji.unicodeScalars)
+        guard (1...8).contains(scalars.count) else { return false }
+        let values = scalars.map(\.value)
+        // A keycap.
+        if scalars.count == 3, "#*0123456789".unicodeScalars.contains(scalars[0]), values[1] == 0xFE0F, values[2] == 0x20E3 { return true }
+        // A flag of two regional indicators.
+        let regional: ClosedRange<UInt32> = 0x1F1E6...0x1F1FF
+        if scalars.count == 2, regional.contains(values[0]), regional.contains(values[1]) { return true }
+        // A subdivision flag: the black flag, tag letters and digits, the cancel tag.
+        if values[0] == 0x1F3F4, scalars.count > 2, values.last == 0xE007F {
+            return values.dropFirst().dropLast().allSatisfy { (0xE0030...0xE0039).contains($0) || (0xE0061...0xE007A).contains($0) }
+        }
+        // Emoji joined by U+200D, each with emoji presentation or U+FE0F, and a skin tone.
+        var index = 0
+        while true {
+            guard index < scalars.count else { return false }
+            let base = scalars[index]
+            guard base.properties.isEmoji, base.value > 0xFF, !base.properties.isEmojiModifier, !regional.contains(base.value) else {
+                return false
+            }
+            index += 1
+            if index < scalars.count, values[index] == 0xFE0F {
+                index += 1
+            } else if !base.properties.isEmojiPresentation {
+                return false
+            }
+            if index < scalars.count, scalars[index].properties.isEmojiModifier { index += 1 }
+            if index == scalars.count { return true }
+            guard values[index] == 0x200D else { return false }
+            index += 1
+        }
     }
 
     /// The reactions that stand: of each author, message and emoji the deciding one, if it is on.

@@ -35,10 +35,15 @@ public struct ClueFlag: Hashable, Sendable, Codable, DecidedByLatest {
 
 public enum Flags {
     /// The flags that show: of each author and clue the deciding one, if it stands, the clue
-    /// exists and its word has an empty square; oldest first.
-    public static func shown(_ flags: some Sequence<ClueFlag>, puzzle: Puzzle, grid: GameGrid) -> [ClueFlag] {
+    /// exists and its word has an empty square, and its author is not one the viewer blocked
+    /// (as with their messages); oldest first.
+    public static func shown(
+        _ flags: some Sequence<ClueFlag>, puzzle: Puzzle, grid: GameGrid, hiding blocked: Set<AuthorID> = []
+    ) -> [ClueFlag] {
         [String: ClueFlag](deciding: flags).values.filter { flag in
-            guard flag.on, let clue = puzzle.clues(flag.direction).first(where: { $0.number == flag.number }) else { return false }
+            guard flag.on, !blocked.contains(flag.authorID), let clue = puzzle.clues(flag.direction).first(where: { $0.number == flag.number }) else {
+                return false
+            }
             return clue.cells.contains { grid.letter(at: $0).isEmpty }
         }.sorted { ($0.timestamp, $0.key) < ($1.timestamp, $1.key) }
     }

@@ -40,6 +40,15 @@ public struct HLCTimestamp: Hashable, Comparable, Sendable, Codable, CustomStrin
         wallMillis <= referenceMillis + maximumAheadMillis
     }
 
+    /// Whether a record so stamped could have been made in a game created at
+    /// `gameCreatedMillis`: not before it (less `skewMillis`, the error a client's clock may have
+    /// before it learns the server's time). A stamp below that is in the wrong unit or from a
+    /// broken clock, and stored it would sort before everything else in the game. Moves, chat
+    /// messages, reactions and flags are held to it alike.
+    public func isWithinGame(createdAt gameCreatedMillis: Int64, skewMillis: Int64) -> Bool {
+        wallMillis >= gameCreatedMillis - skewMillis
+    }
+
     public var description: String { "\(wallMillis).\(counter)" }
 
     enum CodingKeys: String, CodingKey { case counter, wallMillis }

@@ -221,7 +221,7 @@ struct Link: AsyncParsableCommand {
                 let serverURL =
                     try server ?? (store.identity()?.serverURL).map { $0 }
                     ?? {
-                        throw ClientFailure("give the server's address: crossmate link \(code) --server URL")
+                        throw ClientFailure("give the server's address: crossmate link --server URL \(code.hasPrefix("-") ? "-- " : "")\(code)")
                     }()
                 let identity = try await DeviceSetup.link(store: store, serverURL: serverURL, code: code)
                 print("This device (profile '\(profile.name)') now plays as \(identity.displayName).")
@@ -230,7 +230,10 @@ struct Link: AsyncParsableCommand {
                 let link = try await engine.linkCode()
                 let minutes = max(1, (link.expiresAt - link.serverTime) / 60_000)
                 print("Link code: \(link.code)")
-                print("On your other device: crossmate link \(link.code) --server \(engine.identity.serverURL)  (valid \(minutes) min)")
+                // A code from a server that can start one with "-" is given after "--".
+                let argument = link.code.hasPrefix("-") ? "-- \(link.code)" : link.code
+                print(
+                    "On your other device: crossmate link --server \(engine.identity.serverURL) \(argument)  (valid \(minutes) min)")
             }
         }
     }

@@ -91,6 +91,8 @@ struct Serve: AsyncParsableCommand {
             }
             configuration.holdGroupCommit = number
         }
+        // For crash tests: see `ServerConfiguration.commitNotices`.
+        if environment["CROSSMATE_TEST_NO_COMMIT_NOTICES"] == "1" { configuration.commitNotices = false }
         // How long a client may take over a request's head and between requests (seconds).
         if let seconds = try positive("CROSSMATE_REQUEST_TIMEOUT_SECONDS") {
             configuration.httpLimits.headTimeout = .milliseconds(Int64(seconds * 1000))

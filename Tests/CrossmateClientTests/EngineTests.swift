@@ -360,12 +360,13 @@ import Testing
     }
 
     /// A relayed move that was stored stays on the other screen through a reconnect: Bob's
-    /// token has not reached Ann's G (no relay since said it is on disk), the server restarts,
+    /// token has not reached Ann's G (the server stands for one that died before telling him it
+    /// is on disk: `CROSSMATE_TEST_NO_COMMIT_NOTICES`), the server restarts,
     /// and while his engine reconnects and fetches his grid never changes at G's square.
     @Test func aStoredRelayDoesNotBlinkOffOnReconnect() async throws {
         let directory = try TemporaryDirectory("crossmate-engine")
         defer { directory.remove() }
-        let first = try ServerProcess(dataDirectory: directory.path + "/server")
+        let first = try ServerProcess(dataDirectory: directory.path + "/server", environment: ["CROSSMATE_TEST_NO_COMMIT_NOTICES": "1"])
         let (ann, bob, gameID) = try await twoPlayers(first, directory)
         await ann.engine.start()
         await bob.engine.start()
@@ -411,6 +412,36 @@ import Testing
         watching.cancel()
         #expect(changedAtG.withLock { $0 } == 0)
         #expect(try await bobSession.view().grid.letter(at: g) == "G")
+    }
+
+    /// A device that takes relays stores the last letters it was relayed once they are
+    /// committed, though nothing is typed after them: the server tells it of the commit.
+    @Test func theLastRelayedLettersAreStoredWhenTheTypingStops() async throws {
+        try await withLiveServer { server, directory in
+            let (ann, bob, gameID) = try await twoPlayers(server, directory)
+            await ann.engine.start()
+            await bob.engine.start()
+            let annSession = try await ann.engine.open(gameID)
+            let bobSession = try await bob.engine.open(gameID)
+            var row = 2
+            try await eventually("Ann and Bob see each other's cursors") {
+                row = 5 - row
+                await bobSession.moveCursor(to: GridPosition(row: row, col: 3), direction: .down)
+                await annSession.moveCursor(to: GridPosition(row: row, col: 4), direction: .down)
+                let annSeesBob = await ann.engine.peerCursors(gameID).contains { $0.authorID == bob.identity.authorID }
+                let bobSeesAnn = await bob.engine.peerCursors(gameID).contains { $0.authorID == ann.identity.authorID }
+                return annSeesBob && bobSeesAnn
+            }
+            try await type("UNI", at: GridPosition(row: 3, col: 0), in: annSession)
+            try await eventually("Ann's letters are stored") { try ann.store.unsentCount(gameID: gameID) == 0 }
+            try await eventually("Bob's store holds all three, as his screen shows them") {
+                let stored = try bob.store.moves(gameID: gameID).filter { $0.authorID == ann.identity.authorID }.map(\.letter)
+                return stored.sorted() == ["I", "N", "U"]
+            }
+            #expect(try await bobSession.view().grid.letters[15..<18] == ["U", "N", "I"])
+            await ann.engine.stop()
+            await bob.engine.stop()
+        }
     }
 }
 

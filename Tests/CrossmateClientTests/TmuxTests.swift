@@ -282,6 +282,9 @@ import Testing
         try annAndBobPlayGreenLight(server, home)
         let bob = try await tmux.play("Green --profile bob", xdg: directory.path + "/xdg")
         let screen = lab.screen
+        // The next puzzle follows a finished game: Bob reveals the grid.
+        try tmux(["send-keys", "-t", bob, "C-x", "r", "p"])
+        try await eventually("Green is finished") { try crossmate(["games", "--json"], home).contains(#""completed":true"#) }
         let started = try crossmate(["new", "--bundled", "daybreak", "--with", "Green"], home)
         #expect(started.contains("Started Daybreak") && started.contains("with Bob"))
         try await eventually("Bob is in the new game") {

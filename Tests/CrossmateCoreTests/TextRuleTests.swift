@@ -22,6 +22,14 @@ import Testing
             try TextRule.check("Annabel", field: "a name", maximumBytes: 4, required: true)
         }
         #expect(try TextRule.check("", field: "a message", maximumBytes: 200, required: false) == "")
+        // Marks draw only on a character before them: alone they show nothing.
+        for invisible in ["\u{034F}\u{034F}\u{034F}", "\u{FE0F}", "\u{301}\u{301}", "\u{20DD}", "\u{115F}\u{034F}"] {
+            #expect(throws: TextRule.Violation.invisible(field: "a message")) {
+                try TextRule.check(invisible, field: "a message", maximumBytes: 200, required: true)
+            }
+        }
+        #expect(try TextRule.check("e\u{301}", field: "a message", maximumBytes: 200, required: true) == "e\u{301}")
+        #expect(try TextRule.check("❤️", field: "a message", maximumBytes: 200, required: true) == "❤️")
     }
 
     @Test func fileTextIsCleanedNotRefused() {

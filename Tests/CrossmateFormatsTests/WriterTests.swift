@@ -74,6 +74,24 @@ import Testing
         #expect(Array(greek[0x18..<0x1B]) == Array("2.0".utf8))
     }
 
+    /// .puz text before version 2.0 is Windows-1252 in practice: ’ is 0x92 (read as Latin-1 it
+    /// was a C1 control, and the text rule dropped it), and it is written back so; CR LF is a
+    /// line break, not a space and one.
+    @Test func puzTextIsWindows1252WithLineBreaks() throws {
+        var puzzle = try Fixture.puzzle("kotwords/puz/test-iso-8859-1.puz")
+        puzzle.title = "The puzzle’s theme — “quoted” … €5"
+        puzzle.notes = "Line one\r\nline two\rline three"
+        let bytes = try PuzWriter.write(puzzle)
+        #expect(Array(bytes[0x18..<0x1B]) == Array("1.3".utf8), "Windows-1252 fits: no UTF-8 file")
+        #expect(bytes.contains(0x92) && bytes.contains(0x93) && bytes.contains(0x85) && bytes.contains(0x80))
+        let read = try PuzReader.read(bytes)
+        #expect(read.title == "The puzzle’s theme — “quoted” … €5")
+        #expect(read.notes == "Line one\nline two\nline three")
+        // A character Windows-1252 has no byte for still makes a UTF-8 file.
+        puzzle.title = "Ω"
+        #expect(Array(try PuzWriter.write(puzzle)[0x18..<0x1B]) == Array("2.0".utf8))
+    }
+
     @Test(arguments: [
         "kotwords/ipuz/test.ipuz", "kotwords/ipuz/test-solved.ipuz", "kotwords/jpz/test-void.jpz",
         "kotwords/jpz/test-barred.jpz", "kotwords/jpz/test-prefilled.jpz", "kotwords/jpz/test-shaded.jpz",

@@ -6,6 +6,7 @@ import CrossmateTestSupport
 import Foundation
 import Hummingbird
 import HummingbirdTesting
+import Synchronization
 import Testing
 
 @testable import CrossmateServer
@@ -24,6 +25,14 @@ import Testing
             iterator = probe.received.makeAsyncIterator()
         }
 
+        /// When this browser's commands are typed, as the server reads them: after now, so taken
+        /// as now, and each browser's apart (a browser whose queue was wiped types at new
+        /// times). A browser that sends another's commands again takes its `typing`.
+        var typing = Int64.max / 2 + Browser.browsers.add(1_000_000, ordering: .relaxed).newValue
+        static let browsers = Atomic<Int64>(0)
+
+        func typedAt(id: Int) -> Int64 { typing + Int64(id) }
+
         mutating func open(_ gameID: String) async throws -> GameOpened {
             probe.send(.open(gameID: gameID))
             guard case let .opened(game) = try await probe.next(&iterator, where: { if case .opened = $0 { true } else { false } }) else {
@@ -36,7 +45,7 @@ import Testing
         mutating func run(_ gameID: String, _ command: BrowserCommand) async throws -> ServerSocketMessage {
             let id = nextID
             nextID += 1
-            probe.send(.command(CommandRequest(gameID: gameID, id: id, command: command)))
+            probe.send(.command(CommandRequest(gameID: gameID, id: id, command: command, typedAt: typedAt(id: id))))
             return try await probe.next(&iterator) { message in
                 switch message {
                 case let .applied(answer): answer.id == id
@@ -327,6 +336,7 @@ import Testing
             // same command, same id, on its next socket: answered, not performed again.
             var second = Browser(port: port, token: ann.token)
             second.nextID = 3
+            second.typing = first.typing
             second.probe.send(.ping)
             _ = try await second.open(game.gameID)
             let again = try await second.applied(game.gameID, BrowserCommand(kind: "undo"))

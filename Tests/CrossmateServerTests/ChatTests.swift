@@ -162,6 +162,8 @@ import Testing
             var bobIterator = bobSocket.received.makeAsyncIterator()
             try await bobSocket.subscribe([game.gameID], iterator: &bobIterator)
 
+            // The next puzzle follows a finished game.
+            let _: CompletionResponse = try await client.call(.post, "/v1/games/\(game.gameID)/resign", token: ann.token)
             let (refused, refusal) = try await client.failure(
                 .post, "/v1/games", token: eve.token, json: CreateGameRequest(bundled: "daybreak", with: game.gameID))
             #expect(refused == .forbidden && refusal.message.contains("not a player"))
@@ -179,6 +181,7 @@ import Testing
             let annSocket = SocketProbe(port: port, token: ann.token)
             var annIterator = annSocket.received.makeAsyncIterator()
             try await annSocket.subscribe([game.gameID], iterator: &annIterator)
+            let _: CompletionResponse = try await client.call(.post, "/v1/games/\(next.gameID)/resign", token: ann.token)
             let third: GameSummary = try await client.call(
                 .post, "/v1/games", token: bob.token, json: CreateGameRequest(bundled: "green-light", with: next.gameID))
             guard case let .nextGame(told) = try await annSocket.next(&annIterator, where: { if case .nextGame = $0 { true } else { false } })

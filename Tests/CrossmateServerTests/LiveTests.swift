@@ -453,23 +453,25 @@ import Testing
                         == .cursor(
                             gameID: game.gameID, deviceID: bob.deviceID, authorID: bob.account.authorID,
                             cursor: CursorPosition(row: 1, col: 0, direction: .down)))
-                // A nudge and the next puzzle started together reach an account's sockets on
-                // the other instance.
+                // A nudge and (below) the next puzzle started together reach an account's
+                // sockets on the other instance.
                 let _: NudgeView = try await two.call(.post, "/v1/games/\(game.gameID)/nudges", token: bob.token, json: NudgeRequest(message: "hi"))
                 let nudge = try await probe.next(&iterator) { if case .nudge = $0 { true } else { false } }
                 guard case let .nudge(heard) = nudge else { return }
                 #expect(heard.fromAuthor == bob.account.authorID && heard.message == "hi")
-                let next: GameSummary = try await two.call(
-                    .post, "/v1/games", token: bob.token, json: CreateGameRequest(bundled: "daybreak", with: game.gameID))
-                let told = try await probe.next(&iterator) { if case .nextGame = $0 { true } else { false } }
-                guard case let .nextGame(started) = told else { return }
-                #expect(started.gameID == next.gameID && started.fromGameID == game.gameID && started.byName == "Bob")
                 // The LISTEN connection drops (here: killed by the database); the instance
                 // reconnects and catches up, so Ann still hears of Bob's next move.
                 try await terminateListeners()
                 let later = try bobDevice.replica.perform(.setLetter(at(1, 1), "R"), wallMillis: second.clock.now + 1)
                 let pushedLater = try await two.push(bob, game.gameID, later)
                 try await awaitPoke(probe, &iterator, game: game.gameID, atLeast: pushedLater.token.sequence)
+                // (The next puzzle together follows a finished game.)
+                let _: CompletionResponse = try await two.call(.post, "/v1/games/\(game.gameID)/resign", token: bob.token)
+                let next: GameSummary = try await two.call(
+                    .post, "/v1/games", token: bob.token, json: CreateGameRequest(bundled: "daybreak", with: game.gameID))
+                let told = try await probe.next(&iterator) { if case .nextGame = $0 { true } else { false } }
+                guard case let .nextGame(started) = told else { return }
+                #expect(started.gameID == next.gameID && started.fromGameID == game.gameID && started.byName == "Bob")
                 await bobProbe.close()
                 await probe.close()
             }

@@ -64,6 +64,16 @@ import Testing
         #expect(HLCTimestamp.after(nil, now: 95) == HLCTimestamp(wallMillis: 95) && HLCTimestamp.after(given.timestamp, now: 120).wallMillis == 120)
         #expect(Chat.isReaction("👍") && Chat.isReaction("❤️") && Chat.isReaction("👍🏽") && Chat.isReaction("1️⃣"))
         #expect(!Chat.isReaction("1") && !Chat.isReaction("#") && !Chat.isReaction("ab") && !Chat.isReaction("👍👍") && !Chat.isReaction(""))
+        // Emoji as emoji are spelled: flags, keycaps, joined families, subdivision flags.
+        for good in Chat.quickReactions + ["🇫🇷", "#️⃣", "👩‍👩‍👧", "🏴\u{E0067}\u{E0062}\u{E0065}\u{E006E}\u{E0067}\u{E007F}", "🤷🏽‍♀️", "☺️"] {
+            #expect(Chat.isReaction(good), "\(good) was refused")
+        }
+        // Nothing stacked on or hidden after one: an accented #, 14 combining marks, tag
+        // characters, a lone skin tone or variation selector, text-style symbols.
+        let stacked = "👍" + String(repeating: "\u{301}", count: 14)
+        for bad in ["#\u{301}", stacked, "👍\u{E0041}\u{E0042}", "🏽", "\u{FE0F}", "☺", "©", "👍\u{200D}", "\u{200D}👍", "🇫"] {
+            #expect(!Chat.isReaction(bad), "\(bad.unicodeScalars.map { String($0.value, radix: 16) }) was taken")
+        }
     }
 }
 

@@ -37,7 +37,10 @@ enum PuzLayout {
     static let maskHigh: [UInt8] = Array("ATED".utf8)
 }
 
-/// The text encoding of a .puz file: ISO-8859-1 through version 1.x, UTF-8 from 2.0.
+/// The text encoding of a .puz file: UTF-8 from version 2.0; before that the format says
+/// ISO-8859-1, but the files are Windows-1252 in practice (Across Lite on Windows writes ’ as
+/// 0x92, … as 0x85), so bytes 0x80-0x9F are read as Windows-1252 and written back so where the
+/// character has such a byte. Line breaks (CR LF, or CR alone) read as line breaks.
 struct PuzTextEncoding {
     let isUTF8: Bool
 
@@ -48,19 +51,57 @@ struct PuzTextEncoding {
 
     init(isUTF8: Bool) { self.isUTF8 = isUTF8 }
 
+    /// Windows-1252's characters for bytes 0x80-0x9F; nil where it has none (the byte is read as
+    /// its C1 control, which the text rule removes).
+    static let windows1252: [Unicode.Scalar?] = [
+        "\u{20AC}", nil, "\u{201A}", "\u{0192}", "\u{201E}", "\u{2026}", "\u{2020}", "\u{2021}",
+        "\u{02C6}", "\u{2030}", "\u{0160}", "\u{2039}", "\u{0152}", nil, "\u{017D}", nil,
+        nil, "\u{2018}", "\u{2019}", "\u{201C}", "\u{201D}", "\u{2022}", "\u{2013}", "\u{2014}",
+        "\u{02DC}", "\u{2122}", "\u{0161}", "\u{203A}", "\u{0153}", nil, "\u{017E}", "\u{0178}",
+    ]
+
+    /// Each Windows-1252 character above 0x7F that is not Latin-1's, and its byte.
+    static let windows1252Bytes: [UInt32: UInt8] = Dictionary(
+        uniqueKeysWithValues: windows1252.enumerated().compactMap { index, scalar in scalar.map { ($0.value, UInt8(0x80 + index)) } })
+
     func decode(_ bytes: some Collection<UInt8>) -> String {
-        if isUTF8, let text = String(validating: bytes, as: UTF8.self) { return text }
-        // Latin-1 maps each byte to the code point of the same value.
-        return String(String.UnicodeScalarView(bytes.map { Unicode.Scalar($0) }))
+        let text: String
+        if isUTF8, let utf8 = String(validating: bytes, as: UTF8.self) {
+            text = utf8
+        } else {
+            text = String(
+                String.UnicodeScalarView(
+                    bytes.map { byte in
+                        (0x80...0x9F).contains(byte) ? Self.windows1252[Int(byte - 0x80)] ?? Unicode.Scalar(byte) : Unicode.Scalar(byte)
+                    }
+                ))
+        }
+        guard text.utf8.contains(0x0D) else { return text }
+        var lines = String.UnicodeScalarView()
+        var afterReturn = false
+        for scalar in text.unicodeScalars {
+            if scalar == "\r" {
+                lines.append("\n")
+            } else if !(afterReturn && scalar == "\n") {
+                lines.append(scalar)
+            }
+            afterReturn = scalar == "\r"
+        }
+        return String(lines)
     }
 
-    /// The bytes of `text`, or `nil` when a character has no ISO-8859-1 form.
+    /// The bytes of `text`, or `nil` when a character has no Windows-1252 form.
     func encode(_ text: String) -> [UInt8]? {
         if isUTF8 { return Array(text.utf8) }
         var bytes: [UInt8] = []
         for scalar in text.unicodeScalars {
-            guard scalar.value < 256 else { return nil }
-            bytes.append(UInt8(scalar.value))
+            if scalar.value < 0x80 || (0xA0..<0x100).contains(scalar.value) {
+                bytes.append(UInt8(scalar.value))
+            } else if let byte = Self.windows1252Bytes[scalar.value] {
+                bytes.append(byte)
+            } else {
+                return nil
+            }
         }
         return bytes
     }
