@@ -256,7 +256,7 @@ struct GameWrites: Sendable {
 
     /// A message, reaction or flag (`what`) may be stored when its stamp falls within its game
     /// (`HLCTimestamp.isWithinGame`, as a move's must), is not ahead of the server's clock (the device corrects its clock by serverTime and resends) and its author
-    /// has not written too many at once (`Chat.burst`, then `Chat.perSecond`). The server's time.
+    /// has not written too many at once (`Limits.chatMessage`). The server's time.
     private func admitSocial(_ timestamp: HLCTimestamp, _ what: String, in game: StoredGame, by device: StoredDevice) throws -> Int64 {
         let now = state.now()
         guard timestamp.isWithinGame(createdAt: game.createdAt, skewMillis: state.configuration.maximumSkewMillis) else {

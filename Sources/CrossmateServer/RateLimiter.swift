@@ -1,3 +1,4 @@
+import CrossmateProtocol
 import Synchronization
 
 /// A token bucket per key (a device, or a client address): `burst` requests at once, refilled
@@ -30,6 +31,11 @@ final class RateLimiter: Sendable {
         self.burst = burst
         self.perSecond = perSecond
         generationSize = max(1, maximumBuckets / 2)
+    }
+
+    /// A bucket per key at `rate` (a row of `Limits`).
+    convenience init(_ rate: Rate, maximumBuckets: Int = 100_000) {
+        self.init(burst: rate.burst, perSecond: rate.perSecond, maximumBuckets: maximumBuckets)
     }
 
     var bucketCount: Int { generations.withLock { $0.current.count + $0.previous.count } }

@@ -26,7 +26,7 @@ final class ReplayCache: Sendable {
     private let entries = Mutex(Entries())
     let maximumSteps: Int
 
-    init(maximumSteps: Int = 400_000) { self.maximumSteps = maximumSteps }
+    init(maximumSteps: Int = Limits.replayStepsKept) { self.maximumSteps = maximumSteps }
 
     /// The ready replay of `gameID` assembled under `key`, if kept.
     func replay(_ gameID: String, key: Key) -> ReplayView? {

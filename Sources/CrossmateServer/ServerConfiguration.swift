@@ -1,3 +1,4 @@
+import CrossmateProtocol
 import Foundation
 import Logging
 
@@ -19,12 +20,12 @@ public struct ServerConfiguration: Sendable {
     /// A snapshot is written after this many moves, and at completion.
     public var snapshotInterval = 200
     /// Per-device token bucket: burst size and refill per second.
-    public var rateLimitBurst = 120.0
-    public var rateLimitPerSecond = 60.0
+    public var rateLimitBurst = Limits.request.burst
+    public var rateLimitPerSecond = Limits.request.perSecond
     /// Per-device token bucket for socket messages other than pushes (cursors, pings,
     /// subscribes): a player moves their cursor a few times a second.
-    public var socketRateLimitBurst = 60.0
-    public var socketRateLimitPerSecond = 20.0
+    public var socketRateLimitBurst = Limits.socketMessage.burst
+    public var socketRateLimitPerSecond = Limits.socketMessage.perSecond
     /// Per-address token bucket for creating accounts.
     public var accountRateLimitBurst = 10.0
     public var accountRateLimitPerSecond = 0.1

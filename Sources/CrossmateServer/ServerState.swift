@@ -32,19 +32,19 @@ final class ServerState: Sendable {
     /// A cursor is stored at most this often per device and game.
     static let cursorStoreMillis: Int64 = 5_000
     /// Nudges, per sending account.
-    let nudgeLimiter = RateLimiter(burst: SocialController.nudgeBurst, perSecond: SocialController.nudgesPerSecond)
+    let nudgeLimiter = RateLimiter(Limits.nudge.perAccount!)
     /// What each finished game contributes to its players' stats (it never changes once read).
     let finishedGames = Mutex([String: FinishedGame]())
     /// Chat messages, per writing account.
-    let chatLimiter = RateLimiter(burst: Chat.burst, perSecond: Chat.perSecond)
+    let chatLimiter = RateLimiter(Limits.chatMessage.perAccount!)
     /// Next puzzles together, per starting account.
-    let nextGameLimiter = RateLimiter(burst: 3, perSecond: 1.0 / 60)
+    let nextGameLimiter = RateLimiter(Limits.nextGame.perAccount!)
     /// Finished games' replays, assembled once.
     let replays = ReplayCache()
     /// Work that grows with history, one at a time per account.
     let history = HistoryGate()
     /// Renames, per account: each writes a record into every game the account is in.
-    let renameLimiter = RateLimiter(burst: 3, perSecond: 1.0 / 60)
+    let renameLimiter = RateLimiter(Limits.rename.perAccount!)
 
     init(
         configuration: ServerConfiguration, store: Store, directory: GameDirectory, hub: SocketHub, fanout: any Fanout,

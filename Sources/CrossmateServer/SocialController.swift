@@ -9,12 +9,7 @@ import Hummingbird
 struct SocialController {
     let state: ServerState
 
-    /// Nudges per sender: a few at once, then one a minute.
-    static let nudgeBurst = 3.0
-    static let nudgesPerSecond = 1.0 / 60
-    static let maximumNudgeBytes = 200
-    /// Decisions one account may hold (a block or a colour per friend; tombstones count).
-    static let maximumDecisions = 1_000
+    // Nudges' rate and size and the decisions an account holds: `Limits.nudge`, `Limits.decision`.
     /// How long a nudge shows in the games list.
     static let nudgeShownMillis: Int64 = 24 * 3_600_000
 
@@ -105,7 +100,7 @@ struct SocialController {
             writtenBy: device.deviceID, deleted: deleted)
         let won: Bool
         do {
-            won = try await state.store.putDecision(decision, maximumDecisions: Self.maximumDecisions)
+            won = try await state.store.putDecision(decision, maximumDecisions: Limits.maximumDecisions)
         } catch let refusal as StoreRefusal {
             throw refusal.apiError
         }
@@ -162,7 +157,7 @@ struct SocialController {
         let body = try await state.decode(NudgeRequest.self, from: request, limit: 4 * 1024)
         let message: String
         do {
-            message = try TextRule.check(body.message ?? "", field: "a nudge's message", maximumBytes: Self.maximumNudgeBytes, required: false)
+            message = try TextRule.check(body.message ?? "", field: "a nudge's message", maximumBytes: Limits.nudgeMessageBytes, required: false)
         } catch let violation {
             if case .tooLong = violation { throw APIError(.limitExceeded, "\(violation)") }
             throw APIError(.invalid, "\(violation)")

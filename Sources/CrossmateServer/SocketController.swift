@@ -96,10 +96,6 @@ struct SocketController {
         if let ending { throw ending }
     }
 
-    /// Socket tokens a page of a replay costs: a device reads at most four pages (about 440 KB)
-    /// a second once its burst is spent.
-    static let replayPageCost = 5
-
     /// Games one subscribe may name; more is refused rather than read.
     static let maximumGamesPerSubscribe = 200
 
@@ -107,11 +103,11 @@ struct SocketController {
         // Every message costs a token. Pushes and a browser's commands (which stand for pushes)
         // take a request token, as over HTTP, whether or not they change anything; the rest take
         // one from the device's socket bucket (a subscribe one per 50 games it names, a page of
-        // a replay `replayPageCost`).
+        // a replay `Limits.replayPageCost`).
         let cost: Int =
             switch message {
             case let .subscribe(games): 1 + games.count / 50
-            case .replay: Self.replayPageCost
+            case .replay: Limits.replayPageCost
             default: 1
             }
         if case .push = message {

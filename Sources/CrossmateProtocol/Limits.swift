@@ -1,0 +1,149 @@
+import CrossmateCore
+import CrossmateSync
+
+/// A rate as a token bucket: `burst` at once, then `perSecond`.
+public struct Rate: Hashable, Sendable {
+    public var burst: Double
+    public var perSecond: Double
+
+    public init(burst: Double, perSecond: Double) {
+        self.burst = burst
+        self.perSecond = perSecond
+    }
+
+    /// "120 at once, then 60 a second", "3 at once, then 1 a minute".
+    public var words: String {
+        let then: String
+        if perSecond >= 1 {
+            then = "\(Limits.number(perSecond)) a second"
+        } else if perSecond * 60 >= 1 {
+            then = "\(Limits.number(perSecond * 60)) a minute"
+        } else {
+            then = "1 every \(Limits.number(1 / perSecond)) s"
+        }
+        return "\(Limits.number(burst)) at once, then \(then)"
+    }
+}
+
+/// What one kind of record or request may cost, whoever sends it: how large one may be, how
+/// often a device and an account may send one, how many a game keeps, and how long it lasts.
+/// A row of `Limits.table`.
+public struct RecordLimit: Hashable, Sendable {
+    public var kind: String
+    public var size: String
+    /// Nil: no bucket of its own at that level (the row says which it shares, in `shares`).
+    public var perDevice: Rate?
+    public var perAccount: Rate?
+    public var perGame: String
+    public var lifetime: String
+    /// A bucket it shares with other kinds, in words.
+    public var shares: String?
+
+    public init(
+        kind: String, size: String, perDevice: Rate? = nil, perAccount: Rate? = nil, perGame: String, lifetime: String, shares: String? = nil
+    ) {
+        self.kind = kind
+        self.size = size
+        self.perDevice = perDevice
+        self.perAccount = perAccount
+        self.perGame = perGame
+        self.lifetime = lifetime
+        self.shares = shares
+    }
+}
+
+/// The one table of limits: every kind of record a player writes, and every request whose cost
+/// grows with what others wrote, with its bounds. The server's buckets and checks read them from
+/// here, README lists them from here (`markdown`, tested against it), and a new kind of record
+/// gets its row before it ships. Asked of each row: what does it cost another player if one
+/// account does this as fast as it is allowed?
+public enum Limits {
+    /// Requests and socket pushes, per device: every HTTP request and push, and a browser's
+    /// commands (which stand for pushes). The server's defaults (`CROSSMATE_RATE_LIMIT_*`).
+    public static let request = Rate(burst: 120, perSecond: 60)
+    /// Socket messages other than pushes and commands (cursors, pings, subscribes), per device.
+    public static let socketMessage = Rate(burst: 60, perSecond: 20)
+    /// A page of a replay costs this many socket tokens.
+    public static let replayPageCost = 5
+
+    public static let move = RecordLimit(
+        kind: "move",
+        size:
+            "one square: \(SquareText.maximumLength) letters at most; \(ProtocolLimits.maximumRecordsPerBatch) a push, \(ProtocolLimits.maximumBatchBytes / 1_048_576) MB a push",
+        perDevice: request, perGame: "no count: each device's bucket bounds the rate", lifetime: "kept with the game",
+        shares: "the device's request bucket")
+    public static let chatMessage = RecordLimit(
+        kind: "chat message", size: "\(Chat.maximumBytes) bytes of text, something visible",
+        perAccount: Rate(burst: Chat.burst, perSecond: Chat.perSecond),
+        perGame: "\(Chat.maximumMessagesPerGame)",
+        lifetime: "kept with the game; an opened game sends the newest \(MessageView.maximumOpened) that fit")
+    public static let reaction = RecordLimit(
+        kind: "reaction", size: "one emoji, \(32) bytes", perAccount: chatMessage.perAccount, perGame: "\(Chat.maximumReactionsPerGame)",
+        lifetime: "the latest per author, message and emoji", shares: "the chat bucket")
+    public static let flag = RecordLimit(
+        kind: "clue flag", size: "a clue of the puzzle", perAccount: chatMessage.perAccount, perGame: "one per author and clue",
+        lifetime: "the latest per author and clue; down when its word is full", shares: "the chat bucket")
+    public static let nudge = RecordLimit(
+        kind: "nudge", size: "\(nudgeMessageBytes) bytes of text", perAccount: Rate(burst: 3, perSecond: 1.0 / 60), perGame: "not kept in the game",
+        lifetime: "shown for 24 hours")
+    public static let nextGame = RecordLimit(
+        kind: "next puzzle together", size: "a puzzle, as any new game", perAccount: Rate(burst: 3, perSecond: 1.0 / 60),
+        perGame: "from a finished game only; brings at most \(ProtocolLimits.maximumPlayersPerGame - 1) players", lifetime: "a game")
+    public static let invitation = RecordLimit(
+        kind: "invitation link", size: "a token", perDevice: request, perGame: "\(ProtocolLimits.liveInvitationsPerGame) working links",
+        lifetime: "until it expires or is revoked", shares: "the device's request bucket")
+    public static let decision = RecordLimit(
+        kind: "decision (block, colour pin)", size: "an account and a value", perDevice: request,
+        perGame: "\(maximumDecisions) per account, in no game",
+        lifetime: "until changed or cleared", shares: "the device's request bucket")
+    public static let pause = RecordLimit(
+        kind: "pause", size: "a time", perDevice: request, perGame: "one per device (the latest)", lifetime: "kept with the game",
+        shares: "the device's request bucket")
+    public static let rename = RecordLimit(
+        kind: "rename", size: "\(ProtocolLimits.maximumDisplayNameLength) characters, \(ProtocolLimits.maximumDisplayNameBytes) bytes",
+        perAccount: Rate(burst: 3, perSecond: 1.0 / 60), perGame: "one participant record per game the account is in", lifetime: "until renamed")
+    public static let replayPage = RecordLimit(
+        kind: "replay page", size: "\(ReplayView.pageSteps) steps (about 110 KB)",
+        perDevice: Rate(burst: socketMessage.burst / Double(replayPageCost), perSecond: socketMessage.perSecond / Double(replayPageCost)),
+        perGame: "assembled once per finished game, one at a time per account",
+        lifetime: "kept while memory allows (\(replayStepsKept) steps of all games)",
+        shares: "the socket bucket, \(replayPageCost) tokens a page")
+    public static let statsRequest = RecordLimit(
+        kind: "stats request", size: "the latest \(StatsResponse.maximumGames) finished games", perDevice: request,
+        perGame: "each finished game's share worked out once, as it finishes", lifetime: "kept in the store",
+        shares: "the device's request bucket; one history read at a time per account")
+
+    /// Replay steps the server keeps assembled, of all games.
+    public static let replayStepsKept = 400_000
+    /// A nudge's optional message.
+    public static let nudgeMessageBytes = 200
+    /// Decisions one account may hold (a block or a colour per friend; tombstones count).
+    public static let maximumDecisions = 1_000
+
+    /// Every row, in the order README lists them.
+    public static let table: [RecordLimit] = [
+        move, chatMessage, reaction, flag, nudge, nextGame, invitation, decision, pause, rename, replayPage, statsRequest,
+    ]
+
+    /// The table as README shows it (a Markdown table).
+    public static var markdown: String {
+        var lines = [
+            "| record or request | size | per device | per account | per game | lifetime |",
+            "|---|---|---|---|---|---|",
+        ]
+        for row in table {
+            var device = row.perDevice.map(\.words) ?? "—"
+            var account = row.perAccount.map(\.words) ?? "—"
+            if let shares = row.shares {
+                if row.perAccount == nil { device += "; \(shares)" } else { account += "; \(shares)" }
+            }
+            lines.append("| \(row.kind) | \(row.size) | \(device) | \(account) | \(row.perGame) | \(row.lifetime) |")
+        }
+        return lines.joined(separator: "\n")
+    }
+
+    /// 60, 0.5, 12: a number as README writes it.
+    static func number(_ value: Double) -> String {
+        value == value.rounded() ? String(Int(value)) : String(value)
+    }
+}
