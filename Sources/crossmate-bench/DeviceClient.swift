@@ -279,15 +279,24 @@ final class Fleet: Sendable {
 /// connection to its `DeviceHandler`.
 enum DeviceConnection {
     static func open(host: String, port: Int, group: any EventLoopGroup, setup: DeviceHandler.Setup) async throws -> any Channel {
+        try await open(host: host, port: port, group: group, token: setup.session.token) { DeviceHandler(setup) }
+    }
+
+    /// A WebSocket to the server as the device of `token`, its frames handled by what `handler`
+    /// makes (on the channel's event loop).
+    static func open<Handler: ChannelInboundHandler>(
+        host: String, port: Int, group: any EventLoopGroup, token: String, maxFrameSize: Int = 1 << 20,
+        handler: @escaping @Sendable () -> Handler
+    ) async throws -> any Channel where Handler.InboundIn == WebSocketFrame {
         try await ClientBootstrap(group: group)
             .channelOption(.socketOption(.tcp_nodelay), value: 1)
             .channelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
-                    let request = UpgradeRequest(host: host, port: port, path: "/v1/socket", token: setup.session.token)
-                    let upgrader = NIOWebSocketClientUpgrader(maxFrameSize: 1 << 20) { channel, _ in
+                    let request = UpgradeRequest(host: host, port: port, path: "/v1/socket", token: token)
+                    let upgrader = NIOWebSocketClientUpgrader(maxFrameSize: maxFrameSize) { channel, _ in
                         channel.eventLoop.makeCompletedFuture {
                             channel.pipeline.syncOperations.removeHandler(name: UpgradeRequest.name, promise: nil)
-                            try channel.pipeline.syncOperations.addHandler(DeviceHandler(setup))
+                            try channel.pipeline.syncOperations.addHandler(handler())
                         }
                     }
                     try channel.pipeline.syncOperations.addHTTPClientHandlers(

@@ -221,7 +221,10 @@ final class BenchServer: @unchecked Sendable {
     let port: Int
 
     init(dataDirectory: String, postgres: String?, environment: [String: String] = [:]) throws {
-        let executable = URL(fileURLWithPath: ProcessInfo.processInfo.arguments[0]).deletingLastPathComponent().appendingPathComponent("crossmate")
+        // CROSSMATE_BIN runs another build's server under this bench (an older one, to compare).
+        let executable =
+            ProcessInfo.processInfo.environment["CROSSMATE_BIN"].map { URL(fileURLWithPath: $0) }
+            ?? URL(fileURLWithPath: ProcessInfo.processInfo.arguments[0]).deletingLastPathComponent().appendingPathComponent("crossmate")
         guard FileManager.default.fileExists(atPath: executable.path) else {
             throw BenchFailure("build the server first: swift build -c release --product crossmate (looked for \(executable.path))")
         }
