@@ -1,0 +1,73 @@
+import CrossmateProtocol
+import CrossmateStore
+import CrossmateSync
+
+/// A hosted browser's presence in its game: a lease while it is viewed, and how far it has
+/// shown the zone (the account's read horizon), stored as a native device's is.
+extension BrowserGame {
+    /// A read horizon is stored at most this often while the game is viewed (and when it is left).
+    static let presenceStoreMillis: Int64 = 1_000
+
+    /// The browser opens the game: a lease, and everything through `sequence` shown. Returns the
+    /// account's horizon before this (where its catch-up starts).
+    func enter(now: Int64, state: ServerState) async throws -> Int64 {
+        presence = Presence.showed(Presence.enter(presence, now: now), through: min(sequence, committed))
+        let baseline = try await state.store.putPresence(presence)
+        presenceStoredAt = now
+        await announcePresence(state: state)
+        return baseline
+    }
+
+    /// This device has shown the zone through `shown` (and a viewed game keeps its lease). Stored
+    /// at once when the lease needs it or `presenceStoreMillis` has passed since the last store,
+    /// else by one pass when it has: a store per letter per viewer was most of a browser game's
+    /// writes to the database. Leaving stores it too; a crash loses at most that second of the
+    /// horizon (the next catch-up then names a letter or two already seen).
+    func showed(through shown: Int64, state: ServerState) async throws {
+        let now = state.now()
+        let leaseDue = Presence.needsRefresh(presence, now: now)
+        guard shown > presence.readThrough || leaseDue else { return }
+        presence = Presence.showed(Presence.enter(presence, now: now), through: shown)
+        if leaseDue || presenceStoredAt.map({ now - $0 >= Self.presenceStoreMillis }) ?? true {
+            try await state.store.putPresence(presence)
+            presenceStoredAt = now
+        } else if presenceFlush == nil {
+            presenceFlush = Task {
+                try? await Task.sleep(for: .milliseconds(Self.presenceStoreMillis))
+                guard !Task.isCancelled else { return }  // left meanwhile: leaving stored it
+                await flushPresence(state: state)
+            }
+        }
+    }
+
+    /// Stores the horizon a deferred pass was left to store (in turn with commands and leaving).
+    private func flushPresence(state: ServerState) async {
+        await exclusively {
+            presenceFlush = nil
+            do {
+                try await state.store.putPresence(presence)
+                presenceStoredAt = state.now()
+            } catch {
+                state.logger.error("a browser's presence could not be stored", metadata: ["game": "\(gameID)", "error": "\(error)"])
+            }
+        }
+    }
+
+    /// The device has left the game: its lease ends now (what it was shown stays).
+    func leave(state: ServerState) async {
+        await exclusively {
+            presence = Presence.leave(presence, now: state.now())
+            presenceFlush?.cancel()
+            presenceFlush = nil
+            do { try await state.store.putPresence(presence) } catch {
+                state.logger.error("a browser's presence could not be stored", metadata: ["game": "\(gameID)", "error": "\(error)"])
+            }
+            await announcePresence(state: state)
+        }
+    }
+
+    /// The account's other devices redraw their game lists (the unread badge may change).
+    private func announcePresence(state: ServerState) async {
+        await state.writes.feedChanged(of: device.authorID)
+    }
+}

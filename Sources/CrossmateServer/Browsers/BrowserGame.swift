@@ -1,0 +1,329 @@
+import CrossmateCore
+import CrossmateProtocol
+import CrossmateStore
+import CrossmateSync
+import Foundation
+
+/// One browser device's replica of one game, hosted by the server (`BrowserHost`). Its concerns
+/// are kept apart: the replica and the zone it has read (here), the commands it answered
+/// (`CommandLedger`), its social view (`BrowserConversation`), who is in the game
+/// (`BrowserRoster`), its presence (`BrowserGame+Presence`), and the commands it performs
+/// (`BrowserGame+Commands`).
+actor BrowserGame {
+    nonisolated let gameID: String
+    let device: StoredDevice
+    let puzzle: Puzzle
+    /// When the game was created: no move is stamped before it.
+    let createdAt: Int64
+    var replica: GameReplica
+    /// The zone sequence read through (moves relayed before their commit included).
+    var sequence: Int64
+    /// The zone sequence known to be committed: what this device has shown is stored only
+    /// through here (a relayed move may yet be lost to a crash).
+    var committed: Int64
+    /// Changes handed over by relays and pokes that came while the replica was catching up,
+    /// and the relayed moves as the relay decoded them, by zone sequence.
+    private var handed: [InlineChanges] = []
+    private var relayed: [Int64: Move] = [:]
+    var moves: [Move]
+    /// `moves` as the solving clock reads them (kept as moves arrive, not rebuilt per answer).
+    private var moveStamps: [SolvingTime.Stamp]
+    /// Each move's zone sequence, beside `moves`.
+    private var moveSequences: [Int64]
+    /// Every player's pauses (the solving clock stops a player's share at one), and their
+    /// keys (this device's own are added when made, and not again when read back).
+    var pauses: [SolvingTime.Stamp]
+    var pauseKeys: Set<String>
+    var ledger: CommandLedger
+    var social: BrowserConversation
+    var roster: BrowserRoster
+    /// This device's presence in the game (a lease while a browser views it, and what it has
+    /// been shown), when it was last stored (server time), and the pass that stores what it
+    /// has shown since.
+    var presence: DevicePresence
+    var presenceStoredAt: Int64?
+    var presenceFlush: Task<Void, Never>?
+    private var refreshing = false
+    private var refreshAgain = false
+    /// Whether this device's Seal (all its moves are stored) has been written since completion.
+    private var sealed = false
+    /// Commands and catch-ups take turns: each awaits the store, and the actor would otherwise
+    /// let one start while another is half done.
+    private var busy = false
+    private var waiting: [CheckedContinuation<Void, Never>] = []
+
+    func exclusively<T>(_ body: () async throws -> T) async rethrows -> T {
+        if busy {
+            await withCheckedContinuation { waiting.append($0) }
+        }
+        busy = true
+        defer {
+            if waiting.isEmpty { busy = false } else { waiting.removeFirst().resume() }
+        }
+        return try await body()
+    }
+
+    private init(
+        gameID: String, device: StoredDevice, puzzle: Puzzle, createdAt: Int64, replica: GameReplica, read: GameProjection.Activity,
+        players: [StoredParticipant]
+    ) {
+        self.gameID = gameID
+        self.device = device
+        self.puzzle = puzzle
+        self.createdAt = createdAt
+        self.replica = replica
+        ledger = CommandLedger(batches: replica.journal.map(\.batchID))
+        sequence = read.through
+        committed = read.through
+        moves = read.moves.map(\.move)
+        moveStamps = read.moves.map(\.move.stamp)
+        moveSequences = read.moves.map(\.sequence)
+        pauses = read.pauses.map(\.stamp)
+        pauseKeys = Set(read.pauses.map(\.key))
+        social = BrowserConversation(messages: read.messages, reactions: read.reactions, flags: read.flags)
+        roster = BrowserRoster(players: players, authors: Set(read.moves.map(\.move.authorID)), local: device.authorID)
+        presence = DevicePresence(gameID: gameID, deviceID: device.deviceID, authorID: device.authorID)
+    }
+
+    static func load(_ gameID: String, device: StoredDevice, state: ServerState) async throws -> BrowserGame {
+        let (stored, _) = try await state.access(gameID, for: device, write: false)
+        try await state.store.markBrowser(deviceID: device.deviceID)
+        let projection = try await state.directory.projection(for: stored)
+        let read = try await GameProjection.sequencedActivity(store: state.store, gameID: gameID, after: 0)
+        var replica = GameReplica(
+            puzzle: projection.puzzle, gameID: gameID, replicaID: device.deviceID, authorID: device.authorID, moves: read.moves.map(\.move))
+        if let completion = await projection.completion { replica.adopt(completion, finalGrid: await projection.replica.grid) }
+        let players = try await state.store.participants(gameID: gameID)
+        return BrowserGame(
+            gameID: gameID, device: device, puzzle: projection.puzzle, createdAt: stored.createdAt, replica: replica, read: read,
+            players: players)
+    }
+
+    /// Reads this account's zone again: its blocks, pins and preferred colour.
+    private func readAccountZone(state: ServerState) async throws {
+        let decisions = try await state.store.decisions(of: device.authorID)
+        roster.pins = SocialController.pins(decisions)
+        social.blocked = SocialController.blocked(decisions)
+        roster.preferred = try await state.store.preferredColor(of: device.authorID)
+    }
+
+    var readOnly: Bool { roster.readOnly }
+
+    /// The shared clock (`SolvingTime`), with moves just made that are not yet in `moves`.
+    private func timer(now: Int64, adding made: [Move] = []) -> TimerView {
+        let measured = SolvingTime.measure(
+            moves: moveStamps + made.map(\.stamp), pauses: pauses, end: replica.completion?.at.wallMillis, now: now)
+        return TimerView(seconds: measured.seconds, countsFor: measured.countsFor)
+    }
+
+    private func scoreboard(adding made: [Move]) -> [PlayerScore]? {
+        replica.completion == nil ? nil : Scoreboard.scores(finalGrid: replica.grid, moves: moves + made)
+    }
+
+    /// The game as it now is, with `squares` to draw (`made`: moves just made, not yet read back
+    /// into `moves`): what every message that redraws the game carries.
+    func state(squares: [SquareView], made: [Move] = [], now: Int64) -> GameStateView {
+        GameStateView(
+            gameID: gameID, squares: squares, completion: replica.completion.map(CompletionRecord.init), scoreboard: scoreboard(adding: made),
+            canUndo: replica.canUndo && !readOnly, canRedo: replica.canRedo && !readOnly, timer: timer(now: now, adding: made),
+            messages: social.takeNews(), reactions: social.takeReactionNews(), flags: social.takeFlagNews(puzzle: puzzle, grid: replica.grid))
+    }
+
+    /// The whole game as it now is, for a browser opening it.
+    func open(state: ServerState) async throws -> GameOpened {
+        try await exclusively { () async throws -> GameOpened in
+            _ = try await catchUp(state: state)
+            roster.here = state.hub.devicesViewing(gameID)
+            try await readAccountZone(state: state)
+            // Entering: a lease, and this device has now shown everything through `sequence`.
+            // The account's horizon before this is where the catch-up starts; storing the new
+            // read-through moves it on, so a sibling device entering next has nothing to show.
+            let now = state.now()
+            let baseline = try await enter(now: now, state: state)
+            let (messages, reactions) = social.opening()
+            var opened = GameOpened(
+                self.state(squares: SquareView.all(replica.grid, of: puzzle), now: now), layout: PuzzleLayout(puzzle), players: roster.views,
+                me: device.authorID, deviceID: device.deviceID, readOnly: readOnly)
+            opened.messages = messages
+            opened.reactions = reactions
+            opened.quickReactions = Chat.quickReactions
+            let viewing = Set(roster.here.keys)
+            opened.cursors = try await state.store.cursors(gameID: gameID).compactMap { stored in
+                guard stored.deviceID != device.deviceID, viewing.contains(stored.authorID) else { return nil }
+                return PeerCursorView(deviceID: stored.deviceID, authorID: stored.authorID, cursor: stored.cursor)
+            }
+            let summary = CatchUp.since(
+                baseline, moves: zip(moveSequences, moves).map { (sequence: $0.0, move: $0.1) }, messages: social.messageSequences,
+                me: device.authorID, hiding: social.blocked)
+            if baseline > 0, let sentence = summary.sentence(name: roster.name) {
+                opened.catchUp = CatchUpView(squares: summary.squares.map { [$0.row, $0.col] }, sentence: sentence)
+            }
+            return opened
+        }
+    }
+
+    /// Reads the zone's changes after the last one read into the replica (this device's own
+    /// moves too: they are already in its journal and change nothing); the squares that changed.
+    /// Changes handed over with a poke that follow on from what the replica holds are folded as
+    /// they are, without reading them back from the store.
+    func catchUp(state: ServerState, handed: [InlineChanges] = []) async throws -> [SquareView] {
+        let before = replica.grid
+        let known = relayed
+        defer { relayed = relayed.filter { $0.key > sequence } }
+        // Changes relayed before their commit come again in the poke after it: nothing to read.
+        if !handed.isEmpty, handed.allSatisfy({ ($0.changes.last?.sequence ?? .max) <= sequence }) { return [] }
+        let read: GameProjection.Activity
+        if let run = InlineChanges.run(handed, after: sequence), let folded = try Self.activity(run, after: sequence, gameID: gameID, known: known) {
+            read = folded
+        } else {
+            read = try await GameProjection.sequencedActivity(store: state.store, gameID: gameID, after: sequence)
+            committed = max(committed, read.through)
+        }
+        let fresh = read.moves
+        let through = read.through
+        guard through > sequence else { return [] }
+        // Every record takes the next zone sequence, so fewer moves, pauses and messages than
+        // sequences read means a participant (or seal) record came: only then is the roster
+        // read again.
+        let rosterMayHaveChanged =
+            through - sequence > Int64(fresh.count + read.pauses.count + read.messages.count + read.reactions.count + read.flags.count)
+        for pause in read.pauses where pauseKeys.insert(pause.key).inserted { pauses.append(pause.stamp) }
+        social.hear(read.messages)
+        social.hear(read.reactions)
+        social.keep(read.flags)
+        sequence = through
+        replica.receive(fresh.map(\.move))
+        for (_, move) in fresh where move.replicaID == device.deviceID { ledger.performed(move.batchID) }
+        moves += fresh.map(\.move)
+        roster.authors.formUnion(fresh.map(\.move.authorID))
+        moveStamps += fresh.map(\.move.stamp)
+        moveSequences += fresh.map(\.sequence)
+        if rosterMayHaveChanged { roster.players = try await state.store.participants(gameID: gameID) }
+        if let projection = state.directory.cached(gameID), let completion = await projection.completion, replica.completion != completion {
+            replica.adopt(completion, finalGrid: await projection.replica.grid)
+        }
+        return SquareView.changed(from: before, to: replica.grid, of: puzzle)
+    }
+
+    /// A poke's changes as the players' activity, when they follow on from `sequence` and are
+    /// only that (anything else, or a gap, is read from the store instead).
+    static func activity(
+        _ inline: InlineChanges?, after sequence: Int64, gameID: String, known: [Int64: Move] = [:]
+    ) throws -> GameProjection.Activity? {
+        guard let inline, inline.after == sequence, !inline.changes.isEmpty, inline.changes.allSatisfy({ GameProjection.Activity.holds($0.kind) })
+        else { return nil }
+        return try GameProjection.activity(in: inline.changes, gameID: gameID, known: known)
+    }
+
+    /// Catches up after a poke (folding the changes it hands over, when it does) and sends the
+    /// viewers what changed. Pokes that arrive meanwhile fold into one more pass.
+    func refresh(
+        state: ServerState, viewers: Set<Int>, inline: InlineChanges? = nil, decoded: [Int64: Move] = [:], committed poked: Int64? = nil
+    ) async {
+        if let poked { committed = max(committed, poked) }
+        if let inline { handed.append(inline) }
+        relayed.merge(decoded) { $1 }
+        if refreshing {
+            refreshAgain = true
+            return
+        }
+        refreshing = true
+        defer { refreshing = false }
+        repeat {
+            refreshAgain = false
+            let caughtUp = await exclusively { () -> Bool in
+                let wasReadOnly = readOnly
+                let wasComplete = replica.completion
+                let rosterBefore = roster.views
+                let pausesBefore = pauses.count
+                let flagsBefore = social.flags
+                do {
+                    let taken = handed
+                    handed = []
+                    let squares = try await catchUp(state: state, handed: taken)
+                    if roster.hasLeft {
+                        // Left from another device (on any instance): the pages showing it hear
+                        // nothing more of the game, chat written after the leave included.
+                        state.browsers.evict(self, viewers: viewers, reason: "You left this game.", state: state)
+                        return false
+                    }
+                    roster.here = state.hub.devicesViewing(gameID)
+                    await sealIfComplete(state: state)
+                    // The viewers see the change first; then what this device has shown moves
+                    // on (and a viewed game keeps its lease), which no screen waits for.
+                    if !squares.isEmpty || wasReadOnly != readOnly || wasComplete != replica.completion || rosterBefore != roster.views
+                        || pauses.count != pausesBefore || social.hasNews || social.flags != flagsBefore
+                    {
+                        let update = ServerSocketMessage.update(update(squares: squares, now: state.now()))
+                        for viewer in viewers { state.hub.reply(viewer, update) }
+                    }
+                    try await showed(through: min(sequence, committed), state: state)
+                    return true
+                } catch {
+                    state.logger.error("a browser's replica could not catch up", metadata: ["game": "\(gameID)", "error": "\(error)"])
+                    return false
+                }
+            }
+            guard caughtUp else { return }
+        } while refreshAgain
+    }
+
+    /// The game as it now is, with the squares that changed.
+    private func update(squares: [SquareView], now: Int64) -> GameUpdate {
+        GameUpdate(state(squares: squares, now: now), players: roster.views, readOnly: readOnly)
+    }
+
+    /// The account's pins or preferred colour changed: read them again, and redraw the roster
+    /// if its colours moved. (Only then: a poke does not read the account zone.)
+    func accountZoneChanged(state: ServerState, viewers: Set<Int>) async {
+        let changed = await exclusively { () -> GameUpdate? in
+            let before = roster.views
+            do { try await readAccountZone(state: state) } catch {
+                state.logger.error("a browser's colours could not be read", metadata: ["game": "\(gameID)", "error": "\(error)"])
+                return nil
+            }
+            return roster.views == before ? nil : update(squares: [], now: state.now())
+        }
+        guard let changed else { return }
+        for viewer in viewers { state.hub.reply(viewer, .update(changed)) }
+    }
+
+    /// Once the game is complete, every move this device made is stored (the server made and
+    /// stored them itself), so it seals at once: the replay waits for no browser.
+    func sealIfComplete(state: ServerState) async {
+        guard replica.completion != nil, !sealed, !readOnly else { return }
+        let seal = Seal(gameID: gameID, replicaID: device.deviceID, lastSeq: replica.journal.count)
+        do {
+            try await state.writes.put(.seal(seal), in: gameID)
+            sealed = true
+        } catch {
+            state.logger.error("a browser's seal could not be stored", metadata: ["game": "\(gameID)", "error": "\(error)"])
+        }
+    }
+
+    /// The page from step `from` of the finished game's replay, once every device that wrote
+    /// has sealed. A ready replay is assembled once per game (`ReplayCache`), and an account
+    /// assembles one history at a time (`HistoryGate`).
+    func replay(from: Int, state: ServerState) async throws -> ReplayView {
+        try await exclusively { () async throws -> ReplayView in
+            _ = try await catchUp(state: state)
+            guard replica.completion != nil else {
+                return ReplayView(gameID: gameID, ready: false, waitingFor: 0, steps: [], times: [])
+            }
+            let removed = Set(roster.players.filter(\.revoked).map(\.authorID))
+            let key = ReplayCache.Key(moves: moves.count, removed: removed)
+            if let kept = state.replays.replay(gameID, key: key) { return kept.page(from: from) }
+            let assembled = try await state.history.run(for: device.authorID) { () async throws -> ReplayView in
+                let seals = try await state.store.seals(gameID: gameID)
+                state.metrics.replaysAssembled.increment()
+                return ReplayView(
+                    gameID: gameID, width: puzzle.width, height: puzzle.height,
+                    availability: ReplayAssembler.assemble(
+                        width: puzzle.width, height: puzzle.height, moves: moves, seals: seals, removed: removed))
+            }
+            guard let assembled else { throw HistoryGate.busy }
+            state.replays.keep(assembled, for: gameID, key: key)
+            return assembled.page(from: from)
+        }
+    }
+}

@@ -1,0 +1,194 @@
+import CrossmateCore
+import CrossmateProtocol
+import CrossmateStore
+import CrossmateSync
+import Foundation
+import ServiceLifecycle
+import Synchronization
+
+/// Browsers' replicas, hosted by the server. A browser is a device like any other, but it holds
+/// no rules: its replica (journal, clock, undo stacks) lives here, rebuilt from the zone's stored
+/// moves when a browser opens a game, so any instance can host it. Commands run through the
+/// mutator and the moves go through the same ingest as every device's push; other devices'
+/// changes reach the replica after each poke and go to the browser as changed squares.
+final class BrowserHost: Sendable {
+    private struct Hosted {
+        var game: BrowserGame
+        var viewers: Set<Int>
+        /// When the last viewer left (nil while someone views it).
+        var idleSince: Int64?
+    }
+
+    /// By game, then by device: a poke finds its game's replicas without looking at the rest.
+    private let hosted = Mutex([String: [String: Hosted]]())
+
+    /// The replica of `gameID` for `device`, shared by every socket of that device (two tabs of
+    /// one browser are one device), loaded on first use.
+    func open(_ gameID: String, device: StoredDevice, connection: Int, state: ServerState) async throws -> BrowserGame {
+        let deviceID = device.deviceID
+        if let game = hosted.withLock({ hosted -> BrowserGame? in
+            hosted[gameID]?[deviceID]?.viewers.insert(connection)
+            hosted[gameID]?[deviceID]?.idleSince = nil
+            return hosted[gameID]?[deviceID]?.game
+        }) {
+            return game
+        }
+        let loaded = try await BrowserGame.load(gameID, device: device, state: state)
+        return hosted.withLock { hosted in
+            if hosted[gameID, default: [:]][deviceID] == nil { hosted[gameID, default: [:]][deviceID] = Hosted(game: loaded, viewers: []) }
+            hosted[gameID]![deviceID]!.viewers.insert(connection)
+            return hosted[gameID]![deviceID]!.game
+        }
+    }
+
+    /// Drops `game`'s replica (its player left): each of `viewers` stops showing the game and
+    /// is told why.
+    func evict(_ game: BrowserGame, viewers: Set<Int>, reason: String, state: ServerState) {
+        let gameID = game.gameID
+        let deviceID = game.device.deviceID
+        let all = hosted.withLock { hosted -> Set<Int> in
+            guard let entry = hosted[gameID]?[deviceID], entry.game === game else { return [] }
+            hosted[gameID]![deviceID] = nil
+            if hosted[gameID]!.isEmpty { hosted[gameID] = nil }
+            return entry.viewers
+        }
+        for viewer in all.union(viewers) {
+            state.hub.openInBrowser(viewer, game: gameID, false)
+            state.hub.unsubscribe(viewer, from: [gameID])
+            state.hub.reply(viewer, .closed(gameID: gameID, reason: reason))
+        }
+    }
+
+    func game(_ gameID: String, deviceID: String, connection: Int) -> BrowserGame? {
+        hosted.withLock { hosted in
+            guard let entry = hosted[gameID]?[deviceID], entry.viewers.contains(connection) else { return nil }
+            return entry.game
+        }
+    }
+
+    /// A socket stops viewing a game (or every game, when it closes). A replica nobody views is
+    /// kept for `grace` milliseconds (a reconnecting browser resends what it has not heard
+    /// answered), then dropped, to be rebuilt from the store on the next open.
+    /// Returns the replicas nobody views any more (their devices have left the game).
+    @discardableResult
+    func close(connection: Int, gameID: String? = nil, now: Int64, grace: Int64) -> [BrowserGame] {
+        hosted.withLock { hosted in
+            var left: [BrowserGame] = []
+            for game in gameID.map({ [$0] }) ?? Array(hosted.keys) {
+                for (deviceID, entry) in hosted[game] ?? [:] where entry.viewers.contains(connection) {
+                    hosted[game]![deviceID]!.viewers.remove(connection)
+                    if hosted[game]![deviceID]!.viewers.isEmpty {
+                        hosted[game]![deviceID]!.idleSince = now
+                        left.append(entry.game)
+                    }
+                }
+            }
+            Self.dropIdle(&hosted, now: now, grace: grace)
+            return left
+        }
+    }
+
+    /// Drops the replicas nobody has viewed for `grace` milliseconds. Called on a timer, so an
+    /// idle replica goes whether or not any other socket ever closes; the number dropped.
+    @discardableResult
+    func sweep(now: Int64, grace: Int64) -> Int {
+        hosted.withLock { hosted in
+            let before = hosted.values.reduce(0) { $0 + $1.count }
+            Self.dropIdle(&hosted, now: now, grace: grace)
+            return before - hosted.values.reduce(0) { $0 + $1.count }
+        }
+    }
+
+    private static func dropIdle(_ hosted: inout [String: [String: Hosted]], now: Int64, grace: Int64) {
+        for (game, devices) in hosted {
+            for (deviceID, entry) in devices {
+                if let idle = entry.idleSince, now - idle >= grace { hosted[game]![deviceID] = nil }
+            }
+            if hosted[game]?.isEmpty == true { hosted[game] = nil }
+        }
+    }
+
+    /// Games one socket has open at once: a page shows one, a few tabs share a socket at most.
+    static let maximumOpenPerConnection = 8
+
+    /// How many games `connection` has open.
+    func openCount(connection: Int) -> Int {
+        hosted.withLock { hosted in hosted.values.reduce(0) { $0 + $1.values.count { $0.viewers.contains(connection) } } }
+    }
+
+    /// A game's zone changed (committed through `sequence`, when the poke says): every hosted
+    /// replica of it catches up and tells its viewers.
+    func changed(gameID: String, sequence: Int64? = nil, inline: InlineChanges? = nil, state: ServerState) {
+        for (game, viewers) in viewed(gameID) {
+            Task { await game.refresh(state: state, viewers: viewers, inline: inline, committed: sequence) }
+        }
+    }
+
+    /// Moves checked and ordered, not yet committed (`Store.appendMoves`): the replicas fold them
+    /// and their viewers see them now, a commit's fsync sooner. What this device has shown does
+    /// not move on until the poke after the commit.
+    func relay(gameID: String, _ saved: [SavedMove], state: ServerState) {
+        let replicas = viewed(gameID)
+        guard !replicas.isEmpty, let moves = InlineChanges(saved: saved) else { return }
+        // Decoded once here for every replica (one that does not convert is decoded, and
+        // reported, by the replica from its stored JSON).
+        var decoded: [Int64: Move] = [:]
+        for move in saved { decoded[move.sequence] = try? move.move.move() }
+        for (game, viewers) in replicas {
+            Task { [decoded] in await game.refresh(state: state, viewers: viewers, inline: moves, decoded: decoded, committed: nil) }
+        }
+    }
+
+    /// Moves relayed to the game's replicas were not stored after all (their group commit
+    /// failed): each replica is read again from the store and its viewers get the game whole.
+    func reload(gameID: String, state: ServerState) async {
+        for (stale, viewers) in viewed(gameID) {
+            do {
+                let fresh = try await BrowserGame.load(gameID, device: stale.device, state: state)
+                let kept = hosted.withLock { hosted -> Bool in
+                    guard hosted[gameID]?[stale.device.deviceID]?.game === stale else { return false }
+                    hosted[gameID]![stale.device.deviceID]!.game = fresh
+                    return true
+                }
+                guard kept else { continue }
+                let opened = ServerSocketMessage.opened(try await fresh.open(state: state))
+                for viewer in viewers { state.hub.reply(viewer, opened) }
+            } catch {
+                state.logger.error("a browser's replica could not be read again", metadata: ["game": "\(gameID)", "error": "\(error)"])
+            }
+        }
+    }
+
+    /// The game's replicas somebody views, with their viewers.
+    private func viewed(_ gameID: String) -> [(BrowserGame, Set<Int>)] {
+        hosted.withLock { $0[gameID]?.values.filter { !$0.viewers.isEmpty }.map { ($0.game, $0.viewers) } ?? [] }
+    }
+
+    /// An account's Decisions or Preferences changed: its devices' open games redraw (colours).
+    func changed(authorID: String, state: ServerState) {
+        let games = hosted.withLock { hosted in
+            hosted.values.flatMap { $0.values.filter { $0.game.device.authorID == authorID && !$0.viewers.isEmpty }.map { ($0.game, $0.viewers) } }
+        }
+        for (game, viewers) in games {
+            Task { await game.accountZoneChanged(state: state, viewers: viewers) }
+        }
+    }
+
+    var count: Int { hosted.withLock { $0.values.reduce(0) { $0 + $1.count } } }
+}
+
+/// Hands every poke the hub sends to the hosted browser replicas of its game (they fold the
+/// changes it carries, or catch up from the store). The hub publishes pokes without knowing
+/// who folds them; this service, which holds the state the replicas catch up from, connects the
+/// two (the hub held a callback into the state before, and the state held the hub).
+struct BrowserPokes: Service {
+    let state: ServerState
+
+    func run() async throws {
+        await cancelWhenGracefulShutdown {
+            for await poke in state.hub.pokes {
+                state.browsers.changed(gameID: poke.game, sequence: poke.sequence, inline: poke.inline, state: state)
+            }
+        }
+    }
+}
