@@ -8,6 +8,12 @@ public struct StoredDevice: Hashable, Sendable {
     public var deviceID: String
     public var authorID: String
     public var displayName: String
+
+    public init(deviceID: String, authorID: String, displayName: String) {
+        self.deviceID = deviceID
+        self.authorID = authorID
+        self.displayName = displayName
+    }
 }
 
 /// One of an account's devices, as its owner lists them.

@@ -445,3 +445,12 @@ extension GameProjection.Activity {
         }
     }
 }
+
+extension GameDirectory {
+    /// The puzzle of a game, from its cached projection or (loading it) from the store.
+    nonisolated func puzzle(of gameID: String, store: Store) async throws -> Puzzle? {
+        if let cached = cached(gameID) { return cached.puzzle }
+        guard let game = try await store.game(gameID) else { return nil }
+        return try await projection(for: game).puzzle
+    }
+}

@@ -3,6 +3,7 @@ import CrossmateProtocol
 import CrossmateStore
 import CrossmateSync
 import Foundation
+import Logging
 
 /// The server's write path. Every write to a game's zone — from an HTTP route, a native
 /// device's socket or a browser's hosted replica, which are thin adapters around it — is
@@ -10,8 +11,19 @@ import Foundation
 /// and nowhere else. Devices hear of a write in one of two ways, both decided here: a poke to the
 /// game's sockets (every instance's, through the fan-out; the hosted browser replicas fold the
 /// changes it carries), or a feed change to an account's devices (their lists redraw).
+///
+/// It takes its real dependencies and nothing else: the store, the games' projections, where to
+/// tell what happened (`ZoneEventSink`), the rules beside the store's, the clock and a logger;
+/// a test builds it with a store alone.
 struct GameWrites: Sendable {
-    let state: ServerState
+    let store: Store
+    let directory: GameDirectory
+    let events: any ZoneEventSink
+    let rules: WriteRules
+    let clock: @Sendable () -> Int64
+    let logger: Logger
+    /// Counts moves stored (the server's metrics; none in a test).
+    var movesIngested: (@Sendable (Int) -> Void)? = nil
 
     /// A batch of moves from a device, over HTTP or its socket: validated, stored, folded into
     /// the game's projection and poked to the game's other devices. Throws `APIError` when the
@@ -25,13 +37,13 @@ struct GameWrites: Sendable {
         // Access is checked inside the store's transaction; the projection (cached after the
         // first request) gives the puzzle to validate against.
         let projection: GameProjection
-        if let cached = state.directory.cached(gameID) {
+        if let cached = directory.cached(gameID) {
             projection = cached
         } else {
-            let (game, _) = try await state.access(gameID, for: device, write: true)
-            projection = try await state.directory.projection(for: game)
+            let (game, _) = try await store.access(gameID, for: device, write: true)
+            projection = try await directory.projection(for: game)
         }
-        let now = state.now()
+        let now = clock()
         // Letters a check, reveal, undo or redo names as someone else's must be a player's.
         let others = Set(moves.lazy.map(\.cellAuthorID).filter { !$0.isEmpty && $0 != device.authorID })
         let players = others.isEmpty ? [] : try await projection.players(including: others)
@@ -47,7 +59,7 @@ struct GameWrites: Sendable {
                 // The whole batch waits: the client corrects its clock by serverTime and resends
                 // (storing the rest would leave a gap at this record anyway). Only a writer of
                 // the game hears so: to anyone else the game's existence stays hidden.
-                _ = try await state.access(gameID, for: device, write: true)
+                _ = try await store.access(gameID, for: device, write: true)
                 throw APIError(error)
             case let .failure(error):
                 results[index] = RecordResult(replicaID: record.replicaID, seq: record.seq, status: .rejected, error: error)
@@ -61,22 +73,20 @@ struct GameWrites: Sendable {
             // This instance's browsers, and the devices that take relays, see the moves once they
             // are ordered, before their commit; the sender is answered, and the other devices
             // poked, once it is on disk.
-            let (browsers, hub, sender) = (state.browsers, state.hub, device.deviceID)
-            outcome = try await state.store.appendMoves(gameID: gameID, authorID: device.authorID, moves: candidates.map(\.record)) { ordered in
-                browsers.relay(gameID: gameID, ordered.saved, state: state)
-                if let moves = InlineChanges(saved: ordered.saved) { hub.relay(game: gameID, moves, exceptDevice: sender) }
+            let (events, sender) = (events, device.deviceID)
+            outcome = try await store.appendMoves(gameID: gameID, authorID: device.authorID, moves: candidates.map(\.record)) { ordered in
+                events.emit(.ordered(game: gameID, saved: ordered.saved, exceptDevice: sender))
             }
         } catch let refusal as StoreRefusal {
             throw refusal.apiError
         } catch {
             // The group did not commit: replicas that were shown its moves read the game again,
             // and devices relayed them reconnect and read it.
-            await state.browsers.reload(gameID: gameID, state: state)
-            state.hub.relaysFailed(game: gameID)
+            events.emit(.notCommitted(game: gameID))
             throw error
         }
         for (candidate, result) in zip(candidates, outcome.results) { results[candidate.index] = result }
-        state.metrics.movesIngested.increment(by: outcome.saved.count)
+        movesIngested?(outcome.saved.count)
 
         var sequence = outcome.zoneSeq
         if let last = outcome.saved.last {
@@ -85,24 +95,24 @@ struct GameWrites: Sendable {
             let inline = last.sequence == sequence ? InlineChanges(saved: outcome.saved) : nil
             let poke = FanoutEvent.poke(game: gameID, sequence: sequence, exceptDevice: device.deviceID, inline: inline)
             // This instance's sockets hear of the moves from inside the fold, so in zone order.
-            let hub = state.hub
-            let (announced, completed) = try await projection.fold(saved: outcome.saved) { hub.deliver(poke) }
-            state.directory.changed(gameID)
+            let events = events
+            let (announced, completed) = try await projection.fold(saved: outcome.saved) { events.emit(.hereNow(poke)) }
+            directory.changed(gameID)
             if let completed {
                 sequence = max(sequence, completed.sequence)
-                state.logger.info("game completed", metadata: ["game": "\(gameID)", "by": "\(completed.completion.by)"])
-                await state.fanout.publish(.poke(game: gameID, sequence: sequence, exceptDevice: device.deviceID))
+                logger.info("game completed", metadata: ["game": "\(gameID)", "by": "\(completed.completion.by)"])
+                events.emit(.everyone(.poke(game: gameID, sequence: sequence, exceptDevice: device.deviceID)))
                 await finished(gameID)
             } else if announced {
-                await state.fanout.forward(poke)
+                events.emit(.othersOnly(poke))
             } else {
-                await state.fanout.publish(poke)
+                events.emit(.everyone(poke))
             }
         }
         let completion = await projection.completion
         return PushMovesResponse(
             results: results.map { $0! }, token: ChangeToken(zone: gameID, sequence: sequence),
-            completion: completion.map(CompletionRecord.init), serverTime: state.now())
+            completion: completion.map(CompletionRecord.init), serverTime: clock())
     }
 
     /// The rules a single record must meet before it may be stored.
@@ -136,7 +146,7 @@ struct GameWrites: Sendable {
         // No move can be made before its game existed (less the skew a client's clock may have
         // before it learns the server's time): a timestamp below that is in the wrong unit or
         // from a broken clock, and stored it would lose every conflict.
-        let skew = state.configuration.maximumSkewMillis
+        let skew = rules.maximumSkewMillis
         guard move.timestamp.isWithinGame(createdAt: game.createdAt, skewMillis: skew) else {
             return .failure(
                 ErrorBody(
@@ -162,19 +172,19 @@ struct GameWrites: Sendable {
     /// Records that `device` holds every move it made in the game through `lastSeq` (a replay
     /// waits for every writer's seal). A seal is a write: a removed player's devices may not add one.
     func seal(_ gameID: String, through lastSeq: Int, by device: StoredDevice) async throws {
-        _ = try await state.access(gameID, for: device, write: true)
+        _ = try await store.access(gameID, for: device, write: true)
         guard lastSeq >= 0 else { throw APIError(.invalid, "lastSeq cannot be negative") }
         try await put(.seal(Seal(gameID: gameID, replicaID: device.deviceID, lastSeq: lastSeq)), in: gameID)
     }
 
     /// Ends the game without a solve: the completion in force, told to every device.
     func resign(_ gameID: String, by device: StoredDevice) async throws -> CompletionRecord {
-        let (game, _) = try await state.access(gameID, for: device, write: true)
-        let projection = try await state.directory.projection(for: game)
-        guard let (completion, sequence) = try await projection.resign(by: device.authorID, now: state.now()) else {
+        let (game, _) = try await store.access(gameID, for: device, write: true)
+        let projection = try await directory.projection(for: game)
+        guard let (completion, sequence) = try await projection.resign(by: device.authorID, now: clock()) else {
             throw APIError(.readOnly, "the game is already complete")
         }
-        await state.fanout.publish(.poke(game: gameID, sequence: sequence))
+        events.emit(.everyone(.poke(game: gameID, sequence: sequence)))
         await finished(gameID)
         return completion
     }
@@ -183,7 +193,7 @@ struct GameWrites: Sendable {
     /// tells the game's devices; its sequence.
     @discardableResult
     func put(_ record: ZoneChange.Record, in gameID: String) async throws -> Int64 {
-        let sequence = try await state.store.putRecord(gameID: gameID, record)
+        let sequence = try await store.putRecord(gameID: gameID, record)
         await stored(in: gameID, at: sequence)
         return sequence
     }
@@ -203,12 +213,12 @@ struct GameWrites: Sendable {
             if case .tooLong = violation { throw APIError(.limitExceeded, "\(violation)") }
             throw APIError(.invalid, "\(violation)")
         }
-        let (game, _) = try await state.access(gameID, for: device, write: true)
+        let (game, _) = try await store.access(gameID, for: device, write: true)
         let now = try admitSocial(body.timestamp, "message", in: game, by: device)
         let message = ChatMessage(
             gameID: gameID, authorID: device.authorID, replicaID: device.deviceID, messageID: body.messageID, text: text, timestamp: body.timestamp)
         // A resend finds the message kept the first time: it is answered with that one.
-        let (sequence, kept, isNew) = try await refusedInWords { try await state.store.putMessage(message) }
+        let (sequence, kept, isNew) = try await refusedInWords { try await store.putMessage(message) }
         if isNew { await stored(in: gameID, at: sequence) }
         return PostMessageResponse(message: kept, sequence: sequence, serverTime: now)
     }
@@ -220,16 +230,16 @@ struct GameWrites: Sendable {
             throw APIError(
                 .invalid, "a reaction is one emoji, such as \(Chat.quickReactions.joined(separator: " ")); it was \(TextRule.quote(body.emoji))")
         }
-        let (game, _) = try await state.access(gameID, for: device, write: true)
+        let (game, _) = try await store.access(gameID, for: device, write: true)
         guard body.messageKey.utf8.count <= 2 * ProtocolLimits.maximumIdentifierBytes + 1,
-            try await state.store.holds(gameID: gameID, .message, key: body.messageKey)
+            try await store.holds(gameID: gameID, .message, key: body.messageKey)
         else {
             throw APIError(.invalid, "there is no message \(TextRule.quote(body.messageKey)) in this game")
         }
         let now = try admitSocial(body.timestamp, "reaction", in: game, by: device)
         let reaction = Reaction(
             gameID: gameID, authorID: device.authorID, messageKey: body.messageKey, emoji: body.emoji, on: body.on, timestamp: body.timestamp)
-        let (sequence, kept, isNew) = try await refusedInWords { try await state.store.putReaction(reaction) }
+        let (sequence, kept, isNew) = try await refusedInWords { try await store.putReaction(reaction) }
         if isNew { await stored(in: gameID, at: sequence) }
         return PostReactionResponse(reaction: kept, sequence: sequence, serverTime: now)
     }
@@ -237,14 +247,16 @@ struct GameWrites: Sendable {
     /// A clue flagged for the other players (or its flag taken down): the clue must be one of
     /// the puzzle's; kept when it is the latest for its author and clue, and poked.
     func flag(_ body: PostFlagRequest, in gameID: String, by device: StoredDevice) async throws -> PostFlagResponse {
-        let (game, _) = try await state.access(gameID, for: device, write: true)
-        guard let puzzle = try await state.puzzle(of: gameID), puzzle.clues(body.direction).contains(where: { $0.number == body.number }) else {
+        let (game, _) = try await store.access(gameID, for: device, write: true)
+        guard let puzzle = try await directory.puzzle(of: gameID, store: store),
+            puzzle.clues(body.direction).contains(where: { $0.number == body.number })
+        else {
             throw APIError(.invalid, "there is no \(Flags.name(body.number, body.direction)) in this puzzle")
         }
         let now = try admitSocial(body.timestamp, "flag", in: game, by: device)
         let flag = ClueFlag(
             gameID: gameID, authorID: device.authorID, number: body.number, direction: body.direction, on: body.on, timestamp: body.timestamp)
-        let (sequence, kept, isNew) = try await state.store.putFlag(flag)
+        let (sequence, kept, isNew) = try await store.putFlag(flag)
         if isNew { await stored(in: gameID, at: sequence) }
         return PostFlagResponse(flag: kept, sequence: sequence, serverTime: now)
     }
@@ -258,20 +270,20 @@ struct GameWrites: Sendable {
     /// (`HLCTimestamp.isWithinGame`, as a move's must), is not ahead of the server's clock (the device corrects its clock by serverTime and resends) and its author
     /// has not written too many at once (`Limits.chatMessage`). The server's time.
     private func admitSocial(_ timestamp: HLCTimestamp, _ what: String, in game: StoredGame, by device: StoredDevice) throws -> Int64 {
-        let now = state.now()
-        guard timestamp.isWithinGame(createdAt: game.createdAt, skewMillis: state.configuration.maximumSkewMillis) else {
+        let now = clock()
+        guard timestamp.isWithinGame(createdAt: game.createdAt, skewMillis: rules.maximumSkewMillis) else {
             throw APIError(
                 .invalid,
                 "the \(what) is stamped \(timestamp.wallMillis), before the game was created at \(game.createdAt): timestamp.wallMillis is Unix time in milliseconds, corrected by serverTime"
             )
         }
-        guard timestamp.isWithinSkew(of: now, maximumAheadMillis: state.configuration.maximumSkewMillis) else {
+        guard timestamp.isWithinSkew(of: now, maximumAheadMillis: rules.maximumSkewMillis) else {
             throw APIError(
                 .clockSkew,
                 "the \(what) is stamped \(timestamp.wallMillis - now) ms ahead of the server's clock; correct your clock by serverTime and resend",
                 serverTime: now)
         }
-        if let wait = state.chatLimiter.take(device.authorID, now: now) {
+        if let wait = rules.chatLimiter.take(device.authorID, now: now) {
             throw APIError(.rateLimited, "you are writing quickly; you can send again in \(wait) s", retryAfterSeconds: wait)
         }
         return now
@@ -280,7 +292,7 @@ struct GameWrites: Sendable {
     /// A player joins, is renamed or is removed: the zone's participant record, the player's
     /// feed (`feedState`; their devices redraw their lists when `tellFeed`), the game's devices.
     func setParticipant(_ participant: ParticipantRecord, feedState: FeedEntry.State, tellFeed: Bool = true) async throws {
-        let sequence = try await state.store.setParticipant(participant, feedState: feedState)
+        let sequence = try await store.setParticipant(participant, feedState: feedState)
         await stored(in: participant.gameID, at: sequence)
         if tellFeed { await feedChanged(of: participant.authorID) }
     }
@@ -288,8 +300,8 @@ struct GameWrites: Sendable {
     /// A player leaves: their record says so, their devices stop hearing of the game and drop it
     /// from their lists.
     func leave(_ participant: ParticipantRecord) async throws {
-        let sequence = try await state.store.removeParticipant(participant)
-        state.hub.dropSubscriptions(authorID: participant.authorID, game: participant.gameID)
+        let sequence = try await store.removeParticipant(participant)
+        events.emit(.left(game: participant.gameID, authorID: participant.authorID))
         await stored(in: participant.gameID, at: sequence)
         await feedChanged(of: participant.authorID)
     }
@@ -298,46 +310,40 @@ struct GameWrites: Sendable {
     /// game's projection steps over it (so the next write does not wait for it) and devices are
     /// poked.
     func stored(in gameID: String, at sequence: Int64) async {
-        await state.directory.cached(gameID)?.skip(past: sequence)
-        await state.fanout.publish(.poke(game: gameID, sequence: sequence))
+        await directory.cached(gameID)?.skip(past: sequence)
+        events.emit(.everyone(.poke(game: gameID, sequence: sequence)))
     }
 
     /// A game just completed: its browsers are sealed, and what it contributes to its players'
     /// stats is worked out now, in the background, so no stats request reads its history.
     func finished(_ gameID: String) async {
         await sealBrowsers(of: gameID)
-        let stats = StatsController(state: state)
-        let logger = state.logger
-        Task {
-            do { _ = try await stats.finishedGame(gameID) } catch {
-                logger.error("a finished game's stats could not be kept", metadata: ["game": "\(gameID)", "error": "\(error)"])
-            }
-        }
+        events.emit(.finished(game: gameID))
     }
 
     /// Every browser device that wrote in a finished game is sealed at once (the server made and
     /// stored all its moves), so no replay waits for a browser that is not open.
     func sealBrowsers(of gameID: String) async {
         do {
-            for (deviceID, lastSeq) in try await state.store.unsealedBrowsers(gameID: gameID) {
+            for (deviceID, lastSeq) in try await store.unsealedBrowsers(gameID: gameID) {
                 try await put(.seal(Seal(gameID: gameID, replicaID: deviceID, lastSeq: lastSeq)), in: gameID)
             }
         } catch {
-            state.logger.error("browsers' seals could not be stored", metadata: ["game": "\(gameID)", "error": "\(error)"])
+            logger.error("browsers' seals could not be stored", metadata: ["game": "\(gameID)", "error": "\(error)"])
         }
     }
 
     /// A native device enters, reads or leaves a game (a browser's hosted replica does the same
     /// for it). Reading cannot run ahead of the zone: a device only shows what exists.
     func presence(_ body: PresenceRequest, in gameID: String, by device: StoredDevice) async throws -> PresenceResponse {
-        let (game, _) = try await state.access(gameID, for: device, write: false)
+        let (game, _) = try await store.access(gameID, for: device, write: false)
         let readThrough = body.readThrough ?? 0
         guard (0...game.zoneSeq).contains(readThrough) else {
             throw APIError(.invalid, "readThrough must be a sequence of this game, 0 to \(game.zoneSeq); it was \(readThrough)")
         }
-        let now = state.now()
+        let now = clock()
         var presence =
-            try await state.store.presence(gameID: gameID, deviceID: device.deviceID)
+            try await store.presence(gameID: gameID, deviceID: device.deviceID)
             ?? DevicePresence(gameID: gameID, deviceID: device.deviceID, authorID: device.authorID)
         switch body.action {
         case "enter": presence = Presence.enter(presence, now: now)
@@ -345,16 +351,16 @@ struct GameWrites: Sendable {
         default: throw APIError(.invalid, "action is enter or leave, not \(TextRule.quote(body.action))")
         }
         presence = Presence.showed(presence, through: readThrough)
-        let previous = try await state.store.putPresence(presence)
+        let previous = try await store.putPresence(presence)
         // Entering after others moved: the catch-up through what this device holds.
         var catchUp: String?
         var catchUpSquares: [[Int]]?
         if body.action == "enter", previous > 0, readThrough > previous {
-            let (moves, _) = try await GameProjection.sequencedMoves(store: state.store, gameID: gameID, after: previous)
+            let (moves, _) = try await GameProjection.sequencedMoves(store: store, gameID: gameID, after: previous)
             let names = Dictionary(
-                try await state.store.participants(gameID: gameID).map { ($0.authorID, $0.displayName) }, uniquingKeysWith: { first, _ in first })
-            let messages = try await state.store.messages(gameID: gameID, after: previous, limit: 1_000).filter { $0.sequence <= readThrough }
-            let blocked = messages.isEmpty ? [] : try await SocialController.blocked(by: device.authorID, store: state.store)
+                try await store.participants(gameID: gameID).map { ($0.authorID, $0.displayName) }, uniquingKeysWith: { first, _ in first })
+            let messages = try await store.messages(gameID: gameID, after: previous, limit: 1_000).filter { $0.sequence <= readThrough }
+            let blocked = messages.isEmpty ? [] : try await SocialController.blocked(by: device.authorID, store: store)
             let summary = CatchUp.since(
                 previous, moves: moves.filter { $0.sequence <= readThrough }, messages: messages, me: device.authorID, hiding: blocked)
             catchUp = summary.sentence { names[$0] ?? PlayerColors.placeholderName($0) }
@@ -371,37 +377,30 @@ struct GameWrites: Sendable {
     /// arrived or left). Devices on this instance: as the browsers' `here` counts are.
     func announceHere(_ gameID: String) async {
         let cursors = Dictionary(
-            ((try? await state.store.cursors(gameID: gameID)) ?? []).map { ($0.deviceID, $0.cursor) }, uniquingKeysWith: { first, _ in first })
-        let devices = state.hub.viewers(gameID).map { PresentDevice(deviceID: $0.deviceID, authorID: $0.authorID, cursor: cursors[$0.deviceID]) }
-        state.hub.announce(.here(gameID: gameID, devices: devices), toGame: gameID)
+            ((try? await store.cursors(gameID: gameID)) ?? []).map { ($0.deviceID, $0.cursor) }, uniquingKeysWith: { first, _ in first })
+        events.emit(.whoIsHere(game: gameID, cursors: cursors))
     }
 
     /// A device's cursor: told to the game's other devices at once; the last one is stored at
-    /// most every `ServerState.cursorStoreMillis` (it is a hint for who arrives later, not a record).
+    /// most every `CursorThrottle.millis` (it is a hint for who arrives later, not a record).
     func cursor(_ cursor: CursorPosition, in gameID: String, by device: StoredDevice) async {
-        await state.fanout.publish(.cursor(game: gameID, deviceID: device.deviceID, authorID: device.authorID, cursor: cursor))
-        let now = state.now()
-        let key = device.deviceID + " " + gameID
-        let due = state.cursorsStored.withLock { stored -> Bool in
-            guard now - (stored[key] ?? .min / 2) >= ServerState.cursorStoreMillis else { return false }
-            if stored.count > 100_000 { stored.removeAll() }
-            stored[key] = now
-            return true
-        }
+        events.emit(.everyone(.cursor(game: gameID, deviceID: device.deviceID, authorID: device.authorID, cursor: cursor)))
+        let due = rules.cursors.due(deviceID: device.deviceID, gameID: gameID, now: clock())
         guard due else { return }
         do {
-            try await state.store.putCursor(gameID: gameID, deviceID: device.deviceID, authorID: device.authorID, cursor: cursor)
+            try await store.putCursor(gameID: gameID, deviceID: device.deviceID, authorID: device.authorID, cursor: cursor)
         } catch {
-            state.logger.error("a cursor could not be stored", metadata: ["game": "\(gameID)", "error": "\(error)"])
+            logger.error("a cursor could not be stored", metadata: ["game": "\(gameID)", "error": "\(error)"])
         }
     }
 
     /// The account's feed changed (a game added, left or read): its devices redraw their lists.
     func feedChanged(of authorID: String) async {
         do {
-            await state.fanout.publish(.feed(authorID: authorID, sequence: try await state.store.feedSequence(authorID: authorID)))
+            let sequence = try await store.feedSequence(authorID: authorID)
+            events.emit(.everyone(.feed(authorID: authorID, sequence: sequence)))
         } catch {
-            state.logger.error("an account's feed could not be read", metadata: ["account": "\(authorID)", "error": "\(error)"])
+            logger.error("an account's feed could not be read", metadata: ["account": "\(authorID)", "error": "\(error)"])
         }
     }
 }

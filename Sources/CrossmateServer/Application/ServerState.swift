@@ -27,16 +27,10 @@ final class ServerState: Sendable {
     let uploads: UploadParser
     /// Browsers' replicas of the games they have open.
     let browsers = BrowserHost()
-    /// When each device's cursor in each game was last stored ("device game" → ms).
-    let cursorsStored = Mutex([String: Int64]())
-    /// A cursor is stored at most this often per device and game.
-    static let cursorStoreMillis: Int64 = 5_000
     /// Nudges, per sending account.
     let nudgeLimiter = RateLimiter(Limits.nudge.perAccount!)
     /// What each finished game contributes to its players' stats (it never changes once read).
     let finishedGames = Mutex([String: FinishedGame]())
-    /// Chat messages, per writing account.
-    let chatLimiter = RateLimiter(Limits.chatMessage.perAccount!)
     /// Next puzzles together, per starting account.
     let nextGameLimiter = RateLimiter(Limits.nextGame.perAccount!)
     /// Finished games' replays, assembled once.
@@ -61,13 +55,20 @@ final class ServerState: Sendable {
         self.metrics = metrics
         self.logger = logger
         uploads = UploadParser(maximumAdmitted: configuration.maximumConcurrentUploads)
+        rules = WriteRules(maximumSkewMillis: configuration.maximumSkewMillis)
         hub.onRevoked.withLock { [devices] in $0 = SocketHub.Listener { devices.forget(deviceID: $0) } }
     }
 
     func now() -> Int64 { configuration.clock() }
 
     /// The write path every adapter (routes, sockets, hosted browser replicas) calls.
-    var writes: GameWrites { GameWrites(state: self) }
+    var writes: GameWrites {
+        GameWrites(
+            store: store, directory: directory, events: self, rules: rules, clock: configuration.clock, logger: logger,
+            movesIngested: { [metrics] in metrics.movesIngested.increment(by: $0) })
+    }
+    /// The rules the write path holds writes to, shared by every write.
+    let rules: WriteRules
 
     static let encoder: JSONEncoder = {
         let encoder = JSONEncoder()
@@ -111,23 +112,46 @@ final class ServerState: Sendable {
 
     /// The game and the caller's participation, or the error that ends the request.
     func access(_ gameID: String, for device: StoredDevice, write: Bool) async throws -> (StoredGame, StoredParticipant) {
-        guard let (game, found) = try await store.access(gameID: gameID, authorID: device.authorID) else {
-            throw APIError(.notFound, "there is no game \(TextRule.quote(gameID))")
-        }
-        guard let participant = found, !participant.hasLeft else {
-            throw APIError(.forbidden, "you are not a player in game \(TextRule.quote(gameID)); ask its owner for an invitation link")
-        }
-        if write, participant.revoked {
-            throw APIError(.readOnly, "you were removed from game \(TextRule.quote(gameID)); it stays readable but takes no more input")
-        }
-        return (game, participant)
+        try await store.access(gameID, for: device, write: write)
     }
 
     /// The puzzle of a game, from its cached projection or (loading it) from the store.
     func puzzle(of gameID: String) async throws -> Puzzle? {
-        if let cached = directory.cached(gameID) { return cached.puzzle }
-        guard let game = try await store.game(gameID) else { return nil }
-        return try await directory.projection(for: game).puzzle
+        try await directory.puzzle(of: gameID, store: store)
+    }
+}
+
+/// The server hands the write path's events to their consumers: this instance's sockets, the
+/// other instances, the hosted browser replicas, the stats keeper.
+extension ServerState: ZoneEventSink {
+    func emit(_ event: ZoneEvent) {
+        switch event {
+        case let .ordered(game, saved, sender):
+            browsers.relay(gameID: game, saved, state: self)
+            if let moves = InlineChanges(saved: saved) { hub.relay(game: game, moves, exceptDevice: sender) }
+        case let .notCommitted(game):
+            hub.relaysFailed(game: game)
+            Task { await browsers.reload(gameID: game, state: self) }
+        case let .everyone(event):
+            hub.deliver(event)
+            fanout.forward(event)
+        case let .hereNow(event):
+            hub.deliver(event)
+        case let .othersOnly(event):
+            fanout.forward(event)
+        case let .whoIsHere(game, cursors):
+            let devices = hub.viewers(game).map { PresentDevice(deviceID: $0.deviceID, authorID: $0.authorID, cursor: cursors[$0.deviceID]) }
+            hub.announce(.here(gameID: game, devices: devices), toGame: game)
+        case let .left(game, authorID):
+            hub.dropSubscriptions(authorID: authorID, game: game)
+        case let .finished(game):
+            let stats = StatsController(state: self)
+            Task { [logger] in
+                do { _ = try await stats.finishedGame(game) } catch {
+                    logger.error("a finished game's stats could not be kept", metadata: ["game": "\(game)", "error": "\(error)"])
+                }
+            }
+        }
     }
 }
 

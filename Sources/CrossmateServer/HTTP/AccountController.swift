@@ -126,7 +126,7 @@ struct AccountController {
         guard try await state.store.revokeDevice(target, of: device.authorID) else {
             throw APIError(.notFound, "this account has no device \(TextRule.quote(target))")
         }
-        await state.fanout.publish(.deviceRevoked(deviceID: target))
+        state.emit(.everyone(.deviceRevoked(deviceID: target)))
         state.logger.info("device revoked", metadata: ["author": "\(device.authorID)", "device": "\(target)"])
         return OKResponse(serverTime: state.now())
     }

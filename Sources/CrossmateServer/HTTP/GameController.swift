@@ -98,7 +98,7 @@ struct GameController {
             guard try await !SocialController.blocked(by: player.authorID, store: state.store).contains(device.authorID) else { continue }
             try await state.writes.setParticipant(
                 ParticipantRecord(gameID: game.gameID, authorID: player.authorID, displayName: player.displayName, role: .player), feedState: .active)
-            await state.fanout.publish(.nextGame(authorID: player.authorID, next: next))
+            state.emit(.everyone(.nextGame(authorID: player.authorID, next: next)))
             names.append(shown[player.authorID] ?? player.displayName)
         }
         return names

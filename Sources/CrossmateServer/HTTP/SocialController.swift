@@ -176,7 +176,7 @@ struct SocialController {
         for participant in try await state.store.participants(gameID: gameID)
         where participant.authorID != device.authorID && !participant.hasLeft && !participant.revoked {
             guard try await !Self.blocked(by: participant.authorID, store: state.store).contains(device.authorID) else { continue }
-            await state.fanout.publish(.nudge(authorID: participant.authorID, nudge: view))
+            state.emit(.everyone(.nudge(authorID: participant.authorID, nudge: view)))
             await state.writes.feedChanged(of: participant.authorID)
         }
         return EditedResponse(status: .created, response: view)

@@ -24,14 +24,15 @@ enum FanoutEvent: Codable, Sendable {
 /// Delivers events to this instance's sockets and, with PostgreSQL, to every other instance.
 protocol Fanout: Sendable {
     var hub: SocketHub { get }
-    /// Passes an event this instance's sockets already have to the other instances.
-    func forward(_ event: FanoutEvent) async
+    /// Passes an event this instance's sockets already have to the other instances (queued,
+    /// never waited on).
+    func forward(_ event: FanoutEvent)
 }
 
 extension Fanout {
-    func publish(_ event: FanoutEvent) async {
+    func publish(_ event: FanoutEvent) {
         hub.deliver(event)
-        await forward(event)
+        forward(event)
     }
 }
 
@@ -51,7 +52,7 @@ extension SocketHub {
 /// One instance alone: events go straight to its sockets.
 struct LocalFanout: Fanout {
     let hub: SocketHub
-    func forward(_ event: FanoutEvent) async {}
+    func forward(_ event: FanoutEvent) {}
 }
 
 /// Several instances on one PostgreSQL: events go to local sockets at once and to the others
@@ -93,7 +94,7 @@ final class PostgresFanout: Fanout, Service {
     /// device that reconnects fetches what it missed). A flood of cursors cannot push pokes out.
     static let maximumWaiting = 10_000
 
-    func forward(_ event: FanoutEvent) async {
+    func forward(_ event: FanoutEvent) {
         if outbox.withLock({ Self.enqueue(event, into: &$0) }) { ring.yield() }
     }
 

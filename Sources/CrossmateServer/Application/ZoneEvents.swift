@@ -1,0 +1,80 @@
+import CrossmateCore
+import CrossmateProtocol
+import CrossmateStore
+import Synchronization
+
+/// What the write path tells the rest of the server, in the order it happened: one typed stream.
+/// The write path (`GameWrites`) knows only this; the server's sink (`ServerState`) hands each
+/// event to whoever consumes it — this instance's sockets (the hub), the other instances (the
+/// fan-out), the hosted browser replicas and the stats keeper — and a test can record them.
+enum ZoneEvent: Sendable {
+    /// Moves checked and ordered, not yet committed: to the sockets that take relays and the
+    /// hosted replicas, a commit's fsync sooner (not to `exceptDevice`, which sent them).
+    case ordered(game: String, saved: [SavedMove], exceptDevice: String)
+    /// The group commit of a game's ordered moves failed: what was relayed is withdrawn.
+    case notCommitted(game: String)
+    /// For every instance's sockets.
+    case everyone(FanoutEvent)
+    /// For this instance's sockets now (inside a projection's fold, so in zone order); the
+    /// other instances hear it with the `othersOnly` that follows.
+    case hereNow(FanoutEvent)
+    /// For the other instances only: this instance's sockets have it (`hereNow`).
+    case othersOnly(FanoutEvent)
+    /// Who shows the game now, with the stored cursors of its devices: told to its sockets.
+    case whoIsHere(game: String, cursors: [String: CursorPosition])
+    /// A player left a game: their sockets stop hearing of it.
+    case left(game: String, authorID: String)
+    /// A game finished: what it contributes to its players' stats is worked out.
+    case finished(game: String)
+}
+
+/// Where `GameWrites` sends its events. Synchronous: an event is handed over, never waited on
+/// (the fan-out to other instances queues it).
+protocol ZoneEventSink: Sendable {
+    func emit(_ event: ZoneEvent)
+}
+
+/// The rules the write path holds every write to, beside the store's.
+struct WriteRules: Sendable {
+    /// How far ahead of the server's clock a stamp may be (`ServerConfiguration.maximumSkewMillis`).
+    var maximumSkewMillis: Int64
+    /// Messages, reactions and flags, per writing account (`Limits.chatMessage`).
+    var chatLimiter = RateLimiter(Limits.chatMessage.perAccount!)
+    /// When each device's cursor in each game was last stored.
+    var cursors = CursorThrottle()
+}
+
+/// A device's cursor is stored at most every `millis` per game (it is a hint for who arrives
+/// later, not a record); bounded memory.
+final class CursorThrottle: Sendable {
+    static let millis: Int64 = 5_000
+    private let stored = Mutex([String: Int64]())
+
+    /// Whether the cursor of `deviceID` in `gameID` is due to be stored at `now` (and it is
+    /// taken as stored).
+    func due(deviceID: String, gameID: String, now: Int64) -> Bool {
+        let key = deviceID + " " + gameID
+        return stored.withLock { stored -> Bool in
+            guard now - (stored[key] ?? .min / 2) >= Self.millis else { return false }
+            if stored.count > 100_000 { stored.removeAll() }
+            stored[key] = now
+            return true
+        }
+    }
+}
+
+extension Store {
+    /// The game and the caller's participation, or the error that ends the request.
+    func access(_ gameID: String, for device: StoredDevice, write: Bool) async throws -> (StoredGame, StoredParticipant) {
+        guard let (game, found) = try await access(gameID: gameID, authorID: device.authorID) else {
+            throw APIError(.notFound, "there is no game \(TextRule.quote(gameID))")
+        }
+        guard let participant = found, !participant.hasLeft else {
+            throw APIError(.forbidden, "you are not a player in game \(TextRule.quote(gameID)); ask its owner for an invitation link")
+        }
+        if write, participant.revoked {
+            throw APIError(.readOnly, "you were removed from game \(TextRule.quote(gameID)); it stays readable but takes no more input")
+        }
+        return (game, participant)
+    }
+}

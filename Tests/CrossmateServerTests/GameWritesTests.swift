@@ -1,0 +1,85 @@
+import CrossmateCore
+import CrossmateProtocol
+import CrossmateStore
+import CrossmateSync
+import Foundation
+import Logging
+import Synchronization
+import Testing
+
+@testable import CrossmateServer
+
+/// The write path with a store alone: no HTTP, no sockets, no fan-out. What it tells the rest of
+/// the server comes out as one typed stream of zone events, in order.
+@Suite struct GameWritesTests {
+    final class Recorder: ZoneEventSink {
+        let events = Mutex<[ZoneEvent]>([])
+        func emit(_ event: ZoneEvent) { events.withLock { $0.append(event) } }
+        var names: [String] {
+            events.withLock { events in
+                events.map { event in
+                    switch event {
+                    case .ordered: "ordered"
+                    case .notCommitted: "notCommitted"
+                    case let .everyone(fanned): "everyone " + Self.name(fanned)
+                    case let .hereNow(fanned): "hereNow " + Self.name(fanned)
+                    case let .othersOnly(fanned): "othersOnly " + Self.name(fanned)
+                    case .whoIsHere: "whoIsHere"
+                    case .left: "left"
+                    case .finished: "finished"
+                    }
+                }
+            }
+        }
+        static func name(_ event: FanoutEvent) -> String {
+            switch event {
+            case .poke: "poke"
+            case .feed: "feed"
+            case .cursor: "cursor"
+            case .deviceRevoked: "deviceRevoked"
+            case .nudge: "nudge"
+            case .nextGame: "nextGame"
+            }
+        }
+    }
+
+    @Test func theWritePathNeedsAStoreAlone() async throws {
+        try await withAnnsGames(["g1"]) { store in
+            let recorder = Recorder()
+            let clock = TestClock(2_000_000)
+            let writes = GameWrites(
+                store: store, directory: GameDirectory(store: store, snapshotInterval: 100), events: recorder,
+                rules: WriteRules(maximumSkewMillis: 60_000), clock: { clock.now }, logger: Logger(label: "test"))
+            let ann = StoredDevice(deviceID: "phone", authorID: "ann", displayName: "Ann")
+            var replica = GameReplica(puzzle: greenLight, gameID: "g1", replicaID: "phone", authorID: "ann")
+            let moves = try replica.perform(.setLetter(at(1, 0), "G"), wallMillis: clock.now)
+            let pushed = try await writes.ingest(moves.map(MoveRecord.init), into: "g1", from: ann)
+            #expect(pushed.results.allSatisfy { $0.status == .saved })
+            // Ordered (relayed before the commit), then this instance's sockets in zone order,
+            // then the other instances.
+            #expect(recorder.names == ["ordered", "hereNow poke", "othersOnly poke"])
+
+            let chat = try await writes.chat(
+                PostMessageRequest(messageID: "m1", text: "hi", timestamp: HLCTimestamp(wallMillis: clock.now)), in: "g1", by: ann)
+            #expect(chat.message.text == "hi" && recorder.names.last == "everyone poke")
+            // The rules held beside the store's: a stamp before the game, a message of marks.
+            _ = try await store.createGame(
+                GameRecord(gameID: "late", ownerID: "ann", createdAt: 1_000_000, puzzle: greenLight), title: "T",
+                owner: ParticipantRecord(gameID: "late", authorID: "ann", displayName: "Ann", role: .owner))
+            await #expect(throws: APIError.self) {
+                _ = try await writes.chat(
+                    PostMessageRequest(messageID: "m2", text: "old", timestamp: HLCTimestamp(wallMillis: 0)), in: "late", by: ann)
+            }
+            await #expect(throws: APIError.self) {
+                _ = try await writes.chat(
+                    PostMessageRequest(messageID: "m3", text: "\u{034F}", timestamp: HLCTimestamp(wallMillis: clock.now)), in: "g1", by: ann)
+            }
+            let completion = try await writes.resign("g1", by: ann)
+            #expect(completion.completion.kind == .resigned)
+            #expect(recorder.names.suffix(2) == ["everyone poke", "finished"])
+            // Someone who is not a player writes nothing.
+            let stranger = StoredDevice(deviceID: "other", authorID: "zed", displayName: "Zed")
+            await #expect(throws: APIError.self) { _ = try await writes.ingest(moves.map(MoveRecord.init), into: "g1", from: stranger) }
+        }
+    }
+}
