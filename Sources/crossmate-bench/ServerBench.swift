@@ -272,8 +272,13 @@ final class BenchServer: @unchecked Sendable {
         return Int(line.split(separator: " ").dropFirst().first ?? "0") ?? 0
     }
 
+    /// Stops the server: SIGTERM, and SIGKILL if it has not exited within five seconds (an
+    /// older build under a flood could take minutes to drain what it had queued).
     func stop() {
         process.terminate()
+        let deadline = Date().addingTimeInterval(5)
+        while process.isRunning, Date() < deadline { usleep(20_000) }
+        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
         process.waitUntilExit()
     }
 }

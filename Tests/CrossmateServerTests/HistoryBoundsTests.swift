@@ -175,6 +175,34 @@ import Testing
         #expect(frame.contains("limitExceeded"))
     }
 
+    /// A socket past its limit is told so once until its wait is over, not once per message
+    /// (every answer would cost what the limit saves).
+    @Test func aSocketPastItsLimitIsToldOnce() async throws {
+        let server = try TestServer()
+        defer { server.removeFiles() }
+        try await server.application().test(.live) { client in
+            let ann = try await client.account("Ann")
+            var browser = Browser(port: try #require(client.port), token: ann.token)
+            let burst = Int(server.configuration.socketRateLimitBurst)
+            for _ in 0..<(burst + 40) { browser.probe.send(.ping) }
+            // A push takes the request bucket, not the socket one: answered, it marks the end.
+            browser.probe.send(.push(gameID: "game-none", id: 99, moves: []))
+            var pongs = 0
+            var limited = 0
+            _ = try await browser.probe.next(&browser.iterator) { message in
+                switch message {
+                case .pong: pongs += 1
+                case let .error(error) where error.error == .rateLimited: limited += 1
+                case .pushFailed(99, _, _, _): return true
+                default: break
+                }
+                return false
+            }
+            #expect(pongs == burst && limited == 1)
+            await browser.probe.close()
+        }
+    }
+
     /// A player who leaves from another device: the page they left open is told and hears
     /// nothing more, chat written after the leave included.
     @Test func aPlayerWhoLeftStopsReading() async throws {

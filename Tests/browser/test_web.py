@@ -412,6 +412,37 @@ class WebAppTests(unittest.TestCase):
         ana.driver.find_element(By.CSS_SELECTOR, "[data-replay-play]").click()
         until("played to the end", lambda: ana.row(4) == "EATS#" and slider.get_attribute("value") == str(count))
 
+    def test_a_long_replay_arrives_in_pages(self):
+        """A replay longer than a page (1,000 steps) comes in pages and plays whole: Ana's
+        phone (a native device) typed 1,200 letters over one square before she revealed the
+        grid in her browser."""
+        ana = self.player("Ana")
+        ana.sign_up()
+        game = ana.start_bundled()
+        code = self.server.api("POST", "/v1/devices/link-codes", {}, token=ana.token())["code"]
+        phone = self.server.api("POST", "/v1/devices", {"code": code})
+        author, device, now = phone["account"]["authorID"], phone["deviceID"], phone["serverTime"]
+        moves = [{"authorID": author, "batchID": f"b{seq}", "cellAuthorID": author, "col": 0, "gameID": game, "kind": "input",
+                  "letter": "AB"[seq % 2], "mark": 0, "replicaID": device, "row": 1, "seq": seq,
+                  "timestamp": {"counter": 0, "wallMillis": now + seq}} for seq in range(1, 1201)]
+        for start in range(0, len(moves), 400):
+            self.server.api("POST", f"/v1/games/{game}/moves", {"moves": moves[start:start + 400]}, token=phone["token"])
+        self.server.api("POST", f"/v1/games/{game}/seals", {"lastSeq": 1200}, token=phone["token"])
+        ana.action("reveal-puzzle")
+        slider = until("the scrubber, once every page is in", lambda: ana.driver.find_element(By.CSS_SELECTOR, "[data-replay-slider]"), timeout=30)
+        count = int(slider.get_attribute("max"))
+        self.assertGreater(count, 1200)
+        set_to = lambda step: ana.driver.execute_script(
+            "const s = arguments[0]; s.value = arguments[1]; s.dispatchEvent(new Event('input'))", slider, step)
+        set_to(1)
+        until("the first step", lambda: ana.letter(1, 0) == "B" and ana.row(0) == "#....")
+        set_to(1100)
+        until("a step from the second page", lambda: ana.letter(1, 0) == "A" and ana.row(2) == ".....")
+        set_to(1101)
+        until("the next one", lambda: ana.letter(1, 0) == "B")
+        set_to(count)
+        until("the end", lambda: ana.row(4) == "EATS#")
+
     def test_the_replay_player_seeks_as_folding_every_step_would(self):
         # 2,000 seeded steps over a 21×21 grid, 400 seeds back and forth (long jumps, short
         # steps, the ends): the player's grid is always the fold of the steps before it.

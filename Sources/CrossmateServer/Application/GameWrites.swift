@@ -115,6 +115,30 @@ struct GameWrites: Sendable {
             completion: completion.map(CompletionRecord.init), serverTime: clock())
     }
 
+    /// A new game of `puzzle`, owned by `device`'s account: its zone (the game and owner
+    /// records), its list summary, and the owner's feed, told to their devices. The game and
+    /// its zone's sequence.
+    func create(_ puzzle: Puzzle, title: String, by device: StoredDevice) async throws -> (GameRecord, Int64) {
+        let gameID = Secrets.identifier(prefix: "game")
+        let game = GameRecord(gameID: gameID, ownerID: device.authorID, createdAt: clock(), puzzle: puzzle)
+        let owner = ParticipantRecord(gameID: gameID, authorID: device.authorID, displayName: device.displayName, role: .owner)
+        let sequence = try await store.createGame(
+            game, title: title, owner: owner, summary: GameProjection.listSummary(puzzle, grid: GameGrid(puzzle: puzzle), through: 2))
+        await feedChanged(of: device.authorID)
+        logger.info("game created", metadata: ["game": "\(gameID)", "owner": "\(device.authorID)"])
+        return (game, sequence)
+    }
+
+    /// Stores a device's presence in a game (a native device's through `presence`, a hosted
+    /// browser's as it enters, shows and leaves); the account's horizon before it. With
+    /// `tellFeed`, the account's devices redraw their lists (the unread badge may change).
+    @discardableResult
+    func store(_ presence: DevicePresence, tellFeed: Bool) async throws -> Int64 {
+        let previous = try await store.putPresence(presence)
+        if tellFeed { await feedChanged(of: presence.authorID) }
+        return previous
+    }
+
     /// The rules a single record must meet before it may be stored.
     func validate(
         _ record: MoveRecord, device: StoredDevice, game: GameRecord, now: Int64,
@@ -351,7 +375,7 @@ struct GameWrites: Sendable {
         default: throw APIError(.invalid, "action is enter or leave, not \(TextRule.quote(body.action))")
         }
         presence = Presence.showed(presence, through: readThrough)
-        let previous = try await store.putPresence(presence)
+        let previous = try await store(presence, tellFeed: false)
         // Entering after others moved: the catch-up through what this device holds.
         var catchUp: String?
         var catchUpSquares: [[Int]]?

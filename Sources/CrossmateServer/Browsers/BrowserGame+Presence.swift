@@ -12,9 +12,8 @@ extension BrowserGame {
     /// account's horizon before this (where its catch-up starts).
     func enter(now: Int64, state: ServerState) async throws -> Int64 {
         presence = Presence.showed(Presence.enter(presence, now: now), through: min(sequence, committed))
-        let baseline = try await state.store.putPresence(presence)
+        let baseline = try await state.writes.store(presence, tellFeed: true)
         presenceStoredAt = now
-        await announcePresence(state: state)
         return baseline
     }
 
@@ -29,7 +28,7 @@ extension BrowserGame {
         guard shown > presence.readThrough || leaseDue else { return }
         presence = Presence.showed(Presence.enter(presence, now: now), through: shown)
         if leaseDue || presenceStoredAt.map({ now - $0 >= Self.presenceStoreMillis }) ?? true {
-            try await state.store.putPresence(presence)
+            try await state.writes.store(presence, tellFeed: false)
             presenceStoredAt = now
         } else if presenceFlush == nil {
             presenceFlush = Task {
@@ -45,7 +44,7 @@ extension BrowserGame {
         await exclusively {
             presenceFlush = nil
             do {
-                try await state.store.putPresence(presence)
+                try await state.writes.store(presence, tellFeed: false)
                 presenceStoredAt = state.now()
             } catch {
                 state.logger.error("a browser's presence could not be stored", metadata: ["game": "\(gameID)", "error": "\(error)"])
@@ -59,15 +58,10 @@ extension BrowserGame {
             presence = Presence.leave(presence, now: state.now())
             presenceFlush?.cancel()
             presenceFlush = nil
-            do { try await state.store.putPresence(presence) } catch {
+            do { try await state.writes.store(presence, tellFeed: true) } catch {
                 state.logger.error("a browser's presence could not be stored", metadata: ["game": "\(gameID)", "error": "\(error)"])
             }
-            await announcePresence(state: state)
         }
     }
 
-    /// The account's other devices redraw their game lists (the unread badge may change).
-    private func announcePresence(state: ServerState) async {
-        await state.writes.feedChanged(of: device.authorID)
-    }
 }

@@ -63,14 +63,8 @@ struct GameController {
         } catch let error as PuzzleFileError {
             throw APIError(.invalid, "\(TextRule.quote(body.fileName ?? body.bundled ?? "the file")): \(error)")
         }
-        let gameID = Secrets.identifier(prefix: "game")
-        let game = GameRecord(gameID: gameID, ownerID: device.authorID, createdAt: state.now(), puzzle: puzzle)
-        let owner = ParticipantRecord(gameID: gameID, authorID: device.authorID, displayName: device.displayName, role: .owner)
-        let sequence = try await state.store.createGame(
-            game, title: Self.listTitle(puzzle.title), owner: owner,
-            summary: GameProjection.listSummary(puzzle, grid: GameGrid(puzzle: puzzle), through: 2))
-        await state.writes.feedChanged(of: device.authorID)
-        state.logger.info("game created", metadata: ["game": "\(gameID)", "owner": "\(device.authorID)"])
+        let (game, sequence) = try await state.writes.create(puzzle, title: Self.listTitle(puzzle.title), by: device)
+        let gameID = game.gameID
         var players = [device.displayName]
         if let previous = body.with {
             players += try await bringAlong(from: previous, to: game, title: Self.listTitle(puzzle.title), by: device)

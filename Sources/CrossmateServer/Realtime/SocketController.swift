@@ -67,6 +67,8 @@ struct SocketController {
         state.metrics.connectedSockets.record(state.hub.count)
         let decoder = JSONDecoder()
         var ending: (any Error)?
+        // Until when a socket past its limit is not told so again (`handle`).
+        var quietUntil: Int64 = 0
         do {
             for try await message in inbound.messages(maxSize: Self.maximumMessageBytes) {
                 guard case let .text(text) = message else { continue }
@@ -79,7 +81,7 @@ struct SocketController {
                     state.hub.reply(id, refusal(of: Data(text.utf8), error))
                     continue
                 }
-                await handle(parsed, connection: id, device: device)
+                await handle(parsed, connection: id, device: device, quietUntil: &quietUntil)
             }
         } catch {
             ending = error
@@ -99,7 +101,7 @@ struct SocketController {
     /// Games one subscribe may name; more is refused rather than read.
     static let maximumGamesPerSubscribe = 200
 
-    private func handle(_ message: ClientSocketMessage, connection: Int, device: StoredDevice) async {
+    private func handle(_ message: ClientSocketMessage, connection: Int, device: StoredDevice, quietUntil: inout Int64) async {
         // Every message costs a token. Pushes and a browser's commands (which stand for pushes)
         // take a request token, as over HTTP, whether or not they change anything; the rest take
         // one from the device's socket bucket (a subscribe one per 50 games it names, a page of
@@ -120,7 +122,13 @@ struct SocketController {
                 return
             }
         } else if let wait = state.socketLimiter.take(device.deviceID, cost: cost, now: state.now()) {
-            state.hub.reply(connection, .error(ErrorBody(.rateLimited, "too many socket messages from this device; retry after \(wait) s")))
+            // Told once until the wait is over: a socket that keeps sending past its limit is not
+            // answered each time (every answer would cost what the limit saves).
+            let now = state.now()
+            if now >= quietUntil {
+                quietUntil = now + Int64(wait) * 1000
+                state.hub.reply(connection, .error(ErrorBody(.rateLimited, "too many socket messages from this device; retry after \(wait) s")))
+            }
             return
         }
         switch message {
