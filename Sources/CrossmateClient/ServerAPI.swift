@@ -63,7 +63,7 @@ public struct ServerAPI: Sendable {
 
     /// The WebSocket's URL on this server.
     public var socketURL: String {
-        (baseURL.hasPrefix("https://") ? "wss://" + baseURL.dropFirst(8) : "ws://" + baseURL.dropFirst(7)) + "/v1/socket"
+        (baseURL.hasPrefix("https://") ? "wss://" + baseURL.dropFirst(8) : "ws://" + baseURL.dropFirst(7)) + APIRoute.socket.path()
     }
 
     /// One HTTP client for every device in the process. A refused or failed connection is
@@ -79,110 +79,110 @@ public struct ServerAPI: Sendable {
     // MARK: Routes
 
     public func createAccount(displayName: String) async throws(ServerFailure) -> DeviceSession {
-        try await call(.POST, "/v1/accounts", body: CreateAccountRequest(displayName: displayName))
+        try await call(.POST, APIRoute.createAccount.path(), body: CreateAccountRequest(displayName: displayName))
     }
 
     public func createLinkCode() async throws(ServerFailure) -> LinkCodeResponse {
-        try await call(.POST, "/v1/devices/link-codes", body: Empty())
+        try await call(.POST, APIRoute.createLinkCode.path(), body: Empty())
     }
 
     public func linkDevice(code: String) async throws(ServerFailure) -> DeviceSession {
-        try await call(.POST, "/v1/devices", body: LinkDeviceRequest(code: code))
+        try await call(.POST, APIRoute.linkDevice.path(), body: LinkDeviceRequest(code: code))
     }
 
     /// Revokes one of the account's devices (this one, to sign out): its token stops working.
     public func revokeDevice(_ deviceID: String) async throws(ServerFailure) -> OKResponse {
-        try await call(.DELETE, "/v1/devices/\(deviceID)")
+        try await call(.DELETE, APIRoute.revokeDevice.path(deviceID))
     }
 
     public func me() async throws(ServerFailure) -> MeResponse {
-        try await call(.GET, "/v1/me")
+        try await call(.GET, APIRoute.me.path())
     }
 
     public func games(after cursor: GameListCursor? = nil) async throws(ServerFailure) -> GameListResponse {
-        try await call(.GET, "/v1/games" + (cursor.map { "?after=\($0.encoded)" } ?? ""))
+        try await call(.GET, APIRoute.games.path() + (cursor.map { "?after=\($0.encoded)" } ?? ""))
     }
 
     public func createGame(_ request: CreateGameRequest) async throws(ServerFailure) -> GameSummary {
-        try await call(.POST, "/v1/games", body: request)
+        try await call(.POST, APIRoute.createGame.path(), body: request)
     }
 
     public func push(gameID: String, moves: [MoveRecord]) async throws(ServerFailure) -> PushMovesResponse {
-        try await call(.POST, "/v1/games/\(gameID)/moves", body: PushMovesRequest(moves: moves))
+        try await call(.POST, APIRoute.pushMoves.path(gameID), body: PushMovesRequest(moves: moves))
     }
 
     public func changes(gameID: String, since token: ChangeToken?, limit: Int = 1_000) async throws(ServerFailure) -> ChangesResponse {
-        try await call(.GET, "/v1/games/\(gameID)/changes?limit=\(limit)" + (token.map { "&since=\($0.encoded)" } ?? ""))
+        try await call(.GET, APIRoute.changes.path(gameID) + "?limit=\(limit)" + (token.map { "&since=\($0.encoded)" } ?? ""))
     }
 
     public func snapshot(gameID: String) async throws(ServerFailure) -> SnapshotResponse {
-        try await call(.GET, "/v1/games/\(gameID)/snapshot")
+        try await call(.GET, APIRoute.snapshot.path(gameID))
     }
 
     public func seal(gameID: String, lastSeq: Int) async throws(ServerFailure) -> OKResponse {
-        try await call(.POST, "/v1/games/\(gameID)/seals", body: SealRequest(lastSeq: lastSeq))
+        try await call(.POST, APIRoute.seal.path(gameID), body: SealRequest(lastSeq: lastSeq))
     }
 
     public func resign(gameID: String) async throws(ServerFailure) -> CompletionResponse {
-        try await call(.POST, "/v1/games/\(gameID)/resign", body: Empty())
+        try await call(.POST, APIRoute.resign.path(gameID), body: Empty())
     }
 
     public func invite(gameID: String, expiresInSeconds: Int? = nil) async throws(ServerFailure) -> InvitationResponse {
-        try await call(.POST, "/v1/games/\(gameID)/invitations", body: CreateInvitationRequest(expiresInSeconds: expiresInSeconds))
+        try await call(.POST, APIRoute.invite.path(gameID), body: CreateInvitationRequest(expiresInSeconds: expiresInSeconds))
     }
 
     public func revokeInvitation(token: String) async throws(ServerFailure) -> OKResponse {
-        try await call(.DELETE, "/v1/invitations/\(token)")
+        try await call(.DELETE, APIRoute.revokeInvitation.path(token))
     }
 
     public func leave(gameID: String) async throws(ServerFailure) -> OKResponse {
-        try await call(.POST, "/v1/games/\(gameID)/leave", body: Empty())
+        try await call(.POST, APIRoute.leave.path(gameID), body: Empty())
     }
 
     public func accept(invitation token: String) async throws(ServerFailure) -> GameSummary {
-        try await call(.POST, "/v1/invitations/\(token)/accept", body: Empty())
+        try await call(.POST, APIRoute.acceptInvitation.path(token), body: Empty())
     }
 
     public func friends() async throws(ServerFailure) -> FriendsResponse {
-        try await call(.GET, "/v1/friends")
+        try await call(.GET, APIRoute.friends.path())
     }
 
     public func decide(_ request: DecisionRequest) async throws(ServerFailure) -> FriendsResponse {
-        try await call(.POST, "/v1/decisions", body: request)
+        try await call(.POST, APIRoute.decide.path(), body: request)
     }
 
     public func preferences(_ request: PreferencesRequest) async throws(ServerFailure) -> FriendsResponse {
-        try await call(.PUT, "/v1/preferences", body: request)
+        try await call(.PUT, APIRoute.preferences.path(), body: request)
     }
 
     public func nudge(gameID: String, _ request: NudgeRequest) async throws(ServerFailure) -> NudgeView {
-        try await call(.POST, "/v1/games/\(gameID)/nudges", body: request)
+        try await call(.POST, APIRoute.nudge.path(gameID), body: request)
     }
 
     public func postMessage(gameID: String, _ request: PostMessageRequest) async throws(ServerFailure) -> PostMessageResponse {
-        try await call(.POST, "/v1/games/\(gameID)/messages", body: request)
+        try await call(.POST, APIRoute.postMessage.path(gameID), body: request)
     }
 
     /// The account's stats, its days counted in `timeZone` (a name such as Europe/London).
     public func stats(timeZone: String) async throws(ServerFailure) -> StatsResponse {
         let zone = timeZone.addingPercentEncoding(withAllowedCharacters: .alphanumerics.union(CharacterSet(charactersIn: "/_-+"))) ?? "UTC"
-        return try await call(.GET, "/v1/stats?timeZone=\(zone)")
+        return try await call(.GET, APIRoute.stats.path() + "?timeZone=\(zone)")
     }
 
     public func postFlag(gameID: String, _ request: PostFlagRequest) async throws(ServerFailure) -> PostFlagResponse {
-        try await call(.POST, "/v1/games/\(gameID)/flags", body: request)
+        try await call(.POST, APIRoute.postFlag.path(gameID), body: request)
     }
 
     public func postReaction(gameID: String, _ request: PostReactionRequest) async throws(ServerFailure) -> PostReactionResponse {
-        try await call(.POST, "/v1/games/\(gameID)/reactions", body: request)
+        try await call(.POST, APIRoute.postReaction.path(gameID), body: request)
     }
 
     public func presence(gameID: String, _ request: PresenceRequest) async throws(ServerFailure) -> PresenceResponse {
-        try await call(.POST, "/v1/games/\(gameID)/presence", body: request)
+        try await call(.POST, APIRoute.presence.path(gameID), body: request)
     }
 
     public func removePlayer(gameID: String, authorID: String) async throws(ServerFailure) -> OKResponse {
-        try await call(.DELETE, "/v1/games/\(gameID)/participants/\(authorID)")
+        try await call(.DELETE, APIRoute.removePlayer.path(gameID, authorID))
     }
 
     // MARK: Calls

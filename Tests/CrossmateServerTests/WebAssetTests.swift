@@ -1,5 +1,6 @@
 import CompressNIO
 import CrossmateCore
+import CrossmateProtocol
 import Foundation
 import HTTPTypes
 import Hummingbird
@@ -25,7 +26,7 @@ import Testing
                 "/app/chat.js",
                 "/app/replay.js", "/app/ending.js", "/app/settingsdialog.js",
                 "/app/keys.js", "/app/style.css",
-                "/app/api.js", "/app/queue.js", "/app/settings.js", "/app/share.js", "/app/stats.js", "/app/pages.js", "/sw.js",
+                "/app/api.js", "/app/routes.js", "/app/queue.js", "/app/settings.js", "/app/share.js", "/app/stats.js", "/app/pages.js", "/sw.js",
             ] {
                 let plain = try await Self.get(client, path, [:])
                 #expect(plain.status == .ok && plain.headers[.contentEncoding] == nil)
@@ -145,4 +146,31 @@ import Testing
     /// The app's folder in the source tree (the bundle's copy is what the server reads).
     static let sourceFolder = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
         .appendingPathComponent("../../Sources/CrossmateServer/Web").standardizedFileURL
+}
+
+/// The API's routes are spelled once (`APIRoute`): the server answers every one of them (none is
+/// the router's "there is no …"), and the web app's routes module is made from the same table.
+@Suite struct RouteTableTests {
+    @Test func theServerAnswersEveryRouteOfTheTable() async throws {
+        try await withServer { client, _ in
+            let ann = try await client.account("Ann")
+            for route in APIRoute.all where route != .socket {
+                let path = route.path(Array(repeating: "x", count: route.pattern.count { $0 == ":" }))
+                let method = HTTPRequest.Method(rawValue: route.method.rawValue)!
+                let response = try await client.send(
+                    method, path, token: ann.token, raw: route.method == .get || route.method == .delete ? nil : "{}")
+                let body = String(buffer: response.body)
+                #expect(!body.contains("there is no \(route.method.rawValue)"), "\(route.name) \(path) is not registered: \(body)")
+            }
+        }
+    }
+
+    @Test func theWebAppsRoutesComeFromTheTable() async throws {
+        try await withServer { client, _ in
+            let module = String(buffer: try await client.send(.get, "/app/routes.js").body)
+            for route in APIRoute.all { #expect(module.contains(#"\#(route.name): ["\#(route.method.rawValue)", "/\#(route.pattern)"]"#)) }
+            #expect(APIRoute.pushMoves.path("game 1") == "/v1/games/game%201/moves")
+            #expect(Set(APIRoute.all.map(\.name)).count == APIRoute.all.count)
+        }
+    }
 }

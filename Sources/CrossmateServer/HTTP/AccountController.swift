@@ -11,14 +11,14 @@ struct AccountController {
     /// This controller's routes, for the application's router.
     var routes: RouteCollection<CrossmateRequestContext> {
         let router = RouteCollection(context: CrossmateRequestContext.self)
-        router.post("v1/accounts", use: createAccount)
-        router.post("v1/devices/link-codes", use: createLinkCode)
-        router.post("v1/devices", use: linkDevice)
-        router.get("v1/me", use: me)
-        router.put("v1/me", use: rename)
-        router.get("v1/devices", use: listDevices)
-        router.delete("v1/devices/:device", use: revokeDevice)
-        router.post("v1/socket-tickets", use: createSocketTicket)
+        router.on(.createAccount, use: createAccount)
+        router.on(.createLinkCode, use: createLinkCode)
+        router.on(.linkDevice, use: linkDevice)
+        router.on(.me, use: me)
+        router.on(.rename, use: rename)
+        router.on(.devices, use: listDevices)
+        router.on(.revokeDevice, use: revokeDevice)
+        router.on(.socketTicket, use: createSocketTicket)
         return router
     }
 

@@ -8,7 +8,7 @@ struct FeedController {
     /// This controller's routes, for the application's router.
     var routes: RouteCollection<CrossmateRequestContext> {
         let router = RouteCollection(context: CrossmateRequestContext.self)
-        router.get("v1/feed", use: feed)
+        router.on(.feed, use: feed)
         return router
     }
 

@@ -13,17 +13,17 @@ struct GameController {
     /// This controller's routes, for the application's router.
     var routes: RouteCollection<CrossmateRequestContext> {
         let router = RouteCollection(context: CrossmateRequestContext.self)
-        router.post("v1/games", use: create)
-        router.get("v1/games", use: list)
-        router.post("v1/games/:game/moves", use: pushMoves)
-        router.get("v1/games/:game/changes", use: changes)
-        router.get("v1/games/:game/snapshot", use: snapshot)
-        router.post("v1/games/:game/resign", use: resign)
-        router.post("v1/games/:game/seals", use: seal)
-        router.post("v1/games/:game/presence", use: presence)
-        router.post("v1/games/:game/messages", use: postMessage)
-        router.post("v1/games/:game/reactions", use: postReaction)
-        router.post("v1/games/:game/flags", use: postFlag)
+        router.on(.createGame, use: create)
+        router.on(.games, use: list)
+        router.on(.pushMoves, use: pushMoves)
+        router.on(.changes, use: changes)
+        router.on(.snapshot, use: snapshot)
+        router.on(.resign, use: resign)
+        router.on(.seal, use: seal)
+        router.on(.presence, use: presence)
+        router.on(.postMessage, use: postMessage)
+        router.on(.postReaction, use: postReaction)
+        router.on(.postFlag, use: postFlag)
         return router
     }
 

@@ -16,14 +16,14 @@ struct ShareController {
     /// This controller's routes, for the application's router.
     var routes: RouteCollection<CrossmateRequestContext> {
         let router = RouteCollection(context: CrossmateRequestContext.self)
-        router.post("v1/games/:game/invitations", use: invite)
-        router.get("v1/games/:game/invitations", use: links)
-        router.delete("v1/games/:game/invitations/:link", use: revokeLink)
-        router.get("v1/invitations/:token", use: preview)
-        router.delete("v1/invitations/:token", use: revoke)
-        router.post("v1/invitations/:token/accept", use: accept)
-        router.post("v1/games/:game/leave", use: leave)
-        router.delete("v1/games/:game/participants/:author", use: remove)
+        router.on(.invite, use: invite)
+        router.on(.invitations, use: links)
+        router.on(.revokeLink, use: revokeLink)
+        router.on(.previewInvitation, use: preview)
+        router.on(.revokeInvitation, use: revoke)
+        router.on(.acceptInvitation, use: accept)
+        router.on(.leave, use: leave)
+        router.on(.removePlayer, use: remove)
         return router
     }
 

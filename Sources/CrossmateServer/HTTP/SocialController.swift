@@ -16,12 +16,12 @@ struct SocialController {
     /// This controller's routes, for the application's router.
     var routes: RouteCollection<CrossmateRequestContext> {
         let router = RouteCollection(context: CrossmateRequestContext.self)
-        router.get("v1/friends", use: friends)
-        router.post("v1/decisions", use: decide)
-        router.put("v1/preferences", use: preferences)
-        router.get("v1/settings", use: settings)
-        router.put("v1/settings", use: putSetting)
-        router.post("v1/games/:game/nudges", use: nudge)
+        router.on(.friends, use: friends)
+        router.on(.decide, use: decide)
+        router.on(.preferences, use: preferences)
+        router.on(.settings, use: settings)
+        router.on(.putSetting, use: putSetting)
+        router.on(.nudge, use: nudge)
         return router
     }
 

@@ -14,7 +14,7 @@ struct StatsController {
 
     var routes: RouteCollection<CrossmateRequestContext> {
         let router = RouteCollection(context: CrossmateRequestContext.self)
-        router.get("v1/stats", use: stats)
+        router.on(.stats, use: stats)
         return router
     }
 

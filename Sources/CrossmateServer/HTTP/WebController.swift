@@ -32,6 +32,8 @@ struct WebController {
             let bytes = name.hasSuffix(".js") || name.hasSuffix(".css") ? compact(String(decoding: data, as: UTF8.self)) : Array(data)
             files[name] = asset(type: contentType(of: name), bytes: bytes)
         }
+        // The API's routes, from the one route table (`APIRoute`).
+        files["routes.js"] = asset(type: contentType(of: "routes.js"), bytes: compact(APIRoute.javaScript))
         return files
     }()
 
@@ -115,10 +117,10 @@ struct WebController {
                 "bundledPuzzles": BundledPuzzles.identifiers.joined(separator: ", "),
             ]
         }
-        router.get("v1/puzzles") { _, _ -> BundledList in
+        router.on(.puzzles) { _, _ -> BundledList in
             BundledList(puzzles: try Self.bundled.map(\.summary), serverTime: state.now())
         }
-        router.get("v1/puzzles/:name") { _, context -> PuzzleLayout in
+        router.on(.puzzle) { _, context -> PuzzleLayout in
             let name = try context.parameters.require("name")
             guard let found = try Self.bundled.first(where: { $0.summary.name == name }) else {
                 throw APIError(

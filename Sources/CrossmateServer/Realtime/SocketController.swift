@@ -18,7 +18,7 @@ struct SocketController {
     /// This controller's routes, for the application's router.
     var routes: RouteCollection<CrossmateRequestContext> {
         let router = RouteCollection(context: CrossmateRequestContext.self)
-        router.ws("v1/socket") { _, _ in
+        router.ws(RouterPath(APIRoute.socket.pattern)) { _, _ in
             .upgrade([:])
         } onUpgrade: { inbound, outbound, context in
             guard let device = context.requestContext.device else {

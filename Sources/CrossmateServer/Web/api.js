@@ -1,5 +1,8 @@
 // This browser's identity and the server's HTTP API. The token stays in this browser's storage
-// and goes only in the Authorization header; the socket opens with a one-time ticket.
+// and goes only in the Authorization header; the socket opens with a one-time ticket. Routes
+// come from the server's one route table (routes.js).
+
+import { route } from "./routes.js";
 
 const IDENTITY = "crossmate.identity";
 
@@ -62,9 +65,9 @@ export async function api(method, path, body) {
 
 /** A WebSocket for this device, opened with a one-time ticket. */
 export async function openSocket() {
-  const { ticket } = await api("POST", "/v1/socket-tickets", {});
+  const { ticket } = await api(...route("socketTicket"), {});
   const scheme = location.protocol === "https:" ? "wss:" : "ws:";
-  return new WebSocket(`${scheme}//${location.host}/v1/socket?ticket=${encodeURIComponent(ticket)}`);
+  return new WebSocket(`${scheme}//${location.host}${route("socket")[1]}?ticket=${encodeURIComponent(ticket)}`);
 }
 
 /** Reads a File as base64 for an upload. */

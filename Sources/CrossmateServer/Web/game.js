@@ -14,6 +14,7 @@ import { EMPTY_SQUARE, GameState } from "./gamestate.js";
 import { Board, key, press } from "./keys.js";
 import { commandKey, enqueue, queued, saveGame, savedGame, settle } from "./queue.js";
 import { settings } from "./settings.js";
+import { route } from "./routes.js";
 
 const KEYS = {
   ArrowLeft: "left", ArrowRight: "right", ArrowUp: "up", ArrowDown: "down", Tab: "tab", Backspace: "backspace",
@@ -553,7 +554,7 @@ class GamePage extends GameView {
     const message = prompt("Nudge the other players (a short message, or leave it empty):", "");
     if (message === null) return;
     try {
-      await api("POST", `/v1/games/${encodeURIComponent(this.gameID)}/nudges`, { message });
+      await api(...route("nudge", this.gameID), { message });
       toast("Nudged.");
     } catch (failure) {
       toast(failure.message, "error");
@@ -595,7 +596,7 @@ class GamePage extends GameView {
   async remove(player) {
     if (!confirm(`Remove ${player.displayName} from this game? Their letters stay; they can no longer change the grid.`)) return;
     try {
-      await api("DELETE", `/v1/games/${encodeURIComponent(this.gameID)}/participants/${encodeURIComponent(player.authorID)}`);
+      await api(...route("removePlayer", this.gameID, player.authorID));
       toast(`${player.displayName} was removed.`);
     } catch (failure) {
       toast(failure.message, "error");

@@ -5,6 +5,7 @@ import { api, base64, identity, remember } from "./api.js";
 import { connection } from "./connection.js";
 import { el, main, toast } from "./dom.js";
 import { navigate, showAgain, signedOut } from "./nav.js";
+import { route } from "./routes.js";
 
 /** Names as a sentence: "Ana", "Ana and Ben", "Ana, Ben and 3 others". */
 function namesInWords(names) {
@@ -22,7 +23,7 @@ export async function welcome(path) {
   if (join) {
     main.replaceChildren(el("p", { class: "loading" }, "Checking the invitation…"));
     try {
-      invitation = await api("GET", `/v1/invitations/${encodeURIComponent(decodeURIComponent(join[1]))}`);
+      invitation = await api(...route("previewInvitation", decodeURIComponent(join[1])));
     } catch (failure) {
       return cannotJoin(failure, "Start your own games");
     }
@@ -41,7 +42,7 @@ export async function welcome(path) {
         event.preventDefault();
         error.textContent = "";
         try {
-          remember(await api("POST", "/v1/accounts", { displayName: name.value.trim() }));
+          remember(await api(...route("createAccount"), { displayName: name.value.trim() }));
           showAgain();
         } catch (failure) {
           error.textContent = failure.message;
@@ -67,7 +68,7 @@ export async function welcome(path) {
         event.preventDefault();
         linkError.textContent = "";
         try {
-          remember(await api("POST", "/v1/devices", { code: code.value.trim() }));
+          remember(await api(...route("linkDevice"), { code: code.value.trim() }));
           showAgain();
         } catch (failure) {
           linkError.textContent = failure.message;
@@ -87,7 +88,7 @@ export async function welcome(path) {
 export async function accept(token) {
   main.replaceChildren(el("p", { class: "loading" }, "Joining…"));
   try {
-    const game = await api("POST", `/v1/invitations/${encodeURIComponent(token)}/accept`, {});
+    const game = await api(...route("acceptInvitation", token), {});
     navigate(`/games/${encodeURIComponent(game.gameID)}`, true);
   } catch (failure) {
     cannotJoin(failure, "Go to your games");
@@ -122,7 +123,7 @@ export async function linkPage() {
     ),
   );
   try {
-    const { code } = await api("POST", "/v1/devices/link-codes", {});
+    const { code } = await api(...route("createLinkCode"), {});
     shown.textContent = code;
   } catch (failure) {
     shown.textContent = failure.message;
@@ -175,7 +176,7 @@ export async function gamesPage() {
         try {
           const body = along({ fileName: chosen.name, fileBase64: await base64(chosen) });
           if (key.value.trim()) body.unlockKey = Number(key.value.trim());
-          const game = await api("POST", "/v1/games", body);
+          const game = await api(...route("createGame"), body);
           navigate(`/games/${encodeURIComponent(game.gameID)}`);
         } catch (failure) {
           uploadError.textContent = failure.message;
@@ -238,7 +239,7 @@ export async function gamesPage() {
 
   const refresh = async () => {
     try {
-      const { games, unreadCount } = await api("GET", "/v1/games");
+      const { games, unreadCount } = await api(...route("games"));
       problem.textContent = "";
       document.title = unreadCount ? `(${unreadCount}) Your games · Crossmate` : "Your games · Crossmate";
       if (!games.length) {
@@ -299,7 +300,7 @@ export async function gamesPage() {
   await refresh();
   if (together) document.getElementById("start")?.scrollIntoView({ block: "start" });
   try {
-    const { puzzles } = await api("GET", "/v1/puzzles");
+    const { puzzles } = await api(...route("puzzles"));
     bundled.replaceChildren(
       ...puzzles.map((puzzle) =>
         el(
@@ -308,7 +309,7 @@ export async function gamesPage() {
             type: "button", class: "puzzle", "data-bundled": puzzle.name,
             onclick: async () => {
               try {
-                const game = await api("POST", "/v1/games", along({ bundled: puzzle.name }));
+                const game = await api(...route("createGame"), along({ bundled: puzzle.name }));
                 navigate(`/games/${encodeURIComponent(game.gameID)}`);
               } catch (failure) {
                 toast(failure.message, "error");
@@ -356,7 +357,7 @@ export async function friendsPage() {
           onsubmit: async (event) => {
             event.preventDefault();
             try {
-              const answer = await api("PUT", "/v1/me", { displayName: nameField.value });
+              const answer = await api(...route("rename"), { displayName: nameField.value });
               const me = identity();
               localStorage.setItem("crossmate.identity", JSON.stringify({ ...me, displayName: answer.account.displayName }));
               document.getElementById("who").textContent = answer.account.displayName;
@@ -383,7 +384,7 @@ export async function friendsPage() {
   ];
   const draw = ({ friends, preferredColor }) => {
     mine.replaceChildren(...choices(preferredColor, "automatic"));
-    mine.onchange = () => save("PUT", "/v1/preferences", { color: mine.value === "" ? null : Number(mine.value) });
+    mine.onchange = () => save(...route("preferences"), { color: mine.value === "" ? null : Number(mine.value) });
     if (!friends.length) {
       list.replaceChildren(el("li", { class: "empty" }, "Nobody yet: the people you play with appear here."));
       return;
@@ -392,12 +393,12 @@ export async function friendsPage() {
       ...friends.map((friend) => {
         const pin = el("select", { "aria-label": `colour for ${friend.displayName}`, "data-pin": friend.authorID }, ...choices(friend.pinned, "automatic"));
         pin.onchange = () =>
-          save("POST", "/v1/decisions", pin.value === ""
+          save(...route("decide"), pin.value === ""
             ? { kind: "color", key: friend.authorID, deleted: true, writtenAt: Math.round(connection.now()) }
             : { kind: "color", key: friend.authorID, value: pin.value, writtenAt: Math.round(connection.now()) });
         const block = el("button", { type: "button", class: "small", "data-block": friend.authorID }, friend.blocked ? "Unblock" : "Block");
         block.onclick = () =>
-          save("POST", "/v1/decisions", { kind: "block", key: friend.authorID, deleted: friend.blocked, writtenAt: Math.round(connection.now()) });
+          save(...route("decide"), { kind: "block", key: friend.authorID, deleted: friend.blocked, writtenAt: Math.round(connection.now()) });
         return el(
           "li",
           { "data-friend": friend.authorID, class: friend.blocked ? "blocked" : "" },
@@ -440,7 +441,7 @@ export async function friendsPage() {
   let last = null;
   const refresh = async () => {
     try {
-      draw((last = await api("GET", "/v1/friends")));
+      draw((last = await api(...route("friends"))));
     } catch (failure) {
       problem.textContent = failure.message;
     }

@@ -5,6 +5,7 @@
 
 import { api } from "./api.js";
 import { connection } from "./connection.js";
+import { route } from "./routes.js";
 
 const SAVED = "crossmate.settings";
 
@@ -36,14 +37,14 @@ export const settings = {
 
   async load() {
     try {
-      this.adopt(await api("GET", "/v1/settings"));
+      this.adopt(await api(...route("settings")));
     } catch {
       // Offline or signed out: the last copy stands.
     }
   },
 
   async set(name, value) {
-    this.adopt(await api("PUT", "/v1/settings", { name, value, writtenAt: Math.round(connection.now()) }));
+    this.adopt(await api(...route("putSetting"), { name, value, writtenAt: Math.round(connection.now()) }));
   },
 };
 

@@ -5,6 +5,7 @@
 import { api } from "./api.js";
 import { connection } from "./connection.js";
 import { el } from "./dom.js";
+import { route } from "./routes.js";
 
 const LIFETIMES = [
   ["", "Until it is revoked"],
@@ -73,7 +74,7 @@ export function openShare(game, done) {
     makeButton.disabled = true;
     try {
       const seconds = lifetime.value ? Number(lifetime.value) : undefined;
-      const link = await api("POST", `/v1/games/${encodeURIComponent(game.gameID)}/invitations`, seconds ? { expiresInSeconds: seconds } : {});
+      const link = await api(...route("invite", game.gameID), seconds ? { expiresInSeconds: seconds } : {});
       made.set(game.gameID, link);
       show(link);
       await copyLink();
@@ -87,7 +88,7 @@ export function openShare(game, done) {
 
   async function revoke(link) {
     try {
-      await api("DELETE", `/v1/games/${encodeURIComponent(game.gameID)}/invitations/${encodeURIComponent(link.linkID)}`);
+      await api(...route("revokeLink", game.gameID, link.linkID));
       if (made.get(game.gameID)?.linkID === link.linkID) {
         made.delete(game.gameID);
         show(null);
@@ -100,7 +101,7 @@ export function openShare(game, done) {
   }
 
   async function refresh() {
-    const { links, maxLinks } = await api("GET", `/v1/games/${encodeURIComponent(game.gameID)}/invitations`);
+    const { links, maxLinks } = await api(...route("invitations", game.gameID));
     const now = connection.now();
     let mine = made.get(game.gameID)?.linkID;
     if (mine && !links.some((link) => link.linkID === mine)) {

@@ -3,6 +3,7 @@
 
 import { api } from "./api.js";
 import { el } from "./dom.js";
+import { route } from "./routes.js";
 
 /** "12:40", "1:02:03". */
 export const duration = (seconds) => {
@@ -17,7 +18,7 @@ const days = (n) => `${n} ${n === 1 ? "day" : "days"}`;
 /** The account's stats, in this browser's time zone. */
 export async function loadStats() {
   const zone = Intl.DateTimeFormat().resolvedOptions().timeZone || "UTC";
-  return api("GET", `/v1/stats?timeZone=${encodeURIComponent(zone)}`);
+  return api(route("stats")[0], `${route("stats")[1]}?timeZone=${encodeURIComponent(zone)}`);
 }
 
 /** Puzzles solved each day as bars (plain SVG): a bar per day, labelled for a screen reader. */
