@@ -133,6 +133,35 @@ import Testing
         }
     }
 
+    /// The next puzzle together follows a finished game (it moved other players' open pages out
+    /// of a game in progress), and an account starts a few, then one a minute.
+    @Test func theNextPuzzleFollowsAFinishedGameAtItsOwnRate() async throws {
+        try await withServer { client, server in
+            let ana = try await client.account("Ana")
+            let ben = try await client.account("Ben")
+            let game = try await client.newGame(ana)
+            try await client.join(ben, game.gameID, invitedBy: ana)
+            let (early, refusal) = try await client.failure(
+                .post, "/v1/games", token: ana.token, json: CreateGameRequest(bundled: "daybreak", with: game.gameID))
+            #expect(early == .badRequest && refusal.message.contains("follows a finished game"))
+            let _: CompletionResponse = try await client.call(.post, "/v1/games/\(game.gameID)/resign", token: ana.token)
+            let burst = Int(Limits.nextGame.perAccount!.burst)
+            for _ in 0..<burst {
+                let _: GameSummary = try await client.call(
+                    .post, "/v1/games", token: ana.token, json: CreateGameRequest(bundled: "daybreak", with: game.gameID))
+            }
+            let (limited, wait) = try await client.failure(
+                .post, "/v1/games", token: ana.token, json: CreateGameRequest(bundled: "daybreak", with: game.gameID))
+            #expect(limited == .tooManyRequests && wait.error == .rateLimited)
+            // Ben is in Ana's games once per start, no more.
+            let list: GameListResponse = try await client.call(.get, "/v1/games", token: ben.token)
+            #expect(list.games.count == burst + 1)
+            server.clock.advance(byMillis: 60_000)
+            let _: GameSummary = try await client.call(
+                .post, "/v1/games", token: ana.token, json: CreateGameRequest(bundled: "daybreak", with: game.gameID))
+        }
+    }
+
     /// What a finished game contributes to stats is kept as it finishes: asking for stats does
     /// not read the game's history again, and says the same.
     @Test func aFinishedGamesStatsAreKeptAsItFinishes() async throws {
