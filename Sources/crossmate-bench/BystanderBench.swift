@@ -157,7 +157,8 @@ struct BystanderBench: AsyncParsableCommand {
         report.add("firstStatsMillis", "Fay's first stats request", firstStatsMillis, "ms")
         report.add("replayFramesPerSecond", "replay frames Fay's sockets got", Double(flooded.replayFrames) / measured, "/s")
         report.add("replayMegabytesPerSecond", "replay bytes Fay's sockets got", Double(flooded.replayBytes) / measured / 1_048_576, "MB/s")
-        report.add("refusedPerSecond", "Fay's requests refused (rate, busy)", Double(flooded.refused) / measured, "/s")
+        report.add("refusedPerSecond", "Fay's stats requests refused (429)", Double(flooded.refused) / measured, "/s")
+        report.add("socketRefusalsPerSecond", "refusals Fay's sockets were sent", Double(flooded.refusedOnSocket) / measured, "/s")
         report.add("statsPerSecond", "Fay's stats answered", Double(flooded.stats) / measured, "/s")
         report.add("serverCoresBusy", "server CPU use (cores of 2)", serverCores, "cores")
         report.add("serverMemoryGrowthMB", "server memory growth", Double(rssGrowth) / 1024, "MB")
@@ -191,6 +192,7 @@ final class FloodCounts: Sendable {
         var replayFrames = 0
         var replayBytes = 0
         var refused = 0
+        var refusedOnSocket = 0
         var stats = 0
     }
 
@@ -202,6 +204,7 @@ final class FloodCounts: Sendable {
         }
     }
     func add(refused: Int) { counts.withLock { $0.refused += refused } }
+    func add(refusedOnSocket: Int) { counts.withLock { $0.refusedOnSocket += refusedOnSocket } }
     func add(stats: Int) { counts.withLock { $0.stats += stats } }
     var snapshot: Counts { counts.withLock { $0 } }
 }
@@ -251,7 +254,7 @@ final class ReplayFlood: ChannelInboundHandler {
         if head.contains(#""type":"replay""#) || head.contains(#""replay":{"#) {
             counts.add(replayBytes: bytes)
         } else if head.contains(#""type":"error""#) || head.contains(#""error":{"#) {
-            counts.add(refused: 1)
+            counts.add(refusedOnSocket: 1)
         }
     }
 }
