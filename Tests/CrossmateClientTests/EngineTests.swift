@@ -286,6 +286,27 @@ import Testing
         }
     }
 
+    /// Moves both players' cursors until each engine shows the other's: then each socket takes
+    /// relays (asked before subscribing, and one socket's messages are taken in order), and each
+    /// engine has done the fetches it makes on connecting (its socket's events are taken one at a
+    /// time, connecting first). Moved again until seen: a socket may subscribe after the other's
+    /// first move.
+    func seeEachOther(
+        _ ann: TestPlayer, _ annSession: GameSession, _ bob: TestPlayer, _ bobSession: GameSession, in gameID: String
+    )
+        async throws
+    {
+        var row = 2
+        try await eventually("Ann and Bob see each other's cursors") {
+            row = 5 - row
+            await bobSession.moveCursor(to: GridPosition(row: row, col: 3), direction: .down)
+            await annSession.moveCursor(to: GridPosition(row: row, col: 4), direction: .down)
+            let annSeesBob = await ann.engine.peerCursors(gameID).contains { $0.authorID == bob.identity.authorID }
+            let bobSeesAnn = await bob.engine.peerCursors(gameID).contains { $0.authorID == ann.identity.authorID }
+            return annSeesBob && bobSeesAnn
+        }
+    }
+
     /// Ann and Bob in a game on a server that holds its second group commit of moves before
     /// COMMIT (for crash tests only): Ann's G is stored, her R is ordered and held, and Bob's
     /// grid shows both — R a commit's fsync before it is on disk.
@@ -373,21 +394,9 @@ import Testing
         let annSession = try await ann.engine.open(gameID)
         let bobSession = try await bob.engine.open(gameID)
         let g = GridPosition(row: 1, col: 0)
-        // Bob's socket takes relays: it asked before it subscribed, and before the cursor Ann
-        // then sees (one socket's messages are taken in order). And Bob's engine has done the
-        // fetches it makes on connecting once it shows Ann's cursor (it takes its socket's events
-        // one at a time, connecting first): a fetch still under way when G is committed would
-        // store G, and there would be no blink to test for.
-        // (Moved again until seen: a socket may subscribe after the other's first move.)
-        var row = 2
-        try await eventually("Ann and Bob see each other's cursors") {
-            row = 5 - row
-            await bobSession.moveCursor(to: GridPosition(row: row, col: 3), direction: .down)
-            await annSession.moveCursor(to: GridPosition(row: row, col: 4), direction: .down)
-            let annSeesBob = await ann.engine.peerCursors(gameID).contains { $0.authorID == bob.identity.authorID }
-            let bobSeesAnn = await bob.engine.peerCursors(gameID).contains { $0.authorID == ann.identity.authorID }
-            return annSeesBob && bobSeesAnn
-        }
+        // Bob's socket takes relays, and his engine's fetches on connecting are done: a fetch
+        // still under way when G is committed would store G, and there would be no blink to test.
+        try await seeEachOther(ann, annSession, bob, bobSession, in: gameID)
         try await annSession.type("G", at: g)
         try await eventually("Ann's G is stored") { try ann.store.unsentCount(gameID: gameID) == 0 }
         try await eventually("Bob sees G") { try await bobSession.view().grid.letter(at: g) == "G" }
@@ -423,15 +432,7 @@ import Testing
             await bob.engine.start()
             let annSession = try await ann.engine.open(gameID)
             let bobSession = try await bob.engine.open(gameID)
-            var row = 2
-            try await eventually("Ann and Bob see each other's cursors") {
-                row = 5 - row
-                await bobSession.moveCursor(to: GridPosition(row: row, col: 3), direction: .down)
-                await annSession.moveCursor(to: GridPosition(row: row, col: 4), direction: .down)
-                let annSeesBob = await ann.engine.peerCursors(gameID).contains { $0.authorID == bob.identity.authorID }
-                let bobSeesAnn = await bob.engine.peerCursors(gameID).contains { $0.authorID == ann.identity.authorID }
-                return annSeesBob && bobSeesAnn
-            }
+            try await seeEachOther(ann, annSession, bob, bobSession, in: gameID)
             try await type("UNI", at: GridPosition(row: 3, col: 0), in: annSession)
             try await eventually("Ann's letters are stored") { try ann.store.unsentCount(gameID: gameID) == 0 }
             try await eventually("Bob's store holds all three, as his screen shows them") {
