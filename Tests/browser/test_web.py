@@ -443,6 +443,27 @@ class WebAppTests(unittest.TestCase):
         set_to(count)
         until("the end", lambda: ana.row(4) == "EATS#")
 
+    def test_a_page_left_open_after_leaving_hears_nothing_more(self):
+        """Ben leaves the game from another device while its page is open on his laptop: the
+        page says the game is closed, and Ana's chat after that never reaches it."""
+        ana = self.player("Ana")
+        ana.sign_up()
+        game = ana.start_bundled()
+        ben = self.invited("Ben", game, ana)
+        code = self.server.api("POST", "/v1/devices/link-codes", {}, token=ben.token())["code"]
+        phone = self.server.api("POST", "/v1/devices", {"code": code})
+        self.server.api("POST", f"/v1/games/{game}/leave", {}, token=phone["token"])
+        card = until("Ben's page says so", lambda: ben.driver.find_element(By.XPATH, "//h2[text()='This game is closed']"))
+        self.assertIn("You left this game", card.find_element(By.XPATH, "..").text)
+        now = self.server.api("GET", "/v1/me", token=ana.token())["serverTime"]
+        self.server.api("POST", f"/v1/games/{game}/messages",
+                        {"messageID": "after", "text": "a secret plan", "timestamp": {"wallMillis": now, "counter": 0}}, token=ana.token())
+        ana.type("ALSO")
+        until("Ana's letters are in", lambda: ana.row(0) == "#ALSO")
+        self.assertNotIn("a secret plan", ben.driver.find_element(By.TAG_NAME, "body").text)
+        self.assertEqual(ben.driver.find_elements(By.CSS_SELECTOR, ".letter"), [])
+        ben.screenshot("game-closed-desktop")
+
     def test_the_replay_player_seeks_as_folding_every_step_would(self):
         # 2,000 seeded steps over a 21×21 grid, 400 seeds back and forth (long jumps, short
         # steps, the ends): the player's grid is always the fold of the steps before it.

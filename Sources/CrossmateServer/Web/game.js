@@ -195,7 +195,8 @@ class GamePage extends GameView {
         break;
       case "closed":
         if (message.gameID !== this.gameID) return;
-        this.view = null;
+        // The page stops listening (keys, the socket, its timers) and says why.
+        this.leave();
         this.main.replaceChildren(
           el(
             "section",
