@@ -2,6 +2,7 @@ import CrossmateCore
 import CrossmateFormats
 import CrossmateProtocol
 import CrossmateStore
+import CrossmateSync
 import Foundation
 import Logging
 import NIOEmbedded
@@ -181,5 +182,19 @@ import Testing
         release.signal()
         #expect(try await slow.value == 1)
         #expect(parser.inProgress == 0)
+    }
+}
+
+/// The memory of finished games' stats is bounded by bytes, not by count.
+@Suite struct FinishedGameCacheTests {
+    @Test func itIsBoundedByBytes() {
+        let cache = FinishedGameCache(maximumBytes: 64 << 10)
+        let players = (0..<50).map { "acct-\($0)-" + String(repeating: "x", count: 16) }
+        for index in 0..<200 {
+            cache.keep([FinishedGame(gameID: "game-\(index)", width: 15, height: 15, finishedAt: 1, solved: true, seconds: 60, players: players)])
+            #expect(cache.bytesKept <= 64 << 10)
+        }
+        #expect(cache.games(["game-199"]).count == 1)
+        #expect(cache.games((0..<200).map { "game-\($0)" }).count < 200)
     }
 }

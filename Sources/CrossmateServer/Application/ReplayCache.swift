@@ -1,4 +1,5 @@
 import CrossmateProtocol
+import CrossmateSync
 import Synchronization
 
 /// Finished games' replays, assembled once for every device that asks. A ready replay changes
@@ -73,4 +74,37 @@ final class HistoryGate: Sendable {
 
     /// The refusal when an account's history work is already running.
     static let busy = APIError(.rateLimited, "the server is still reading your last replay or stats; retry after 1 s", retryAfterSeconds: 1)
+}
+
+/// What finished games contribute to stats, kept in memory within a bound on their bytes (a
+/// game's share lists its players, up to fifty ids): when full, it starts again empty (each is
+/// in the store, one small row away).
+final class FinishedGameCache: Sendable {
+    private struct Kept {
+        var games: [String: FinishedGame] = [:]
+        var bytes = 0
+    }
+
+    private let kept = Mutex(Kept())
+    let maximumBytes: Int
+
+    init(maximumBytes: Int = 8 << 20) { self.maximumBytes = maximumBytes }
+
+    /// About what one takes in memory.
+    static func bytes(_ game: FinishedGame) -> Int { 160 + game.gameID.utf8.count + game.players.reduce(0) { $0 + 16 + $1.utf8.count } }
+
+    func games(_ gameIDs: [String]) -> [FinishedGame] { kept.withLock { kept in gameIDs.compactMap { kept.games[$0] } } }
+
+    func keep(_ games: some Sequence<FinishedGame>) {
+        kept.withLock { kept in
+            for game in games where kept.games[game.gameID] == nil {
+                let size = Self.bytes(game)
+                if kept.bytes + size > maximumBytes { kept = Kept() }
+                kept.games[game.gameID] = game
+                kept.bytes += size
+            }
+        }
+    }
+
+    var bytesKept: Int { kept.withLock { $0.bytes } }
 }

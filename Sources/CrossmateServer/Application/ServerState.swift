@@ -30,7 +30,7 @@ final class ServerState: Sendable {
     /// Nudges, per sending account.
     let nudgeLimiter = RateLimiter(Limits.nudge.perAccount!)
     /// What each finished game contributes to its players' stats (it never changes once read).
-    let finishedGames = Mutex([String: FinishedGame]())
+    let finishedGames = FinishedGameCache()
     /// Next puzzles together, per starting account.
     let nextGameLimiter = RateLimiter(Limits.nextGame.perAccount!)
     /// Finished games' replays, assembled once.

@@ -72,14 +72,12 @@ struct StatsController {
     /// store, else worked out from its history (on the history lane, one account at a time) and
     /// kept, so a game's history is read for stats once.
     func finishedGames(_ gameIDs: [String], for authorID: String) async throws -> [FinishedGame] {
-        var found = state.finishedGames.withLock { kept in gameIDs.compactMap { kept[$0] } }
-        var missing = gameIDs.filter { id in !found.contains { $0.gameID == id } }
+        var found = state.finishedGames.games(gameIDs)
+        let foundIDs = Set(found.map(\.gameID))
+        var missing = gameIDs.filter { !foundIDs.contains($0) }
         if !missing.isEmpty {
             let stored = try await state.store.finishedGames(missing)
-            state.finishedGames.withLock { kept in
-                if kept.count + stored.count > Self.gamesKept { kept.removeAll() }
-                kept.merge(stored) { old, _ in old }
-            }
+            state.finishedGames.keep(stored.values)
             found += stored.values
             missing.removeAll { stored[$0] != nil }
         }
@@ -96,9 +94,6 @@ struct StatsController {
         return found.sorted { order[$0.gameID, default: 0] < order[$1.gameID, default: 0] }
     }
 
-    /// Finished games kept in memory (a few hundred bytes each).
-    static let gamesKept = 20_000
-
     /// Works out what a finished game contributes to stats from its history, and keeps it; nil
     /// when the game is not finished (or gone).
     func finishedGame(_ gameID: String) async throws -> FinishedGame? {
@@ -109,10 +104,7 @@ struct StatsController {
             gameID: gameID, puzzle: try game.puzzle(), moves: activity.moves.map(\.move), pauses: activity.pauses,
             completion: completion.completion, players: players.filter { !$0.hasLeft }.map(\.authorID))
         try await state.store.keepFinishedGame(finished)
-        state.finishedGames.withLock { kept in
-            if kept.count >= Self.gamesKept { kept.removeAll() }
-            kept[gameID] = finished
-        }
+        state.finishedGames.keep([finished])
         return finished
     }
 }
