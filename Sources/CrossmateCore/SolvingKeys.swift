@@ -169,8 +169,8 @@ public enum SolvingKeys {
     /// Writes `letter` at the cursor and moves on: to the next empty square of the word (or the
     /// next square, without skipping), else the first empty one before it; at the word's end,
     /// to the first empty square of the next unfilled word (without skipping, the next word's
-    /// first square); on a full grid, or with `jumpAtWordEnd` off, to the next square of the
-    /// word if there is one.
+    /// first square); in a word that was full before the letter (a correction), on a full grid,
+    /// or with `jumpAtWordEnd` off, to the next square of the word if there is one.
     static func typed(
         _ letter: String, cursor: Cursor, puzzle: Puzzle, letterAt: (GridPosition) -> String, options: Options
     ) -> (cursor: Cursor, edit: Edit?) {
@@ -185,7 +185,11 @@ public enum SolvingKeys {
         let inWord =
             options.skipFilledSquares
             ? later.first(where: { after($0).isEmpty }) ?? word.cells[..<index].first(where: { after($0).isEmpty }) : later.first
+        // Correcting a word that was already full goes on along it, not into other words.
+        let wasFull = word.cells.allSatisfy { !letterAt($0).isEmpty }
         if let square = inWord {
+            next.position = square
+        } else if wasFull, let square = later.first {
             next.position = square
         } else if options.jumpAtWordEnd, options.skipFilledSquares,
             let (clue, square) = unfilledWord(from: cursor, forward: true, puzzle: puzzle, letterAt: after)

@@ -209,9 +209,12 @@ function typed(letter, cursor, board, letterAt, options) {
   const inWord = options.skipFilledSquares
     ? later.find((s) => after(s) === "") ?? word.cells.slice(0, index).find((s) => after(s) === "")
     : later[0];
-  const unfilled = !inWord && options.jumpAtWordEnd && options.skipFilledSquares ? unfilledWord(cursor, true, board, after) : null;
-  const following = !inWord && options.jumpAtWordEnd && !options.skipFilledSquares ? board.nextWord(at, cursor.direction) : null;
+  // Correcting a word that was already full goes on along it, not into other words.
+  const correcting = !inWord && later.length > 0 && word.cells.every((s) => letterAt(s) !== "");
+  const unfilled = !inWord && !correcting && options.jumpAtWordEnd && options.skipFilledSquares ? unfilledWord(cursor, true, board, after) : null;
+  const following = !inWord && !correcting && options.jumpAtWordEnd && !options.skipFilledSquares ? board.nextWord(at, cursor.direction) : null;
   if (inWord) Object.assign(next, inWord);
+  else if (correcting) Object.assign(next, later[0]);
   else if (unfilled) Object.assign(next, unfilled.square, { direction: unfilled.clue.direction });
   else if (following) Object.assign(next, following.cells[0], { direction: following.direction });
   else if (later.length) Object.assign(next, later[0]);
