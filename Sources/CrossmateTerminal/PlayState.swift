@@ -283,16 +283,24 @@ public struct PlayState: Sendable {
         case .character("a"), .character("A"), .character("d"), .character("D"), .enter:
             jump = nil
             guard let number = Int(typed) else { return [] }
-            let direction: Direction =
+            // A direction named is that clue; a number alone is the clue in the cursor's
+            // direction, else the other one.
+            let named: Direction? =
                 switch key {
                 case .character("a"), .character("A"): .across
                 case .character("d"), .character("D"): .down
-                default: cursor.direction
+                default: nil
                 }
-            let (next, _) = SolvingKeys.press(
-                .jump(number: number, direction: direction), cursor: cursor, puzzle: view.puzzle, letterAt: { view.grid.letter(at: $0) })
-            if next == cursor { notice = "there is no \(number) \(direction.rawValue)" }
-            cursor = next
+            let directions = named.map { [$0] } ?? [cursor.direction, cursor.direction.perpendicular]
+            guard let direction = directions.first(where: { direction in view.puzzle.clues(direction).contains { $0.number == number } })
+            else {
+                notice = named.map { "there is no \(number) \($0.rawValue)" } ?? "there is no clue \(number)"
+                return []
+            }
+            cursor =
+                SolvingKeys.press(
+                    .jump(number: number, direction: direction), cursor: cursor, puzzle: view.puzzle, letterAt: { view.grid.letter(at: $0) }
+                ).cursor
             return []
         default:
             jump = nil

@@ -459,4 +459,31 @@ import Testing
         #expect(state.handle(.control("p"), view: empty).isEmpty && state.cursor.pencil)
         #expect(state.handle(.insert, view: empty).isEmpty && state.cursor.rebus == "")
     }
+
+    /// ^G and a number: the clue in the cursor's direction, else the other one; a direction
+    /// named is that clue. Jumping to the clue the cursor is on is no error.
+    @Test func jumpingToAClueByNumber() throws {
+        let puzzle = try BundledPuzzles.puzzle("green-light")
+        let empty = view(puzzle)
+        var state = PlayState(puzzle: puzzle) { _ in "" }
+        func jump(_ keys: [InputKey]) {
+            _ = state.handle(.control("g"), view: empty)
+            for key in keys { _ = state.handle(key, view: empty) }
+        }
+        // 5 is an Across and a Down; from across it goes to 5 Across.
+        jump([.character("5"), .enter])
+        #expect(state.cursor.position == GridPosition(row: 1, col: 0) && state.cursor.direction == .across && state.notice == nil)
+        // 6 is Across only: from a Down cursor it still goes there.
+        jump([.character("2"), .character("d")])
+        #expect(state.cursor.direction == .down && state.cursor.position == GridPosition(row: 0, col: 2))
+        jump([.character("6"), .enter])
+        #expect(state.cursor.position == GridPosition(row: 2, col: 0) && state.cursor.direction == .across && state.notice == nil)
+        // Again on the clue it is on: stays, and says nothing is wrong.
+        jump([.character("6"), .enter])
+        #expect(state.cursor.position == GridPosition(row: 2, col: 0) && state.notice == nil)
+        jump([.character("6"), .character("d")])
+        #expect(state.notice == "there is no 6 down")
+        jump([.character("9"), .character("9"), .enter])
+        #expect(state.notice == "there is no clue 99")
+    }
 }
