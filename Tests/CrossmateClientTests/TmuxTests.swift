@@ -534,6 +534,27 @@ import Testing
         #expect(try !firstRow().contains("Z"))
     }
 
+    /// Correcting a full word in the real terminal: ^G 1 a goes back to 1 Across (full, so to
+    /// its first square), and X Y overwrite its first two letters instead of leaving the word.
+    @Test func correctingAFullWordStaysInIt() async throws {
+        let lab = try Lab("crossmate-tmux")
+        defer { lab.close() }
+        let (directory, server, home, tmux) = (lab.directory, lab.server, lab.home, lab.tmux)
+        try crossmate(["login", "--server", server.baseURL, "--name", "Ann"], home)
+        try crossmate(["new", "--bundled", "green-light"], home)
+        let session = try await tmux.play("Green", xdg: directory.path + "/xdg")
+        let rows = { try tmux(["capture-pane", "-p", "-t", session]).split(separator: "\n").dropFirst(2).map(String.init) }
+        try tmux(["send-keys", "-t", session, "A", "L", "S", "O"])
+        try await eventually("1 Across is full") { try rows().first?.contains("A ² L ³ S ⁴ O") == true }
+        try tmux(["send-keys", "-t", session, "C-g", "1", "a", "X", "Y"])
+        try await eventually("X and Y overwrite 1 Across") { try rows().first?.contains("X ² Y ³ S ⁴ O") == true }
+        // The grid's other rows (its columns, left of the clue lists) hold neither.
+        let screen = try rows()
+        #expect(
+            !screen.dropFirst().prefix(8).contains { $0.prefix(20).contains("X") || $0.prefix(20).contains("Y") }, "\(screen.joined(separator: "\n"))"
+        )
+    }
+
     @Test func typingInPlayReachesAnotherProfile() async throws {
         let lab = try Lab("crossmate-tmux")
         defer { lab.close() }
