@@ -208,6 +208,9 @@ public struct PlayScreen: Sendable {
             frame.put(
                 Self.clip("←/→ a move  shift-←/→ a tenth  Home/End  space play 1×, 10×, 100×, pause  q quit", to: width), row: height - 1,
                 col: 0, style: Style(dim: true))
+        } else if full, view.completion != nil {
+            // A finished grid takes no more letters: only what still does something is offered.
+            frame.put("^G go to clue  ^T chat  ? help  ^Q quit", row: height - 1, col: 0, style: Style(dim: true))
         } else if full {
             frame.put(
                 frame.width >= 104
@@ -494,8 +497,11 @@ public struct PlayScreen: Sendable {
             }
             if !board.isEmpty { lines.append((Self.clip(board.joined(separator: " · "), to: width), .plain)) }
             // A command short enough to copy whole at 80 columns.
-            lines.append(
-                (view.sealed ? "Watch it again: crossmate replay \(view.gameID)" : "Sending the last moves…", Style(dim: true)))
+            if view.sealed {
+                lines.append(("Watch it again: crossmate replay \(view.gameID)", Style(dim: true)))
+            } else if status.unsent > 0 {
+                lines.append(("Sending the last moves…", Style(dim: true)))
+            }
         }
         if view.readOnly {
             lines.append(("You were removed from this game: it stays readable but takes no more letters.", Style(bold: true)))

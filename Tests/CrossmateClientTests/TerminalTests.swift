@@ -386,7 +386,14 @@ import Testing
             status: SyncStatus(connection: .online, unsent: 0), elapsedSeconds: 3_725, scores: scores)
         let text = screen.render(width: 80, height: 20).text
         #expect(text.contains("Solved in 1:02:05") && text.contains("Ann"))
+        // A finished grid takes no more letters: the footer offers no undo, check or pencil, and
+        // nothing is said to be sending while nothing is unsent.
+        #expect(!text.contains("^Z") && !text.contains("^X") && !text.contains("^P") && !text.contains("Sending"))
         try golden("green-light-solved-80x20", text)
+        let sending = PlayScreen(
+            view: view(puzzle, grid: replica.grid, completion: completion), state: state,
+            status: SyncStatus(connection: .online, unsent: 2), elapsedSeconds: 3_725, scores: scores)
+        #expect(sending.render(width: 80, height: 20).text.contains("Sending the last moves…"))
     }
 
     /// A barred puzzle's bars are drawn: a bar to a square's right in its mark's column, one
