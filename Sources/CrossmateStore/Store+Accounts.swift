@@ -64,11 +64,10 @@ extension Store {
         guard !authorIDs.isEmpty else { return [:] }
         return try await database.read { db in
             var names: [String: String] = [:]
-            for start in stride(from: 0, to: authorIDs.count, by: 100) {
-                let batch = authorIDs[start..<min(start + 100, authorIDs.count)]
-                let marks = Array(repeating: "?", count: batch.count).joined(separator: ", ")
+            for chunk in GroupAppend.chunks(authorIDs) {
                 for row in try await db.query(
-                    "SELECT author_id, display_name FROM accounts WHERE author_id IN (\(marks))", batch.map(SQLValue.text))
+                    "SELECT author_id, display_name FROM accounts WHERE author_id IN (\(GroupAppend.placeholders(chunk.count)))",
+                    chunk.map(SQLValue.text))
                 {
                     names[try row.string("author_id")] = try row.string("display_name")
                 }

@@ -55,10 +55,11 @@ extension Store {
         guard !gameIDs.isEmpty else { return [:] }
         return try await database.read { db in
             var found: [String: FinishedGame] = [:]
-            for start in stride(from: 0, to: gameIDs.count, by: 100) {
-                let batch = gameIDs[start..<min(start + 100, gameIDs.count)]
-                let marks = Array(repeating: "?", count: batch.count).joined(separator: ", ")
-                for row in try await db.query("SELECT game_id, body FROM finished_games WHERE game_id IN (\(marks))", batch.map(SQLValue.text)) {
+            for chunk in GroupAppend.chunks(gameIDs) {
+                for row in try await db.query(
+                    "SELECT game_id, body FROM finished_games WHERE game_id IN (\(GroupAppend.placeholders(chunk.count)))",
+                    chunk.map(SQLValue.text))
+                {
                     let gameID = try row.string("game_id")
                     found[gameID] = try Self.decode(FinishedGame.self, try row.string("body"), what: "finished game", gameID: gameID)
                 }

@@ -74,6 +74,14 @@ import Testing
         try crossmate(["join", try crossmate(["invite", "Green"], home).trimmingCharacters(in: .whitespacesAndNewlines), "--profile", "bob"], home)
     }
 
+    /// Ann alone, signed in with a Green Light game, playing it in an 80×24 terminal; its tmux
+    /// target.
+    func annPlaysGreenLightAlone(_ lab: Lab) async throws -> String {
+        try crossmate(["login", "--server", lab.server.baseURL, "--name", "Ann"], lab.home)
+        try crossmate(["new", "--bundled", "green-light"], lab.home)
+        return try await lab.tmux.play("Green", xdg: lab.directory.path + "/xdg")
+    }
+
     /// Ann and Bob (`annAndBobPlayGreenLight`) each playing Green Light in a terminal of `size`,
     /// once both terminals show both of them here.
     func bothPlaying(_ lab: Lab, size: (columns: Int, rows: Int) = (80, 24)) async throws -> (ann: String, bob: String) {
@@ -416,10 +424,8 @@ import Testing
     @Test func aReplayHasItsOwnClockAndFooter() async throws {
         let lab = try Lab("crossmate-tmux")
         defer { lab.close() }
-        let (directory, server, home, tmux) = (lab.directory, lab.server, lab.home, lab.tmux)
-        try crossmate(["login", "--server", server.baseURL, "--name", "Ann"], home)
-        try crossmate(["new", "--bundled", "green-light"], home)
-        let play = try await tmux.play("Green", xdg: directory.path + "/xdg")
+        let (directory, home, tmux) = (lab.directory, lab.home, lab.tmux)
+        let play = try await annPlaysGreenLightAlone(lab)
         try tmux(["send-keys", "-t", play, "ALSOGREEN"])
         try await eventually("two words typed") {
             try tmux(["capture-pane", "-p", "-t", play]).contains("G  R  E  E  N") || crossmate(["games", "--json"], home).contains(#""filled":9"#)
@@ -518,10 +524,8 @@ import Testing
     @Test func aRefusedLetterLeavesTheCursorInTheRealTerminal() async throws {
         let lab = try Lab("crossmate-tmux")
         defer { lab.close() }
-        let (directory, server, home, tmux) = (lab.directory, lab.server, lab.home, lab.tmux)
-        try crossmate(["login", "--server", server.baseURL, "--name", "Ann"], home)
-        try crossmate(["new", "--bundled", "green-light"], home)
-        let session = try await tmux.play("Green", xdg: directory.path + "/xdg")
+        let tmux = lab.tmux
+        let session = try await annPlaysGreenLightAlone(lab)
         let firstRow = { try tmux(["capture-pane", "-p", "-t", session]).split(separator: "\n").dropFirst(2).first.map(String.init) ?? "" }
         // Reveal the square under the cursor (1 Across's first: A).
         try tmux(["send-keys", "-t", session, "C-x", "r", "s"])
@@ -539,10 +543,8 @@ import Testing
     @Test func correctingAFullWordStaysInIt() async throws {
         let lab = try Lab("crossmate-tmux")
         defer { lab.close() }
-        let (directory, server, home, tmux) = (lab.directory, lab.server, lab.home, lab.tmux)
-        try crossmate(["login", "--server", server.baseURL, "--name", "Ann"], home)
-        try crossmate(["new", "--bundled", "green-light"], home)
-        let session = try await tmux.play("Green", xdg: directory.path + "/xdg")
+        let tmux = lab.tmux
+        let session = try await annPlaysGreenLightAlone(lab)
         let rows = { try tmux(["capture-pane", "-p", "-t", session]).split(separator: "\n").dropFirst(2).map(String.init) }
         try tmux(["send-keys", "-t", session, "A", "L", "S", "O"])
         try await eventually("1 Across is full") { try rows().first?.contains("A ² L ³ S ⁴ O") == true }
