@@ -42,26 +42,54 @@ public func buildApplication(_ configuration: ServerConfiguration, logger: Logge
         services.append(postgresFanout)
         fanout = postgresFanout
     }
-    let state = ServerState(
-        configuration: configuration, store: store, directory: directory, hub: hub, fanout: fanout,
-        metrics: metrics, logger: logger)
+    // The composition root: each part is given what it uses, and nothing holds them all.
+    let clock = configuration.clock
+    let history = HistoryReads(store: store, metrics: metrics)
+    let events = ZoneEventRouter(hub: hub, fanout: fanout, history: history, logger: logger)
+    let writes = GameWrites(
+        store: store, directory: directory, events: events, rules: WriteRules(maximumSkewMillis: configuration.maximumSkewMillis),
+        clock: clock, logger: logger, movesIngested: { [metrics] in metrics.movesIngested.increment(by: $0) })
+    let browsers = BrowserHost(
+        services: BrowserServices(
+            store: store, directory: directory, writes: writes, hub: hub, history: history, metrics: metrics, logger: logger, clock: clock))
+    events.attach(browsers)
+    let devices = DeviceCache()
+    hub.onRevoked.withLock { [devices] in $0 = SocketHub.Listener { devices.forget(deviceID: $0) } }
+    let requestLimiter = RateLimiter(burst: configuration.rateLimitBurst, perSecond: configuration.rateLimitPerSecond)
+    let authenticator = Authenticator(store: store, devices: devices, limiter: requestLimiter, clock: clock)
 
     let router = Router(context: CrossmateRequestContext.self)
-    router.add(middleware: JSONErrors(state: state))
-    router.add(middleware: DeviceAuthenticator(state: state))
-    router.addRoutes(OperationsController(state: state).routes)
-    router.addRoutes(AccountController(state: state).routes)
-    let games = GameController(state: state)
+    router.add(middleware: JSONErrors(logger: logger))
+    router.add(middleware: DeviceAuthenticator(authenticator: authenticator, metrics: metrics))
+    router.addRoutes(OperationsController(store: store, directory: directory, metrics: metrics).routes)
+    router.addRoutes(
+        AccountController(
+            store: store, writes: writes, devices: devices,
+            accountLimiter: RateLimiter(burst: configuration.accountRateLimitBurst, perSecond: configuration.accountRateLimitPerSecond),
+            renameLimiter: RateLimiter(Limits.rename.perAccount!), configuration: configuration, logger: logger, clock: clock
+        ).routes)
+    let games = GameController(
+        store: store, writes: writes, directory: directory, uploads: UploadParser(maximumAdmitted: configuration.maximumConcurrentUploads),
+        nextGameLimiter: RateLimiter(Limits.nextGame.perAccount!), configuration: configuration, clock: clock)
     router.addRoutes(games.routes)
-    router.addRoutes(ShareController(state: state, games: games).routes)
-    router.addRoutes(FeedController(state: state).routes)
-    router.addRoutes(WebController(state: state).routes)
-    router.addRoutes(SocialController(state: state).routes)
-    router.addRoutes(StatsController(state: state).routes)
+    router.addRoutes(ShareController(store: store, writes: writes, games: games, previewLimiter: requestLimiter, clock: clock).routes)
+    router.addRoutes(FeedController(store: store, clock: clock).routes)
+    router.addRoutes(WebController(clock: clock).routes)
+    router.addRoutes(
+        SocialController(
+            store: store, writes: writes, browsers: browsers, nudgeLimiter: RateLimiter(Limits.nudge.perAccount!), configuration: configuration,
+            clock: clock
+        ).routes)
+    router.addRoutes(StatsController(store: store, history: history, clock: clock).routes)
     // WebSocket upgrades get a router of their own, so ordinary requests never try to match it.
     let socketRouter = Router(context: CrossmateRequestContext.self)
-    socketRouter.add(middleware: SocketAuthenticator(state: state))
-    socketRouter.addRoutes(SocketController(state: state).routes)
+    socketRouter.add(middleware: SocketAuthenticator(authenticator: authenticator, metrics: metrics, logger: logger))
+    socketRouter.addRoutes(
+        SocketController(
+            hub: hub, browsers: browsers, writes: writes, authenticator: authenticator,
+            socketLimiter: RateLimiter(burst: configuration.socketRateLimitBurst, perSecond: configuration.socketRateLimitPerSecond),
+            store: store, directory: directory, configuration: configuration, metrics: metrics, logger: logger
+        ).routes)
 
     // Every connection is guarded from its first byte (`HTTPGuard`): malformed requests are
     // answered and closed, slow and silent clients time out, headers and targets are bounded.
@@ -88,8 +116,10 @@ public func buildApplication(_ configuration: ServerConfiguration, logger: Logge
         },
         logger: logger.quietingConnectionNoise
     )
-    services.append(Housekeeping(state: state))
-    services.append(BrowserPokes(state: state))
+    services.append(
+        Housekeeping(store: store, directory: directory, browsers: browsers, configuration: configuration, metrics: metrics, logger: logger))
+    services.append(BrowserPokes(hub: hub, browsers: browsers))
+    if let postgres = fanout as? PostgresFanout { services.append(RemoteWrites(heard: postgres.heard, writes: writes)) }
     app.addServices(services)
     app.beforeServerStarts {
         try await store.migrate(now: configuration.clock())
@@ -99,20 +129,22 @@ public func buildApplication(_ configuration: ServerConfiguration, logger: Logge
 
 /// Health and metrics.
 struct OperationsController {
-    let state: ServerState
+    let store: Store
+    let directory: GameDirectory
+    let metrics: ServerMetrics
 
     /// This controller's routes, for the application's router.
     var routes: RouteCollection<CrossmateRequestContext> {
         let router = RouteCollection(context: CrossmateRequestContext.self)
         router.get("healthz") { _, _ -> [String: String] in
-            _ = try await state.store.feedSequence(authorID: "")
+            _ = try await store.feedSequence(authorID: "")
             return ["status": "ok"]
         }
         router.get("metrics") { _, _ -> Response in
-            state.metrics.gameProjections.record(state.directory.count)
+            metrics.gameProjections.record(directory.count)
             return Response(
                 status: .ok, headers: [.contentType: "text/plain; version=0.0.4"],
-                body: .init(byteBuffer: ByteBuffer(string: state.metrics.render())))
+                body: .init(byteBuffer: ByteBuffer(string: metrics.render())))
         }
         return router
     }

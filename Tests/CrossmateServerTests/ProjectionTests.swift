@@ -3,6 +3,7 @@ import CrossmateProtocol
 import CrossmateStore
 import CrossmateSync
 import Foundation
+import Logging
 import Synchronization
 import Testing
 
@@ -77,7 +78,9 @@ import Testing
                     .setLetter(squares[0], "Q"), wallMillis: 90
                 ).map(MoveRecord.init))
 
-            let completed = try #require(try await projection.fold(saved: solving.saved).completed)
+            // The projection notices the solve; the write path stores it.
+            let noticed = try #require(try await projection.fold(saved: solving.saved).noticed)
+            let completed = try await writes(store).complete(noticed, in: projection)
             #expect(completed.completion.kind == .solved && completed.sequence == meanwhile.zoneSeq + 1)
             let final = try #require(try await store.latestSnapshot(gameID: "game-1"))
             #expect(final.zoneSeq == solving.zoneSeq)
@@ -112,12 +115,20 @@ import Testing
                 gameID: "game-1", completion: CompletionRecord(resigned), game: game,
                 snapshot: StoredSnapshot(zoneSeq: 2, snapshot: empty))
 
-            let outcome = try await projection.fold(saved: saved.saved)
-            #expect(outcome.completed?.completion.completion == resigned)
+            let noticed = try #require(try await projection.fold(saved: saved.saved).noticed)
+            let outcome = try await writes(store).complete(noticed, in: projection)
+            #expect(outcome.completion.completion == resigned)
             #expect(await projection.completion == resigned)
             #expect(await projection.replica.grid == empty.grid)
             phone.adopt(resigned, finalGrid: empty.grid)
             #expect(phone.completion == resigned && phone.grid == empty.grid)
         }
+    }
+
+    /// The write path over `store`, telling nobody.
+    func writes(_ store: Store) -> GameWrites {
+        GameWrites(
+            store: store, directory: GameDirectory(store: store, snapshotInterval: 200), events: GameWritesTests.Recorder(),
+            rules: WriteRules(maximumSkewMillis: 60_000), clock: { 1_000 }, logger: Logger(label: "test"))
     }
 }

@@ -9,6 +9,14 @@ import Synchronization
 /// client runs) fed with the zone's moves in sequence order, plus snapshot bookkeeping. A cache:
 /// it is rebuilt from the store, and refreshed from it whenever it may have missed changes
 /// (another instance wrote them).
+/// A completion a projection noticed (a solve folded, or a resignation asked for), with the
+/// final grid it was noticed at: the write path stores it (`GameWrites.complete`).
+struct NoticedCompletion: Sendable {
+    var gameID: String
+    var completion: Completion
+    var final: StoredSnapshot
+}
+
 actor GameProjection {
     let game: GameRecord
     private(set) var replica: GameReplica
@@ -115,13 +123,11 @@ actor GameProjection {
     /// zone order. When the moves still do not follow on from what this projection has seen
     /// (another instance wrote in between), it catches up from the store instead. `announce` is
     /// called, in zone order, once moves that followed on are folded, unless they completed the
-    /// game; it reports whether it was called. Returns a completion this projection detected and
-    /// recorded, if any.
+    /// game; it reports whether it was called. Returns a completion this projection noticed, if
+    /// any, for the write path to store (`GameWrites.complete`).
     func fold(
         saved: [SavedMove], announce: @Sendable () -> Void = {}
-    ) async throws
-        -> (announced: Bool, completed: (completion: CompletionRecord, sequence: Int64)?)
-    {
+    ) async throws -> (announced: Bool, noticed: NoticedCompletion?) {
         guard let first = saved.first else { return (false, nil) }
         if first.sequence > zoneSeq + 1 {
             await waitUntilFolded(through: first.sequence - 1)
@@ -184,15 +190,15 @@ actor GameProjection {
     /// Another instance wrote to this game, up to `sequence` (its poke says so, with the changes
     /// inline when they fit). Moves that follow on from what this projection has folded are
     /// folded from the poke; otherwise it catches up from the store. Returns a completion this
-    /// projection detected and recorded, if any.
-    func heard(sequence: Int64, inline: InlineChanges?) async throws -> (completion: CompletionRecord, sequence: Int64)? {
+    /// projection noticed, if any, to be stored.
+    func heard(sequence: Int64, inline: InlineChanges?) async throws -> NoticedCompletion? {
         guard sequence > zoneSeq else { return nil }
         if let inline, inline.after == zoneSeq, inline.changes.last?.sequence == sequence, inline.changes.allSatisfy({ $0.kind == .move }) {
             let saved = try inline.changes.map { change in
                 guard case let .move(move) = try change.decoded(gameID: game.gameID).record else { preconditionFailure("a move's kind is move") }
                 return SavedMove(sequence: change.sequence, move: move, body: change.json)
             }
-            return try await fold(saved: saved).completed
+            return try await fold(saved: saved).noticed
         }
         return try await refresh()
     }
@@ -208,7 +214,7 @@ actor GameProjection {
 
     /// Catches up with changes other writers made.
     @discardableResult
-    func refresh() async throws -> (completion: CompletionRecord, sequence: Int64)? {
+    func refresh() async throws -> NoticedCompletion? {
         let wasComplete = replica.isComplete
         if let stored = try await store.game(game.gameID), let record = stored.completion, replica.completion != record.completion {
             // Completed elsewhere: the stored record and its final grid are the authority.
@@ -224,10 +230,10 @@ actor GameProjection {
         return try await afterFolding(wasComplete: wasComplete)
     }
 
-    /// Records a completion just detected (with the final snapshot), or writes the periodic snapshot.
-    private func afterFolding(wasComplete: Bool) async throws -> (completion: CompletionRecord, sequence: Int64)? {
+    /// A completion just noticed (with the final snapshot), or writes the periodic snapshot.
+    private func afterFolding(wasComplete: Bool) async throws -> NoticedCompletion? {
         if !wasComplete, let completion = replica.completion {
-            return try await record(completion)
+            return noticed(completion)
         }
         if !replica.isComplete, sinceSnapshot.count >= snapshotInterval {
             snapshot = snapshot.extended(with: sinceSnapshot)
@@ -237,26 +243,23 @@ actor GameProjection {
         return nil
     }
 
-    /// Ends the game as resigned now (stamped after everything seen), with the final snapshot;
-    /// `nil` when it is already complete.
-    func resign(by authorID: String, now: Int64) async throws -> (completion: CompletionRecord, sequence: Int64)? {
-        try await refresh()
+    /// Ends the game as resigned now (stamped after everything seen), with the final snapshot,
+    /// for the write path to store; `nil` when it is already complete. The caller catches up
+    /// first (`refresh`).
+    func resign(by authorID: String, now: Int64) -> NoticedCompletion? {
         guard completion == nil else { return nil }
         var clock = replica.clock
-        return try await record(Completion(kind: .resigned, at: clock.tick(wallMillis: now), by: authorID))
+        return noticed(Completion(kind: .resigned, at: clock.tick(wallMillis: now), by: authorID))
     }
 
-    /// Stores a completion with the snapshot of the final grid, taken at the sequence folded so
-    /// far (the first completion stored wins, and this projection adopts whichever did, with its
-    /// final grid).
-    private func record(_ completion: Completion) async throws -> (completion: CompletionRecord, sequence: Int64) {
-        let final = StoredSnapshot(zoneSeq: zoneSeq, snapshot: snapshot.extended(with: sinceSnapshot))
-        let stored = try await store.complete(gameID: game.gameID, completion: CompletionRecord(completion), game: game, snapshot: final)
-        adopt(stored)
-        return (stored.completion, stored.sequence)
+    /// `completion` with the snapshot of the final grid, taken at the sequence folded so far.
+    private func noticed(_ completion: Completion) -> NoticedCompletion {
+        NoticedCompletion(
+            gameID: game.gameID, completion: completion, final: StoredSnapshot(zoneSeq: zoneSeq, snapshot: snapshot.extended(with: sinceSnapshot)))
     }
 
-    private func adopt(_ stored: StoredCompletion) {
+    /// Takes the completion stored (the first stored wins, whoever noticed it) and its final grid.
+    func adopt(_ stored: StoredCompletion) {
         replica.adopt(stored.completion.completion, finalGrid: stored.finalSnapshot.snapshot.grid)
         snapshot = stored.finalSnapshot.snapshot
         sinceSnapshot = []

@@ -96,13 +96,10 @@ struct GameWrites: Sendable {
             let poke = FanoutEvent.poke(game: gameID, sequence: sequence, exceptDevice: device.deviceID, inline: inline)
             // This instance's sockets hear of the moves from inside the fold, so in zone order.
             let events = events
-            let (announced, completed) = try await projection.fold(saved: outcome.saved) { events.emit(.hereNow(poke)) }
+            let (announced, noticed) = try await projection.fold(saved: outcome.saved) { events.emit(.hereNow(poke)) }
             directory.changed(gameID)
-            if let completed {
-                sequence = max(sequence, completed.sequence)
-                logger.info("game completed", metadata: ["game": "\(gameID)", "by": "\(completed.completion.by)"])
-                events.emit(.everyone(.poke(game: gameID, sequence: sequence, exceptDevice: device.deviceID)))
-                await finished(gameID)
+            if let noticed {
+                sequence = try await complete(noticed, in: projection, through: sequence, exceptDevice: device.deviceID).sequence
             } else if announced {
                 events.emit(.othersOnly(poke))
             } else {
@@ -205,12 +202,46 @@ struct GameWrites: Sendable {
     func resign(_ gameID: String, by device: StoredDevice) async throws -> CompletionRecord {
         let (game, _) = try await store.access(gameID, for: device, write: true)
         let projection = try await directory.projection(for: game)
-        guard let (completion, sequence) = try await projection.resign(by: device.authorID, now: clock()) else {
-            throw APIError(.readOnly, "the game is already complete")
+        let alreadyComplete = APIError(.readOnly, "the game is already complete")
+        if let noticed = try await projection.refresh() {
+            _ = try await complete(noticed, in: projection)
+            throw alreadyComplete
         }
-        events.emit(.everyone(.poke(game: gameID, sequence: sequence)))
-        await finished(gameID)
-        return completion
+        guard let noticed = await projection.resign(by: device.authorID, now: clock()) else { throw alreadyComplete }
+        return try await complete(noticed, in: projection).completion
+    }
+
+    /// Stores a completion a projection noticed, with its final grid (the first stored wins, and
+    /// the projection adopts whichever did), and tells every device: a poke through the later of
+    /// `through` and the completion's sequence (not to `exceptDevice`, which hears it in its
+    /// response), then the game's end (`finished`; not for `finishing: false`, a completion the
+    /// instance that wrote it finishes).
+    func complete(
+        _ noticed: NoticedCompletion, in projection: GameProjection, through: Int64 = 0, exceptDevice: String? = nil, finishing: Bool = true
+    ) async throws -> (completion: CompletionRecord, sequence: Int64) {
+        let stored = try await store.complete(
+            gameID: noticed.gameID, completion: CompletionRecord(noticed.completion), game: projection.game, snapshot: noticed.final)
+        await projection.adopt(stored)
+        logger.info("game completed", metadata: ["game": "\(noticed.gameID)", "by": "\(stored.completion.by)"])
+        let sequence = max(through, stored.sequence)
+        events.emit(.everyone(.poke(game: noticed.gameID, sequence: sequence, exceptDevice: exceptDevice)))
+        if finishing { await finished(noticed.gameID) }
+        return (stored.completion, sequence)
+    }
+
+    /// Another instance wrote to `gameID` through `sequence` (its poke says so): this instance's
+    /// projection, if it has one, folds the write, and a completion it notices is stored and told
+    /// (the writing instance stores it too, and finishes the game). A projection that cannot catch up is dropped, to be read afresh.
+    func heard(_ gameID: String, through sequence: Int64, inline: InlineChanges?) async {
+        guard let projection = directory.cached(gameID) else { return }
+        do {
+            if let noticed = try await projection.heard(sequence: sequence, inline: inline) {
+                _ = try await complete(noticed, in: projection, finishing: false)
+            }
+        } catch {
+            directory.forget(gameID)
+            logger.warning("refreshing a game from another instance's write failed", metadata: ["game": "\(gameID)", "error": "\(error)"])
+        }
     }
 
     /// Stores a record that is not a move (a seal, a pause) under the zone's next sequence and

@@ -1,6 +1,61 @@
 import CrossmateProtocol
+import CrossmateStore
 import CrossmateSync
 import Synchronization
+
+/// The reads that grow with a game's history — replays and stats — and what keeps them bounded:
+/// they run on the store's history lane, one account at a time (`HistoryGate`), and what they
+/// work out is kept (`ReplayCache`, `FinishedGameCache`, and finished games' rows in the store).
+struct HistoryReads: Sendable {
+    let store: Store
+    let metrics: ServerMetrics
+    /// Finished games' replays, assembled once.
+    let replays = ReplayCache()
+    /// Work that grows with history, one at a time per account.
+    let gate = HistoryGate()
+    /// What each finished game contributes to its players' stats (it never changes once read).
+    let finishedGames = FinishedGameCache()
+
+    /// What each of `gameIDs` (finished games) contributes to stats: kept in memory, else in the
+    /// store, else worked out from its history (on the history lane, one account at a time) and
+    /// kept, so a game's history is read for stats once.
+    func finishedGames(_ gameIDs: [String], for authorID: String) async throws -> [FinishedGame] {
+        var found = finishedGames.games(gameIDs)
+        let foundIDs = Set(found.map(\.gameID))
+        var missing = gameIDs.filter { !foundIDs.contains($0) }
+        if !missing.isEmpty {
+            let stored = try await store.finishedGames(missing)
+            finishedGames.keep(stored.values)
+            found += stored.values
+            missing.removeAll { stored[$0] != nil }
+        }
+        if !missing.isEmpty {
+            let worked = try await gate.run(for: authorID) { () async throws -> [FinishedGame] in
+                var worked: [FinishedGame] = []
+                for gameID in missing { if let game = try await finishedGame(gameID) { worked.append(game) } }
+                return worked
+            }
+            guard let worked else { throw HistoryGate.busy }
+            found += worked
+        }
+        let order = Dictionary(uniqueKeysWithValues: gameIDs.enumerated().map { ($1, $0) })
+        return found.sorted { order[$0.gameID, default: 0] < order[$1.gameID, default: 0] }
+    }
+
+    /// Works out what a finished game contributes to stats from its history, and keeps it; nil
+    /// when the game is not finished (or gone).
+    func finishedGame(_ gameID: String) async throws -> FinishedGame? {
+        guard let game = try await store.game(gameID), let completion = game.completion else { return nil }
+        let players = try await store.participants(gameID: gameID)
+        let activity = try await GameProjection.sequencedActivity(store: store, gameID: gameID, after: 0, lane: .history)
+        let finished = FinishedGame(
+            gameID: gameID, puzzle: try game.puzzle(), moves: activity.moves.map(\.move), pauses: activity.pauses,
+            completion: completion.completion, players: players.filter { !$0.hasLeft }.map(\.authorID))
+        try await store.keepFinishedGame(finished)
+        finishedGames.keep([finished])
+        return finished
+    }
+}
 
 /// Finished games' replays, assembled once for every device that asks. A ready replay changes
 /// only if the game's moves or its removed players change (more seals change nothing once every

@@ -1,4 +1,5 @@
 import CrossmateStore
+import Logging
 import ServiceLifecycle
 
 /// What the server does on a timer rather than on some request's path: it stores the list
@@ -6,10 +7,15 @@ import ServiceLifecycle
 /// browser replicas nobody has viewed for the grace period (before, they went only when another
 /// socket closed, so one account opening game after game grew the server's memory for good).
 struct Housekeeping: Service {
-    let state: ServerState
+    let store: Store
+    let directory: GameDirectory
+    let browsers: BrowserHost
+    let configuration: ServerConfiguration
+    let metrics: ServerMetrics
+    let logger: Logger
 
     func run() async throws {
-        let interval = state.configuration.housekeepingInterval
+        let interval = configuration.housekeepingInterval
         await cancelWhenGracefulShutdown {
             while !Task.isCancelled {
                 do { try await Task.sleep(for: interval) } catch { break }
@@ -22,19 +28,19 @@ struct Housekeeping: Service {
 
     func tick() async {
         await storeSummaries()
-        let dropped = state.browsers.sweep(now: state.now(), grace: state.configuration.browserReplicaGraceMillis)
-        if dropped > 0 { state.metrics.browserReplicas.record(state.browsers.count) }
+        let dropped = browsers.sweep(now: configuration.clock(), grace: configuration.browserReplicaGraceMillis)
+        if dropped > 0 { metrics.browserReplicas.record(browsers.count) }
     }
 
     /// Stores the list summary of every game whose projection changed since the last pass, in
     /// one transaction.
     func storeSummaries() async {
         var summaries: [String: StoredGameSummary] = [:]
-        for (gameID, projection) in state.directory.takeChanged() { summaries[gameID] = await projection.listSummary }
+        for (gameID, projection) in directory.takeChanged() { summaries[gameID] = await projection.listSummary }
         do {
-            try await state.store.putSummaries(summaries)
+            try await store.putSummaries(summaries)
         } catch {
-            state.logger.error("games' list summaries could not be stored", metadata: ["games": "\(summaries.count)", "error": "\(error)"])
+            logger.error("games' list summaries could not be stored", metadata: ["games": "\(summaries.count)", "error": "\(error)"])
         }
     }
 }

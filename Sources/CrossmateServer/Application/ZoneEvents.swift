@@ -1,10 +1,11 @@
 import CrossmateCore
 import CrossmateProtocol
 import CrossmateStore
+import Logging
 import Synchronization
 
 /// What the write path tells the rest of the server, in the order it happened: one typed stream.
-/// The write path (`GameWrites`) knows only this; the server's sink (`ServerState`) hands each
+/// The write path (`GameWrites`) knows only this; the server's sink (`ZoneEventRouter`) hands each
 /// event to whoever consumes it — this instance's sockets (the hub), the other instances (the
 /// fan-out), the hosted browser replicas and the stats keeper — and a test can record them.
 enum ZoneEvent: Sendable {
@@ -59,6 +60,63 @@ final class CursorThrottle: Sendable {
             if stored.count > 100_000 { stored.removeAll() }
             stored[key] = now
             return true
+        }
+    }
+}
+
+/// The server's sink: hands each event to its consumers — this instance's sockets (the hub), the
+/// other instances (the fan-out), the hosted browser replicas and the stats keeper (`history`).
+/// The replicas write through `GameWrites` themselves, so the router holds them weakly (attached
+/// once built): nothing here keeps the write path alive in a circle.
+final class ZoneEventRouter: ZoneEventSink {
+    private let hub: SocketHub
+    private let fanout: any Fanout
+    private let history: HistoryReads
+    private let logger: Logger
+    private let browsers = Mutex(WeakBrowsers())
+
+    private struct WeakBrowsers {
+        weak var host: BrowserHost?
+    }
+
+    init(hub: SocketHub, fanout: any Fanout, history: HistoryReads, logger: Logger) {
+        self.hub = hub
+        self.fanout = fanout
+        self.history = history
+        self.logger = logger
+    }
+
+    /// The hosted browser replicas hear of moves from now on.
+    func attach(_ host: BrowserHost) {
+        browsers.withLock { $0.host = host }
+    }
+
+    func emit(_ event: ZoneEvent) {
+        switch event {
+        case let .ordered(game, saved, sender):
+            browsers.withLock { $0.host }?.relay(gameID: game, saved)
+            if let moves = InlineChanges(saved: saved) { hub.relay(game: game, moves, exceptDevice: sender) }
+        case let .notCommitted(game):
+            hub.relaysFailed(game: game)
+            if let host = browsers.withLock({ $0.host }) { Task { await host.reload(gameID: game) } }
+        case let .everyone(event):
+            hub.deliver(event)
+            fanout.forward(event)
+        case let .hereNow(event):
+            hub.deliver(event)
+        case let .othersOnly(event):
+            fanout.forward(event)
+        case let .whoIsHere(game, cursors):
+            let devices = hub.viewers(game).map { PresentDevice(deviceID: $0.deviceID, authorID: $0.authorID, cursor: cursors[$0.deviceID]) }
+            hub.tell(.game(game), .here(gameID: game, devices: devices))
+        case let .left(game, authorID):
+            hub.dropSubscriptions(authorID: authorID, game: game)
+        case let .finished(game):
+            Task { [history, logger] in
+                do { _ = try await history.finishedGame(game) } catch {
+                    logger.error("a finished game's stats could not be kept", metadata: ["game": "\(game)", "error": "\(error)"])
+                }
+            }
         }
     }
 }

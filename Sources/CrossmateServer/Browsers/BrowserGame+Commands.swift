@@ -18,34 +18,34 @@ extension BrowserGame {
     static let oldestTypedAt: Int64 = 7 * 24 * 3_600_000
 
     /// Performs a browser's command and stores its moves as this device's; the answer.
-    func perform(_ request: CommandRequest, state: ServerState) async -> ServerSocketMessage {
-        await exclusively { await performAlone(request, state: state) }
+    func perform(_ request: CommandRequest, services: BrowserServices) async -> ServerSocketMessage {
+        await exclusively { await performAlone(request, services: services) }
     }
 
-    private func performAlone(_ request: CommandRequest, state: ServerState) async -> ServerSocketMessage {
+    private func performAlone(_ request: CommandRequest, services: BrowserServices) async -> ServerSocketMessage {
         if let earlier = ledger.earlier(request, device: device.deviceID) {
             // Already answered: the grid the browser was sent on reopening holds its effect.
             if let refusal = earlier { return .refused(refusal) }
-            return applied(request, now: state.now())
+            return applied(request, now: services.now())
         }
-        let answer = await performOnce(request, state: state)
+        let answer = await performOnce(request, services: services)
         ledger.remember(request, answer)
         return answer
     }
 
     /// The player paused: their share of the shared clock stops at the moment they did (as
     /// typed, within the bounds a command's time has) until their next move.
-    private func pause(_ request: CommandRequest, state: ServerState) async -> ServerSocketMessage {
+    private func pause(_ request: CommandRequest, services: BrowserServices) async -> ServerSocketMessage {
         guard !readOnly else { return refusal(request, .removed, "you were removed from this game; it is read-only for you") }
         guard replica.completion == nil else { return refusal(request, .finished, "the game is finished; its clock has stopped") }
-        let now = state.now()
+        let now = services.now()
         let at = typedAt(request, now: now)
         let pause = Pause(gameID: gameID, authorID: device.authorID, replicaID: device.deviceID, at: at)
         do {
-            try await state.writes.put(.pause(pause), in: gameID)
+            try await services.writes.put(.pause(pause), in: gameID)
             if pauseKeys.insert(pause.key).inserted { pauses.append(pause.stamp) }
         } catch {
-            state.logger.error("a browser's pause could not be stored", metadata: ["game": "\(gameID)", "error": "\(error)"])
+            services.logger.error("a browser's pause could not be stored", metadata: ["game": "\(gameID)", "error": "\(error)"])
             return refusal(request, .serverError, "the server could not save that; it has been logged")
         }
         return applied(request, now: now)
@@ -65,18 +65,18 @@ extension BrowserGame {
     /// A message, reaction or flag through the write path, `write` given its time as typed:
     /// applied, or refused in the write path's words (or as the server's fault, logged).
     private func performSocial(
-        _ request: CommandRequest, state: ServerState, _ write: (HLCTimestamp) async throws -> Void
+        _ request: CommandRequest, services: BrowserServices, _ write: (HLCTimestamp) async throws -> Void
     ) async -> ServerSocketMessage {
-        let now = state.now()
+        let now = services.now()
         do {
             try await write(HLCTimestamp(wallMillis: typedAt(request, now: now)))
         } catch let error as APIError {
             if error.body.error == .readOnly || error.body.error == .forbidden {
-                roster.players = (try? await state.store.participants(gameID: gameID)) ?? roster.players
+                roster.players = (try? await services.store.participants(gameID: gameID)) ?? roster.players
             }
             return refusal(request, RefusalCode(error.body.error), error.body.message)
         } catch {
-            state.logger.error(
+            services.logger.error(
                 "a browser's command could not be stored",
                 metadata: ["game": "\(gameID)", "kind": "\(request.command.kind.name)", "error": "\(error)"])
             return refusal(request, .serverError, "the server could not save that; it has been logged")
@@ -86,26 +86,26 @@ extension BrowserGame {
 
     /// The player wrote a chat message: kept once by its id (a command sent again is harmless)
     /// and shown at once in this browser's conversation.
-    private func chat(_ request: CommandRequest, state: ServerState) async -> ServerSocketMessage {
+    private func chat(_ request: CommandRequest, services: BrowserServices) async -> ServerSocketMessage {
         guard let text = request.command.text, let messageID = request.command.messageID else {
             return refusal(request, .invalid, "that command is incomplete (chat needs text and messageID)")
         }
-        return await performSocial(request, state: state) { at in
-            let answer = try await state.writes.chat(PostMessageRequest(messageID: messageID, text: text, timestamp: at), in: gameID, by: device)
+        return await performSocial(request, services: services) { at in
+            let answer = try await services.writes.chat(PostMessageRequest(messageID: messageID, text: text, timestamp: at), in: gameID, by: device)
             social.hear([answer.message])
         }
     }
 
     /// The player flagged the word at a square for the others (or took the flag down).
-    private func flag(_ request: CommandRequest, state: ServerState) async -> ServerSocketMessage {
+    private func flag(_ request: CommandRequest, services: BrowserServices) async -> ServerSocketMessage {
         guard let row = request.command.row, let col = request.command.col, let direction = request.command.direction, let on = request.command.on
         else { return refusal(request, .invalid, "that command is incomplete (flag needs row, col, direction and on)") }
         guard let clue = puzzle.clue(containing: GridPosition(row: row, col: col), direction) else {
             return refusal(request, .invalid, "no \(direction.rawValue) word goes through that square")
         }
         let key = ClueFlag(gameID: gameID, authorID: device.authorID, number: clue.number, direction: direction, on: on, timestamp: .zero).key
-        return await performSocial(request, state: state) { at in
-            let answer = try await state.writes.flag(
+        return await performSocial(request, services: services) { at in
+            let answer = try await services.writes.flag(
                 PostFlagRequest(
                     number: clue.number, direction: direction, on: on, timestamp: .after(social.flags[key]?.timestamp, now: at.wallMillis)),
                 in: gameID, by: device)
@@ -114,13 +114,13 @@ extension BrowserGame {
     }
 
     /// The player gave or took back a reaction (the latest decides), shown at once.
-    private func react(_ request: CommandRequest, state: ServerState) async -> ServerSocketMessage {
+    private func react(_ request: CommandRequest, services: BrowserServices) async -> ServerSocketMessage {
         guard let messageKey = request.command.messageKey, let emoji = request.command.emoji, let on = request.command.on else {
             return refusal(request, .invalid, "that command is incomplete (react needs messageKey, emoji and on)")
         }
         let key = Reaction(gameID: gameID, authorID: device.authorID, messageKey: messageKey, emoji: emoji, on: on, timestamp: .zero).key
-        return await performSocial(request, state: state) { at in
-            let answer = try await state.writes.react(
+        return await performSocial(request, services: services) { at in
+            let answer = try await services.writes.react(
                 PostReactionRequest(
                     messageKey: messageKey, emoji: emoji, on: on, timestamp: .after(social.reactions[key]?.timestamp, now: at.wallMillis)),
                 in: gameID, by: device)
@@ -128,24 +128,24 @@ extension BrowserGame {
         }
     }
 
-    private func performOnce(_ request: CommandRequest, state: ServerState) async -> ServerSocketMessage {
-        if request.command.kind == .pause { return await pause(request, state: state) }
-        if request.command.kind == .chat { return await chat(request, state: state) }
-        if request.command.kind == .react { return await react(request, state: state) }
-        if request.command.kind == .flag { return await flag(request, state: state) }
+    private func performOnce(_ request: CommandRequest, services: BrowserServices) async -> ServerSocketMessage {
+        if request.command.kind == .pause { return await pause(request, services: services) }
+        if request.command.kind == .chat { return await chat(request, services: services) }
+        if request.command.kind == .react { return await react(request, services: services) }
+        if request.command.kind == .flag { return await flag(request, services: services) }
         let command: Command
         switch request.command.command() {
         case let .success(made): command = made
         case let .failure(reason): return .refused(CommandRefusal(id: request.id, gameID: gameID, reason))
         }
         do {
-            _ = try await catchUp(state: state)
+            _ = try await catchUp(services: services)
         } catch {
-            state.logger.error("a browser's replica could not catch up", metadata: ["game": "\(gameID)", "error": "\(error)"])
+            services.logger.error("a browser's replica could not catch up", metadata: ["game": "\(gameID)", "error": "\(error)"])
             return refusal(request, .serverError, "the server could not load this game; it has been logged")
         }
         guard !readOnly else { return refusal(request, .removed, "you were removed from this game; it is read-only for you") }
-        let now = state.now()
+        let now = services.now()
         var next = replica
         let made: [Move]
         do {
@@ -159,33 +159,33 @@ extension BrowserGame {
             do {
                 // One gesture is one batch however many squares it touches (a whole 25×25 grid
                 // checked is 625 moves): the grid bounds it, not the batch limit pushes have.
-                response = try await state.writes.ingest(
+                response = try await services.writes.ingest(
                     made.map(MoveRecord.init), into: gameID, from: device, maximumRecords: puzzle.width * puzzle.height)
             } catch let error as APIError {
-                if error.body.error == .readOnly { roster.players = (try? await state.store.participants(gameID: gameID)) ?? roster.players }
+                if error.body.error == .readOnly { roster.players = (try? await services.store.participants(gameID: gameID)) ?? roster.players }
                 let code = RefusalCode(error.body.error)
                 return refusal(request, code, error.body.message)
             } catch {
-                state.logger.error("a browser's command could not be stored", metadata: ["game": "\(gameID)", "error": "\(error)"])
+                services.logger.error("a browser's command could not be stored", metadata: ["game": "\(gameID)", "error": "\(error)"])
                 return refusal(request, .serverError, "the server could not save that; it has been logged")
             }
             if let refused = response.results.first(where: { $0.status == .rejected }) {
                 // The mutator's moves pass the server's rules; one that does not is kept out, and
                 // the browser is told why (a command that cannot be stored is not the server's
                 // fault to retry for ever).
-                state.logger.warning("a browser's move was refused", metadata: ["game": "\(gameID)", "error": "\(refused.error?.message ?? "")"])
+                services.logger.warning("a browser's move was refused", metadata: ["game": "\(gameID)", "error": "\(refused.error?.message ?? "")"])
                 return refusal(request, .invalid, refused.error?.message ?? "the server refused that move")
             }
             ledger.performed(made[0].batchID)
             if let stored = response.completion?.completion, next.completion != stored,
-                let projection = state.directory.cached(gameID)
+                let projection = services.directory.cached(gameID)
             {
                 next.adopt(stored, finalGrid: await projection.replica.grid)
             }
         }
         let squares = SquareView.changed(from: replica.grid, to: next.grid, of: puzzle)
         replica = next
-        await sealIfComplete(state: state)
+        await sealIfComplete(services: services)
         return applied(request, squares: squares, made: made, now: now)
     }
 }

@@ -10,9 +10,9 @@ extension BrowserGame {
 
     /// The browser opens the game: a lease, and everything through `sequence` shown. Returns the
     /// account's horizon before this (where its catch-up starts).
-    func enter(now: Int64, state: ServerState) async throws -> Int64 {
+    func enter(now: Int64, services: BrowserServices) async throws -> Int64 {
         presence = Presence.showed(Presence.enter(presence, now: now), through: min(sequence, committed))
-        let baseline = try await state.writes.store(presence, tellFeed: true)
+        let baseline = try await services.writes.store(presence, tellFeed: true)
         presenceStoredAt = now
         return baseline
     }
@@ -22,44 +22,44 @@ extension BrowserGame {
     /// else by one pass when it has: a store per letter per viewer was most of a browser game's
     /// writes to the database. Leaving stores it too; a crash loses at most that second of the
     /// horizon (the next catch-up then names a letter or two already seen).
-    func showed(through shown: Int64, state: ServerState) async throws {
-        let now = state.now()
+    func showed(through shown: Int64, services: BrowserServices) async throws {
+        let now = services.now()
         let leaseDue = Presence.needsRefresh(presence, now: now)
         guard shown > presence.readThrough || leaseDue else { return }
         presence = Presence.showed(Presence.enter(presence, now: now), through: shown)
         if leaseDue || presenceStoredAt.map({ now - $0 >= Self.presenceStoreMillis }) ?? true {
-            try await state.writes.store(presence, tellFeed: false)
+            try await services.writes.store(presence, tellFeed: false)
             presenceStoredAt = now
         } else if presenceFlush == nil {
             presenceFlush = Task {
                 try? await Task.sleep(for: .milliseconds(Self.presenceStoreMillis))
                 guard !Task.isCancelled else { return }  // left meanwhile: leaving stored it
-                await flushPresence(state: state)
+                await flushPresence(services: services)
             }
         }
     }
 
     /// Stores the horizon a deferred pass was left to store (in turn with commands and leaving).
-    private func flushPresence(state: ServerState) async {
+    private func flushPresence(services: BrowserServices) async {
         await exclusively {
             presenceFlush = nil
             do {
-                try await state.writes.store(presence, tellFeed: false)
-                presenceStoredAt = state.now()
+                try await services.writes.store(presence, tellFeed: false)
+                presenceStoredAt = services.now()
             } catch {
-                state.logger.error("a browser's presence could not be stored", metadata: ["game": "\(gameID)", "error": "\(error)"])
+                services.logger.error("a browser's presence could not be stored", metadata: ["game": "\(gameID)", "error": "\(error)"])
             }
         }
     }
 
     /// The device has left the game: its lease ends now (what it was shown stays).
-    func leave(state: ServerState) async {
+    func leave(services: BrowserServices) async {
         await exclusively {
-            presence = Presence.leave(presence, now: state.now())
+            presence = Presence.leave(presence, now: services.now())
             presenceFlush?.cancel()
             presenceFlush = nil
-            do { try await state.writes.store(presence, tellFeed: true) } catch {
-                state.logger.error("a browser's presence could not be stored", metadata: ["game": "\(gameID)", "error": "\(error)"])
+            do { try await services.writes.store(presence, tellFeed: true) } catch {
+                services.logger.error("a browser's presence could not be stored", metadata: ["game": "\(gameID)", "error": "\(error)"])
             }
         }
     }

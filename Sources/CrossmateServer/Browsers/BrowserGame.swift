@@ -85,26 +85,26 @@ actor BrowserGame {
         presence = DevicePresence(gameID: gameID, deviceID: device.deviceID, authorID: device.authorID)
     }
 
-    static func load(_ gameID: String, device: StoredDevice, state: ServerState) async throws -> BrowserGame {
-        let (stored, _) = try await state.access(gameID, for: device, write: false)
-        try await state.store.markBrowser(deviceID: device.deviceID)
-        let projection = try await state.directory.projection(for: stored)
-        let read = try await GameProjection.sequencedActivity(store: state.store, gameID: gameID, after: 0)
+    static func load(_ gameID: String, device: StoredDevice, services: BrowserServices) async throws -> BrowserGame {
+        let (stored, _) = try await services.store.access(gameID, for: device, write: false)
+        try await services.store.markBrowser(deviceID: device.deviceID)
+        let projection = try await services.directory.projection(for: stored)
+        let read = try await GameProjection.sequencedActivity(store: services.store, gameID: gameID, after: 0)
         var replica = GameReplica(
             puzzle: projection.puzzle, gameID: gameID, replicaID: device.deviceID, authorID: device.authorID, moves: read.moves.map(\.move))
         if let completion = await projection.completion { replica.adopt(completion, finalGrid: await projection.replica.grid) }
-        let players = try await state.store.participants(gameID: gameID)
+        let players = try await services.store.participants(gameID: gameID)
         return BrowserGame(
             gameID: gameID, device: device, puzzle: projection.puzzle, createdAt: stored.createdAt, replica: replica, read: read,
             players: players)
     }
 
     /// Reads this account's zone again: its blocks, pins and preferred colour.
-    private func readAccountZone(state: ServerState) async throws {
-        let decisions = try await state.store.decisions(of: device.authorID)
+    private func readAccountZone(services: BrowserServices) async throws {
+        let decisions = try await services.store.decisions(of: device.authorID)
         roster.pins = SocialController.pins(decisions)
         social.blocked = SocialController.blocked(decisions)
-        roster.preferred = try await state.store.preferredColor(of: device.authorID)
+        roster.preferred = try await services.store.preferredColor(of: device.authorID)
     }
 
     var readOnly: Bool { roster.readOnly }
@@ -130,16 +130,16 @@ actor BrowserGame {
     }
 
     /// The whole game as it now is, for a browser opening it.
-    func open(state: ServerState) async throws -> GameOpened {
+    func open(services: BrowserServices) async throws -> GameOpened {
         try await exclusively { () async throws -> GameOpened in
-            _ = try await catchUp(state: state)
-            roster.here = state.hub.devicesViewing(gameID)
-            try await readAccountZone(state: state)
+            _ = try await catchUp(services: services)
+            roster.here = services.hub.devicesViewing(gameID)
+            try await readAccountZone(services: services)
             // Entering: a lease, and this device has now shown everything through `sequence`.
             // The account's horizon before this is where the catch-up starts; storing the new
             // read-through moves it on, so a sibling device entering next has nothing to show.
-            let now = state.now()
-            let baseline = try await enter(now: now, state: state)
+            let now = services.now()
+            let baseline = try await enter(now: now, services: services)
             let (messages, reactions) = social.opening()
             var opened = GameOpened(
                 self.state(squares: SquareView.all(replica.grid, of: puzzle), now: now), layout: PuzzleLayout(puzzle), players: roster.views,
@@ -148,7 +148,7 @@ actor BrowserGame {
             opened.reactions = reactions
             opened.quickReactions = Chat.quickReactions
             let viewing = Set(roster.here.keys)
-            opened.cursors = try await state.store.cursors(gameID: gameID).compactMap { stored in
+            opened.cursors = try await services.store.cursors(gameID: gameID).compactMap { stored in
                 guard stored.deviceID != device.deviceID, viewing.contains(stored.authorID) else { return nil }
                 return PeerCursorView(deviceID: stored.deviceID, authorID: stored.authorID, cursor: stored.cursor)
             }
@@ -166,7 +166,7 @@ actor BrowserGame {
     /// moves too: they are already in its journal and change nothing); the squares that changed.
     /// Changes handed over with a poke that follow on from what the replica holds are folded as
     /// they are, without reading them back from the store.
-    func catchUp(state: ServerState, handed: [InlineChanges] = []) async throws -> [SquareView] {
+    func catchUp(services: BrowserServices, handed: [InlineChanges] = []) async throws -> [SquareView] {
         let before = replica.grid
         let known = relayed
         defer { relayed = relayed.filter { $0.key > sequence } }
@@ -176,7 +176,7 @@ actor BrowserGame {
         if let run = InlineChanges.run(handed, after: sequence), let folded = try Self.activity(run, after: sequence, gameID: gameID, known: known) {
             read = folded
         } else {
-            read = try await GameProjection.sequencedActivity(store: state.store, gameID: gameID, after: sequence)
+            read = try await GameProjection.sequencedActivity(store: services.store, gameID: gameID, after: sequence)
             committed = max(committed, read.through)
         }
         let fresh = read.moves
@@ -198,8 +198,8 @@ actor BrowserGame {
         roster.authors.formUnion(fresh.map(\.move.authorID))
         moveStamps += fresh.map(\.move.stamp)
         moveSequences += fresh.map(\.sequence)
-        if rosterMayHaveChanged { roster.players = try await state.store.participants(gameID: gameID) }
-        if let projection = state.directory.cached(gameID), let completion = await projection.completion, replica.completion != completion {
+        if rosterMayHaveChanged { roster.players = try await services.store.participants(gameID: gameID) }
+        if let projection = services.directory.cached(gameID), let completion = await projection.completion, replica.completion != completion {
             replica.adopt(completion, finalGrid: await projection.replica.grid)
         }
         return SquareView.changed(from: before, to: replica.grid, of: puzzle)
@@ -218,8 +218,9 @@ actor BrowserGame {
     /// Catches up after a poke (folding the changes it hands over, when it does) and sends the
     /// viewers what changed. Pokes that arrive meanwhile fold into one more pass.
     func refresh(
-        state: ServerState, viewers: Set<Int>, inline: InlineChanges? = nil, decoded: [Int64: Move] = [:], committed poked: Int64? = nil
+        host: BrowserHost, viewers: Set<Int>, inline: InlineChanges? = nil, decoded: [Int64: Move] = [:], committed poked: Int64? = nil
     ) async {
+        let services = host.services
         if let poked { committed = max(committed, poked) }
         if let inline { handed.append(inline) }
         relayed.merge(decoded) { $1 }
@@ -240,27 +241,27 @@ actor BrowserGame {
                 do {
                     let taken = handed
                     handed = []
-                    let squares = try await catchUp(state: state, handed: taken)
+                    let squares = try await catchUp(services: services, handed: taken)
                     if roster.hasLeft {
                         // Left from another device (on any instance): the pages showing it hear
                         // nothing more of the game, chat written after the leave included.
-                        state.browsers.evict(self, viewers: viewers, reason: "You left this game.", state: state)
+                        host.evict(self, viewers: viewers, reason: "You left this game.")
                         return false
                     }
-                    roster.here = state.hub.devicesViewing(gameID)
-                    await sealIfComplete(state: state)
+                    roster.here = services.hub.devicesViewing(gameID)
+                    await sealIfComplete(services: services)
                     // The viewers see the change first; then what this device has shown moves
                     // on (and a viewed game keeps its lease), which no screen waits for.
                     if !squares.isEmpty || wasReadOnly != readOnly || wasComplete != replica.completion || rosterBefore != roster.views
                         || pauses.count != pausesBefore || social.hasNews || social.flags != flagsBefore
                     {
-                        let update = ServerSocketMessage.update(update(squares: squares, now: state.now()))
-                        for viewer in viewers { state.hub.reply(viewer, update) }
+                        let update = ServerSocketMessage.update(update(squares: squares, now: services.now()))
+                        for viewer in viewers { services.hub.tell(.socket(viewer), update) }
                     }
-                    try await showed(through: min(sequence, committed), state: state)
+                    try await showed(through: min(sequence, committed), services: services)
                     return true
                 } catch {
-                    state.logger.error("a browser's replica could not catch up", metadata: ["game": "\(gameID)", "error": "\(error)"])
+                    services.logger.error("a browser's replica could not catch up", metadata: ["game": "\(gameID)", "error": "\(error)"])
                     return false
                 }
             }
@@ -275,54 +276,54 @@ actor BrowserGame {
 
     /// The account's pins or preferred colour changed: read them again, and redraw the roster
     /// if its colours moved. (Only then: a poke does not read the account zone.)
-    func accountZoneChanged(state: ServerState, viewers: Set<Int>) async {
+    func accountZoneChanged(services: BrowserServices, viewers: Set<Int>) async {
         let changed = await exclusively { () -> GameUpdate? in
             let before = roster.views
-            do { try await readAccountZone(state: state) } catch {
-                state.logger.error("a browser's colours could not be read", metadata: ["game": "\(gameID)", "error": "\(error)"])
+            do { try await readAccountZone(services: services) } catch {
+                services.logger.error("a browser's colours could not be read", metadata: ["game": "\(gameID)", "error": "\(error)"])
                 return nil
             }
-            return roster.views == before ? nil : update(squares: [], now: state.now())
+            return roster.views == before ? nil : update(squares: [], now: services.now())
         }
         guard let changed else { return }
-        for viewer in viewers { state.hub.reply(viewer, .update(changed)) }
+        for viewer in viewers { services.hub.tell(.socket(viewer), .update(changed)) }
     }
 
     /// Once the game is complete, every move this device made is stored (the server made and
     /// stored them itself), so it seals at once: the replay waits for no browser.
-    func sealIfComplete(state: ServerState) async {
+    func sealIfComplete(services: BrowserServices) async {
         guard replica.completion != nil, !sealed, !readOnly else { return }
         let seal = Seal(gameID: gameID, replicaID: device.deviceID, lastSeq: replica.journal.count)
         do {
-            try await state.writes.put(.seal(seal), in: gameID)
+            try await services.writes.put(.seal(seal), in: gameID)
             sealed = true
         } catch {
-            state.logger.error("a browser's seal could not be stored", metadata: ["game": "\(gameID)", "error": "\(error)"])
+            services.logger.error("a browser's seal could not be stored", metadata: ["game": "\(gameID)", "error": "\(error)"])
         }
     }
 
     /// The page from step `from` of the finished game's replay, once every device that wrote
     /// has sealed. A ready replay is assembled once per game (`ReplayCache`), and an account
     /// assembles one history at a time (`HistoryGate`).
-    func replay(from: Int, state: ServerState) async throws -> ReplayView {
+    func replay(from: Int, services: BrowserServices) async throws -> ReplayView {
         try await exclusively { () async throws -> ReplayView in
-            _ = try await catchUp(state: state)
+            _ = try await catchUp(services: services)
             guard replica.completion != nil else {
                 return ReplayView(gameID: gameID, ready: false, waitingFor: 0, steps: [], times: [])
             }
             let removed = Set(roster.players.filter(\.revoked).map(\.authorID))
             let key = ReplayCache.Key(moves: moves.count, removed: removed)
-            if let kept = state.replays.replay(gameID, key: key) { return kept.page(from: from) }
-            let assembled = try await state.history.run(for: device.authorID) { () async throws -> ReplayView in
-                let seals = try await state.store.seals(gameID: gameID)
-                state.metrics.replaysAssembled.increment()
+            if let kept = services.history.replays.replay(gameID, key: key) { return kept.page(from: from) }
+            let assembled = try await services.history.gate.run(for: device.authorID) { () async throws -> ReplayView in
+                let seals = try await services.store.seals(gameID: gameID)
+                services.metrics.replaysAssembled.increment()
                 return ReplayView(
                     gameID: gameID, width: puzzle.width, height: puzzle.height,
                     availability: ReplayAssembler.assemble(
                         width: puzzle.width, height: puzzle.height, moves: moves, seals: seals, removed: removed))
             }
             guard let assembled else { throw HistoryGate.busy }
-            state.replays.keep(assembled, for: gameID, key: key)
+            services.history.replays.keep(assembled, for: gameID, key: key)
             return assembled.page(from: from)
         }
     }

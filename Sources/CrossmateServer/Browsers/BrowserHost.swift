@@ -3,6 +3,7 @@ import CrossmateProtocol
 import CrossmateStore
 import CrossmateSync
 import Foundation
+import Logging
 import ServiceLifecycle
 import Synchronization
 
@@ -12,6 +13,13 @@ import Synchronization
 /// mutator and the moves go through the same ingest as every device's push; other devices'
 /// changes reach the replica after each poke and go to the browser as changed squares.
 final class BrowserHost: Sendable {
+    /// What the replicas read, write and tell their viewers through.
+    let services: BrowserServices
+
+    init(services: BrowserServices) {
+        self.services = services
+    }
+
     private struct Hosted {
         var game: BrowserGame
         var viewers: Set<Int>
@@ -24,7 +32,7 @@ final class BrowserHost: Sendable {
 
     /// The replica of `gameID` for `device`, shared by every socket of that device (two tabs of
     /// one browser are one device), loaded on first use.
-    func open(_ gameID: String, device: StoredDevice, connection: Int, state: ServerState) async throws -> BrowserGame {
+    func open(_ gameID: String, device: StoredDevice, connection: Int) async throws -> BrowserGame {
         let deviceID = device.deviceID
         if let game = hosted.withLock({ hosted -> BrowserGame? in
             hosted[gameID]?[deviceID]?.viewers.insert(connection)
@@ -33,7 +41,7 @@ final class BrowserHost: Sendable {
         }) {
             return game
         }
-        let loaded = try await BrowserGame.load(gameID, device: device, state: state)
+        let loaded = try await BrowserGame.load(gameID, device: device, services: services)
         return hosted.withLock { hosted in
             if hosted[gameID, default: [:]][deviceID] == nil { hosted[gameID, default: [:]][deviceID] = Hosted(game: loaded, viewers: []) }
             hosted[gameID]![deviceID]!.viewers.insert(connection)
@@ -43,7 +51,7 @@ final class BrowserHost: Sendable {
 
     /// Drops `game`'s replica (its player left): each of `viewers` stops showing the game and
     /// is told why.
-    func evict(_ game: BrowserGame, viewers: Set<Int>, reason: String, state: ServerState) {
+    func evict(_ game: BrowserGame, viewers: Set<Int>, reason: String) {
         let gameID = game.gameID
         let deviceID = game.device.deviceID
         let all = hosted.withLock { hosted -> Set<Int> in
@@ -53,9 +61,9 @@ final class BrowserHost: Sendable {
             return entry.viewers
         }
         for viewer in all.union(viewers) {
-            state.hub.openInBrowser(viewer, game: gameID, false)
-            state.hub.unsubscribe(viewer, from: [gameID])
-            state.hub.reply(viewer, .closed(gameID: gameID, reason: reason))
+            services.hub.openInBrowser(viewer, game: gameID, false)
+            services.hub.unsubscribe(viewer, from: [gameID])
+            services.hub.tell(.socket(viewer), .closed(gameID: gameID, reason: reason))
         }
     }
 
@@ -118,16 +126,16 @@ final class BrowserHost: Sendable {
 
     /// A game's zone changed (committed through `sequence`, when the poke says): every hosted
     /// replica of it catches up and tells its viewers.
-    func changed(gameID: String, sequence: Int64? = nil, inline: InlineChanges? = nil, state: ServerState) {
+    func changed(gameID: String, sequence: Int64? = nil, inline: InlineChanges? = nil) {
         for (game, viewers) in viewed(gameID) {
-            Task { await game.refresh(state: state, viewers: viewers, inline: inline, committed: sequence) }
+            Task { [self] in await game.refresh(host: self, viewers: viewers, inline: inline, committed: sequence) }
         }
     }
 
     /// Moves checked and ordered, not yet committed (`Store.appendMoves`): the replicas fold them
     /// and their viewers see them now, a commit's fsync sooner. What this device has shown does
     /// not move on until the poke after the commit.
-    func relay(gameID: String, _ saved: [SavedMove], state: ServerState) {
+    func relay(gameID: String, _ saved: [SavedMove]) {
         let replicas = viewed(gameID)
         guard !replicas.isEmpty, let moves = InlineChanges(saved: saved) else { return }
         // Decoded once here for every replica (one that does not convert is decoded, and
@@ -135,26 +143,26 @@ final class BrowserHost: Sendable {
         var decoded: [Int64: Move] = [:]
         for move in saved { decoded[move.sequence] = try? move.move.move() }
         for (game, viewers) in replicas {
-            Task { [decoded] in await game.refresh(state: state, viewers: viewers, inline: moves, decoded: decoded, committed: nil) }
+            Task { [self, decoded] in await game.refresh(host: self, viewers: viewers, inline: moves, decoded: decoded, committed: nil) }
         }
     }
 
     /// Moves relayed to the game's replicas were not stored after all (their group commit
     /// failed): each replica is read again from the store and its viewers get the game whole.
-    func reload(gameID: String, state: ServerState) async {
+    func reload(gameID: String) async {
         for (stale, viewers) in viewed(gameID) {
             do {
-                let fresh = try await BrowserGame.load(gameID, device: stale.device, state: state)
+                let fresh = try await BrowserGame.load(gameID, device: stale.device, services: services)
                 let kept = hosted.withLock { hosted -> Bool in
                     guard hosted[gameID]?[stale.device.deviceID]?.game === stale else { return false }
                     hosted[gameID]![stale.device.deviceID]!.game = fresh
                     return true
                 }
                 guard kept else { continue }
-                let opened = ServerSocketMessage.opened(try await fresh.open(state: state))
-                for viewer in viewers { state.hub.reply(viewer, opened) }
+                let opened = ServerSocketMessage.opened(try await fresh.open(services: services))
+                for viewer in viewers { services.hub.tell(.socket(viewer), opened) }
             } catch {
-                state.logger.error("a browser's replica could not be read again", metadata: ["game": "\(gameID)", "error": "\(error)"])
+                services.logger.error("a browser's replica could not be read again", metadata: ["game": "\(gameID)", "error": "\(error)"])
             }
         }
     }
@@ -165,12 +173,12 @@ final class BrowserHost: Sendable {
     }
 
     /// An account's Decisions or Preferences changed: its devices' open games redraw (colours).
-    func changed(authorID: String, state: ServerState) {
+    func changed(authorID: String) {
         let games = hosted.withLock { hosted in
             hosted.values.flatMap { $0.values.filter { $0.game.device.authorID == authorID && !$0.viewers.isEmpty }.map { ($0.game, $0.viewers) } }
         }
         for (game, viewers) in games {
-            Task { await game.accountZoneChanged(state: state, viewers: viewers) }
+            Task { await game.accountZoneChanged(services: services, viewers: viewers) }
         }
     }
 
@@ -180,15 +188,31 @@ final class BrowserHost: Sendable {
 /// Hands every poke the hub sends to the hosted browser replicas of its game (they fold the
 /// changes it carries, or catch up from the store). The hub publishes pokes without knowing
 /// who folds them; this service, which holds the state the replicas catch up from, connects the
-/// two (the hub held a callback into the state before, and the state held the hub).
+/// two (the hub held a callback into the server before, and the server held the hub).
 struct BrowserPokes: Service {
-    let state: ServerState
+    let hub: SocketHub
+    let browsers: BrowserHost
 
     func run() async throws {
         await cancelWhenGracefulShutdown {
-            for await poke in state.hub.pokes {
-                state.browsers.changed(gameID: poke.game, sequence: poke.sequence, inline: poke.inline, state: state)
+            for await poke in hub.pokes {
+                browsers.changed(gameID: poke.game, sequence: poke.sequence, inline: poke.inline)
             }
         }
     }
+}
+
+/// What a hosted replica needs: the store and the games' projections to read, the write path
+/// to write through, the hub to tell its viewers, the history reads for replays, and a clock.
+struct BrowserServices: Sendable {
+    let store: Store
+    let directory: GameDirectory
+    let writes: GameWrites
+    let hub: SocketHub
+    let history: HistoryReads
+    let metrics: ServerMetrics
+    let logger: Logger
+    let clock: @Sendable () -> Int64
+
+    func now() -> Int64 { clock() }
 }

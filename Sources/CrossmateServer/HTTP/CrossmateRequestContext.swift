@@ -25,7 +25,7 @@ public struct CrossmateRequestContext: RequestContext, WebSocketRequestContext {
 
     /// Answers as every client has read them: slashes unescaped (a path in an invitation reads
     /// as one), keys in the types' order.
-    public var responseEncoder: JSONEncoder { ServerState.encoder }
+    public var responseEncoder: JSONEncoder { JSONBody.encoder }
 
     /// Batches may be up to 2 MB; the default limit is smaller.
     public var maxUploadSize: Int { 8 * 1024 * 1024 }

@@ -1,9 +1,11 @@
 import CrossmateProtocol
+import CrossmateStore
 import Hummingbird
 
 /// The per-device database feed: game zones added, made read-only or removed for the account.
 struct FeedController {
-    let state: ServerState
+    let store: Store
+    let clock: @Sendable () -> Int64
 
     /// This controller's routes, for the application's router.
     var routes: RouteCollection<CrossmateRequestContext> {
@@ -22,11 +24,11 @@ struct FeedController {
             after = token.sequence
         }
         let limit = min(ProtocolLimits.maximumChangesPerPage, max(1, request.uri.queryParameters["limit"].flatMap { Int(String($0)) } ?? 500))
-        let entries = try await state.store.feed(authorID: device.authorID, after: after, limit: limit + 1)
+        let entries = try await store.feed(authorID: device.authorID, after: after, limit: limit + 1)
         let page = Array(entries.prefix(limit))
         return
             FeedResponse(
                 entries: page, token: ChangeToken(zone: "feed", sequence: page.last?.sequence ?? after),
-                moreComing: entries.count > limit, serverTime: state.now())
+                moreComing: entries.count > limit, serverTime: clock())
     }
 }

@@ -8,7 +8,15 @@ import Hummingbird
 
 /// Games as zones: create, list, push moves, read changes and the joining snapshot, resign, seal.
 struct GameController {
-    let state: ServerState
+    let store: Store
+    let writes: GameWrites
+    let directory: GameDirectory
+    /// Uploaded files are parsed here, off the task pool, a few at a time.
+    let uploads: UploadParser
+    /// Next puzzles together, per starting account.
+    let nextGameLimiter: RateLimiter
+    let configuration: ServerConfiguration
+    let clock: @Sendable () -> Int64
 
     /// This controller's routes, for the application's router.
     var routes: RouteCollection<CrossmateRequestContext> {
@@ -30,17 +38,17 @@ struct GameController {
     @Sendable func create(_ request: Request, context: CrossmateRequestContext) async throws -> EditedResponse<GameSummary> {
         let device = try context.requireDevice()
         // Base64 makes a file a third larger; the file itself is capped by PuzzleFile.maximumSize.
-        let body = try await state.decode(CreateGameRequest.self, from: request, limit: PuzzleFile.maximumSize * 4 / 3 + 64 * 1024)
+        let body = try await JSONBody.decode(CreateGameRequest.self, from: request, limit: PuzzleFile.maximumSize * 4 / 3 + 64 * 1024)
         // The next puzzle together: only a player of the game it follows takes its players along,
         // once that game is finished (it brings everyone into a new game and tells their
         // screens), and an account starts a few at most (`Limits.nextGame`).
         if let previous = body.with {
-            let (game, _) = try await state.access(previous, for: device, write: true)
+            let (game, _) = try await store.access(previous, for: device, write: true)
             guard game.completion != nil else {
                 throw APIError(
                     .invalid, "the next puzzle together follows a finished game; game \(TextRule.quote(previous)) is still being solved")
             }
-            if let wait = state.nextGameLimiter.take(device.authorID, now: state.now()) {
+            if let wait = nextGameLimiter.take(device.authorID, now: clock()) {
                 throw APIError(
                     .rateLimited, "you started a next puzzle together a moment ago; you can start another in \(wait) s", retryAfterSeconds: wait)
             }
@@ -51,7 +59,7 @@ struct GameController {
                 puzzle = try BundledPuzzles.puzzle(bundled)
             } else if let encoded = body.fileBase64 {
                 guard let data = Data(base64Encoded: encoded) else { throw APIError(.invalid, "fileBase64 is not base64") }
-                puzzle = try await state.uploads.parse(Array(data), fileName: body.fileName ?? "upload", for: device.authorID)
+                puzzle = try await uploads.parse(Array(data), fileName: body.fileName ?? "upload", for: device.authorID)
             } else {
                 throw APIError(
                     .invalid,
@@ -59,11 +67,11 @@ struct GameController {
             }
             // A locked .puz with its key becomes an unlocked game (its rebus answers included).
             if let key = body.unlockKey { puzzle = try puzzle.unlocked(withKey: key) }
-            try FrameBudget.check(puzzle, socketBufferBytes: state.configuration.socketBufferBytes)
+            try FrameBudget.check(puzzle, socketBufferBytes: configuration.socketBufferBytes)
         } catch let error as PuzzleFileError {
             throw APIError(.invalid, "\(TextRule.quote(body.fileName ?? body.bundled ?? "the file")): \(error)")
         }
-        let (game, sequence) = try await state.writes.create(puzzle, title: Self.listTitle(puzzle.title), by: device)
+        let (game, sequence) = try await writes.create(puzzle, title: Self.listTitle(puzzle.title), by: device)
         let gameID = game.gameID
         var players = [device.displayName]
         if let previous = body.with {
@@ -76,7 +84,7 @@ struct GameController {
                 GameSummary(
                     gameID: gameID, title: Self.listTitle(puzzle.title), width: puzzle.width, height: puzzle.height, ownerID: device.authorID,
                     role: .owner, readOnly: false, filled: 0, total: total, completion: nil,
-                    token: ChangeToken(zone: gameID, sequence: sequence), serverTime: state.now(), players: players))
+                    token: ChangeToken(zone: gameID, sequence: sequence), serverTime: clock(), players: players))
     }
 
     /// The players of `previous` (still in it, not removed, not blocking the creator) join the
@@ -85,14 +93,14 @@ struct GameController {
     func bringAlong(from previous: String, to game: GameRecord, title: String, by device: StoredDevice) async throws -> [String] {
         let next = NextGameView(fromGameID: previous, gameID: game.gameID, title: title, byAuthor: device.authorID, byName: device.displayName)
         var names: [String] = []
-        let previousPlayers = try await state.store.participants(gameID: previous).filter { !$0.hasLeft }
+        let previousPlayers = try await store.participants(gameID: previous).filter { !$0.hasLeft }
         let shown = PlayerNames.shown(previousPlayers.map { ($0.authorID, $0.displayName) })
         for player in previousPlayers.sorted(by: { $0.displayName < $1.displayName })
         where player.authorID != device.authorID && !player.revoked && names.count < ProtocolLimits.maximumPlayersPerGame - 1 {
-            guard try await !SocialController.blocked(by: player.authorID, store: state.store).contains(device.authorID) else { continue }
-            try await state.writes.setParticipant(
+            guard try await !SocialController.blocked(by: player.authorID, store: store).contains(device.authorID) else { continue }
+            try await writes.setParticipant(
                 ParticipantRecord(gameID: game.gameID, authorID: player.authorID, displayName: player.displayName, role: .player), feedState: .active)
-            state.emit(.everyone(.nextGame(authorID: player.authorID, next: next)))
+            writes.events.emit(.everyone(.nextGame(authorID: player.authorID, next: next)))
             names.append(shown[player.authorID] ?? player.displayName)
         }
         return names
@@ -119,29 +127,29 @@ struct GameController {
             }
             after = cursor
         }
-        let page = try await state.store.games(of: device.authorID, after: after.map { ($0.createdAt, $0.gameID) }, limit: limit + 1)
+        let page = try await store.games(of: device.authorID, after: after.map { ($0.createdAt, $0.gameID) }, limit: limit + 1)
         var summaries: [GameSummary] = []
         for (game, participant, stored) in page.prefix(limit) {
             let shown: StoredGameSummary
-            if let held = state.directory.held(game.gameID) {
+            if let held = directory.held(game.gameID) {
                 shown = await held.listSummary
             } else if let stored {
                 shown = stored
             } else {
-                let projection = try await state.directory.projection(for: game)
+                let projection = try await directory.projection(for: game)
                 shown = await projection.listSummary
-                try await state.store.putSummary(gameID: game.gameID, shown)
+                try await store.putSummary(gameID: game.gameID, shown)
             }
             summaries.append(try await summary(game, participant, shown))
         }
         let next = page.count > limit ? page.prefix(limit).last.map { GameListCursor(createdAt: $0.0.createdAt, gameID: $0.0.gameID) } : nil
         let unread = summaries.count { $0.unread == true || ($0.unreadMessages ?? 0) > 0 }
-        return GameListResponse(games: summaries, next: next, serverTime: state.now(), unreadCount: unread)
+        return GameListResponse(games: summaries, next: next, serverTime: clock(), unreadCount: unread)
     }
 
     /// A game as one player's list shows it, from the game's projection.
     func summary(_ game: StoredGame, _ participant: StoredParticipant) async throws -> GameSummary {
-        let projection = try await state.directory.projection(for: game)
+        let projection = try await directory.projection(for: game)
         return try await summary(game, participant, await projection.listSummary)
     }
 
@@ -153,7 +161,7 @@ struct GameController {
             gameID: game.gameID, title: game.title, width: shown.width, height: shown.height, ownerID: game.ownerID,
             role: participant.role, readOnly: participant.revoked, filled: shown.filled, total: shown.total,
             completion: game.completion, token: ChangeToken(zone: game.gameID, sequence: game.zoneSeq),
-            serverTime: state.now(), picture: shown.picture, players: try await players(of: game.gameID),
+            serverTime: clock(), picture: shown.picture, players: try await players(of: game.gameID),
             unread: unread.moves,
             // A finished game needs no help: its nudges are not listed.
             nudges: game.completion == nil ? try await nudges(game.gameID, for: participant.authorID) : [],
@@ -164,24 +172,24 @@ struct GameController {
     @Sendable func postMessage(_ request: Request, context: CrossmateRequestContext) async throws -> EditedResponse<PostMessageResponse> {
         let device = try context.requireDevice()
         let gameID = try context.parameters.require("game")
-        let body = try await state.decode(PostMessageRequest.self, from: request, limit: 4 * Chat.maximumBytes + 1024)
-        return EditedResponse(status: .created, response: try await state.writes.chat(body, in: gameID, by: device))
+        let body = try await JSONBody.decode(PostMessageRequest.self, from: request, limit: 4 * Chat.maximumBytes + 1024)
+        return EditedResponse(status: .created, response: try await writes.chat(body, in: gameID, by: device))
     }
 
     /// A clue flagged (or its flag taken down) from this device.
     @Sendable func postFlag(_ request: Request, context: CrossmateRequestContext) async throws -> EditedResponse<PostFlagResponse> {
         let device = try context.requireDevice()
         let gameID = try context.parameters.require("game")
-        let body = try await state.decode(PostFlagRequest.self, from: request, limit: 1024)
-        return EditedResponse(status: .created, response: try await state.writes.flag(body, in: gameID, by: device))
+        let body = try await JSONBody.decode(PostFlagRequest.self, from: request, limit: 1024)
+        return EditedResponse(status: .created, response: try await writes.flag(body, in: gameID, by: device))
     }
 
     /// An emoji reaction from this device.
     @Sendable func postReaction(_ request: Request, context: CrossmateRequestContext) async throws -> EditedResponse<PostReactionResponse> {
         let device = try context.requireDevice()
         let gameID = try context.parameters.require("game")
-        let body = try await state.decode(PostReactionRequest.self, from: request, limit: 1024)
-        return EditedResponse(status: .created, response: try await state.writes.react(body, in: gameID, by: device))
+        let body = try await JSONBody.decode(PostReactionRequest.self, from: request, limit: 1024)
+        return EditedResponse(status: .created, response: try await writes.react(body, in: gameID, by: device))
     }
 
     /// What is unread for the account while none of its devices is in the game (`Presence`):
@@ -189,29 +197,29 @@ struct GameController {
     /// after it (`Chat.unread`, none of an account it blocked; at most
     /// `GameSummary.maximumUnreadMessages`).
     func unread(_ gameID: String, for authorID: String, added: Bool = false) async throws -> (moves: Bool, messages: Int) {
-        let devices = try await state.store.presence(gameID: gameID, authorID: authorID)
-        let now = state.now()
+        let devices = try await store.presence(gameID: gameID, authorID: authorID)
+        let now = clock()
         if Presence.isHere(devices, now: now) { return (false, 0) }
-        let horizon = Presence.horizon(of: devices, previous: try await state.store.horizon(gameID: gameID, authorID: authorID))
-        let latest = try await state.store.latestMove(gameID: gameID, after: horizon, notBy: authorID)
+        let horizon = Presence.horizon(of: devices, previous: try await store.horizon(gameID: gameID, authorID: authorID))
+        let latest = try await store.latestMove(gameID: gameID, after: horizon, notBy: authorID)
         // A game another player put in this list (the next puzzle together) is news until one
         // of the account's devices shows it.
         let moves =
             Presence.isUnread(latestOtherMove: latest, horizon: horizon, devices: devices, now: now) || (added && horizon == 0 && devices.isEmpty)
-        let recent = try await state.store.messages(gameID: gameID, after: horizon, limit: 4 * GameSummary.maximumUnreadMessages)
+        let recent = try await store.messages(gameID: gameID, after: horizon, limit: 4 * GameSummary.maximumUnreadMessages)
         guard recent.contains(where: { $0.message.authorID != authorID }) else { return (moves, 0) }
-        let blocked = try await SocialController.blocked(by: authorID, store: state.store)
+        let blocked = try await SocialController.blocked(by: authorID, store: store)
         return (moves, min(GameSummary.maximumUnreadMessages, Chat.unread(recent, horizon: horizon, me: authorID, hiding: blocked)))
     }
 
     /// Nudges to `authorID` in the last day, never from an account it blocked.
     func nudges(_ gameID: String, for authorID: String) async throws -> [NudgeView] {
-        let recent = try await state.store.nudges(gameID: gameID, since: state.now() - SocialController.nudgeShownMillis)
+        let recent = try await store.nudges(gameID: gameID, since: clock() - SocialController.nudgeShownMillis)
             .filter { $0.fromAuthor != authorID }
         guard !recent.isEmpty else { return [] }
-        let blocked = try await SocialController.blocked(by: authorID, store: state.store)
+        let blocked = try await SocialController.blocked(by: authorID, store: store)
         let names = Dictionary(
-            try await state.store.participants(gameID: gameID).map { ($0.authorID, $0.displayName) }, uniquingKeysWith: { first, _ in first })
+            try await store.participants(gameID: gameID).map { ($0.authorID, $0.displayName) }, uniquingKeysWith: { first, _ in first })
         return recent.filter { !blocked.contains($0.fromAuthor) }.map {
             NudgeView(
                 gameID: gameID, nudgeID: $0.nudgeID, fromAuthor: $0.fromAuthor,
@@ -222,21 +230,21 @@ struct GameController {
 
     /// A game's players for the list: names of those not removed, the owner first.
     func players(of gameID: String) async throws -> [String] {
-        try await state.store.participants(gameID: gameID).filter { !$0.revoked && !$0.hasLeft }
+        try await store.participants(gameID: gameID).filter { !$0.revoked && !$0.hasLeft }
             .sorted { ($0.role == .owner ? 0 : 1, $0.displayName) < ($1.role == .owner ? 0 : 1, $1.displayName) }.map(\.displayName)
     }
 
     @Sendable func pushMoves(_ request: Request, context: CrossmateRequestContext) async throws -> PushMovesResponse {
         let device = try context.requireDevice()
         let gameID = try context.parameters.require("game")
-        let body = try await state.decode(PushMovesRequest.self, from: request, limit: ProtocolLimits.maximumBatchBytes)
-        return try await state.writes.ingest(body.moves, into: gameID, from: device)
+        let body = try await JSONBody.decode(PushMovesRequest.self, from: request, limit: ProtocolLimits.maximumBatchBytes)
+        return try await writes.ingest(body.moves, into: gameID, from: device)
     }
 
     @Sendable func changes(_ request: Request, context: CrossmateRequestContext) async throws -> Response {
         let device = try context.requireDevice()
         let gameID = try context.parameters.require("game")
-        _ = try await state.access(gameID, for: device, write: false)
+        _ = try await store.access(gameID, for: device, write: false)
         var after: Int64 = 0
         if let since = request.uri.queryParameters["since"] {
             guard let token = ChangeToken(encoded: String(since)), token.zone == gameID else {
@@ -245,7 +253,7 @@ struct GameController {
             after = token.sequence
         }
         let limit = min(ProtocolLimits.maximumChangesPerPage, max(1, request.uri.queryParameters["limit"].flatMap { Int(String($0)) } ?? 500))
-        let stored = try await state.store.changes(gameID: gameID, after: after, limit: limit + 1)
+        let stored = try await store.changes(gameID: gameID, after: after, limit: limit + 1)
         // At most `limit` records and about a megabyte: a page ends before the record that would
         // take it past the byte cap (but always holds one record, however large).
         var bytes = 0
@@ -257,7 +265,7 @@ struct GameController {
         // The stored bodies are already the records' JSON, so the page is assembled around them
         // instead of decoding and re-encoding every record. The shape is exactly
         // ChangesResponse's; the route and golden tests decode it as one.
-        let json = ChangesResponse.json(changes: page, token: token, moreComing: stored.count > page.count, serverTime: state.now())
+        let json = ChangesResponse.json(changes: page, token: token, moreComing: stored.count > page.count, serverTime: clock())
         return Response(
             status: .ok, headers: [.contentType: "application/json; charset=utf-8"],
             body: .init(byteBuffer: ByteBuffer(string: json)))
@@ -266,33 +274,33 @@ struct GameController {
     @Sendable func snapshot(_ request: Request, context: CrossmateRequestContext) async throws -> SnapshotResponse {
         let device = try context.requireDevice()
         let gameID = try context.parameters.require("game")
-        let (game, _) = try await state.access(gameID, for: device, write: false)
-        let projection = try await state.directory.projection(for: game)
+        let (game, _) = try await store.access(gameID, for: device, write: false)
+        let projection = try await directory.projection(for: game)
         var record = projection.game
         record.completion = game.completion
-        let stored = try await state.store.latestSnapshot(gameID: gameID)
+        let stored = try await store.latestSnapshot(gameID: gameID)
         let through = stored?.zoneSeq ?? 0
-        let keyed = try await state.store.keyedRecords(gameID: gameID, through: through)
+        let keyed = try await store.keyedRecords(gameID: gameID, through: through)
         let records = try keyed.map { try $0.decoded(gameID: gameID) }
         return
             SnapshotResponse(
                 game: record, snapshot: stored?.snapshot, records: records, token: ChangeToken(zone: gameID, sequence: through),
-                serverTime: state.now())
+                serverTime: clock())
     }
 
     @Sendable func resign(_ request: Request, context: CrossmateRequestContext) async throws -> CompletionResponse {
         let device = try context.requireDevice()
         let gameID = try context.parameters.require("game")
-        let completion = try await state.writes.resign(gameID, by: device)
-        return CompletionResponse(completion: completion, serverTime: state.now())
+        let completion = try await writes.resign(gameID, by: device)
+        return CompletionResponse(completion: completion, serverTime: clock())
     }
 
     @Sendable func seal(_ request: Request, context: CrossmateRequestContext) async throws -> OKResponse {
         let device = try context.requireDevice()
         let gameID = try context.parameters.require("game")
-        let body = try await state.decode(SealRequest.self, from: request, limit: 16 * 1024)
-        try await state.writes.seal(gameID, through: body.lastSeq, by: device)
-        return OKResponse(serverTime: state.now())
+        let body = try await JSONBody.decode(SealRequest.self, from: request, limit: 16 * 1024)
+        try await writes.seal(gameID, through: body.lastSeq, by: device)
+        return OKResponse(serverTime: clock())
     }
 
     /// A native device enters, reads or leaves a game (a browser's hosted replica does the same
@@ -300,7 +308,7 @@ struct GameController {
     @Sendable func presence(_ request: Request, context: CrossmateRequestContext) async throws -> PresenceResponse {
         let device = try context.requireDevice()
         let gameID = try context.parameters.require("game")
-        let body = try await state.decode(PresenceRequest.self, from: request, limit: 4 * 1024)
-        return try await state.writes.presence(body, in: gameID, by: device)
+        let body = try await JSONBody.decode(PresenceRequest.self, from: request, limit: 4 * 1024)
+        return try await writes.presence(body, in: gameID, by: device)
     }
 }

@@ -2,45 +2,24 @@ import CrossmateCore
 import CrossmateProtocol
 import CrossmateStore
 import Hummingbird
+import Logging
 
 /// Finds the device behind `Authorization: Bearer TOKEN`, applies its rate limit, and counts
 /// the request. The token is taken from that header only: a token in a URL ends up in logs and
 /// proxies (a browser's WebSocket uses a socket ticket instead, see `SocketAuthenticator`).
 struct DeviceAuthenticator: RouterMiddleware {
     typealias Context = CrossmateRequestContext
-    let state: ServerState
+    let authenticator: Authenticator
+    let metrics: ServerMetrics
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
-        state.metrics.requests.increment()
+        metrics.requests.increment()
         var context = context
-        if let device = try await state.authenticate(request) {
-            try state.takeRequestToken(device)
+        if let device = try await authenticator.authenticate(request) {
+            try authenticator.takeRequestToken(device)
             context.device = device
         }
         return try await next(request, context)
-    }
-}
-
-extension ServerState {
-    /// The device the request's bearer token names; nil without an Authorization header.
-    func authenticate(_ request: Request) async throws -> StoredDevice? {
-        guard let header = request.headers[.authorization] else { return nil }
-        guard header.lowercased().hasPrefix("bearer ") else {
-            throw APIError(.unauthorized, "the Authorization header must be \"Bearer TOKEN\"")
-        }
-        let token = String(header.dropFirst("bearer ".count)).trimmingSpaces
-        guard token.utf8.count <= 200, let device = try await devices.device(tokenHash: Secrets.hash(token), store: store) else {
-            throw APIError(.unauthorized, "the device token is not valid (or the device was signed out); sign in again or link this device anew")
-        }
-        return device
-    }
-
-    /// Takes one token from the device's request bucket (HTTP requests, socket upgrades and
-    /// socket pushes share it), or throws `rateLimited` with the seconds to wait.
-    func takeRequestToken(_ device: StoredDevice) throws {
-        if let wait = limiter.take(device.deviceID, now: now()) {
-            throw APIError(.rateLimited, "too many requests from this device; retry after \(wait) s", retryAfterSeconds: wait)
-        }
     }
 }
 
@@ -50,17 +29,19 @@ extension ServerState {
 /// (`{"type":"error",…}`) and closes with 4401 (unauthorized) or 4429 (rate limited).
 struct SocketAuthenticator: RouterMiddleware {
     typealias Context = CrossmateRequestContext
-    let state: ServerState
+    let authenticator: Authenticator
+    let metrics: ServerMetrics
+    let logger: Logger
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
-        state.metrics.requests.increment()
+        metrics.requests.increment()
         var context = context
         do {
-            var found = try await state.authenticate(request)
+            var found = try await authenticator.authenticate(request)
             if found == nil, let ticket = request.uri.queryParameters["ticket"] {
                 guard ticket.utf8.count <= 200,
-                    let device = try await state.store.useSocketTicket(
-                        ticketHash: Secrets.hash(String(ticket)), now: state.now())
+                    let device = try await authenticator.store.useSocketTicket(
+                        ticketHash: Secrets.hash(String(ticket)), now: authenticator.clock())
                 else {
                     throw APIError(.unauthorized, "the socket ticket is unknown, used or expired; ask for a new one (POST /v1/socket-tickets)")
                 }
@@ -69,12 +50,12 @@ struct SocketAuthenticator: RouterMiddleware {
             guard let device = found else {
                 throw APIError(.unauthorized, "a socket needs \"Authorization: Bearer TOKEN\" or ?ticket= from POST /v1/socket-tickets")
             }
-            try state.takeRequestToken(device)
+            try authenticator.takeRequestToken(device)
             context.device = device
         } catch let error as APIError {
             context.socketRefusal = error
         } catch {
-            state.logger.error("socket authentication failed", metadata: ["error": "\(error)"])
+            logger.error("socket authentication failed", metadata: ["error": "\(error)"])
             context.socketRefusal = APIError(.serverError, "the server could not check this socket's credentials; it has been logged")
         }
         return try await next(request, context)
@@ -100,7 +81,7 @@ extension StringProtocol {
 /// `serverError` without internals.
 struct JSONErrors: RouterMiddleware {
     typealias Context = CrossmateRequestContext
-    let state: ServerState
+    let logger: Logger
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         do {
@@ -121,11 +102,11 @@ struct JSONErrors: RouterMiddleware {
             let message = error.status == .notFound ? "there is no \(request.method) \(request.uri.path)" : (error.body ?? error.status.reasonPhrase)
             throw APIError(code, message)
         } catch let error as CorruptRecord {
-            state.logger.error("stored record unreadable", metadata: ["path": "\(request.uri.path)", "error": "\(error)"])
+            logger.error("stored record unreadable", metadata: ["path": "\(request.uri.path)", "error": "\(error)"])
             throw APIError(
                 .serverError, "game \(TextRule.quote(error.gameID)) cannot be read: its stored \(error.what) is damaged (logged for the operator)")
         } catch {
-            state.logger.error("request failed", metadata: ["path": "\(request.uri.path)", "error": "\(error)"])
+            logger.error("request failed", metadata: ["path": "\(request.uri.path)", "error": "\(error)"])
             throw APIError(.serverError, "the server could not complete this request; it has been logged")
         }
     }

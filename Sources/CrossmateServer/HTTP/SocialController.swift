@@ -7,7 +7,14 @@ import Hummingbird
 /// Friends, the account zone's Decisions (block, colour pins) and Preferences (a preferred
 /// colour), and nudges.
 struct SocialController {
-    let state: ServerState
+    let store: Store
+    let writes: GameWrites
+    /// Browsers' replicas: an account's colours redraw in its open games.
+    let browsers: BrowserHost
+    /// Nudges, per sending account.
+    let nudgeLimiter: RateLimiter
+    let configuration: ServerConfiguration
+    let clock: @Sendable () -> Int64
 
     // Nudges' rate and size and the decisions an account holds: `Limits.nudge`, `Limits.decision`.
     /// How long a nudge shows in the games list.
@@ -45,9 +52,9 @@ struct SocialController {
     }
 
     func friendsResponse(for authorID: String) async throws -> FriendsResponse {
-        let stored = try await state.store.friends(of: authorID)
-        let decisions = try await state.store.decisions(of: authorID)
-        let preferred = try await state.store.preferredColor(of: authorID)
+        let stored = try await store.friends(of: authorID)
+        let decisions = try await store.decisions(of: authorID)
+        let preferred = try await store.preferredColor(of: authorID)
         let pins = Self.pins(decisions)
         // As a game's roster would colour them: my colour first, pins, the rest.
         let colors = PlayerColors.assign(players: stored.map(\.authorID), local: authorID, preferred: preferred, pinned: pins)
@@ -62,14 +69,14 @@ struct SocialController {
         return FriendsResponse(
             friends: friends,
             decisions: decisions.map { DecisionRecord(kind: $0.kind, key: $0.key, value: $0.value, writtenAt: $0.writtenAt) },
-            preferredColor: preferred, serverTime: state.now())
+            preferredColor: preferred, serverTime: clock())
     }
 
     /// Sets or clears a Decision; the account's devices hear of it (their lists and open games
     /// redraw with the new colours or without the blocked player's nudges).
     @Sendable func decide(_ request: Request, context: CrossmateRequestContext) async throws -> FriendsResponse {
         let device = try context.requireDevice()
-        let body = try await state.decode(DecisionRequest.self, from: request, limit: 4 * 1024)
+        let body = try await JSONBody.decode(DecisionRequest.self, from: request, limit: 4 * 1024)
         guard let kind = DecisionKind(rawValue: body.kind), kind != .setting else {
             throw APIError(.invalid, "kind is block or color, not \(TextRule.quote(body.kind))")
         }
@@ -92,15 +99,15 @@ struct SocialController {
     /// Stores one of the account's Decisions (a pin, a block, a setting) unless a later write
     /// holds; the account's devices hear of a change.
     private func put(kind: DecisionKind, key: String, value: String, deleted: Bool = false, writtenAt: Int64?, by device: StoredDevice) async throws {
-        let now = state.now()
+        let now = clock()
         // A device's clock may be a little ahead; never further than the server allows moves.
         let decision = StoredDecision(
             authorID: device.authorID, kind: kind.rawValue, key: key, value: value,
-            writtenAt: min(writtenAt ?? now, now + state.configuration.maximumSkewMillis),
+            writtenAt: min(writtenAt ?? now, now + configuration.maximumSkewMillis),
             writtenBy: device.deviceID, deleted: deleted)
         let won: Bool
         do {
-            won = try await state.store.putDecision(decision, maximumDecisions: Limits.maximumDecisions)
+            won = try await store.putDecision(decision, maximumDecisions: Limits.maximumDecisions)
         } catch let refusal as StoreRefusal {
             throw refusal.apiError
         }
@@ -109,11 +116,11 @@ struct SocialController {
 
     @Sendable func preferences(_ request: Request, context: CrossmateRequestContext) async throws -> FriendsResponse {
         let device = try context.requireDevice()
-        let body = try await state.decode(PreferencesRequest.self, from: request, limit: 1024)
+        let body = try await JSONBody.decode(PreferencesRequest.self, from: request, limit: 1024)
         if let color = body.color, !PlayerColors.palette.indices.contains(color) {
             throw APIError(.invalid, "color is a palette index, 0 to \(PlayerColors.palette.count - 1), or null")
         }
-        try await state.store.putPreferredColor(body.color, authorID: device.authorID, writtenAt: state.now())
+        try await store.putPreferredColor(body.color, authorID: device.authorID, writtenAt: clock())
         await announce(to: device.authorID)
         return try await friendsResponse(for: device.authorID)
     }
@@ -127,26 +134,26 @@ struct SocialController {
 
     @Sendable func settings(_ request: Request, context: CrossmateRequestContext) async throws -> SettingsResponse {
         let device = try context.requireDevice()
-        return SettingsResponse(try await Self.settings(of: device.authorID, store: state.store), serverTime: state.now())
+        return SettingsResponse(try await Self.settings(of: device.authorID, store: store), serverTime: clock())
     }
 
     @Sendable func putSetting(_ request: Request, context: CrossmateRequestContext) async throws -> SettingsResponse {
         let device = try context.requireDevice()
-        let body = try await state.decode(SettingRequest.self, from: request, limit: 1024)
+        let body = try await JSONBody.decode(SettingRequest.self, from: request, limit: 1024)
         do {
             try SolverSettings.validate(name: body.name, value: body.value)
         } catch let refusal {
             throw APIError(.invalid, "\(refusal)")
         }
         try await put(kind: .setting, key: body.name, value: body.value, writtenAt: body.writtenAt, by: device)
-        return SettingsResponse(try await Self.settings(of: device.authorID, store: state.store), serverTime: state.now())
+        return SettingsResponse(try await Self.settings(of: device.authorID, store: store), serverTime: clock())
     }
 
     /// The account's devices redraw: their game lists (a feed poke) and the games their browsers
     /// have open.
     private func announce(to authorID: String) async {
-        await state.writes.feedChanged(of: authorID)
-        state.browsers.changed(authorID: authorID, state: state)
+        await writes.feedChanged(of: authorID)
+        browsers.changed(authorID: authorID)
     }
 
     /// A player nudges the game's other players: stored once, listed with the game for a day,
@@ -154,7 +161,7 @@ struct SocialController {
     @Sendable func nudge(_ request: Request, context: CrossmateRequestContext) async throws -> EditedResponse<NudgeView> {
         let device = try context.requireDevice()
         let gameID = try context.parameters.require("game")
-        let body = try await state.decode(NudgeRequest.self, from: request, limit: 4 * 1024)
+        let body = try await JSONBody.decode(NudgeRequest.self, from: request, limit: 4 * 1024)
         let message: String
         do {
             message = try TextRule.check(body.message ?? "", field: "a nudge's message", maximumBytes: Limits.nudgeMessageBytes, required: false)
@@ -162,22 +169,22 @@ struct SocialController {
             if case .tooLong = violation { throw APIError(.limitExceeded, "\(violation)") }
             throw APIError(.invalid, "\(violation)")
         }
-        _ = try await state.access(gameID, for: device, write: true)
-        let now = state.now()
-        if let wait = state.nudgeLimiter.take(device.authorID, now: now) {
+        _ = try await store.access(gameID, for: device, write: true)
+        let now = clock()
+        if let wait = nudgeLimiter.take(device.authorID, now: now) {
             throw APIError(.rateLimited, "you nudged a moment ago; you can nudge again in \(wait) s", retryAfterSeconds: wait)
         }
         let nudge = StoredNudge(
             gameID: gameID, nudgeID: Secrets.identifier(prefix: "nudge"), fromAuthor: device.authorID, message: message, createdAt: now)
-        try await state.store.putNudge(nudge)
+        try await store.putNudge(nudge)
         let view = NudgeView(
             gameID: gameID, nudgeID: nudge.nudgeID, fromAuthor: device.authorID, fromName: device.displayName, message: message,
             createdAt: now)
-        for participant in try await state.store.participants(gameID: gameID)
+        for participant in try await store.participants(gameID: gameID)
         where participant.authorID != device.authorID && !participant.hasLeft && !participant.revoked {
-            guard try await !Self.blocked(by: participant.authorID, store: state.store).contains(device.authorID) else { continue }
-            state.emit(.everyone(.nudge(authorID: participant.authorID, nudge: view)))
-            await state.writes.feedChanged(of: participant.authorID)
+            guard try await !Self.blocked(by: participant.authorID, store: store).contains(device.authorID) else { continue }
+            writes.events.emit(.everyone(.nudge(authorID: participant.authorID, nudge: view)))
+            await writes.feedChanged(of: participant.authorID)
         }
         return EditedResponse(status: .created, response: view)
     }

@@ -10,7 +10,9 @@ import Synchronization
 /// finished game contributes never changes, so it is worked out once, as the game finishes (or
 /// when first asked), and kept in the store: a stats request reads small rows, never histories.
 struct StatsController {
-    let state: ServerState
+    let store: Store
+    let history: HistoryReads
+    let clock: @Sendable () -> Int64
 
     var routes: RouteCollection<CrossmateRequestContext> {
         let router = RouteCollection(context: CrossmateRequestContext.self)
@@ -30,7 +32,7 @@ struct StatsController {
         // four times as many games.
         var scanned = 0
         scan: while finishedIDs.count < StatsResponse.maximumGames, scanned < 4 * StatsResponse.maximumGames {
-            let page = try await state.store.games(of: device.authorID, after: after, limit: 100)
+            let page = try await store.games(of: device.authorID, after: after, limit: 100)
             for (game, _, _) in page {
                 scanned += 1
                 guard game.completion != nil else { continue }
@@ -40,10 +42,10 @@ struct StatsController {
             guard page.count == 100, let last = page.last?.0 else { break }
             after = (last.createdAt, last.gameID)
         }
-        let games = try await finishedGames(finishedIDs, for: device.authorID)
+        let games = try await history.finishedGames(finishedIDs, for: device.authorID)
         let partners = Set(games.flatMap(\.players)).subtracting([device.authorID])
-        let names = try await state.store.displayNames(Array(partners))
-        let now = state.now()
+        let names = try await store.displayNames(Array(partners))
+        let now = clock()
         let day = { (millis: Int64) in
             Stats.day(millis, utcOffsetSeconds: zone.secondsFromGMT(for: Date(timeIntervalSince1970: Double(millis) / 1000)))
         }
@@ -66,45 +68,5 @@ struct StatsController {
             let zone = TimeZone(identifier: name), zone.identifier == name || ["UTC", "Etc/UTC"].contains(name)
         else { return nil }
         return zone
-    }
-
-    /// What each of `gameIDs` (finished games) contributes to stats: kept in memory, else in the
-    /// store, else worked out from its history (on the history lane, one account at a time) and
-    /// kept, so a game's history is read for stats once.
-    func finishedGames(_ gameIDs: [String], for authorID: String) async throws -> [FinishedGame] {
-        var found = state.finishedGames.games(gameIDs)
-        let foundIDs = Set(found.map(\.gameID))
-        var missing = gameIDs.filter { !foundIDs.contains($0) }
-        if !missing.isEmpty {
-            let stored = try await state.store.finishedGames(missing)
-            state.finishedGames.keep(stored.values)
-            found += stored.values
-            missing.removeAll { stored[$0] != nil }
-        }
-        if !missing.isEmpty {
-            let worked = try await state.history.run(for: authorID) { () async throws -> [FinishedGame] in
-                var worked: [FinishedGame] = []
-                for gameID in missing { if let game = try await finishedGame(gameID) { worked.append(game) } }
-                return worked
-            }
-            guard let worked else { throw HistoryGate.busy }
-            found += worked
-        }
-        let order = Dictionary(uniqueKeysWithValues: gameIDs.enumerated().map { ($1, $0) })
-        return found.sorted { order[$0.gameID, default: 0] < order[$1.gameID, default: 0] }
-    }
-
-    /// Works out what a finished game contributes to stats from its history, and keeps it; nil
-    /// when the game is not finished (or gone).
-    func finishedGame(_ gameID: String) async throws -> FinishedGame? {
-        guard let game = try await state.store.game(gameID), let completion = game.completion else { return nil }
-        let players = try await state.store.participants(gameID: gameID)
-        let activity = try await GameProjection.sequencedActivity(store: state.store, gameID: gameID, after: 0, lane: .history)
-        let finished = FinishedGame(
-            gameID: gameID, puzzle: try game.puzzle(), moves: activity.moves.map(\.move), pauses: activity.pauses,
-            completion: completion.completion, players: players.filter { !$0.hasLeft }.map(\.authorID))
-        try await state.store.keepFinishedGame(finished)
-        state.finishedGames.keep([finished])
-        return finished
     }
 }

@@ -10,7 +10,7 @@ import NIOCore
 /// nothing fetched from elsewhere). Every page path answers the one HTML page; the app reads
 /// the path. Bundled puzzles' layouts are served for the start page and the browser tests.
 struct WebController {
-    let state: ServerState
+    let clock: @Sendable () -> Int64
 
     /// One file of the app as served: its bytes, gzipped once (kept only when smaller), and an
     /// entity tag that names its content, so a browser revalidating an unchanged file gets a 304.
@@ -118,7 +118,7 @@ struct WebController {
             ]
         }
         router.on(.puzzles) { _, _ -> BundledList in
-            BundledList(puzzles: try Self.bundled.map(\.summary), serverTime: state.now())
+            BundledList(puzzles: try Self.bundled.map(\.summary), serverTime: clock())
         }
         router.on(.puzzle) { _, context -> PuzzleLayout in
             let name = try context.parameters.require("name")

@@ -7,69 +7,72 @@ import Foundation
 /// answered by the device's hosted replica of the game (`BrowserHost`); the socket's other
 /// messages are a native device's and any device's (`SocketController`).
 struct BrowserSocket {
-    let state: ServerState
+    let browsers: BrowserHost
+    let configuration: ServerConfiguration
+
+    private var services: BrowserServices { browsers.services }
 
     /// A browser opens a game: its hosted replica (loaded or shared with the device's other
     /// tabs) answers with the whole game; the others see this device arrive.
     func open(_ gameID: String, connection: Int, device: StoredDevice) async {
         guard
-            state.browsers.game(gameID, deviceID: device.deviceID, connection: connection) != nil
-                || state.browsers.openCount(connection: connection) < BrowserHost.maximumOpenPerConnection
+            browsers.game(gameID, deviceID: device.deviceID, connection: connection) != nil
+                || browsers.openCount(connection: connection) < BrowserHost.maximumOpenPerConnection
         else {
-            state.hub.reply(
-                connection,
+            services.hub.tell(
+                .socket(connection),
                 .error(
                     ErrorBody(.limitExceeded, "a socket has at most \(BrowserHost.maximumOpenPerConnection) games open at once; close one first"))
             )
             return
         }
         do {
-            let game = try await state.browsers.open(gameID, device: device, connection: connection, state: state)
-            state.hub.openInBrowser(connection, game: gameID, true)
-            state.hub.subscribe(connection, to: [gameID])  // for the other players' cursors
-            state.metrics.browserReplicas.record(state.browsers.count)
+            let game = try await browsers.open(gameID, device: device, connection: connection)
+            services.hub.openInBrowser(connection, game: gameID, true)
+            services.hub.subscribe(connection, to: [gameID])  // for the other players' cursors
+            services.metrics.browserReplicas.record(browsers.count)
             // A game made before uploads were held to `FrameBudget` may not fit: it is
             // refused in words rather than cut off mid-frame.
-            let opened = SocketHub.encode(.opened(try await game.open(state: state)))
-            guard opened.utf8.count <= state.configuration.socketBufferBytes * 3 / 4 else {
+            let opened = SocketHub.encode(.opened(try await game.open(services: services)))
+            guard opened.utf8.count <= configuration.socketBufferBytes * 3 / 4 else {
                 throw APIError(.limitExceeded, "this game is too large to open in a browser; play it with crossmate play")
             }
-            state.hub.reply(connection, text: opened)
-            state.browsers.changed(gameID: gameID, state: state)  // the others see this device arrive
-            await state.writes.announceHere(gameID)
+            services.hub.tell(.socket(connection), text: opened)
+            browsers.changed(gameID: gameID)  // the others see this device arrive
+            await services.writes.announceHere(gameID)
         } catch let error as APIError {
-            state.browsers.close(connection: connection, gameID: gameID, now: state.now(), grace: state.configuration.browserReplicaGraceMillis)
-            state.hub.reply(connection, .error(error.body))
+            browsers.close(connection: connection, gameID: gameID, now: services.now(), grace: configuration.browserReplicaGraceMillis)
+            services.hub.tell(.socket(connection), .error(error.body))
         } catch {
-            state.browsers.close(connection: connection, gameID: gameID, now: state.now(), grace: state.configuration.browserReplicaGraceMillis)
-            state.logger.error("a browser could not open a game", metadata: ["game": "\(gameID)", "error": "\(error)"])
-            state.hub.reply(
-                connection, .error(ErrorBody(.serverError, "the server could not open game \(TextRule.quote(gameID)); it has been logged")))
+            browsers.close(connection: connection, gameID: gameID, now: services.now(), grace: configuration.browserReplicaGraceMillis)
+            services.logger.error("a browser could not open a game", metadata: ["game": "\(gameID)", "error": "\(error)"])
+            services.hub.tell(
+                .socket(connection), .error(ErrorBody(.serverError, "the server could not open game \(TextRule.quote(gameID)); it has been logged")))
         }
     }
 
     /// A browser asks for the finished game's replay.
     func replay(_ gameID: String, from: Int, connection: Int, device: StoredDevice) async {
-        guard let game = state.browsers.game(gameID, deviceID: device.deviceID, connection: connection) else {
-            state.hub.reply(connection, .error(ErrorBody(.invalid, "open game \(TextRule.quote(gameID)) before asking for its replay")))
+        guard let game = browsers.game(gameID, deviceID: device.deviceID, connection: connection) else {
+            services.hub.tell(.socket(connection), .error(ErrorBody(.invalid, "open game \(TextRule.quote(gameID)) before asking for its replay")))
             return
         }
         do {
-            state.hub.reply(connection, .replay(try await game.replay(from: from, state: state)))
+            services.hub.tell(.socket(connection), .replay(try await game.replay(from: from, services: services)))
         } catch let error as APIError {
-            state.hub.reply(connection, .error(error.body))
+            services.hub.tell(.socket(connection), .error(error.body))
         } catch {
-            state.logger.error("a replay could not be assembled", metadata: ["game": "\(gameID)", "error": "\(error)"])
-            state.hub.reply(connection, .error(ErrorBody(.serverError, "the server could not assemble the replay; it has been logged")))
+            services.logger.error("a replay could not be assembled", metadata: ["game": "\(gameID)", "error": "\(error)"])
+            services.hub.tell(.socket(connection), .error(ErrorBody(.serverError, "the server could not assemble the replay; it has been logged")))
         }
     }
 
     /// A browser's command, performed by its hosted replica.
     func command(_ request: CommandRequest, connection: Int, device: StoredDevice) async {
-        state.metrics.requests.increment()
-        guard let game = state.browsers.game(request.gameID, deviceID: device.deviceID, connection: connection) else {
-            state.hub.reply(
-                connection,
+        services.metrics.requests.increment()
+        guard let game = browsers.game(request.gameID, deviceID: device.deviceID, connection: connection) else {
+            services.hub.tell(
+                .socket(connection),
                 .refused(
                     CommandRefusal(
                         id: request.id, gameID: request.gameID,
@@ -79,8 +82,8 @@ struct BrowserSocket {
         // A command's identity is its id and when it was typed: without the time, one sent
         // again after a restart could not be told from a new one and would be performed twice.
         guard request.typedAt != nil else {
-            state.hub.reply(
-                connection,
+            services.hub.tell(
+                .socket(connection),
                 .refused(
                     CommandRefusal(
                         id: request.id, gameID: request.gameID,
@@ -89,30 +92,30 @@ struct BrowserSocket {
                             reason: "a command carries typedAt, when it was typed (Unix ms), so that one sent again is not performed twice"))))
             return
         }
-        state.hub.reply(connection, await game.perform(request, state: state))
+        services.hub.tell(.socket(connection), await game.perform(request, services: services))
     }
 
     /// The socket stops showing a game: the page it goes back to (the games list) keeps the
     /// subscription, which it wants for its badges and pictures.
     func close(_ gameID: String, connection: Int) async {
-        state.hub.openInBrowser(connection, game: gameID, false)
+        services.hub.openInBrowser(connection, game: gameID, false)
         await leave(
-            state.browsers.close(connection: connection, gameID: gameID, now: state.now(), grace: state.configuration.browserReplicaGraceMillis))
-        await state.writes.announceHere(gameID)
+            browsers.close(connection: connection, gameID: gameID, now: services.now(), grace: configuration.browserReplicaGraceMillis))
+        await services.writes.announceHere(gameID)
     }
 
     /// The socket closed: every game it showed loses it.
     func closed(connection: Int) async {
-        await leave(state.browsers.close(connection: connection, now: state.now(), grace: state.configuration.browserReplicaGraceMillis))
+        await leave(browsers.close(connection: connection, now: services.now(), grace: configuration.browserReplicaGraceMillis))
     }
 
     /// Browser replicas whose last socket left: the device leaves the game (its lease ends), and
     /// the others viewing the game see it go.
     private func leave(_ games: [BrowserGame]) async {
-        state.metrics.browserReplicas.record(state.browsers.count)
+        services.metrics.browserReplicas.record(browsers.count)
         for game in games {
-            await game.leave(state: state)
-            state.browsers.changed(gameID: game.gameID, state: state)
+            await game.leave(services: services)
+            browsers.changed(gameID: game.gameID)
         }
     }
 }

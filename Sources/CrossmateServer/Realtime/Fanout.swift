@@ -36,19 +36,6 @@ extension Fanout {
     }
 }
 
-extension SocketHub {
-    func deliver(_ event: FanoutEvent) {
-        switch event {
-        case let .poke(game, sequence, exceptDevice, inline): poke(game: game, sequence: sequence, exceptDevice: exceptDevice, inline: inline)
-        case let .feed(authorID, sequence): feed(authorID: authorID, sequence: sequence)
-        case let .cursor(game, deviceID, authorID, cursor): self.cursor(game: game, deviceID: deviceID, authorID: authorID, cursor: cursor)
-        case let .deviceRevoked(deviceID): closeSockets(deviceID: deviceID)
-        case let .nudge(authorID, nudge): send(.nudge(nudge), toAuthor: authorID)
-        case let .nextGame(authorID, next): send(.nextGame(next), toAuthor: authorID)
-        }
-    }
-}
-
 /// One instance alone: events go straight to its sockets.
 struct LocalFanout: Fanout {
     let hub: SocketHub
@@ -72,13 +59,18 @@ final class PostgresFanout: Fanout, Service {
     let hub: SocketHub
     let database: PostgresSQLDatabase
     let store: Store
-    /// This instance's game projections: a write another instance made is folded into them.
+    /// This instance's game projections: after a reconnect, each catches up.
     let directory: GameDirectory
     let instance = UUID().uuidString
     let logger: Logger
     private let outbox = Mutex<[FanoutEvent]>([])
     private let doorbell: AsyncStream<Void>
     private let ring: AsyncStream<Void>.Continuation
+    /// The other instances' writes, heard: the write path folds them into this instance's
+    /// projections (`RemoteWrites`). A consumer that falls behind loses the oldest (a projection
+    /// that misses one catches up from the store on the next write).
+    let heard: AsyncStream<SocketHub.Poke>
+    private let heardSink: AsyncStream<SocketHub.Poke>.Continuation
 
     init(hub: SocketHub, database: PostgresSQLDatabase, store: Store, directory: GameDirectory, logger: Logger) {
         self.hub = hub
@@ -87,6 +79,7 @@ final class PostgresFanout: Fanout, Service {
         self.directory = directory
         self.logger = logger
         (doorbell, ring) = AsyncStream.makeStream(bufferingPolicy: .bufferingNewest(1))
+        (heard, heardSink) = AsyncStream.makeStream(bufferingPolicy: .bufferingNewest(SocketHub.pokesBuffered))
     }
 
     /// Events the outbox holds at most, while PostgreSQL is slow or away; past it the cursors go
@@ -185,7 +178,9 @@ final class PostgresFanout: Fanout, Service {
                     for try await notification in notifications.cancelOnGracefulShutdown() {
                         for event in Self.events(in: notification.payload, except: instance) ?? [] {
                             hub.deliver(event)
-                            if case let .poke(game, sequence, _, inline) = event { await refresh(game, through: sequence, inline: inline) }
+                            if case let .poke(game, sequence, _, inline) = event {
+                                heardSink.yield(SocketHub.Poke(game: game, sequence: sequence, inline: inline))
+                            }
                         }
                     }
                 }
@@ -204,27 +199,24 @@ final class PostgresFanout: Fanout, Service {
         for game in hub.watchedGames {
             do {
                 guard let stored = try await store.game(game) else { continue }
-                if stored.zoneSeq > hub.lastPoked(game) { hub.poke(game: game, sequence: stored.zoneSeq) }
+                if stored.zoneSeq > hub.lastPoked(game) { hub.deliver(.poke(game: game, sequence: stored.zoneSeq)) }
             } catch {
                 logger.warning("catching up a game failed", metadata: ["game": "\(game)", "error": "\(error)"])
             }
         }
-        for game in directory.cachedGames { await refresh(game, through: .max, inline: nil) }
+        for game in directory.cachedGames { heardSink.yield(SocketHub.Poke(game: game, sequence: .max, inline: nil)) }
     }
+}
 
-    /// Folds another instance's write into this instance's projection of the game, if it has
-    /// one (a game not cached loads fresh from the store when next needed). A completion noticed
-    /// here is recorded, and announced like any other.
-    private func refresh(_ game: String, through sequence: Int64, inline: InlineChanges?) async {
-        guard let projection = directory.cached(game) else { return }
-        do {
-            if let completed = try await projection.heard(sequence: sequence, inline: inline) {
-                await publish(.poke(game: game, sequence: completed.sequence))
-            }
-        } catch {
-            // The cached grid may now lag; forgetting it makes the next request reload it.
-            directory.forget(game)
-            logger.warning("refreshing a game from another instance's write failed", metadata: ["game": "\(game)", "error": "\(error)"])
+/// Hands the other instances' writes that the fan-out hears to the write path, which folds them
+/// into this instance's projections and stores a completion one notices (`GameWrites.heard`).
+struct RemoteWrites: Service {
+    let heard: AsyncStream<SocketHub.Poke>
+    let writes: GameWrites
+
+    func run() async throws {
+        await cancelWhenGracefulShutdown {
+            for await poke in heard { await writes.heard(poke.game, through: poke.sequence, inline: poke.inline) }
         }
     }
 }

@@ -4,12 +4,23 @@ import CrossmateStore
 import Foundation
 import Hummingbird
 import HummingbirdWebSocket
+import Logging
 import NIOCore
 
 /// One WebSocket per device at `/v1/socket`: subscriptions, pokes after commit, live cursors and
 /// pings. Nothing on it is stored, so a lost connection loses nothing: clients fetch on reconnect.
 struct SocketController {
-    let state: ServerState
+    let hub: SocketHub
+    let browsers: BrowserHost
+    let writes: GameWrites
+    let authenticator: Authenticator
+    /// Socket messages other than pushes (cursors, pings, subscribes), per device.
+    let socketLimiter: RateLimiter
+    let store: Store
+    let directory: GameDirectory
+    let configuration: ServerConfiguration
+    let metrics: ServerMetrics
+    let logger: Logger
 
     /// A push carries a batch, so a socket message may be as large as an HTTP batch. A bigger
     /// one closes the socket (1009, message too big).
@@ -58,13 +69,13 @@ struct SocketController {
     }
 
     /// A browser's own messages (open, close, replay, command).
-    var browser: BrowserSocket { BrowserSocket(state: state) }
+    var browser: BrowserSocket { BrowserSocket(browsers: browsers, configuration: configuration) }
 
     func serve(device: StoredDevice, channel: any Channel, inbound: WebSocketInboundStream) async throws {
-        let unsent = state.configuration.socketBufferBytes
+        let unsent = configuration.socketBufferBytes
         try? await channel.setOption(ChannelOptions.writeBufferWaterMark, value: .init(low: unsent / 2, high: unsent)).get()
-        let id = state.hub.register(deviceID: device.deviceID, authorID: device.authorID, channel: channel)
-        state.metrics.connectedSockets.record(state.hub.count)
+        let id = hub.register(deviceID: device.deviceID, authorID: device.authorID, channel: channel)
+        metrics.connectedSockets.record(hub.count)
         let decoder = JSONDecoder()
         var ending: (any Error)?
         // Until when a socket past its limit is not told so again (`handle`).
@@ -77,8 +88,8 @@ struct SocketController {
                     parsed = try ClientSocketMessage.decode(text, decoder: decoder)
                 } catch {
                     // Unreadable messages cost a token too, and past the limit get no answer.
-                    guard state.socketLimiter.take(device.deviceID, now: state.now()) == nil else { continue }
-                    state.hub.reply(id, refusal(of: Data(text.utf8), error))
+                    guard socketLimiter.take(device.deviceID, now: configuration.clock()) == nil else { continue }
+                    hub.tell(.socket(id), refusal(of: Data(text.utf8), error))
                     continue
                 }
                 await handle(parsed, connection: id, device: device, quietUntil: &quietUntil)
@@ -88,13 +99,13 @@ struct SocketController {
         }
         // The socket is gone (closed, or its network dropped and the pings went unanswered):
         // the games it had open lose this device at once.
-        let viewed = state.hub.viewedGames(id)
-        let shown = state.hub.shownGames(id)
-        state.hub.unregister(id)
-        for game in viewed { state.browsers.changed(gameID: game, state: state) }
-        state.metrics.connectedSockets.record(state.hub.count)
+        let viewed = hub.viewedGames(id)
+        let shown = hub.shownGames(id)
+        hub.unregister(id)
+        for game in viewed { browsers.changed(gameID: game) }
+        metrics.connectedSockets.record(hub.count)
         await browser.closed(connection: id)
-        for game in shown { await state.writes.announceHere(game) }
+        for game in shown { await writes.announceHere(game) }
         if let ending { throw ending }
     }
 
@@ -114,33 +125,33 @@ struct SocketController {
             }
         if case .push = message {
         } else if case let .command(request) = message {
-            do { try state.takeRequestToken(device) } catch {
+            do { try authenticator.takeRequestToken(device) } catch {
                 let reason = (error as? APIError)?.body.message ?? "too many requests from this device"
-                state.hub.reply(
-                    connection,
+                hub.tell(
+                    .socket(connection),
                     .refused(CommandRefusal(id: request.id, gameID: request.gameID, CommandRefusal.Reason(code: .rateLimited, reason: reason))))
                 return
             }
-        } else if let wait = state.socketLimiter.take(device.deviceID, cost: cost, now: state.now()) {
+        } else if let wait = socketLimiter.take(device.deviceID, cost: cost, now: configuration.clock()) {
             // Told once until the wait is over: a socket that keeps sending past its limit is not
             // answered each time (every answer would cost what the limit saves).
-            let now = state.now()
+            let now = configuration.clock()
             if now >= quietUntil {
                 quietUntil = now + Int64(wait) * 1000
-                state.hub.reply(connection, .error(ErrorBody(.rateLimited, "too many socket messages from this device; retry after \(wait) s")))
+                hub.tell(.socket(connection), .error(ErrorBody(.rateLimited, "too many socket messages from this device; retry after \(wait) s")))
             }
             return
         }
         switch message {
         case let .subscribe(games): await subscribe(games, connection: connection, device: device)
         case let .unsubscribe(games):
-            state.hub.unsubscribe(connection, from: games)
+            hub.unsubscribe(connection, from: games)
         case let .cursor(gameID, position): await cursor(position, in: gameID, connection: connection, device: device)
         case let .push(gameID, pushID, moves):
-            state.hub.reply(connection, await push(moves, into: gameID, id: pushID, from: device))
+            hub.tell(.socket(connection), await push(moves, into: gameID, id: pushID, from: device))
         case .ping:
-            state.hub.reply(connection, .pong(serverTime: state.now()))
-        case .relays: state.hub.takeRelays(connection)
+            hub.tell(.socket(connection), .pong(serverTime: configuration.clock()))
+        case .relays: hub.takeRelays(connection)
         case let .open(gameID): await browser.open(gameID, connection: connection, device: device)
         case let .close(gameID): await browser.close(gameID, connection: connection)
         case let .viewing(gameID, viewing): await setViewing(gameID, viewing, connection: connection)
@@ -153,77 +164,77 @@ struct SocketController {
     /// refused by name.
     private func subscribe(_ games: [String], connection: Int, device: StoredDevice) async {
         guard games.count <= Self.maximumGamesPerSubscribe else {
-            state.hub.reply(
-                connection,
+            hub.tell(
+                .socket(connection),
                 .error(
                     ErrorBody(.limitExceeded, "subscribe to at most \(Self.maximumGamesPerSubscribe) games at once; this names \(games.count)")))
             return
         }
         let readable: Set<String>
         do {
-            readable = try await state.store.readableGames(of: device.authorID, among: games)
+            readable = try await store.readableGames(of: device.authorID, among: games)
         } catch {
-            state.logger.error("subscribe failed", metadata: ["error": "\(error)"])
-            state.hub.reply(connection, .error(ErrorBody(.serverError, "the server could not subscribe you; it has been logged")))
+            logger.error("subscribe failed", metadata: ["error": "\(error)"])
+            hub.tell(.socket(connection), .error(ErrorBody(.serverError, "the server could not subscribe you; it has been logged")))
             return
         }
         for game in games where !readable.contains(game) {
-            state.hub.reply(connection, .error(ErrorBody(.forbidden, "you are not a player in game \(TextRule.quote(game))")))
+            hub.tell(.socket(connection), .error(ErrorBody(.forbidden, "you are not a player in game \(TextRule.quote(game))")))
         }
-        state.hub.subscribe(connection, to: games.filter(readable.contains))
+        hub.subscribe(connection, to: games.filter(readable.contains))
     }
 
     /// A native device's cursor, on a letter square of a game the socket is subscribed to.
     private func cursor(_ cursor: CursorPosition, in gameID: String, connection: Int, device: StoredDevice) async {
-        guard state.hub.isSubscribed(connection, to: gameID) else {
-            state.hub.reply(connection, .error(ErrorBody(.forbidden, "subscribe to game \(TextRule.quote(gameID)) before sending cursors")))
+        guard hub.isSubscribed(connection, to: gameID) else {
+            hub.tell(.socket(connection), .error(ErrorBody(.forbidden, "subscribe to game \(TextRule.quote(gameID)) before sending cursors")))
             return
         }
         let puzzle: Puzzle
         do {
-            guard let found = try await state.puzzle(of: gameID) else { return }  // subscribed, so not missing
+            guard let found = try await directory.puzzle(of: gameID, store: store) else { return }  // subscribed, so not missing
             puzzle = found
         } catch {
-            state.logger.error("cursor: the game could not be loaded", metadata: ["game": "\(gameID)", "error": "\(error)"])
-            state.hub.reply(
-                connection, .error(ErrorBody(.serverError, "the server could not load game \(TextRule.quote(gameID)); it has been logged")))
+            logger.error("cursor: the game could not be loaded", metadata: ["game": "\(gameID)", "error": "\(error)"])
+            hub.tell(
+                .socket(connection), .error(ErrorBody(.serverError, "the server could not load game \(TextRule.quote(gameID)); it has been logged")))
             return
         }
         guard puzzle.isLetter(GridPosition(row: cursor.row, col: cursor.col)) else {
-            state.hub.reply(
-                connection,
+            hub.tell(
+                .socket(connection),
                 .error(
                     ErrorBody(
                         .invalid,
                         "a cursor is on a letter square of the \(puzzle.width)×\(puzzle.height) grid")))
             return
         }
-        await state.writes.cursor(cursor, in: gameID, by: device)
+        await writes.cursor(cursor, in: gameID, by: device)
     }
 
     /// A native device shows a game on screen, or stops.
     private func setViewing(_ gameID: String, _ viewing: Bool, connection: Int) async {
-        guard state.hub.isSubscribed(connection, to: gameID) else {
-            state.hub.reply(connection, .error(ErrorBody(.forbidden, "subscribe to game \(TextRule.quote(gameID)) before viewing it")))
+        guard hub.isSubscribed(connection, to: gameID) else {
+            hub.tell(.socket(connection), .error(ErrorBody(.forbidden, "subscribe to game \(TextRule.quote(gameID)) before viewing it")))
             return
         }
-        state.hub.setViewing(connection, game: gameID, viewing)
-        state.browsers.changed(gameID: gameID, state: state)
-        await state.writes.announceHere(gameID)
+        hub.setViewing(connection, game: gameID, viewing)
+        browsers.changed(gameID: gameID)
+        await writes.announceHere(gameID)
     }
 
     /// A push over the socket: the same limits, rules and answers as `POST /v1/games/{id}/moves`.
     private func push(_ moves: [MoveRecord], into gameID: String, id: Int, from device: StoredDevice) async -> ServerSocketMessage {
-        state.metrics.requests.increment()
+        metrics.requests.increment()
         // A failure names the game as the client sent it, but never more than an id's length.
         let named = TextRule.quote(gameID, maximumBytes: ProtocolLimits.maximumIdentifierBytes)
         do {
-            try state.takeRequestToken(device)
-            return .pushed(id: id, gameID: gameID, response: try await state.writes.ingest(moves, into: gameID, from: device))
+            try authenticator.takeRequestToken(device)
+            return .pushed(id: id, gameID: gameID, response: try await writes.ingest(moves, into: gameID, from: device))
         } catch let error as APIError {
             return .pushFailed(id: id, gameID: named, error: error.body, retryAfterSeconds: error.retryAfterSeconds)
         } catch {
-            state.logger.error("socket push failed", metadata: ["game": "\(gameID)", "error": "\(error)"])
+            logger.error("socket push failed", metadata: ["game": "\(gameID)", "error": "\(error)"])
             return .pushFailed(
                 id: id, gameID: named, error: ErrorBody(.serverError, "the server could not complete this push; it has been logged"),
                 retryAfterSeconds: nil)
@@ -238,7 +249,7 @@ struct SocketController {
             var id: Int?
             var gameID: String?
         }
-        let detail = (error as? DecodingError).map(ServerState.describe) ?? "not JSON"
+        let detail = (error as? DecodingError).map(JSONBody.describe) ?? "not JSON"
         if let envelope = try? JSONDecoder().decode(Envelope.self, from: data), envelope.type == "push", let id = envelope.id {
             return .pushFailed(
                 id: id, gameID: TextRule.quote(envelope.gameID ?? "", maximumBytes: ProtocolLimits.maximumIdentifierBytes),

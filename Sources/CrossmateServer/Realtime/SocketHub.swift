@@ -78,6 +78,10 @@ final class SocketHub: Sendable {
         /// The sockets each game's relays went to, by the last sequence relayed: the poke after
         /// that commit passes them over. Dropped when a poke reaches the sequence (or passes it).
         var relayedTo: [String: [Int64: Set<Int>]] = [:]
+        /// Sockets owed a commit notice per game: relayed moves now committed that no later relay
+        /// has told them of. A notice goes after a quiet spell (`noticeDelay`), so typing that
+        /// goes on carries its commits in its relays and costs no frame of its own.
+        var owedNotices: [String: Set<Int>] = [:]
 
         /// The sockets watching `game` that hear of its changes, but not those of `deviceID`: for
         /// `moves` (pokes and relays), not browsers with the game open either (their hosted
@@ -98,6 +102,7 @@ final class SocketHub: Sendable {
                 byGame[game] = nil
                 lastPoked[game] = nil
                 relayedTo[game] = nil
+                owedNotices[game] = nil
             }
         }
     }
@@ -162,7 +167,12 @@ final class SocketHub: Sendable {
         guard let last = moves.changes.last else { return }
         let (channels, committed) = state.withLock { state -> ([any Channel], Int64) in
             let relayed = state.listeners(of: game, exceptDevice: deviceID, moves: true).filter(\.connection.relays)
-            if !relayed.isEmpty { state.relayedTo[game, default: [:]][last.sequence] = Set(relayed.map(\.id)) }
+            if !relayed.isEmpty {
+                let ids = Set(relayed.map(\.id))
+                state.relayedTo[game, default: [:]][last.sequence] = ids
+                // This relay carries the commit so far: those it goes to are owed no notice.
+                if let owed = state.owedNotices[game] { state.owedNotices[game] = owed.subtracting(ids) }
+            }
             return (relayed.map(\.connection.channel), state.lastPoked[game] ?? 0)
         }
         guard !channels.isEmpty else { return }
@@ -217,11 +227,6 @@ final class SocketHub: Sendable {
         }
     }
 
-    /// Sends a message to every socket of an account.
-    func send(_ message: ServerSocketMessage, toAuthor authorID: String) {
-        write(Self.encode(message), to: state.withLock { $0.connections.values.filter { $0.authorID == authorID }.map(\.channel) })
-    }
-
     /// The games a native device's socket says it views.
     func viewedGames(_ id: Int) -> Set<String> {
         state.withLock { $0.connections[id]?.viewing ?? [] }
@@ -266,11 +271,6 @@ final class SocketHub: Sendable {
         }
     }
 
-    /// Sends a message to every socket subscribed to `game`.
-    func announce(_ message: ServerSocketMessage, toGame game: String) {
-        send(Self.encode(message), toGame: game, exceptDevice: nil)
-    }
-
     func isSubscribed(_ id: Int, to game: String) -> Bool {
         state.withLock { $0.connections[id]?.games.contains(game) ?? false }
     }
@@ -283,33 +283,52 @@ final class SocketHub: Sendable {
 
     func lastPoked(_ game: String) -> Int64 { state.withLock { $0.lastPoked[game] ?? 0 } }
 
-    func poke(game: String, sequence: Int64, exceptDevice: String? = nil, inline: InlineChanges? = nil) {
-        let (channels, owed) = state.withLock { state -> ([any Channel], [any Channel]) in
+    private func poke(game: String, sequence: Int64, exceptDevice: String? = nil, inline: InlineChanges? = nil) {
+        let (channels, schedule) = state.withLock { state -> ([any Channel], (any EventLoop)?) in
             if state.byGame[game] != nil, sequence > state.lastPoked[game, default: 0] { state.lastPoked[game] = sequence }
             // The sockets these changes were relayed to have them. Their commit comes with the
-            // next relay; a socket that has been relayed nothing since is told now, in a relay
-            // of no changes, so it stores what it shows when the typing stops.
+            // next relay; a socket that has been relayed nothing since is owed a notice, sent
+            // when the game has been quiet a moment, so it stores what it shows when the typing
+            // stops.
             var heard: Set<Int> = []
-            var owed: Set<Int> = []
+            var schedule: (any EventLoop)?
             if var relays = state.relayedTo[game] {
                 heard = inline.flatMap { $0.changes.last.flatMap { relays[$0.sequence] } } ?? []
                 relays = relays.filter { $0.key > sequence }
                 state.relayedTo[game] = relays.isEmpty ? nil : relays
-                owed = heard.subtracting(relays.values.reduce(into: Set<Int>()) { $0.formUnion($1) })
+                let owed = heard.subtracting(relays.values.reduce(into: Set<Int>()) { $0.formUnion($1) })
+                if commitNotices, !owed.isEmpty {
+                    let pending = state.owedNotices[game]
+                    state.owedNotices[game, default: []].formUnion(owed)
+                    if pending == nil { schedule = owed.first.flatMap { state.connections[$0]?.channel.eventLoop } }
+                }
             }
             let listeners = state.listeners(of: game, exceptDevice: exceptDevice, moves: true)
-            return (
-                listeners.filter { !heard.contains($0.id) }.map(\.connection.channel),
-                commitNotices ? listeners.filter { owed.contains($0.id) }.map(\.connection.channel) : []
-            )
+            return (listeners.filter { !heard.contains($0.id) }.map(\.connection.channel), schedule)
         }
         // Encoded only for a socket that is to hear it: where every device took the relay, none.
         if !channels.isEmpty { write(Self.pokeText(game: game, sequence: sequence, inline: inline), to: channels) }
-        if !owed.isEmpty {
-            let token = ChangeToken(zone: game, sequence: sequence)
-            write(ServerSocketMessage.relayJSON(zone: game, after: token, changes: [], committed: token), to: owed)
+        if let schedule {
+            schedule.scheduleTask(in: Self.noticeDelay) { [self] in sendCommitNotices(game: game) }
         }
         pokeSink.yield(Poke(game: game, sequence: sequence, inline: inline))
+    }
+
+    /// How long a game is left quiet before the sockets that took its last relays are told of
+    /// their commit in a frame of its own.
+    static let noticeDelay = TimeAmount.milliseconds(150)
+
+    /// Tells the sockets still owed a notice for `game` that it is committed as far as poked, in
+    /// a relay of no changes.
+    private func sendCommitNotices(game: String) {
+        let (owed, committed) = state.withLock { state -> ([any Channel], Int64) in
+            let ids = state.owedNotices.removeValue(forKey: game) ?? []
+            let channels = ids.compactMap { id in state.connections[id].flatMap { $0.games.contains(game) ? $0.channel : nil } }
+            return (channels, state.lastPoked[game] ?? 0)
+        }
+        guard !owed.isEmpty, committed > 0 else { return }
+        let token = ChangeToken(zone: game, sequence: committed)
+        write(ServerSocketMessage.relayJSON(zone: game, after: token, changes: [], committed: token), to: owed)
     }
 
     /// The poke as `ServerSocketMessage.poke` encodes it, around the stored JSON of the inline
@@ -320,23 +339,39 @@ final class SocketHub: Sendable {
             changes: inline?.changes)
     }
 
-    func feed(authorID: String, sequence: Int64) {
-        send(.feed(token: ChangeToken(zone: "feed", sequence: sequence)), toAuthor: authorID)
+    private func feed(authorID: String, sequence: Int64) {
+        tell(.account(authorID), .feed(token: ChangeToken(zone: "feed", sequence: sequence)))
     }
 
-    func cursor(game: String, deviceID: String, authorID: String, cursor: CursorPosition) {
+    private func cursor(game: String, deviceID: String, authorID: String, cursor: CursorPosition) {
         send(Self.encode(.cursor(gameID: game, deviceID: deviceID, authorID: authorID, cursor: cursor)), toGame: game, exceptDevice: deviceID)
     }
 
-    /// Tells one connection something directly (pong, errors).
-    func reply(_ id: Int, _ message: ServerSocketMessage) {
-        reply(id, text: Self.encode(message))
+    /// Who a message is for: one socket (an answer, an error), every socket of an account, or
+    /// every socket watching a game.
+    enum Audience {
+        case socket(Int)
+        case account(String)
+        case game(String)
     }
 
-    /// Tells one connection a message already encoded.
-    func reply(_ id: Int, text: String) {
-        guard let channel = state.withLock({ $0.connections[id]?.channel }) else { return }
-        write(text, to: [channel])
+    /// The one verb for telling devices something directly (answers, errors, notices): the
+    /// message is encoded through the frame budget once, and only if some socket is to hear it.
+    /// What the write path tells happens as events (`deliver`), which end here too.
+    func tell(_ audience: Audience, _ message: ServerSocketMessage) {
+        tell(audience, text: Self.encode(message))
+    }
+
+    /// `tell`, with a message already encoded.
+    func tell(_ audience: Audience, text: @autoclosure () -> String) {
+        let channels = state.withLock { state -> [any Channel] in
+            switch audience {
+            case let .socket(id): state.connections[id].map { [$0.channel] } ?? []
+            case let .account(authorID): state.connections.values.filter { $0.authorID == authorID }.map(\.channel)
+            case let .game(game): state.listeners(of: game, exceptDevice: nil, moves: false).map(\.connection.channel)
+            }
+        }
+        if !channels.isEmpty { write(text(), to: channels) }
     }
 
     /// Called with each device whose sockets close because it was revoked (the device cache
@@ -344,7 +379,7 @@ final class SocketHub: Sendable {
     let onRevoked = Mutex<Listener<String>?>(nil)
 
     /// Closes a revoked device's sockets.
-    func closeSockets(deviceID: String) {
+    private func closeSockets(deviceID: String) {
         onRevoked.withLock { $0 }?.call(deviceID)
         let channels = state.withLock { $0.connections.values.filter { $0.deviceID == deviceID }.map(\.channel) }
         for channel in channels { channel.close(promise: nil) }
@@ -395,6 +430,20 @@ final class SocketHub: Sendable {
 
     /// Socket messages are encoded through the one frame budget (`FrameBudget.encode`).
     static func encode(_ message: ServerSocketMessage) -> String { FrameBudget.encode(message) }
+}
+
+extension SocketHub {
+    /// Tells this instance's sockets of an event, every instance's path the same.
+    func deliver(_ event: FanoutEvent) {
+        switch event {
+        case let .poke(game, sequence, exceptDevice, inline): poke(game: game, sequence: sequence, exceptDevice: exceptDevice, inline: inline)
+        case let .feed(authorID, sequence): feed(authorID: authorID, sequence: sequence)
+        case let .cursor(game, deviceID, authorID, cursor): self.cursor(game: game, deviceID: deviceID, authorID: authorID, cursor: cursor)
+        case let .deviceRevoked(deviceID): closeSockets(deviceID: deviceID)
+        case let .nudge(authorID, nudge): tell(.account(authorID), .nudge(nudge))
+        case let .nextGame(authorID, next): tell(.account(authorID), .nextGame(next))
+        }
+    }
 }
 
 extension Duration {
