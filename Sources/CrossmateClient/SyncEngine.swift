@@ -601,8 +601,9 @@ public actor SyncEngine {
     }
 
     /// The zone is on disk through `committed`: the relayed changes up to it are stored and the
-    /// token moves on, when they follow on from the token without a gap; else the game is read.
-    private func commit(_ gameID: String, through committed: Int64) async {
+    /// token moves on, when they follow on from the token without a gap; else the game is read
+    /// (unless not `fetchingOnGap`: a push's answer, where the next poke or relay will tell).
+    private func commit(_ gameID: String, through committed: Int64, fetchingOnGap: Bool = true) async {
         guard let held = (try? store.game(gameID))?.token?.sequence, committed > held else { return }
         var run: [ZoneChange] = []
         var next = held + 1
@@ -615,7 +616,7 @@ public actor SyncEngine {
             next += 1
         }
         guard next > committed else {
-            _ = try? await fetch(gameID)
+            if fetchingOnGap { _ = try? await fetch(gameID) }
             return
         }
         apply(run, gameID: gameID)
@@ -1072,6 +1073,9 @@ public actor SyncEngine {
             switch result {
             case let .success(response):
                 settle(response, batch: batch, gameID: gameID)
+                // The answer comes after the commit: what was relayed up to it is stored now
+                // (the server sends no separate notice to a socket it answered).
+                await commit(gameID, through: response.token.sequence, fetchingOnGap: false)
                 await settleCompletion(gameID)
                 return .done
             case let .failure(error):

@@ -70,8 +70,12 @@ public enum Limits {
         kind: "move",
         size:
             "one square: \(SquareText.maximumLength) letters at most; \(ProtocolLimits.maximumRecordsPerBatch) a push, \(ProtocolLimits.maximumBatchBytes / 1_048_576) MB a push",
-        perDevice: request, perGame: "no count: each device's bucket bounds the rate", lifetime: "kept with the game",
+        perDevice: request, perGame: "\(maximumMovesPerGame)", lifetime: "kept with the game",
         shares: "the device's request bucket")
+    /// Moves one game keeps at most: a game's history (what a browser opening it and a replay
+    /// read) is bounded whatever its players do. A 21×21 grid solved with every square changed
+    /// fifty times over is about 20,000.
+    public static let maximumMovesPerGame = 200_000
     public static let chatMessage = RecordLimit(
         kind: "chat message", size: "\(Chat.maximumBytes) bytes of text, something visible",
         perAccount: Rate(burst: Chat.burst, perSecond: Chat.perSecond),

@@ -8,6 +8,8 @@ struct AppendRequest: Sendable {
     var authorID: String
     var moves: [MoveRecord]
     var bodies: [String]
+    /// The moves the game takes at most: those past it are rejected.
+    var maximumMoves: Int
     /// Told of the batch's outcome once it is checked and ordered, before its group commits
     /// (see `Store.appendMoves`).
     var ordered: (@Sendable (AppendOutcome) -> Void)? = nil
@@ -142,6 +144,14 @@ struct GroupAppend {
                     RecordResult(
                         replicaID: move.replicaID, seq: move.seq, status: .rejected,
                         error: ErrorBody(.readOnly, "the game was completed before this move was made")))
+                continue
+            }
+            guard game.moveCount < request.maximumMoves else {
+                results.append(
+                    RecordResult(
+                        replicaID: move.replicaID, seq: move.seq, status: .rejected,
+                        error: ErrorBody(
+                            .limitExceeded, "this game holds \(request.maximumMoves) moves, as many as a game keeps; start a new game to go on")))
                 continue
             }
             game.zoneSeq += 1

@@ -21,7 +21,9 @@ extension Store {
         gameID: String, authorID: String, moves: [MoveRecord], ordered: (@Sendable (AppendOutcome) -> Void)? = nil
     ) async throws -> AppendOutcome {
         try await commits.submit(
-            AppendRequest(gameID: gameID, authorID: authorID, moves: moves, bodies: moves.map(\.sortedJSON), ordered: ordered))
+            AppendRequest(
+                gameID: gameID, authorID: authorID, moves: moves, bodies: moves.map(\.sortedJSON), maximumMoves: maximumMovesPerGame,
+                ordered: ordered))
     }
 
     /// Records a completion with the final grid, unless the game already has one; returns the

@@ -28,17 +28,23 @@ public final class Store: Sendable {
     /// transaction and its fsync, for less CPU and a later acknowledgement (BENCHMARKS.md).
     /// `commitWait` sleeps until the interval is over (a test may hold the group back instead).
     /// `beforeCommit` runs in each group commit's transaction once its moves were relayed, just
-    /// before COMMIT (where a crash test stops the process).
+    /// before COMMIT (where a crash test stops the process). A game takes at most
+    /// `maximumMovesPerGame` moves; those past it are rejected.
     public init(
         database: any SQLDatabase, onGroupCommit: GroupCommitObserver? = nil, maximumWaitingMoves: Int = 200_000,
+        maximumMovesPerGame: Int = Limits.maximumMovesPerGame,
         commitInterval: Duration = .zero, commitWait: @escaping CommitWait = { try? await Task.sleep(until: $0, clock: .continuous) },
         beforeCommit: (@Sendable () -> Void)? = nil
     ) {
         self.database = database
+        self.maximumMovesPerGame = maximumMovesPerGame
         commits = CommitQueue(
             database: database, onCommit: onGroupCommit, maximumWaitingMoves: maximumWaitingMoves, interval: commitInterval,
             waitUntil: commitWait, beforeCommit: beforeCommit)
     }
+
+    /// The moves a game takes at most (`Limits.maximumMovesPerGame`).
+    public let maximumMovesPerGame: Int
 
     /// Moves submitted and not yet committed or refused.
     public var waitingMoves: Int { get async { commits.waitingMoves } }

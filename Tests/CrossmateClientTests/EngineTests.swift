@@ -444,6 +444,29 @@ import Testing
             await bob.engine.stop()
         }
     }
+
+    /// A device that types is told of commits by its own pushes' answers: with no commit
+    /// notices at all, the letters it was relayed before its push are stored once it is answered.
+    @Test func aPushAnswerStoresTheLettersRelayedBeforeIt() async throws {
+        try await withLiveServer(environment: ["CROSSMATE_TEST_NO_COMMIT_NOTICES": "1"]) { server, directory in
+            let (ann, bob, gameID) = try await twoPlayers(server, directory)
+            await ann.engine.start()
+            await bob.engine.start()
+            let annSession = try await ann.engine.open(gameID)
+            let bobSession = try await bob.engine.open(gameID)
+            try await seeEachOther(ann, annSession, bob, bobSession, in: gameID)
+            try await type("UNI", at: GridPosition(row: 3, col: 0), in: annSession)
+            try await eventually("Bob sees Ann's letters") { try await bobSession.view().grid.letters[15..<18] == ["U", "N", "I"] }
+            try await eventually("Ann's letters are stored on the server") { try ann.store.unsentCount(gameID: gameID) == 0 }
+            try await bobSession.type("X", at: GridPosition(row: 1, col: 0))
+            try await eventually("Bob's store holds Ann's three letters after his push is answered") {
+                let stored = try bob.store.moves(gameID: gameID).filter { $0.authorID == ann.identity.authorID }.map(\.letter)
+                return stored.sorted() == ["I", "N", "U"]
+            }
+            await ann.engine.stop()
+            await bob.engine.stop()
+        }
+    }
 }
 
 /// Whole games: three devices to completion, and a late joiner loading a snapshot.

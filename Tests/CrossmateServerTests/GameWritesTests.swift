@@ -82,4 +82,28 @@ import Testing
             await #expect(throws: APIError.self) { _ = try await writes.ingest(moves.map(MoveRecord.init), into: "g1", from: stranger) }
         }
     }
+
+    /// A game keeps at most so many moves (`Limits.maximumMovesPerGame`): the moves past it are
+    /// rejected one by one, with a reason a player can act on, and the game's history stops
+    /// growing.
+    @Test func aGameTakesNoMoreMovesThanItsLimit() async throws {
+        try await withAnnsGames(["g1"], maximumMovesPerGame: 3) { store in
+            let clock = TestClock(2_000_000)
+            let writes = GameWrites(
+                store: store, directory: GameDirectory(store: store, snapshotInterval: 100), events: Recorder(),
+                rules: WriteRules(maximumSkewMillis: 60_000), clock: { clock.now }, logger: Logger(label: "test"))
+            let ann = StoredDevice(deviceID: "phone", authorID: "ann", displayName: "Ann")
+            var replica = GameReplica(puzzle: greenLight, gameID: "g1", replicaID: "phone", authorID: "ann")
+            var moves: [Move] = []
+            for (index, square) in greenLight.letterPositions.prefix(5).enumerated() {
+                moves += try replica.perform(.setLetter(square, "A"), wallMillis: clock.now + Int64(index))
+            }
+            try #require(moves.count == 5)
+            let pushed = try await writes.ingest(moves.map(MoveRecord.init), into: "g1", from: ann)
+            #expect(pushed.results.map(\.status) == [.saved, .saved, .saved, .rejected, .rejected])
+            let refusal = try #require(pushed.results[3].error)
+            #expect(refusal.error == .limitExceeded && refusal.message.contains("start a new game"))
+            #expect(try await store.changes(gameID: "g1", after: 0, limit: 100).filter { $0.kind == .move }.count == 3)
+        }
+    }
 }

@@ -12,11 +12,14 @@ import Testing
 
 /// A migrated store on a fresh SQLite file, holding the account "ann" (device "phone") and a
 /// `green-light` game of Ann's for each of `gameIDs`; the file goes when `body` ends.
-func withAnnsGames<T>(_ gameIDs: [String], _ body: (Store) async throws -> T) async throws -> T {
+func withAnnsGames<T>(
+    _ gameIDs: [String], maximumMovesPerGame: Int = Limits.maximumMovesPerGame, _ body: (Store) async throws -> T
+) async throws -> T {
     let directory = FileManager.default.temporaryDirectory.appendingPathComponent("crossmate-store-\(UUID().uuidString)")
     try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
     defer { try? FileManager.default.removeItem(at: directory) }
-    let store = Store(database: try SQLiteDatabase(path: directory.appendingPathComponent("db.sqlite").path))
+    let store = Store(
+        database: try SQLiteDatabase(path: directory.appendingPathComponent("db.sqlite").path), maximumMovesPerGame: maximumMovesPerGame)
     try await store.migrate(now: 1)
     try await store.createAccount(authorID: "ann", displayName: "Ann", deviceID: "phone", tokenHash: "h", now: 1)
     for id in gameIDs {

@@ -7,7 +7,7 @@ import Testing
 /// queue does under load, but deterministically): each is checked against the ones before it.
 extension StoreTests {
     func request(_ game: String, _ author: String, _ moves: [MoveRecord]) -> AppendRequest {
-        AppendRequest(gameID: game, authorID: author, moves: moves, bodies: moves.map(\.sortedJSON))
+        AppendRequest(gameID: game, authorID: author, moves: moves, bodies: moves.map(\.sortedJSON), maximumMoves: .max)
     }
 
     /// Runs `requests` as one group, in the order the commit queue gives them (by game, then arrival).

@@ -148,7 +148,9 @@ struct SocketController {
             hub.unsubscribe(connection, from: games)
         case let .cursor(gameID, position): await cursor(position, in: gameID, connection: connection, device: device)
         case let .push(gameID, pushID, moves):
-            hub.tell(.socket(connection), await push(moves, into: gameID, id: pushID, from: device))
+            let answer = await push(moves, into: gameID, id: pushID, from: device)
+            hub.tell(.socket(connection), answer)
+            if case let .pushed(_, _, response) = answer { hub.answered(connection, game: gameID, through: response.token.sequence) }
         case .ping:
             hub.tell(.socket(connection), .pong(serverTime: configuration.clock()))
         case .relays: hub.takeRelays(connection)

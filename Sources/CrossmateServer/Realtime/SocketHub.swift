@@ -78,10 +78,11 @@ final class SocketHub: Sendable {
         /// The sockets each game's relays went to, by the last sequence relayed: the poke after
         /// that commit passes them over. Dropped when a poke reaches the sequence (or passes it).
         var relayedTo: [String: [Int64: Set<Int>]] = [:]
-        /// Sockets owed a commit notice per game: relayed moves now committed that no later relay
-        /// has told them of. A notice goes after a quiet spell (`noticeDelay`), so typing that
-        /// goes on carries its commits in its relays and costs no frame of its own.
-        var owedNotices: [String: Set<Int>] = [:]
+        /// Sockets owed a commit notice per game, with the sequence each is owed: relayed moves
+        /// now committed that no later relay, and no answer to the socket's own push, has told
+        /// them of. A notice goes after a quiet spell (`noticeDelay`), so typing that goes on
+        /// carries its commits in its relays and answers and costs no frame of its own.
+        var owedNotices: [String: [Int: Int64]] = [:]
 
         /// The sockets watching `game` that hear of its changes, but not those of `deviceID`: for
         /// `moves` (pokes and relays), not browsers with the game open either (their hosted
@@ -171,7 +172,7 @@ final class SocketHub: Sendable {
                 let ids = Set(relayed.map(\.id))
                 state.relayedTo[game, default: [:]][last.sequence] = ids
                 // This relay carries the commit so far: those it goes to are owed no notice.
-                if let owed = state.owedNotices[game] { state.owedNotices[game] = owed.subtracting(ids) }
+                if let owed = state.owedNotices[game] { state.owedNotices[game] = owed.filter { !ids.contains($0.key) } }
             }
             return (relayed.map(\.connection.channel), state.lastPoked[game] ?? 0)
         }
@@ -299,7 +300,7 @@ final class SocketHub: Sendable {
                 let owed = heard.subtracting(relays.values.reduce(into: Set<Int>()) { $0.formUnion($1) })
                 if commitNotices, !owed.isEmpty {
                     let pending = state.owedNotices[game]
-                    state.owedNotices[game, default: []].formUnion(owed)
+                    for id in owed { state.owedNotices[game, default: [:]][id] = sequence }
                     if pending == nil { schedule = owed.first.flatMap { state.connections[$0]?.channel.eventLoop } }
                 }
             }
@@ -314,15 +315,24 @@ final class SocketHub: Sendable {
         pokeSink.yield(Poke(game: game, sequence: sequence, inline: inline))
     }
 
+    /// A socket's push to `game` was answered, committed through `sequence`: a relay-taking
+    /// client stores what it was relayed up to there (`SyncEngine`), so it is owed no notice for
+    /// commits up to it.
+    func answered(_ id: Int, game: String, through sequence: Int64) {
+        state.withLock { state in
+            if let owed = state.owedNotices[game]?[id], owed <= sequence { state.owedNotices[game]![id] = nil }
+        }
+    }
+
     /// How long a game is left quiet before the sockets that took its last relays are told of
     /// their commit in a frame of its own.
-    static let noticeDelay = TimeAmount.milliseconds(150)
+    static let noticeDelay = TimeAmount.milliseconds(400)
 
     /// Tells the sockets still owed a notice for `game` that it is committed as far as poked, in
     /// a relay of no changes.
     private func sendCommitNotices(game: String) {
         let (owed, committed) = state.withLock { state -> ([any Channel], Int64) in
-            let ids = state.owedNotices.removeValue(forKey: game) ?? []
+            let ids = (state.owedNotices.removeValue(forKey: game) ?? [:]).keys
             let channels = ids.compactMap { id in state.connections[id].flatMap { $0.games.contains(game) ? $0.channel : nil } }
             return (channels, state.lastPoked[game] ?? 0)
         }
