@@ -64,6 +64,7 @@ let package = Package(
             name: "CrossmateServer",
             dependencies: [
                 "CrossmateCore", "CrossmateFormats", "CrossmateSync", "CrossmateProtocol", "CrossmateStore",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The whole test suite, from a fresh clone: the format lint, the Swift tests (warnings are
 # errors; a throwaway PostgreSQL for the store suite and the two-instance tests), the puzpy
-# oracle for .puz files and a short fuzzing run of the .puz, .ipuz and .jpz readers and the
+# oracle for .puz files, the http-ece and py-vapid oracle for Web Push, the web app in Chromium,
+# and a short fuzzing run of the .puz, .ipuz and .jpz readers and the
 # socket push reader. Installs what it needs.
 # Usage: scripts/test-all.sh   (FUZZ_SECONDS=N to fuzz each target longer; default 30)
 set -euo pipefail
@@ -42,6 +43,14 @@ if "$work/venv/bin/python" Tests/oracle/puzpy_oracle.py "$(swift build --show-bi
 oracle=$(tail -1 "$work/oracle.log" | grep -o '^[0-9]*' || echo 0)
 passed=$((passed + oracle))
 
+echo "== Web Push (pushes to a local endpoint, checked by http-ece and py-vapid)"
+"$work/venv/bin/pip" install --quiet --disable-pip-version-check http-ece py-vapid cryptography
+mkdir -p "$work/webpush"
+if timeout -k 10 300 "$work/venv/bin/python" Tests/oracle/webpush_oracle.py "$(swift build --show-bin-path)/crossmate" "$work/webpush" \
+    | tee "$work/webpush.log"; then :; else failed=$((failed + 1)); fi
+webpush=$(tail -1 "$work/webpush.log" | grep -o '^[0-9]*' || echo 0)
+passed=$((passed + webpush))
+
 echo "== the web app in Chromium (Selenium; screenshots and web-bench.json in .artifacts/web)"
 "$work/venv/bin/pip" install --quiet --disable-pip-version-check selenium axe-selenium-python
 rm -rf .artifacts/web
@@ -53,6 +62,6 @@ if grep -q '^OK' "$work/web.log"; then passed=$((passed + web)); fi
 echo "== fuzzing the .puz, .ipuz and .jpz readers and the socket push reader"
 if scripts/fuzz.sh "${FUZZ_SECONDS:-30}"; then passed=$((passed + 4)); else failed=$((failed + 1)); fi
 
-echo "== summary: format lint, swift tests, puzpy oracle checks, browser tests and fuzz targets"
+echo "== summary: format lint, swift tests, puzpy and Web Push oracle checks, browser tests and fuzz targets"
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

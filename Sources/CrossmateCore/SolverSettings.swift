@@ -15,6 +15,10 @@ public struct SolverSettings: Hashable, Sendable {
         Setting(name: "backspace", choices: ["word", "previous"]),
         Setting(name: "autocheck", choices: ["off", "on"]),
         Setting(name: "theme", choices: ["system", "light", "dark"]),
+        // Which events call the player back to a game when they are not in it (`CallBack`).
+        Setting(name: "notify-nudges", choices: ["on", "off"]),
+        Setting(name: "notify-chat", choices: ["on", "off"]),
+        Setting(name: "notify-moves", choices: ["on", "off"]),
     ]
 
     /// Why a setting cannot be stored, in words a user can act on.

@@ -117,6 +117,19 @@ public enum Limits {
         perGame: "each finished game's share worked out once, as it finishes", lifetime: "kept in the store",
         shares: "the device's request bucket; one history read at a time per account")
 
+    public static let pushSubscription = RecordLimit(
+        kind: "push subscription", size: "an https endpoint of 1 KB and its keys, \(pushSubscriptionBytes / 1024) KB a request",
+        perDevice: request, perGame: "one per device, in no game",
+        lifetime: "until replaced, removed, its device revoked, or the push service forgets it",
+        shares: "the device's request bucket")
+    public static let pushNotification = RecordLimit(
+        kind: "push notification", size: "\(3_993) bytes at most, sent", perAccount: chatMessage.perAccount,
+        perGame: "moves: one per player every 10 minutes; chat and nudges: each, while the player is away",
+        lifetime: "not kept; \(1_000) waiting at most, one push at a time",
+        shares: "the nudge and chat buckets of whoever caused it")
+    /// A push subscription request's body, at most.
+    public static let pushSubscriptionBytes = 4 * 1024
+
     /// Replay steps the server keeps assembled, of all games.
     public static let replayStepsKept = 400_000
     /// A nudge's optional message.
@@ -126,7 +139,8 @@ public enum Limits {
 
     /// Every row, in the order README lists them.
     public static let table: [RecordLimit] = [
-        move, chatMessage, reaction, flag, nudge, nextGame, invitation, decision, pause, rename, replayPage, statsRequest,
+        move, chatMessage, reaction, flag, nudge, nextGame, invitation, decision, pause, rename, replayPage, statsRequest, pushSubscription,
+        pushNotification,
     ]
 
     /// The table as README shows it (a Markdown table).

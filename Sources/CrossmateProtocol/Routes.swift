@@ -92,6 +92,10 @@ extension APIRoute {
     public static let preferences = APIRoute("preferences", .put, "v1/preferences")
     public static let settings = APIRoute("settings", .get, "v1/settings")
     public static let putSetting = APIRoute("putSetting", .put, "v1/settings")
+    // Web Push.
+    public static let pushKey = APIRoute("pushKey", .get, "v1/push/key")
+    public static let pushSubscribe = APIRoute("pushSubscribe", .post, "v1/push/subscriptions")
+    public static let pushUnsubscribe = APIRoute("pushUnsubscribe", .delete, "v1/push/subscriptions")
     // The bundled puzzles and the socket.
     public static let puzzles = APIRoute("puzzles", .get, "v1/puzzles")
     public static let puzzle = APIRoute("puzzle", .get, "v1/puzzles/:name")
@@ -102,7 +106,7 @@ extension APIRoute {
         createAccount, me, rename, createLinkCode, linkDevice, devices, revokeDevice, socketTicket, feed, stats, createGame, games,
         pushMoves, changes, snapshot, resign, seal, presence, postMessage, postReaction, postFlag, nudge, invite, invitations, revokeLink,
         previewInvitation, revokeInvitation, acceptInvitation, leave, removePlayer, friends, decide, preferences, settings, putSetting,
-        puzzles, puzzle, socket,
+        pushKey, pushSubscribe, pushUnsubscribe, puzzles, puzzle, socket,
     ]
 
     /// The table as a JavaScript module for the web app: `route(name, ...parameters)` gives the

@@ -45,7 +45,8 @@ public func buildApplication(_ configuration: ServerConfiguration, logger: Logge
     // The composition root: each part is given what it uses, and nothing holds them all.
     let clock = configuration.clock
     let history = HistoryReads(store: store, metrics: metrics)
-    let events = ZoneEventRouter(hub: hub, fanout: fanout, history: history, logger: logger)
+    let notifier = PushNotifier(store: store, clock: clock, logger: logger, allowLoopback: configuration.pushAllowLoopback)
+    let events = ZoneEventRouter(hub: hub, fanout: fanout, history: history, notifier: notifier, logger: logger)
     let writes = GameWrites(
         store: store, directory: directory, events: events, rules: WriteRules(maximumSkewMillis: configuration.maximumSkewMillis),
         clock: clock, logger: logger, movesIngested: { [metrics] in metrics.movesIngested.increment(by: $0) })
@@ -81,6 +82,7 @@ public func buildApplication(_ configuration: ServerConfiguration, logger: Logge
             clock: clock
         ).routes)
     router.addRoutes(StatsController(store: store, history: history, clock: clock).routes)
+    router.addRoutes(PushController(store: store, notifier: notifier, clock: clock).routes)
     // WebSocket upgrades get a router of their own, so ordinary requests never try to match it.
     let socketRouter = Router(context: CrossmateRequestContext.self)
     socketRouter.add(middleware: SocketAuthenticator(authenticator: authenticator, metrics: metrics, logger: logger))
@@ -119,6 +121,7 @@ public func buildApplication(_ configuration: ServerConfiguration, logger: Logge
     services.append(
         Housekeeping(store: store, directory: directory, browsers: browsers, configuration: configuration, metrics: metrics, logger: logger))
     services.append(BrowserPokes(hub: hub, browsers: browsers))
+    services.append(notifier)
     if let postgres = fanout as? PostgresFanout { services.append(RemoteWrites(heard: postgres.heard, writes: writes)) }
     app.addServices(services)
     app.beforeServerStarts {

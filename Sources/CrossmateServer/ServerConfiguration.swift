@@ -50,6 +50,9 @@ public struct ServerConfiguration: Sendable {
     /// For crash tests only: false stands for a server that dies between a commit and telling
     /// the sockets that took its moves as relays that they are on disk (`SocketHub.poke`).
     public var commitNotices = true
+    /// Whether Web Push subscriptions may name `http://127.0.0.1` endpoints: for tests, where a
+    /// local endpoint stands in for a push service (`CROSSMATE_PUSH_ALLOW_LOOPBACK=1`).
+    public var pushAllowLoopback = false
     /// Uploaded puzzle files parsed or waiting to be parsed at once; more are refused as busy.
     public var maximumConcurrentUploads = 8
     /// Timeouts and sizes for HTTP requests (`HTTPGuard`).

@@ -181,6 +181,24 @@ enum Migrations {
                 """
             ]
         ),
+        // Web Push: each device's one subscription, when moves last called each player back to
+        // each game, and the server's own secrets (its VAPID key), shared by every instance.
+        (
+            14,
+            [
+                """
+                CREATE TABLE push_subscriptions (
+                    device_id TEXT PRIMARY KEY, author_id TEXT NOT NULL, endpoint TEXT NOT NULL, p256dh TEXT NOT NULL,
+                    auth TEXT NOT NULL, created_at BIGINT NOT NULL)
+                """,
+                "CREATE INDEX push_subscriptions_by_author ON push_subscriptions (author_id)",
+                """
+                CREATE TABLE call_backs (
+                    author_id TEXT NOT NULL, game_id TEXT NOT NULL, called_at BIGINT NOT NULL, PRIMARY KEY (author_id, game_id))
+                """,
+                "CREATE TABLE server_secrets (name TEXT PRIMARY KEY, value TEXT NOT NULL)",
+            ]
+        ),
     ]
 
     /// Applies every migration not yet recorded (up to `version`), each in its own transaction.

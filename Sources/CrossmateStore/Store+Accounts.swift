@@ -96,6 +96,7 @@ extension Store {
             else { return false }
             try await db.execute("DELETE FROM socket_tickets WHERE device_id = ?", .text(deviceID))
             try await db.execute("DELETE FROM link_codes WHERE issued_by = ?", .text(deviceID))
+            try await db.execute("DELETE FROM push_subscriptions WHERE device_id = ?", .text(deviceID))
             try await db.execute("DELETE FROM devices WHERE device_id = ?", .text(deviceID))
             return true
         }

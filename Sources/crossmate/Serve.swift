@@ -93,6 +93,7 @@ struct Serve: AsyncParsableCommand {
         }
         // For crash tests: see `ServerConfiguration.commitNotices`.
         if environment["CROSSMATE_TEST_NO_COMMIT_NOTICES"] == "1" { configuration.commitNotices = false }
+        if environment["CROSSMATE_PUSH_ALLOW_LOOPBACK"] == "1" { configuration.pushAllowLoopback = true }
         // How long a client may take over a request's head and between requests (seconds).
         if let seconds = try positive("CROSSMATE_REQUEST_TIMEOUT_SECONDS") {
             configuration.httpLimits.headTimeout = .milliseconds(Int64(seconds * 1000))

@@ -27,6 +27,7 @@ import Testing
                     case .whoIsHere: "whoIsHere"
                     case .left: "left"
                     case .finished: "finished"
+                    case let .callBack(candidate): "callBack \(candidate.event.rawValue)"
                     }
                 }
             }
@@ -57,11 +58,11 @@ import Testing
             #expect(pushed.results.allSatisfy { $0.status == .saved })
             // Ordered (relayed before the commit), then this instance's sockets in zone order,
             // then the other instances.
-            #expect(recorder.names == ["ordered", "hereNow poke", "othersOnly poke"])
+            #expect(recorder.names == ["ordered", "callBack moves", "hereNow poke", "othersOnly poke"])
 
             let chat = try await writes.chat(
                 PostMessageRequest(messageID: "m1", text: "hi", timestamp: HLCTimestamp(wallMillis: clock.now)), in: "g1", by: ann)
-            #expect(chat.message.text == "hi" && recorder.names.last == "everyone poke")
+            #expect(chat.message.text == "hi" && recorder.names.suffix(2) == ["everyone poke", "callBack chat"])
             // The rules held beside the store's: a stamp before the game, a message of marks.
             _ = try await store.createGame(
                 GameRecord(gameID: "late", ownerID: "ann", createdAt: 1_000_000, puzzle: greenLight), title: "T",

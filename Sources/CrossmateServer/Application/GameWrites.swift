@@ -90,6 +90,7 @@ struct GameWrites: Sendable {
 
         var sequence = outcome.zoneSeq
         if let last = outcome.saved.last {
+            events.emit(.callBack(CallBackCandidate(event: .moves, gameID: gameID, sender: device.authorID, sequence: last.sequence)))
             // The poke carries the saved moves (when they end the zone) so up-to-date peers need
             // not fetch them.
             let inline = last.sequence == sequence ? InlineChanges(saved: outcome.saved) : nil
@@ -274,7 +275,10 @@ struct GameWrites: Sendable {
             gameID: gameID, authorID: device.authorID, replicaID: device.deviceID, messageID: body.messageID, text: text, timestamp: body.timestamp)
         // A resend finds the message kept the first time: it is answered with that one.
         let (sequence, kept, isNew) = try await refusedInWords { try await store.putMessage(message) }
-        if isNew { await stored(in: gameID, at: sequence) }
+        if isNew {
+            await stored(in: gameID, at: sequence)
+            events.emit(.callBack(CallBackCandidate(event: .chat, gameID: gameID, sender: device.authorID, sequence: sequence, text: text)))
+        }
         return PostMessageResponse(message: kept, sequence: sequence, serverTime: now)
     }
 

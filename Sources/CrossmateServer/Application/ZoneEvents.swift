@@ -1,6 +1,7 @@
 import CrossmateCore
 import CrossmateProtocol
 import CrossmateStore
+import CrossmateSync
 import Logging
 import Synchronization
 
@@ -27,6 +28,22 @@ enum ZoneEvent: Sendable {
     case left(game: String, authorID: String)
     /// A game finished: what it contributes to its players' stats is worked out.
     case finished(game: String)
+    /// Something that may call players back to the game (`CallBack`, `PushNotifier`).
+    case callBack(CallBackCandidate)
+}
+
+/// A nudge, chat message or moves that may call players back to a game: the notifier works out
+/// whom (`CallBack.calls`).
+struct CallBackCandidate: Sendable {
+    var event: CallBack.Event
+    var gameID: String
+    var sender: String
+    /// The zone sequence of the message or the newest move (0 for a nudge).
+    var sequence: Int64
+    /// A chat message's or nudge's words.
+    var text: String? = nil
+    /// The one player a nudge is for (nil: every player of the game).
+    var recipient: String? = nil
 }
 
 /// Where `GameWrites` sends its events. Synchronous: an event is handed over, never waited on
@@ -72,6 +89,7 @@ final class ZoneEventRouter: ZoneEventSink {
     private let hub: SocketHub
     private let fanout: any Fanout
     private let history: HistoryReads
+    private let notifier: PushNotifier?
     private let logger: Logger
     private let browsers = Mutex(WeakBrowsers())
 
@@ -79,8 +97,9 @@ final class ZoneEventRouter: ZoneEventSink {
         weak var host: BrowserHost?
     }
 
-    init(hub: SocketHub, fanout: any Fanout, history: HistoryReads, logger: Logger) {
+    init(hub: SocketHub, fanout: any Fanout, history: HistoryReads, notifier: PushNotifier? = nil, logger: Logger) {
         self.hub = hub
+        self.notifier = notifier
         self.fanout = fanout
         self.history = history
         self.logger = logger
@@ -111,6 +130,8 @@ final class ZoneEventRouter: ZoneEventSink {
             hub.tell(.game(game), .here(gameID: game, devices: devices))
         case let .left(game, authorID):
             hub.dropSubscriptions(authorID: authorID, game: game)
+        case let .callBack(candidate):
+            notifier?.consider(candidate)
         case let .finished(game):
             Task { [history, logger] in
                 do { _ = try await history.finishedGame(game) } catch {

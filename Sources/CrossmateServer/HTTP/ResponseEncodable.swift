@@ -23,7 +23,9 @@ extension PostFlagResponse: ResponseEncodable {}
 extension PostMessageResponse: ResponseEncodable {}
 extension PostReactionResponse: ResponseEncodable {}
 extension PresenceResponse: ResponseEncodable {}
+extension PushKeyResponse: ResponseEncodable {}
 extension PushMovesResponse: ResponseEncodable {}
+extension PushSubscriptionResponse: ResponseEncodable {}
 extension SettingsResponse: ResponseEncodable {}
 extension SnapshotResponse: ResponseEncodable {}
 extension StatsResponse: ResponseEncodable {}

@@ -184,6 +184,10 @@ struct SocialController {
         where participant.authorID != device.authorID && !participant.hasLeft && !participant.revoked {
             guard try await !Self.blocked(by: participant.authorID, store: store).contains(device.authorID) else { continue }
             writes.events.emit(.everyone(.nudge(authorID: participant.authorID, nudge: view)))
+            writes.events.emit(
+                .callBack(
+                    CallBackCandidate(
+                        event: .nudge, gameID: gameID, sender: device.authorID, sequence: 0, text: message, recipient: participant.authorID)))
             await writes.feedChanged(of: participant.authorID)
         }
         return EditedResponse(status: .created, response: view)

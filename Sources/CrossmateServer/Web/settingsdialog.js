@@ -2,6 +2,7 @@
 // Loaded when it is opened (settings.js holds the settings themselves).
 
 import { el } from "./dom.js";
+import { pushState, turnPushOff, turnPushOn } from "./push.js";
 import { settings } from "./settings.js";
 
 /** Words for each setting and its choices; the server names the settings and their choices. */
@@ -12,7 +13,39 @@ const WORDS = {
   backspace: { label: "Backspace at a word's first square", choices: { word: "Stays in the word", previous: "Goes back into the previous word" } },
   autocheck: { label: "Autocheck: mark wrong letters as you type (counts as help)", choices: { off: "Off", on: "On" } },
   theme: { label: "Colours", choices: { system: "As this device", light: "Light", dark: "Dark" } },
+  "notify-nudges": { label: "Notify me when a friend nudges me", choices: {} },
+  "notify-chat": { label: "Notify me of chat in a game I am not in", choices: {} },
+  "notify-moves": { label: "Notify me when friends solve without me (at most every 10 minutes a game)", choices: {} },
 };
+
+/** This device's notifications: a switch that subscribes it (or says why it cannot). */
+function deviceNotifications() {
+  const box = el("input", { type: "checkbox", id: "push-device", "data-push-device": true, disabled: true });
+  const note = el("p", { class: "help", "data-push-note": true });
+  const row = el("div", { class: "setting switch" }, box, el("label", { for: "push-device" }, "Notifications on this device"));
+  const show = (state) => {
+    box.checked = state === "on";
+    box.disabled = state === "unsupported" || state === "denied";
+    note.textContent =
+      state === "unsupported" ? "This browser cannot show notifications; add Crossmate to the home screen first on a phone."
+      : state === "denied" ? "Notifications are blocked for this site: allow them in the browser's site settings."
+      : "";
+  };
+  pushState().then(show, () => show("unsupported"));
+  box.addEventListener("change", async () => {
+    box.disabled = true;
+    note.textContent = "";
+    try {
+      if (box.checked) await turnPushOn();
+      else await turnPushOff();
+      show(await pushState());
+    } catch (failure) {
+      show(await pushState().catch(() => "unsupported"));
+      note.textContent = failure.message;
+    }
+  });
+  return el("div", { class: "push-device" }, row, note);
+}
 
 /** The settings as a modal dialog, one control per setting (`data-setting="NAME"`); a change
  * is saved at once. `done` runs on close. */
@@ -48,6 +81,8 @@ export function openSettings(done = () => {}) {
     controls.length ? null : el("p", {}, "The settings could not be loaded; connect and try again."),
     ...controls,
     el("p", { class: "help" }, "Kept with your account: your other devices solve the same way."),
+    el("h3", {}, "Notifications"),
+    deviceNotifications(),
     error,
     el("div", { class: "buttons" }, el("button", { type: "button", class: "primary", "data-settings-done": true, onclick: () => dialog.close() }, "Done")),
   );

@@ -1,8 +1,8 @@
 // Keeps the app's own files so a reload works offline: the shell is served from the cache when
 // the network fails, and refreshed from the network whenever it answers. API calls and the
 // socket pass through untouched; the open game's state and queued commands are in IndexedDB.
-const CACHE = "crossmate-app-v8";
-const SHELL = ["/", "/app/app.js", "/app/dom.js", "/app/nav.js", "/app/connection.js", "/app/game.js", "/app/gameview.js", "/app/gamestate.js", "/app/chat.js", "/app/replay.js", "/app/ending.js", "/app/keys.js", "/app/api.js", "/app/routes.js", "/app/queue.js", "/app/settings.js", "/app/settingsdialog.js", "/app/share.js", "/app/stats.js", "/app/pages.js", "/app/style.css", "/app/icon.svg"];
+const CACHE = "crossmate-app-v9";
+const SHELL = ["/", "/app/app.js", "/app/dom.js", "/app/nav.js", "/app/connection.js", "/app/game.js", "/app/gameview.js", "/app/gamestate.js", "/app/chat.js", "/app/replay.js", "/app/ending.js", "/app/keys.js", "/app/api.js", "/app/routes.js", "/app/queue.js", "/app/settings.js", "/app/settingsdialog.js", "/app/share.js", "/app/stats.js", "/app/push.js", "/app/pages.js", "/app/style.css", "/app/icon.svg"];
 
 self.addEventListener("install", (event) => {
   event.waitUntil(caches.open(CACHE).then((cache) => cache.addAll(SHELL)).then(() => self.skipWaiting()));
@@ -32,5 +32,47 @@ self.addEventListener("fetch", (event) => {
         return response;
       })
       .catch(() => caches.match(cacheKey).then((cached) => cached ?? Response.error())),
+  );
+});
+
+// A push from the server (Web Push, decrypted by the browser): one notification per game (a
+// second replaces the first), and the unread count on the app's icon.
+self.addEventListener("push", (event) => {
+  let message = {};
+  try {
+    message = event.data ? event.data.json() : {};
+  } catch {
+    message = { body: event.data ? event.data.text() : "" };
+  }
+  const shown = self.registration.showNotification(message.title || "Crossmate", {
+    body: message.body || "",
+    tag: message.gameID ? `game-${message.gameID}` : "crossmate",
+    renotify: true,
+    icon: "/app/icon-192.png",
+    badge: "/app/icon-192.png",
+    data: { url: message.url || "/", gameID: message.gameID },
+  });
+  const badge = typeof message.badge === "number" && "setAppBadge" in self.navigator
+    ? (message.badge > 0 ? self.navigator.setAppBadge(message.badge) : self.navigator.clearAppBadge()).catch(() => {})
+    : Promise.resolve();
+  event.waitUntil(Promise.all([shown, badge]));
+});
+
+// A click on a notification opens its game: in a window already showing it, else in the
+// app's window, else a new one.
+self.addEventListener("notificationclick", (event) => {
+  event.notification.close();
+  const url = new URL(event.notification.data?.url || "/", self.location.origin).href;
+  event.waitUntil(
+    self.clients.matchAll({ type: "window", includeUncontrolled: true }).then(async (windows) => {
+      const showing = windows.find((client) => client.url === url);
+      if (showing) return showing.focus();
+      const app = windows.find((client) => new URL(client.url).origin === self.location.origin);
+      if (app) {
+        const moved = await app.navigate(url).catch(() => null);
+        return (moved ?? app).focus();
+      }
+      return self.clients.openWindow(url);
+    }),
   );
 });
