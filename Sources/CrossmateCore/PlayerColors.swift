@@ -8,29 +8,34 @@ public enum PlayerColors {
         public var hue: Double
         /// `#rrggbb`, dark enough for letters on white.
         public var hex: String
+        /// `#rrggbb`, the same hue light enough for letters on the dark theme's squares.
+        public var darkHex: String
     }
 
     /// Chosen so that every colour reads at 4.5:1 on white and 3:1 on the current-word and
-    /// current-square highlights below, none is near the checked-wrong red, and the nine stay
+    /// current-square highlights below (its dark twin likewise on the dark theme's squares), none is near the checked-wrong red, and the nine stay
     /// apart (CIELAB distance) for normal vision and simulated deuteranopia and protanopia
     /// (PlayerColorsTests checks each).
     public static let palette: [Color] = [
-        Color(name: "brown", hue: 16, hex: "#733721"),
-        Color(name: "orange", hue: 24, hex: "#8a4314"),
-        Color(name: "olive", hue: 52, hex: "#867503"),
-        Color(name: "green", hue: 140, hex: "#138639"),
-        Color(name: "teal", hue: 183, hex: "#257a7e"),
-        Color(name: "blue", hue: 214, hex: "#24497b"),
-        Color(name: "indigo", hue: 242, hex: "#3935b6"),
-        Color(name: "purple", hue: 272, hex: "#7f06ea"),
-        Color(name: "magenta", hue: 300, hex: "#ba36ba"),
+        Color(name: "brown", hue: 16, hex: "#733721", darkHex: "#d38265"),
+        Color(name: "orange", hue: 24, hex: "#8a4314", darkHex: "#e27b36"),
+        Color(name: "olive", hue: 52, hex: "#867503", darkHex: "#ae990e"),
+        Color(name: "green", hue: 140, hex: "#138639", darkHex: "#19ae4a"),
+        Color(name: "teal", hue: 183, hex: "#257a7e", darkHex: "#33a8ad"),
+        Color(name: "blue", hue: 214, hex: "#24497b", darkHex: "#6e99d4"),
+        Color(name: "indigo", hue: 242, hex: "#3935b6", darkHex: "#9391df"),
+        Color(name: "purple", hue: 272, hex: "#7f06ea", darkHex: "#bb7bf4"),
+        Color(name: "magenta", hue: 300, hex: "#ba36ba", darkHex: "#d671d6"),
     ]
 
     /// The squares letters are drawn on, as every client's grid colours them (the web app's
-    /// style sheet uses these values, light and dark themes alike).
+    /// style sheet uses these values), and the dark theme's (with `Color.darkHex` letters).
     public static let squareBackground = "#ffffff"
     public static let wordHighlight = "#dbe9f7"
     public static let squareHighlight = "#ffe27a"
+    public static let darkSquareBackground = "#1f252c"
+    public static let darkWordHighlight = "#27384c"
+    public static let darkSquareHighlight = "#5a4800"
     /// The colour of a checked-wrong mark, which no player's colour may be mistaken for.
     public static let checkedWrong = "#c62828"
 

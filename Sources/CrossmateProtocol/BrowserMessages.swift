@@ -126,14 +126,18 @@ public struct PlayerView: Codable, Hashable, Sendable {
     public var removed: Bool
     /// Their colour as the viewing player sees it (`PlayerColors`), `#rrggbb`.
     public var color: String
+    /// The same colour for letters in the dark theme (`PlayerColors.Color.darkHex`).
+    public var darkColor: String?
     /// Their avatar symbol (`PlayerColors.avatarSymbol`).
     public var symbol: String
     /// How many of their devices have the game open right now.
     public var here: Int
 
     public init(
-        authorID: String, displayName: String, role: ParticipantRecord.Role, removed: Bool, color: String, symbol: String = "", here: Int = 0
+        authorID: String, displayName: String, role: ParticipantRecord.Role, removed: Bool, color: String, darkColor: String? = nil,
+        symbol: String = "", here: Int = 0
     ) {
+        self.darkColor = darkColor
         self.symbol = symbol
         self.here = here
         self.authorID = authorID

@@ -108,6 +108,21 @@ import Testing
         }
     }
 
+    @Test func everyDarkTwinReadsOnTheDarkThemesSquares() {
+        for color in PlayerColors.palette {
+            #expect(Self.contrast(color.darkHex, PlayerColors.darkSquareBackground) >= 4.5, "\(color.name) on a dark square")
+            #expect(Self.contrast(color.darkHex, PlayerColors.darkWordHighlight) >= 3, "\(color.name) on the dark current word")
+            #expect(Self.contrast(color.darkHex, PlayerColors.darkSquareHighlight) >= 3, "\(color.name) on the dark current square")
+        }
+        // The highlights are told apart from a plain square, and the dark twins from each other.
+        #expect(Self.contrast(PlayerColors.darkSquareHighlight, PlayerColors.darkSquareBackground) >= 1.5)
+        for (index, color) in PlayerColors.palette.enumerated() {
+            for other in PlayerColors.palette[(index + 1)...] {
+                #expect(Self.distance(Self.rgb(color.darkHex), Self.rgb(other.darkHex)) >= 15, "\(color.name) and \(other.name) in the dark")
+            }
+        }
+    }
+
     @Test func noColourReadsAsTheCheckedWrongRed() {
         let wrong = Self.rgb(PlayerColors.checkedWrong)
         for color in PlayerColors.palette {

@@ -1,4 +1,5 @@
 import CrossmateProtocol
+import CrossmateStore
 import Crypto
 import Foundation
 import Testing
@@ -77,5 +78,32 @@ import Testing
         #expect(PushNotifier.refusal(of: "http://127.0.0.1:9000/push", allowLoopback: false) != nil)
         #expect(PushNotifier.refusal(of: "http://127.0.0.1:9000/push", allowLoopback: true) == nil)
         #expect(PushNotifier.refusal(of: "http://10.0.0.1:9000/push", allowLoopback: true) != nil)
+    }
+}
+
+/// Subscriptions in the store: one per device, replaced by the next, gone with the device.
+@Suite struct PushSubscriptionStoreTests {
+    @Test func aDevicesSubscriptionIsReplacedAndGoesWithTheDevice() async throws {
+        try await withAnnsGames([]) { store in
+            let first = StoredPushSubscription(deviceID: "phone", authorID: "ann", endpoint: "https://push.example.com/1", p256dh: "k", auth: "a")
+            try await store.putPushSubscription(first, now: 1)
+            var second = first
+            second.endpoint = "https://push.example.com/2"
+            try await store.putPushSubscription(second, now: 2)
+            #expect(try await store.pushSubscriptions(of: ["ann"]) == [second])
+            // A 410 for the old endpoint does not drop the new one.
+            #expect(try await !store.deletePushSubscription(deviceID: "phone", endpoint: first.endpoint))
+            #expect(try await store.pushSubscriptions(of: ["ann"]) == [second])
+            #expect(try await store.revokeDevice("phone", of: "ann"))
+            #expect(try await store.pushSubscriptions(of: ["ann"]).isEmpty)
+        }
+    }
+
+    @Test func theServersSecretIsMadeOnceAndKept() async throws {
+        try await withAnnsGames([]) { store in
+            let made = try await store.serverSecret("vapid-p256") { "first" }
+            let again = try await store.serverSecret("vapid-p256") { "second" }
+            #expect(made == "first" && again == "first")
+        }
     }
 }

@@ -85,7 +85,7 @@ class Server:
             return json.loads(response.read() or b"null")
 
 
-def chrome(width=1280, height=900, mobile=False):
+def chrome(width=1280, height=900, mobile=False, pixel_ratio=1):
     options = webdriver.ChromeOptions()
     options.binary_location = shutil.which("chromium") or "/usr/bin/chromium"
     for argument in ["--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--disable-gpu",
@@ -93,7 +93,7 @@ def chrome(width=1280, height=900, mobile=False):
         options.add_argument(argument)
     if mobile:
         options.add_experimental_option("mobileEmulation", {
-            "deviceMetrics": {"width": width, "height": height, "pixelRatio": 1, "touch": True},
+            "deviceMetrics": {"width": width, "height": height, "pixelRatio": pixel_ratio, "touch": True},
             "userAgent": "Mozilla/5.0 (Linux; Android 14; Pixel 8) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/156.0 Mobile Safari/537.36"})
     service = Service(shutil.which("chromedriver") or "/usr/bin/chromedriver")
     driver = webdriver.Chrome(service=service, options=options)
@@ -119,10 +119,10 @@ def until(what, condition, timeout=15.0):
 class Player:
     """One person in one browser."""
 
-    def __init__(self, server, name, width=1280, height=900, mobile=False):
+    def __init__(self, server, name, width=1280, height=900, mobile=False, pixel_ratio=1):
         self.server = server
         self.name = name
-        self.driver = chrome(width, height, mobile)
+        self.driver = chrome(width, height, mobile, pixel_ratio)
 
     def quit(self):
         self.driver.quit()

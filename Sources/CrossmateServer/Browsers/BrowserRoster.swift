@@ -64,16 +64,18 @@ struct BrowserRoster {
         let authors = inputs.authors.subtracting(present.map(\.authorID))
         let colors = PlayerColors.assign(players: present.map(\.authorID) + authors, local: local, preferred: preferred, pinned: pins)
         func color(_ authorID: String) -> String { PlayerColors.palette[colors[authorID] ?? 0].hex }
+        func darkColor(_ authorID: String) -> String { PlayerColors.palette[colors[authorID] ?? 0].darkHex }
         let names = PlayerNames.shown(present.map { ($0.authorID, $0.displayName) })
         return present.map {
             PlayerView(
                 authorID: $0.authorID, displayName: names[$0.authorID] ?? $0.displayName, role: $0.role, removed: $0.revoked,
-                color: color($0.authorID), symbol: PlayerColors.avatarSymbol($0.authorID), here: here[$0.authorID] ?? 0)
+                color: color($0.authorID), darkColor: darkColor($0.authorID), symbol: PlayerColors.avatarSymbol($0.authorID),
+                here: here[$0.authorID] ?? 0)
         }
             + authors.sorted().map {
                 PlayerView(
                     authorID: $0, displayName: PlayerColors.placeholderName($0), role: .player, removed: true, color: color($0),
-                    symbol: PlayerColors.avatarSymbol($0))
+                    darkColor: darkColor($0), symbol: PlayerColors.avatarSymbol($0))
             }
     }
 }

@@ -8,6 +8,7 @@
 import { api } from "./api.js";
 import { connection } from "./connection.js";
 import { navigate } from "./nav.js";
+import { closeSheet, openSheet } from "./phone.js";
 import { el, toast } from "./dom.js";
 import { GameView } from "./gameview.js";
 import { EMPTY_SQUARE, GameState } from "./gamestate.js";
@@ -68,6 +69,10 @@ class GamePage extends GameView {
       if (this.more && !this.more.contains(event.target)) this.toggleMore(false);
     };
     const escape = (event) => {
+      if (event.key === "Escape" && this.openSheetName) {
+        closeSheet(this);
+        return;
+      }
       if (event.key === "Escape" && (this.main.querySelector("details.menu[open]") || this.more?.classList.contains("open"))) {
         this.closeMenus();
         this.toggleMore(false);
@@ -293,12 +298,13 @@ class GamePage extends GameView {
     await this.queue({ kind: "react", messageKey, emoji, on });
   }
 
-  /** Shows the chat (on a phone it is below the clues) and puts the cursor on its line. */
+  /** Shows the chat (on a phone, its sheet over the grid) and puts the cursor on its line. */
   async openChat() {
     this.toggleMore(false);
+    if (this.touch) openSheet(this, "chat");
     const chat = await this.loadChat();
     if (!chat) return;
-    chat.element.scrollIntoView({ block: "end", behavior: "smooth" });
+    if (!this.touch) chat.element.scrollIntoView({ block: "end", behavior: "smooth" });
     chat.field.focus({ preventScroll: true });
     this.seen();
   }

@@ -8,6 +8,7 @@
 import { connection } from "./connection.js";
 import { clock, el, rebuildIf, setAttribute, setStyle, setText } from "./dom.js";
 import { key } from "./keys.js";
+import { buildPhoneGame, fitGrid, openSheet } from "./phone.js";
 
 /** A clue's name in the lists and among the flags: "17-across". */
 const clueID = (number, direction) => `${number}-${direction}`;
@@ -204,59 +205,62 @@ export class GameView {
       this.undoButton, this.pencilButton, this.chatButton, this.more,
     );
     this.dock = this.touch ? this.buildDock() : null;
-    this.main.replaceChildren(
-      el(
-        "section",
-        { class: `game${this.touch ? " touch" : ""}` },
+    // The puzzle's own words: who made it, its copyright, its notes, and why checking is off.
+    const bylineText = [v.layout.author && `by ${v.layout.author}`, v.layout.copyright].filter(Boolean).join(" · ");
+    const byline = bylineText ? el("p", { class: "byline", "data-byline": true }, bylineText) : null;
+    const noSolution = v.layout.hasSolution
+      ? null
+      : el("p", { class: "notice", "data-no-solution": true }, "This puzzle came without its answers (a locked .puz without its key), so checking and revealing are off.");
+    if (this.touch) {
+      // One fixed screen: the lists, chat, players and notes are sheets (phone.js).
+      this.cluesButton = el(
+        "button",
+        { type: "button", class: "clues-button", "data-clues-button": true, "aria-label": "clue lists", title: "Clues", onclick: () => openSheet(this, "clues") },
+        ...labelled("☰", "Clues"),
+      );
+      tools.insertBefore(this.cluesButton, this.chatButton);
+      const notes = v.layout.notes ? el("div", { class: "notes", "data-notes": true }, el("h3", {}, "Notes from the puzzle"), el("p", {}, v.layout.notes)) : null;
+      this.main.replaceChildren(buildPhoneGame(this, { tools, lists, infoParts: [byline, notes, noSolution] }));
+    } else {
+      this.main.replaceChildren(
         el(
-          "div",
-          { class: "toolbar" },
-          el("a", { href: "/", "data-route": true, class: "back", title: "Your games", "aria-label": "your games" }, "←"),
-          el("h1", {}, v.layout.title || "Untitled"),
-          this.timerBox,
-          this.statusBox,
-          this.statusAnnouncer,
-          tools,
+          "section",
+          { class: "game" },
+          el(
+            "div",
+            { class: "toolbar" },
+            el("a", { href: "/", "data-route": true, class: "back", title: "Your games", "aria-label": "your games" }, "←"),
+            el("h1", {}, v.layout.title || "Untitled"),
+            this.timerBox,
+            this.statusBox,
+            this.statusAnnouncer,
+            tools,
+          ),
+          byline,
+          v.layout.notes
+            ? el("details", { class: "notes", "data-notes": true }, el("summary", {}, "Notes from the puzzle"), el("p", {}, v.layout.notes))
+            : null,
+          noSolution,
+          this.notice,
+          this.catchUpBox,
+          this.banner,
+          // Who is playing, above the grid.
+          this.roster,
+          el(
+            "div",
+            { class: "board" },
+            el("div", { class: "play" }, this.clueBar, el("div", { class: "gridwrap" }, this.grid, this.input, this.pausedCover)),
+            el("div", { class: "side" }, lists, this.chatSlot),
+          ),
+          el("p", { class: "help" }, "Type to fill; arrows move; Space turns; Tab goes to the next word; Insert opens a rebus (Enter writes it); Ctrl+P pencil; Ctrl+Z undo; Escape leaves the grid."),
         ),
-        // The puzzle's own words: who made it, its copyright, its notes, and why checking is off.
-        (() => {
-          const byline = [v.layout.author && `by ${v.layout.author}`, v.layout.copyright].filter(Boolean).join(" · ");
-          return byline ? el("p", { class: "byline", "data-byline": true }, byline) : null;
-        })(),
-        v.layout.notes
-          ? el("details", { class: "notes", "data-notes": true }, el("summary", {}, "Notes from the puzzle"), el("p", {}, v.layout.notes))
-          : null,
-        v.layout.hasSolution
-          ? null
-          : el("p", { class: "notice", "data-no-solution": true }, "This puzzle came without its answers (a locked .puz without its key), so checking and revealing are off."),
-        this.notice,
-        this.catchUpBox,
-        this.banner,
-        // Who is playing, above the grid on a wide screen (below it on a phone, where the grid
-        // has the height).
-        this.roster,
-        el(
-          "div",
-          { class: "board" },
-          el("div", { class: "play" }, this.touch ? null : this.clueBar, el("div", { class: "gridwrap" }, this.grid, this.input, this.pausedCover)),
-          el("div", { class: "side" }, lists, this.chatSlot),
-        ),
-        this.touch ? null : el("p", { class: "help" }, "Type to fill; arrows move; Space turns; Tab goes to the next word; Insert opens a rebus (Enter writes it); Ctrl+P pencil; Ctrl+Z undo; Escape leaves the grid."),
-        this.dock,
-      ),
-    );
+      );
+    }
     // What a finished or read-only game turns off (not the buttons that still work then), and
     // the buttons that need the puzzle's answers: looked up once, set on every draw.
     this.freezable = [...tools.querySelectorAll("button:not([data-share]):not([data-nudge-button]):not([data-more]):not([data-settings]):not([data-chat-button]), summary")];
     this.answerButtons = [...tools.querySelectorAll("[data-action^=check],[data-action^=reveal]")];
-    if (this.dock) {
-      // The page leaves room below for the dock, so nothing hides behind it.
-      const room = () => this.main.style.setProperty("--dock", `${this.dock.offsetHeight}px`);
-      room();
-      const observer = new ResizeObserver(room);
-      observer.observe(this.dock);
-      this.stops.push(() => observer.disconnect());
-    }
+    if (this.touch) fitGrid(this);
     this.input.focus();
   }
 
@@ -368,8 +372,12 @@ export class GameView {
     }
   }
 
+  /** A player's colour for letters and marks: in the dark theme its light twin (the server
+   * sends both), so letters keep 4.5:1 on the squares in either theme. */
   colorOf(authorID) {
-    return this.view.players.find((player) => player.authorID === authorID)?.color ?? "";
+    const player = this.view.players.find((each) => each.authorID === authorID);
+    if (!player) return "";
+    return player.darkColor ? `light-dark(${player.color}, ${player.darkColor})` : player.color;
   }
 
   nameOf(authorID) {
@@ -560,6 +568,14 @@ export class GameView {
     // the fields it shows, in one order (the server's JSON may name them in any order).
     const shown = this.view.players.map((player) => [player.authorID, player.displayName, player.role, player.removed, player.color, player.symbol, player.here > 0]);
     const signature = JSON.stringify([shown, this.view.me, this.following, owner]);
+    if (this.rosterFaces) {
+      const faces = this.view.players.filter((player) => !player.removed);
+      rebuildIf(this.rosterFaces, signature, () =>
+        faces.map((player) => el("span", { class: `avatar${player.here > 0 ? " here" : ""}`, style: `background:${player.color}` }, player.symbol ?? "")),
+      );
+      const here = faces.filter((player) => player.here > 0 && player.authorID !== this.view.me).length;
+      setAttribute(this.playersButton, "aria-label", `players: ${faces.length}${here ? `, ${here} here now` : ""}`);
+    }
     rebuildIf(this.roster, signature, () =>
       this.view.players.filter((player) => !player.removed || player.authorID === this.view.me).map((player) =>
         el(
