@@ -25,6 +25,7 @@ import urllib.request
 from selenium import webdriver
 from selenium.common.exceptions import StaleElementReferenceException, WebDriverException
 from selenium.webdriver.chrome.service import Service
+from selenium.webdriver.common.action_chains import ActionChains
 from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
 from selenium.webdriver.support.ui import Select
@@ -114,6 +115,50 @@ def until(what, condition, timeout=15.0):
             last = error
         time.sleep(0.02)
     raise AssertionError(f"not in time: {what}" + (f" ({last})" if last else ""))
+
+
+def png_pixels(data):
+    """A PNG screenshot's pixels (8-bit RGB or RGBA, not interlaced, as Chromium writes them):
+    (width, height, pixel(x, y) -> (r, g, b)). Decoded here so the test venv needs no imaging
+    package."""
+    import struct
+    import zlib
+    assert data[:8] == b"\x89PNG\r\n\x1a\n"
+    at, chunks, header = 8, [], None
+    while at < len(data):
+        length, kind = struct.unpack(">I4s", data[at:at + 8])
+        body = data[at + 8:at + 8 + length]
+        if kind == b"IHDR":
+            header = struct.unpack(">IIBBBBB", body)
+        elif kind == b"IDAT":
+            chunks.append(body)
+        at += 12 + length
+    width, height, depth, color, _, _, interlace = header
+    assert depth == 8 and color in (2, 6) and interlace == 0, header
+    channels = 3 if color == 2 else 4
+    raw = zlib.decompress(b"".join(chunks))
+    stride = width * channels
+    rows, previous = [], bytearray(stride)
+    for y in range(height):
+        kind = raw[y * (stride + 1)]
+        line = bytearray(raw[y * (stride + 1) + 1:(y + 1) * (stride + 1)])
+        for i in range(stride):
+            left = line[i - channels] if i >= channels else 0
+            up = previous[i]
+            corner = previous[i - channels] if i >= channels else 0
+            if kind == 1:
+                line[i] = (line[i] + left) & 255
+            elif kind == 2:
+                line[i] = (line[i] + up) & 255
+            elif kind == 3:
+                line[i] = (line[i] + (left + up) // 2) & 255
+            elif kind == 4:
+                estimate = left + up - corner
+                pa, pb, pc = abs(estimate - left), abs(estimate - up), abs(estimate - corner)
+                line[i] = (line[i] + (left if pa <= pb and pa <= pc else up if pb <= pc else corner)) & 255
+        rows.append(line)
+        previous = line
+    return width, height, lambda x, y: tuple(rows[y][x * channels:x * channels + 3])
 
 
 class Player:
@@ -809,6 +854,162 @@ class WebAppTests(unittest.TestCase):
         until("typed on the phone", lambda: ana.letter(0, 0) == "S")
         ana.screenshot("game-phone")
 
+    def phone_game(self, ratio=1, puzzle_rows=None):
+        """Ana on a 390×844 touch phone at `ratio`, in a new 15×15 game."""
+        ana = self.player("Ana", width=390, height=844, mobile=True, pixel_ratio=ratio)
+        ana.sign_up()
+        text, answers = fifteen_xd()
+        game = self.server.api("POST", "/v1/games", {"fileName": "fifteen.xd", "fileBase64": base64.b64encode(text.encode()).decode()}, token=ana.token())
+        ana.open("/games/" + game["gameID"])
+        ana.wait_live()
+        return ana, game["gameID"], answers
+
+    def test_the_phone_game_is_one_fixed_screen_with_every_line_drawn(self):
+        """At device pixel ratios 1, 2 and 3 the page never scrolls; toolbar, grid, clue bar and
+        keyboard are all in the window; every square is on whole CSS pixels, and in a
+        screenshot every line between two squares is drawn (a 24.8-px square left some out)."""
+        for ratio in (1, 2, 3):
+            ana, _, _ = self.phone_game(ratio)
+            layout = ana.driver.execute_script("""
+                const box = (selector) => document.querySelector(selector).getBoundingClientRect();
+                const cells = [...document.querySelectorAll('.grid .cell')].map((cell) => cell.getBoundingClientRect());
+                return {
+                  scroll: document.scrollingElement.scrollHeight, height: innerHeight, sideways: document.documentElement.scrollWidth - innerWidth,
+                  parts: ['.toolbar', '.grid', '.dock .cluebar', '[data-keyboard]'].map((selector) => [selector, box(selector).top, box(selector).bottom]),
+                  fractional: cells.filter((b) => [b.left, b.top, b.width, b.height].some((v) => Math.abs(v - Math.round(v)) > 0.001)).length,
+                  size: cells[0].width, ratio: devicePixelRatio,
+                };
+            """)
+            self.assertEqual(layout["ratio"], ratio)
+            self.assertLessEqual(layout["scroll"], layout["height"], layout)
+            self.assertLessEqual(layout["sideways"], 0, layout)
+            for selector, top, bottom in layout["parts"]:
+                self.assertTrue(0 <= top and bottom <= layout["height"], f"{selector} is out of the window: {layout}")
+            self.assertEqual(layout["fractional"], 0, layout)
+            self.assertGreaterEqual(layout["size"], 24, layout)
+            # Every line between two letter squares, in the pixels of a screenshot.
+            width, height, pixel = png_pixels(ana.driver.get_screenshot_as_png())
+            lines = ana.driver.execute_script("""
+                const at = (r, c) => document.querySelector(`.cell[data-r="${r}"][data-c="${c}"]`);
+                const found = [];
+                for (let r = 0; r < 15; r++) for (let c = 0; c < 14; c++) {
+                  const a = at(r, c), b = at(r, c + 1);
+                  if (!a || !b) continue;
+                  const box = a.getBoundingClientRect();
+                  found.push([box.right, box.top + box.height * 0.8]);
+                }
+                return found;
+            """)
+            missing = []
+            for x, y in lines:
+                # The 1-px gap after a square's right edge, in device pixels, below its letter.
+                dark = [sum(pixel(int(x * ratio) + i, int(y * ratio))) < 300 for i in range(ratio)]
+                if not all(dark):
+                    missing.append((x, y))
+            self.assertGreaterEqual(len(lines), 100)
+            self.assertEqual(missing, [], f"lines not drawn at ratio {ratio}")
+            ana.screenshot(f"phone-game-dpr{ratio}")
+            ana.quit()
+            self.players.remove(ana)
+
+    def test_sheets_open_over_the_grid_and_close_back_to_it(self):
+        """Clues, chat, players and the puzzle's notes open as sheets over the grid and close back
+        to it, with the keys on the grid again; a clue tapped in the list is where the cursor goes."""
+        ana, game, _ = self.phone_game()
+        driver = ana.driver
+        shown = lambda: driver.execute_script("return [...document.querySelectorAll('[data-sheet]')].filter((s) => !s.hidden).map((s) => s.dataset.sheet)")
+        driver.find_element(By.CSS_SELECTOR, "[data-clues-button]").click()
+        until("the clue lists", lambda: shown() == ["clues"])
+        ana.screenshot("phone-sheet-clues")
+        driver.find_element(By.CSS_SELECTOR, '[data-sheet="clues"] [data-clue="5-down"]').click()
+        until("back to the grid", lambda: shown() == [])
+        until("at 5 Down", lambda: ana.cursor().endswith("down"))
+        self.assertTrue(driver.execute_script("return document.activeElement.dataset.keys !== undefined"))
+        driver.find_element(By.CSS_SELECTOR, "[data-players-button]").click()
+        until("the players", lambda: shown() == ["players"])
+        self.assertIn("Ana", driver.find_element(By.CSS_SELECTOR, '[data-sheet="players"]').text)
+        ana.screenshot("phone-sheet-players")
+        driver.find_element(By.CSS_SELECTOR, '[data-sheet="players"] [data-sheet-close]').click()
+        until("closed", lambda: shown() == [])
+        driver.find_element(By.CSS_SELECTOR, "[data-title]").click()
+        until("the puzzle's sheet", lambda: shown() == ["info"])
+        self.assertEqual(driver.find_element(By.CSS_SELECTOR, "[data-full-title]").text, "Fifteen")
+        driver.find_element(By.CSS_SELECTOR, "[data-keys]").send_keys(Keys.ESCAPE)
+        ActionChains(driver).send_keys(Keys.ESCAPE).perform()
+        until("Escape closes it", lambda: shown() == [])
+        driver.find_element(By.CSS_SELECTOR, "[data-chat-button]").click()
+        until("the chat", lambda: shown() == ["chat"])
+        until("its field", lambda: driver.find_element(By.CSS_SELECTOR, "[data-chat-input]").is_displayed())
+        self.assertLessEqual(driver.execute_script("return document.scrollingElement.scrollHeight - innerHeight"), 0)
+        ana.screenshot("phone-sheet-chat")
+        driver.find_element(By.CSS_SELECTOR, '[data-sheet="chat"] [data-sheet-close]').click()
+        until("closed again", lambda: shown() == [])
+
+    def test_the_connection_label_keeps_its_place(self):
+        """Offline, and reconnecting with 99 letters unsent, the label says so in its own place:
+        no sideways scroll, the toolbar unmoved, nobody shown here."""
+        ana, game, answers = self.phone_game()
+        ben = self.invited("Ben", game, ana)
+        driver = ana.driver
+        until("Ana and Ben are here", lambda: driver.execute_script("return document.querySelectorAll('.faces .avatar.here').length") == 2)
+        toolbar = driver.execute_script("return document.querySelector('.toolbar').getBoundingClientRect().toJSON()")
+        driver.execute_cdp_cmd("Network.enable", {})
+        driver.execute_cdp_cmd("Network.emulateNetworkConditions", {"offline": True, "latency": 0, "downloadThroughput": -1, "uploadThroughput": -1})
+        until("Offline", lambda: driver.find_element(By.CSS_SELECTOR, "[data-sync-status]").text.startswith("Offline"))
+        self.assertEqual(driver.execute_script("return document.querySelectorAll('.faces .avatar.here').length"), 0, "nobody is known to be here offline")
+        for _ in range(3):
+            row, col, _ = ana.cursor().split(",")
+            driver.find_element(By.CSS_SELECTOR, f'[data-key="{answers[int(row)][int(col)]}"]').click()
+        until("three unsent", lambda: driver.find_element(By.CSS_SELECTOR, "[data-sync-status]").text == "Offline · 3 unsent")
+        ana.screenshot("phone-offline")
+        driver.execute_cdp_cmd("Network.emulateNetworkConditions", {"offline": False, "latency": 0, "downloadThroughput": -1, "uploadThroughput": -1})
+        until("live again", lambda: driver.find_element(By.CSS_SELECTOR, "[data-sync-status]").text == "Live")
+        self.server.kill()
+        until("reconnecting", lambda: driver.find_element(By.CSS_SELECTOR, "[data-sync-status]").get_attribute("data-sync") == "reconnecting")
+        for _ in range(99):
+            row, col, _ = ana.cursor().split(",")
+            driver.find_element(By.CSS_SELECTOR, f'[data-key="{answers[int(row)][int(col)]}"]').click()
+        until("99 unsent", lambda: driver.find_element(By.CSS_SELECTOR, "[data-sync-status]").text == "Reconnecting… · 99 unsent")
+        layout = driver.execute_script("""
+            const label = document.querySelector('[data-sync-status]').getBoundingClientRect();
+            const line = document.querySelector('.statusline').getBoundingClientRect();
+            return { sideways: document.documentElement.scrollWidth - innerWidth, label: label.toJSON(), line: line.toJSON(),
+                     toolbar: document.querySelector('.toolbar').getBoundingClientRect().toJSON(),
+                     scroll: document.scrollingElement.scrollHeight - innerHeight };
+        """)
+        self.assertLessEqual(layout["sideways"], 0, layout)
+        self.assertLessEqual(layout["scroll"], 0, layout)
+        self.assertLessEqual(layout["label"]["right"], layout["line"]["right"], layout)
+        self.assertEqual(layout["toolbar"], toolbar, "the toolbar moved")
+        ana.screenshot("phone-reconnecting-99")
+        ben.quit()
+        self.players.remove(ben)
+
+    def test_the_app_installs_and_shows_a_push(self):
+        """The manifest and service worker make an installable app (Chromium reports no
+        installability errors); a push delivered to the service worker shows a notification
+        for its game, and the app's badge counts it."""
+        ana = self.player("Ana", width=390, height=844, mobile=True)
+        ana.sign_up()
+        driver = ana.driver
+        manifest = self.server.api("GET", "/app/manifest.webmanifest")
+        self.assertEqual(manifest["display"], "standalone")
+        self.assertEqual({icon["sizes"] for icon in manifest["icons"] if icon["type"] == "image/png"}, {"192x192", "512x512"})
+        self.assertTrue(any(icon.get("purpose") == "maskable" for icon in manifest["icons"]))
+        until("the service worker controls the page", lambda: driver.execute_script("return !!navigator.serviceWorker.controller") or driver.refresh())
+        errors = until("installability checked", lambda: driver.execute_cdp_cmd("Page.getInstallabilityErrors", {}))
+        self.assertEqual(errors.get("installabilityErrors"), [], errors)
+        driver.execute_cdp_cmd("Browser.grantPermissions", {"origin": self.server.url, "permissions": ["notifications"]})
+        payload = json.dumps({"type": "chat", "gameID": "g-1", "title": "Daybreak", "body": "Ben: are you coming?", "url": "/games/g-1"})
+        # The push goes to the page's one registration (CDP names registrations by a number
+        # the page cannot read; the others are no registration and take nothing).
+        driver.execute_cdp_cmd("ServiceWorker.enable", {})
+        for registration in range(8):
+            driver.execute_cdp_cmd("ServiceWorker.deliverPushMessage", {"origin": self.server.url, "registrationId": str(registration), "data": payload})
+        shown = until("the notification", lambda: driver.execute_async_script(
+            "const done = arguments[0]; navigator.serviceWorker.ready.then((r) => r.getNotifications()).then((list) => done(list.map((n) => [n.title, n.body, n.tag, n.data.url])))"))
+        self.assertEqual(shown, [["Daybreak", "Ben: are you coming?", "game-g-1", "/games/g-1"]])
+
     def test_clearing_or_revealing_the_puzzle_asks_first(self):
         """Clear puzzle wiped a friend's letters at one click. It now asks, saying whose."""
         ana = self.player("Ana")
@@ -1114,19 +1315,15 @@ class WebAppTests(unittest.TestCase):
 
     def test_chat_on_a_phone(self):
         """On a 390×844 touch screen the Chat button counts what arrived out of sight, opens the
-        chat below the clues, and the on-screen keyboard steps aside while the system's types."""
+        chat as a sheet over the grid, and the on-screen keyboard steps aside while the
+        system's types."""
         ana = self.player("Ana", width=390, height=844, mobile=True)
         ana.sign_up()
         game = ana.start_bundled("daybreak")
         ben = self.invited("Ben", game, ana)
-        # Under the grid the chat comes first, in sight above the keyboard.
-        until("the chat in sight", lambda: ana.driver.execute_script(
-            "const box = document.querySelector('[data-chat]').getBoundingClientRect();"
-            "return box.top < document.querySelector('[data-dock]').getBoundingClientRect().top"))
+        # The chat is a sheet, closed: the grid and the keyboard have the screen.
+        self.assertFalse(ana.driver.find_element(By.CSS_SELECTOR, '[data-sheet="chat"]').is_displayed())
         ana.screenshot("game-chat-first-phone")
-        # Ana reads down the clue lists: the chat is out of sight above.
-        ana.driver.execute_script("window.scrollTo(0, document.documentElement.scrollHeight)")
-        until("scrolled", lambda: ana.driver.execute_script("return document.querySelector('[data-chat-log]').getBoundingClientRect().bottom < 0"))
         for text in ["17 Across is a river", "no, a bird"]:
             field = ben.driver.find_element(By.CSS_SELECTOR, "[data-chat-input]")
             field.click()
@@ -1135,14 +1332,19 @@ class WebAppTests(unittest.TestCase):
         self.assertTrue(ana.driver.title.startswith("(2)"))
         ana.screenshot("game-chat-unseen-phone")
         ana.driver.find_element(By.CSS_SELECTOR, "[data-chat-button]").click()
+        until("the sheet opens", lambda: ana.driver.find_element(By.CSS_SELECTOR, '[data-sheet="chat"]').is_displayed())
         until("the count goes", lambda: not ana.driver.find_element(By.CSS_SELECTOR, "[data-chat-unseen]").is_displayed())
         until("the dock steps aside", lambda: not ana.driver.find_element(By.CSS_SELECTOR, "[data-dock]").is_displayed())
         ana.driver.find_element(By.CSS_SELECTOR, "[data-chat-input]").send_keys("ha\n")
         until("sent", lambda: ben.driver.execute_script(
             "return [...document.querySelectorAll('[data-chat-log] li .text')].map((t) => t.textContent).at(-1)") == "ha")
+        self.assertLessEqual(ana.driver.execute_script("return document.scrollingElement.scrollHeight - innerHeight"), 0, "the page never scrolls")
         ana.screenshot("game-chat-phone")
         ana.driver.execute_script("document.documentElement.dataset.theme = 'dark'")
         ana.screenshot("game-chat-phone-dark")
+        # Closed, the grid has the keys and the keyboard is back.
+        ana.driver.find_element(By.CSS_SELECTOR, '[data-sheet="chat"] [data-sheet-close]').click()
+        until("the keyboard is back", lambda: ana.driver.find_element(By.CSS_SELECTOR, "[data-dock]").is_displayed())
 
     def test_the_next_puzzle_together(self):
         """From a finished game, Ana starts the next puzzle with the same people: Ben, still on
@@ -1351,7 +1553,7 @@ class WebAppTests(unittest.TestCase):
         self.assertNotIn("251, 250, 247", paper)
         game = ana.start_bundled("green-light")
         cell = ana.driver.execute_script("return getComputedStyle(document.querySelector('.cell[data-r=\"1\"][data-c=\"1\"]')).backgroundColor")
-        self.assertEqual(cell, "rgb(255, 255, 255)", "squares stay white in the dark")
+        self.assertEqual(cell, "rgb(31, 37, 44)", "the squares are dark in the dark (PlayerColors.darkSquareBackground)")
         # Autocheck: a wrong letter is marked as it lands; a right one is not.
         ana.click_square(1, 0, "across")
         ana.type("GX")

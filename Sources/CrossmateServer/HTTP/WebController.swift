@@ -88,7 +88,9 @@ struct WebController {
         case "js": "text/javascript; charset=utf-8"
         case "css": "text/css; charset=utf-8"
         case "svg": "image/svg+xml"
-        case "json", "webmanifest": "application/json"
+        case "png": "image/png"
+        case "webmanifest": "application/manifest+json"
+        case "json": "application/json"
         default: "application/octet-stream"
         }
     }

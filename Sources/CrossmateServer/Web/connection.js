@@ -14,6 +14,12 @@ class Connection {
     this.subscribed = [];
     // Back online, or back in front of the player: try at once rather than wait out the backoff.
     addEventListener("online", () => this.retryNow());
+    // The device says it lost its network: the socket is as good as gone, whatever it claims.
+    addEventListener("offline", () => this.drop());
+    // A socket can die without closing (a phone moving between networks): one that has not
+    // answered a ping within `deadline` is dropped and the connection starts again.
+    this.heard = Date.now();
+    setInterval(() => this.checkAlive(), Connection.pingEvery);
     addEventListener("focus", () => this.retryNow());
     document.addEventListener("visibilitychange", () => {
       if (document.visibilityState === "visible") this.retryNow();
@@ -23,6 +29,30 @@ class Connection {
   start() {
     if (this.socket || !identity()) return;
     this.connect();
+  }
+
+  /** Pings a live socket that has been quiet; drops one that did not answer the last ping. */
+  checkAlive() {
+    if (!this.live) return;
+    const quiet = Date.now() - this.heard;
+    if (this.pinged && quiet > Connection.pingEvery + Connection.deadline) return this.drop();
+    if (quiet >= Connection.pingEvery - 500) {
+      this.pinged = true;
+      this.send({ type: "ping" });
+    }
+  }
+
+  /** Gives up on the socket now (the network went, or it stopped answering). */
+  drop() {
+    const socket = this.socket;
+    this.socket = null;
+    this.pinged = false;
+    if (socket) {
+      socket.onclose = null;
+      socket.close();
+    }
+    clearTimeout(this.timer);
+    this.later();
   }
 
   setState(state) {
@@ -42,6 +72,8 @@ class Connection {
     this.socket = socket;
     socket.onopen = () => {
       this.attempt = 0;
+      this.heard = Date.now();
+      this.pinged = false;
       // Clients speak first (see the server's README): a ping, then the list's subscription
       // and the pages' opens.
       socket.send(JSON.stringify({ type: "ping" }));
@@ -49,6 +81,8 @@ class Connection {
       this.setState("live");
     };
     socket.onmessage = (event) => {
+      this.heard = Date.now();
+      this.pinged = false;
       let message;
       try {
         message = JSON.parse(event.data);
@@ -117,5 +151,9 @@ class Connection {
     for (const listener of [...this.listeners]) listener(message);
   }
 }
+
+/** How often a quiet socket is pinged, and how long its answer may take (ms). */
+Connection.pingEvery = 15_000;
+Connection.deadline = 5_000;
 
 export const connection = new Connection();

@@ -9,6 +9,7 @@ import { api } from "./api.js";
 import { connection } from "./connection.js";
 import { navigate } from "./nav.js";
 import { closeSheet, openSheet } from "./phone.js";
+import { readGame } from "./push.js";
 import { el, toast } from "./dom.js";
 import { GameView } from "./gameview.js";
 import { EMPTY_SQUARE, GameState } from "./gamestate.js";
@@ -33,6 +34,8 @@ class GamePage extends GameView {
     super();
     this.main = main;
     this.gameID = gameID;
+    // Opened: a notification waiting for this game has been answered.
+    readGame(gameID);
     this.state = new GameState();
     this.cursor = null;
     this.peers = new Map(); // deviceID → { authorID, row, col, direction, at }
@@ -122,6 +125,7 @@ class GamePage extends GameView {
         if (message.state === "live") connection.send({ type: "open", gameID: this.gameID });
         else this.state.disconnected();
         this.renderStatus();
+        if (this.view) this.renderPlayers();  // who is here is not known while reconnecting
         break;
       case "opened":
         if (message.game.gameID !== this.gameID) return;

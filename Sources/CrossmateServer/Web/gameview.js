@@ -26,7 +26,7 @@ export class GameView {
   build() {
     const v = this.view;
     document.title = `${v.layout.title || "Crossmate"} · Crossmate`;
-    this.statusBox = el("span", { class: "status", "data-sync": true });
+    this.statusBox = el("span", { class: "status", "data-sync": true, "data-sync-status": true });
     // What a screen reader hears of the connection: a change of state ("Offline"), never the
     // count of letters being saved at each key.
     this.statusAnnouncer = el("span", { class: "sr-only", role: "status", "data-sync-announcer": true });
@@ -566,15 +566,18 @@ export class GameView {
     const owner = this.view.players.find((player) => player.role === "owner")?.authorID === this.view.me;
     // Rebuilt only when what it shows changed (a roster per letter typed kept the page busy):
     // the fields it shows, in one order (the server's JSON may name them in any order).
-    const shown = this.view.players.map((player) => [player.authorID, player.displayName, player.role, player.removed, player.color, player.symbol, player.here > 0]);
+    // Who is here is known only while the socket is live: reconnecting, nobody is shown here.
+    const live = connection.live;
+    const here = (player) => live && player.here > 0;
+    const shown = this.view.players.map((player) => [player.authorID, player.displayName, player.role, player.removed, player.color, player.symbol, here(player)]);
     const signature = JSON.stringify([shown, this.view.me, this.following, owner]);
     if (this.rosterFaces) {
       const faces = this.view.players.filter((player) => !player.removed);
       rebuildIf(this.rosterFaces, signature, () =>
-        faces.map((player) => el("span", { class: `avatar${player.here > 0 ? " here" : ""}`, style: `background:${player.color}` }, player.symbol ?? "")),
+        faces.map((player) => el("span", { class: `avatar${here(player) ? " here" : ""}`, style: `background:${player.color}` }, player.symbol ?? "")),
       );
-      const here = faces.filter((player) => player.here > 0 && player.authorID !== this.view.me).length;
-      setAttribute(this.playersButton, "aria-label", `players: ${faces.length}${here ? `, ${here} here now` : ""}`);
+      const present = faces.filter((player) => here(player) && player.authorID !== this.view.me).length;
+      setAttribute(this.playersButton, "aria-label", `players: ${faces.length}${present ? `, ${present} here now` : ""}`);
     }
     rebuildIf(this.roster, signature, () =>
       this.view.players.filter((player) => !player.removed || player.authorID === this.view.me).map((player) =>
@@ -583,10 +586,10 @@ export class GameView {
           { dataset: { player: player.authorID } },
           el("span", { class: "avatar", style: `background:${player.color}`, "aria-hidden": "true" }, player.symbol ?? ""),
           player.authorID === this.view.me ? `${player.displayName} (you)` : player.displayName,
-          player.here && player.authorID !== this.view.me ? el("small", { class: "here", title: "has the game open now" }, " · here") : null,
+          here(player) && player.authorID !== this.view.me ? el("small", { class: "here", title: "has the game open now" }, " · here") : null,
           player.role === "owner" ? el("small", {}, " owner") : null,
           player.removed ? el("small", {}, " removed") : null,
-          player.here && player.authorID !== this.view.me && !player.removed
+          here(player) && player.authorID !== this.view.me && !player.removed
             ? el(
                 "button",
                 {

@@ -5,6 +5,7 @@ import { api, base64, identity, remember } from "./api.js";
 import { connection } from "./connection.js";
 import { el, main, toast } from "./dom.js";
 import { navigate, showAgain, signedOut } from "./nav.js";
+import { listed } from "./push.js";
 import { route } from "./routes.js";
 
 /** Names as a sentence: "Ana", "Ana and Ben", "Ana, Ben and 3 others". */
@@ -242,6 +243,7 @@ export async function gamesPage() {
       const { games, unreadCount } = await api(...route("games"));
       problem.textContent = "";
       document.title = unreadCount ? `(${unreadCount}) Your games · Crossmate` : "Your games · Crossmate";
+      listed(unreadCount);
       if (!games.length) {
         list.replaceChildren(el("li", { class: "empty" }, "No games yet. Start one below, or open an invitation link a friend sent you."));
       } else {

@@ -58,3 +58,29 @@ export function setBadge(count) {
   if (!("setAppBadge" in navigator)) return;
   (count > 0 ? navigator.setAppBadge(count) : navigator.clearAppBadge()).catch(() => {});
 }
+
+async function notifications(filter) {
+  const registration = "serviceWorker" in navigator ? await navigator.serviceWorker.getRegistration() : null;
+  return registration?.getNotifications ? registration.getNotifications(filter) : [];
+}
+
+/** A game was opened: its notification goes, and the badge counts the games still waiting. */
+export async function readGame(gameID) {
+  try {
+    for (const shown of await notifications({ tag: `game-${gameID}` })) shown.close();
+    setBadge((await notifications()).length);
+  } catch {
+    // No service worker here (a first visit): nothing was shown.
+  }
+}
+
+/** The games list says how many games have news (`unreadCount`, the server's count). */
+export async function listed(unreadCount) {
+  setBadge(unreadCount);
+  if (unreadCount > 0) return;
+  try {
+    for (const shown of await notifications()) shown.close();
+  } catch {
+    // As above.
+  }
+}

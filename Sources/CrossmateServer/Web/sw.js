@@ -2,7 +2,7 @@
 // the network fails, and refreshed from the network whenever it answers. API calls and the
 // socket pass through untouched; the open game's state and queued commands are in IndexedDB.
 const CACHE = "crossmate-app-v9";
-const SHELL = ["/", "/app/app.js", "/app/dom.js", "/app/nav.js", "/app/connection.js", "/app/game.js", "/app/gameview.js", "/app/gamestate.js", "/app/chat.js", "/app/replay.js", "/app/ending.js", "/app/keys.js", "/app/api.js", "/app/routes.js", "/app/queue.js", "/app/settings.js", "/app/settingsdialog.js", "/app/share.js", "/app/stats.js", "/app/push.js", "/app/phone.js", "/app/pages.js", "/app/style.css", "/app/icon.svg"];
+const SHELL = ["/", "/app/app.js", "/app/dom.js", "/app/nav.js", "/app/connection.js", "/app/game.js", "/app/gameview.js", "/app/gamestate.js", "/app/chat.js", "/app/replay.js", "/app/ending.js", "/app/keys.js", "/app/api.js", "/app/routes.js", "/app/queue.js", "/app/settings.js", "/app/settingsdialog.js", "/app/share.js", "/app/stats.js", "/app/push.js", "/app/phone.js", "/app/pages.js", "/app/style.css", "/app/icon.svg", "/app/icon-192.png", "/app/icon-512.png", "/app/icon-maskable-512.png", "/app/manifest.webmanifest"];
 
 self.addEventListener("install", (event) => {
   event.waitUntil(caches.open(CACHE).then((cache) => cache.addAll(SHELL)).then(() => self.skipWaiting()));
@@ -36,7 +36,7 @@ self.addEventListener("fetch", (event) => {
 });
 
 // A push from the server (Web Push, decrypted by the browser): one notification per game (a
-// second replaces the first), and the unread count on the app's icon.
+// second replaces the first), and on the app's icon the number of games waiting.
 self.addEventListener("push", (event) => {
   let message = {};
   try {
@@ -52,16 +52,21 @@ self.addEventListener("push", (event) => {
     badge: "/app/icon-192.png",
     data: { url: message.url || "/", gameID: message.gameID },
   });
-  const badge = typeof message.badge === "number" && "setAppBadge" in self.navigator
-    ? (message.badge > 0 ? self.navigator.setAppBadge(message.badge) : self.navigator.clearAppBadge()).catch(() => {})
-    : Promise.resolve();
-  event.waitUntil(Promise.all([shown, badge]));
+  event.waitUntil(shown.then(badgeWaiting));
 });
 
 // A click on a notification opens its game: in a window already showing it, else in the
 // app's window, else a new one.
+/** The app's badge: how many games have a notification waiting. */
+async function badgeWaiting() {
+  if (!("setAppBadge" in self.navigator)) return;
+  const waiting = (await self.registration.getNotifications()).length;
+  await (waiting ? self.navigator.setAppBadge(waiting) : self.navigator.clearAppBadge()).catch(() => {});
+}
+
 self.addEventListener("notificationclick", (event) => {
   event.notification.close();
+  event.waitUntil(badgeWaiting());
   const url = new URL(event.notification.data?.url || "/", self.location.origin).href;
   event.waitUntil(
     self.clients.matchAll({ type: "window", includeUncontrolled: true }).then(async (windows) => {
