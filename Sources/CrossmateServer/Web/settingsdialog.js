@@ -51,7 +51,7 @@ function deviceNotifications() {
  * is saved at once. `done` runs on close. */
 export function openSettings(done = () => {}) {
   const error = el("p", { class: "error", role: "alert" });
-  const controls = (settings.current?.available ?? []).map(({ name, choices }) => {
+  const control = ({ name, choices }) => {
     const words = WORDS[name] ?? { label: name, choices: {} };
     const id = `setting-${name}`;
     const value = settings.current.settings[name];
@@ -63,7 +63,11 @@ export function openSettings(done = () => {}) {
     const select = el("select", { id, "data-setting": name }, ...choices.map((choice) => el("option", { value: choice, selected: choice === value }, words.choices[choice] ?? choice)));
     select.addEventListener("change", () => save(name, select.value, select));
     return el("div", { class: "setting" }, el("label", { for: id }, words.label), select);
-  });
+  };
+  const available = settings.current?.available ?? [];
+  const controls = available.filter(({ name }) => !name.startsWith("notify-")).map(control);
+  // When to be called back is the account's; whether this device shows it is the device's.
+  const notifying = available.filter(({ name }) => name.startsWith("notify-")).map(control);
   const save = async (name, value, control) => {
     error.textContent = "";
     control.disabled = true;
@@ -80,9 +84,10 @@ export function openSettings(done = () => {}) {
     el("h2", { id: "settings-title" }, "Settings"),
     controls.length ? null : el("p", {}, "The settings could not be loaded; connect and try again."),
     ...controls,
-    el("p", { class: "help" }, "Kept with your account: your other devices solve the same way."),
-    el("h3", {}, "Notifications"),
-    deviceNotifications(),
+    notifying.length ? el("h3", {}, "Notifications") : null,
+    notifying.length ? deviceNotifications() : null,
+    ...notifying,
+    el("p", { class: "note" }, "Kept with your account: your other devices solve the same way and are notified alike."),
     error,
     el("div", { class: "buttons" }, el("button", { type: "button", class: "primary", "data-settings-done": true, onclick: () => dialog.close() }, "Done")),
   );
