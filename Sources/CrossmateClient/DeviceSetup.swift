@@ -87,6 +87,11 @@ extension SyncEngine {
         try await serverAPI.friends()
     }
 
+    /// The account's settings (`SolverSettings`), as its other devices use them.
+    public func settings() async throws(ServerFailure) -> SettingsResponse {
+        try await serverAPI.settings()
+    }
+
     /// The account's stats (`Stats`), its days counted in `timeZone`.
     public func stats(timeZone: String) async throws(ServerFailure) -> StatsResponse {
         try await serverAPI.stats(timeZone: timeZone)

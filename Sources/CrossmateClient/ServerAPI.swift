@@ -164,6 +164,10 @@ public struct ServerAPI: Sendable {
     }
 
     /// The account's stats, its days counted in `timeZone` (a name such as Europe/London).
+    public func settings() async throws(ServerFailure) -> SettingsResponse {
+        try await call(.GET, APIRoute.settings.path())
+    }
+
     public func stats(timeZone: String) async throws(ServerFailure) -> StatsResponse {
         let zone = timeZone.addingPercentEncoding(withAllowedCharacters: .alphanumerics.union(CharacterSet(charactersIn: "/_-+"))) ?? "UTC"
         return try await call(.GET, APIRoute.stats.path() + "?timeZone=\(zone)")
@@ -270,6 +274,7 @@ extension PostMessageResponse: ServerTimed {}
 extension StatsResponse: ServerTimed {}
 extension PostReactionResponse: ServerTimed {}
 extension FriendsResponse: ServerTimed {}
+extension SettingsResponse: ServerTimed {}
 extension NudgeView: ServerTimed {
     public var serverTime: Int64 { createdAt }
 }

@@ -3,6 +3,7 @@ import CrossmateClient
 import CrossmateCore
 import CrossmateFormats
 import CrossmateProtocol
+import CrossmateSync
 import Foundation
 import Synchronization
 
@@ -264,6 +265,9 @@ struct Games: AsyncParsableCommand {
         var unreadMessages: Int
         /// The last move this device knows of, or when the game was made (Unix ms): the list's order.
         var lastActivity: Int64
+        /// What would have called this account back to the game (`CallBack`): "nudge", "chat",
+        /// "moves"; empty for none.
+        var callsBack: [String]
     }
 
     struct NudgeEntry: Encodable {
@@ -289,6 +293,12 @@ struct Games: AsyncParsableCommand {
             }
             var entries: [Entry] = []
             let lastMoves = try engine.store.lastMoveTimes()
+            // The call-back rule's facts this device has: the account's settings and blocks
+            // (from the server when it answers), the server's unread marks, the nudges.
+            let settings = busy == nil && offline == nil ? (try? await engine.settings()).map { SolverSettings(stored: $0.settings) } : nil
+            let blocked = busy == nil && offline == nil ? Set(((try? await engine.friends())?.friends ?? []).filter(\.blocked).map(\.authorID)) : []
+            let me = engine.identity.authorID
+            let now = Int64(Date().timeIntervalSince1970 * 1000)
             for local in try engine.store.games() {
                 let view = try await engine.view(local.game.gameID)
                 let progress = view.progress
@@ -304,7 +314,9 @@ struct Games: AsyncParsableCommand {
                             NudgeEntry(from: $0.fromName, fromAuthor: $0.fromAuthor, message: $0.message, at: $0.createdAt)
                         },
                         unreadMessages: await engine.unreadMessages[local.game.gameID] ?? 0,
-                        lastActivity: max(lastMoves[local.game.gameID] ?? 0, local.game.createdAt)))
+                        lastActivity: max(lastMoves[local.game.gameID] ?? 0, local.game.createdAt), callsBack: []))
+                entries[entries.count - 1].callsBack = Self.callsBack(
+                    entries[entries.count - 1], me: me, blocked: blocked, settings: CallBack.Settings(settings ?? SolverSettings()), now: now)
             }
             // The game with news first: by last activity, newest first.
             entries.sort { ($0.lastActivity, $0.gameID) > ($1.lastActivity, $1.gameID) }
@@ -326,6 +338,7 @@ struct Games: AsyncParsableCommand {
                 if entry.completed { state.append("completed") }
                 if entry.readOnly { state.append("read-only") }
                 if entry.unsent > 0 { state.append("\(entry.unsent) unsent") }
+                if !entry.callsBack.isEmpty { state.append("calls you back (\(entry.callsBack.joined(separator: ", ")))") }
                 let percent = entry.total == 0 ? 0 : entry.filled * 100 / entry.total
                 // Titles, names and nudges come from other people: shown, never obeyed.
                 print(
@@ -335,6 +348,33 @@ struct Games: AsyncParsableCommand {
                 for nudge in entry.nudges { print("    \(TextRule.terminalSafe(nudge.sentence))") }
             }
         }
+    }
+}
+
+extension Games {
+    /// The events in `entry` that would have called `me` back by push (`CallBack.calls`, the
+    /// rule the server's notifier applies): a nudge, chat and moves since the account last
+    /// looked. Listing, none of this device's is in the game.
+    static func callsBack(_ entry: Entry, me: String, blocked: Set<String>, settings: CallBack.Settings, now: Int64) -> [String] {
+        guard !entry.completed else { return [] }
+        var events: [CallBack.Event] = []
+        let nudgers = entry.nudges.map(\.fromAuthor).filter { !blocked.contains($0) }
+        if let from = nudgers.first,
+            CallBack.calls(CallBack.Facts(event: .nudge, sender: from, recipient: me, blocked: blocked, settings: settings), now: now)
+        {
+            events.append(.nudge)
+        }
+        // The server's unread marks stand for "another player, after this account's horizon".
+        let others = "another player"
+        if entry.unreadMessages > 0,
+            CallBack.calls(CallBack.Facts(event: .chat, sender: others, recipient: me, settings: settings, sequence: 1), now: now)
+        {
+            events.append(.chat)
+        }
+        if entry.unread, CallBack.calls(CallBack.Facts(event: .moves, sender: others, recipient: me, settings: settings, sequence: 1), now: now) {
+            events.append(.moves)
+        }
+        return events.map(\.rawValue)
     }
 }
 

@@ -22,6 +22,9 @@ struct Play: AsyncParsableCommand {
     @Argument(help: "The game: its id or the start of its title.")
     var game: String
 
+    @Flag(help: "No bell when another player nudges you.")
+    var quiet = false
+
     @OptionGroup var profile: ProfileOption
 
     func run() async throws {
@@ -56,7 +59,7 @@ struct Play: AsyncParsableCommand {
                 }
                 defer { lease.cancel() }
                 let outcome = try await PlayLoop(
-                    engine: engine, session: session, terminal: terminal, merge: merge,
+                    engine: engine, session: session, terminal: terminal, merge: merge, bell: !quiet,
                     opening: opening ?? entered?.catchUp.map { "Since you were last here: \($0)." },
                     caught: Set((entered?.catchUpSquares ?? []).compactMap { $0.count == 2 ? GridPosition(row: $0[0], col: $0[1]) : nil })
                 ).run()
@@ -90,6 +93,8 @@ struct PlayLoop {
     let terminal: RawTerminal
     /// Keys and engine events, one stream (`Play` forwards the keys).
     let merge: Merge
+    /// Whether a nudge rings the terminal's bell (once for each; `--quiet` turns it off).
+    var bell = true
     /// A notice to open with (the catch-up), and the squares it speaks of.
     var opening: String?
     var caught: Set<GridPosition> = []
@@ -195,6 +200,7 @@ struct PlayLoop {
                 case let .moveRefused(_, seq, reason): state.notice = "The server refused move \(seq): \(reason)"
                 case let .nudged(nudge):
                     state.notice = "\(nudge.fromName) nudged you" + (nudge.message.isEmpty ? "" : ": \(nudge.message)")
+                    if bell { terminal.write("\u{07}") }
                 case .completed:
                     elapsed = await engine.solvingSeconds(session.gameID)
                 case .accountChanged:

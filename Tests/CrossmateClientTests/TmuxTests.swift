@@ -135,9 +135,13 @@ import Testing
         let nudged = try crossmate(["games", "--json"], home)
         #expect(nudged.contains(#""from":"Bob","fromAuthor":"acct-"#) && nudged.contains(#""message":"come and help with 5-Across""#))
         #expect(nudged.contains(#""at":1"#))
-        #expect(try crossmate(["games"], home).contains("    Bob nudged you: come and help with 5-Across"))
+        let listed = try crossmate(["games"], home)
+        #expect(listed.contains("    Bob nudged you: come and help with 5-Across"))
+        // The nudge would have called Ann back (the server's rule, CallBack, applied here too).
+        #expect(listed.contains("calls you back (nudge)") && nudged.contains(#""callsBack":["nudge"]"#))
         #expect(try crossmate(["friends", "block", "Bob"], home).contains("blocked"))
-        #expect(try crossmate(["games", "--json"], home).contains(#""nudges":[]"#))
+        let afterBlock = try crossmate(["games", "--json"], home)
+        #expect(afterBlock.contains(#""nudges":[]"#) && afterBlock.contains(#""callsBack":[]"#))
         #expect(try crossmate(["friends", "unblock", "Bob"], home).contains("Bob") == true)
     }
 
@@ -209,6 +213,27 @@ import Testing
             try await eventually("the game is drawn") { try self(["capture-pane", "-p", "-t", session]).contains(" here ") }
             return session
         }
+    }
+
+    /// A nudge rings the terminal's bell (tmux flags the window), once; `--quiet` plays without it.
+    @Test func aNudgeRingsTheBellUnlessQuiet() async throws {
+        let lab = try Lab("crossmate-bell")
+        defer { lab.close() }
+        try annAndBobPlayGreenLight(lab.server, lab.home)
+        let xdg = lab.directory.path + "/xdg"
+        let ann = try await lab.tmux.play("Green", xdg: xdg)
+        let bell = { try lab.tmux(["display-message", "-p", "-t", ann, "#{window_bell_flag}"]).trimmingCharacters(in: .whitespacesAndNewlines) }
+        #expect(try bell() == "0")
+        #expect(try crossmate(["nudge", "Green", "your turn", "--profile", "bob"], lab.home).contains("Nudged"))
+        try await eventually("the nudge is shown") { try lab.screen(ann).contains("Bob nudged you: your turn") }
+        try await eventually("and the bell rang") { try bell() == "1" }
+        try lab.tmux(["send-keys", "-t", ann, "C-q"])
+        try await eventually("Ann left") { try lab.screen(ann).contains("play exited 0") }
+
+        let quiet = try await lab.tmux.play("Green --quiet", xdg: xdg)
+        #expect(try crossmate(["nudge", "Green", "again", "--profile", "bob"], lab.home).contains("Nudged"))
+        try await eventually("the second nudge is shown") { try lab.screen(quiet).contains("Bob nudged you: again") }
+        #expect(try lab.tmux(["display-message", "-p", "-t", quiet, "#{window_bell_flag}"]).trimmingCharacters(in: .whitespacesAndNewlines) == "0")
     }
 
     /// ^F in one terminal follows the other player's cursor as it moves in theirs, says so, and
