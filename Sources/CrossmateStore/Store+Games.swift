@@ -87,11 +87,12 @@ extension Store {
         }
     }
 
-    /// A game's title and owner, without its puzzle (what an invitation's preview shows).
-    public func gameHeading(_ gameID: String) async throws -> (title: String, ownerID: String)? {
+    /// A game's title and owner and whether it is finished, without its puzzle (what an
+    /// invitation's preview shows).
+    public func gameHeading(_ gameID: String) async throws -> (title: String, ownerID: String, finished: Bool)? {
         try await database.read { db in
-            try await db.first("SELECT title, owner_id FROM games WHERE game_id = ?", .text(gameID)).map {
-                (try $0.string("title"), try $0.string("owner_id"))
+            try await db.first("SELECT title, owner_id, completion FROM games WHERE game_id = ?", .text(gameID)).map {
+                (try $0.string("title"), try $0.string("owner_id"), $0.text("completion") != nil)
             }
         }
     }

@@ -172,4 +172,25 @@ import Testing
             #expect(status == .badRequest && body.message.contains("display name"))
         }
     }
+
+    /// A finished puzzle takes nobody new: no new link, and a link made before says why it no
+    /// longer works (the players are told where to go on together instead).
+    @Test func aFinishedGameTakesNoNewInvitations() async throws {
+        try await withServer { client, _ in
+            let ann = try await client.account("Ann")
+            let cat = try await client.account("Cat")
+            let game = try await client.newGame(ann)
+            let early: InvitationResponse = try await client.call(
+                .post, "/v1/games/\(game.gameID)/invitations", token: ann.token, json: CreateInvitationRequest())
+            let _: CompletionResponse = try await client.call(.post, "/v1/games/\(game.gameID)/resign", token: ann.token)
+            let (status, refusal) = try await client.failure(
+                .post, "/v1/games/\(game.gameID)/invitations", token: ann.token, json: CreateInvitationRequest())
+            #expect(status.code == 403 || status.code == 409)
+            #expect(refusal.message.contains("finished") && refusal.message.contains("next puzzle"))
+            let (previewStatus, preview) = try await client.failure(.get, "/v1/invitations/\(early.token)")
+            #expect(previewStatus.code == 410 && preview.message.contains("already finished"))
+            let (acceptStatus, _) = try await client.failure(.post, "/v1/invitations/\(early.token)/accept", token: cat.token)
+            #expect(acceptStatus.code == 410)
+        }
+    }
 }

@@ -234,8 +234,9 @@ class Player:
             until("the confirmation", lambda: self.driver.find_element(By.CSS_SELECTOR, "dialog[open] [data-confirm-yes]")).click()
 
     def share_link(self):
-        """Opens Share (which makes a link at once), reads the link from its field, closes it."""
+        """Opens Share, makes a link (lasting until revoked), reads it from its field, closes it."""
         self.driver.find_element(By.CSS_SELECTOR, "[data-share]").click()
+        until("the share dialog", lambda: self.driver.find_element(By.CSS_SELECTOR, "[data-make-link]")).click()
         link = until("the invitation link", lambda: self.driver.find_element(By.CSS_SELECTOR, "[data-invite-link]").get_attribute("value"))
         self.driver.find_element(By.CSS_SELECTOR, "[data-share-close]").click()
         until("the share dialog closes", lambda: not self.driver.find_elements(By.CSS_SELECTOR, "[data-share-dialog]"))
@@ -1068,6 +1069,7 @@ class WebAppTests(unittest.TestCase):
         self.assertEqual(ana.driver.execute_script("return __mutations"), 0)
         # Share, close it with Escape, then type: the letters go to the grid.
         ana.driver.find_element(By.CSS_SELECTOR, "[data-share]").click()
+        until("the share dialog", lambda: ana.driver.find_element(By.CSS_SELECTOR, "[data-make-link]")).click()
         until("the link", lambda: ana.driver.find_element(By.CSS_SELECTOR, "[data-invite-link]").get_attribute("value"))
         ana.driver.switch_to.active_element.send_keys(Keys.ESCAPE)
         until("the dialog closes", lambda: not ana.driver.find_elements(By.CSS_SELECTOR, "[data-share-dialog]"))
@@ -1102,17 +1104,17 @@ class WebAppTests(unittest.TestCase):
         self.assertEqual(len(ben.driver.find_elements(By.CSS_SELECTOR, "[data-links] [data-revoke]")), 1)
         ben.screenshot("share-dialog-desktop")
         ben.driver.find_element(By.CSS_SELECTOR, "[data-share-close]").click()
-        # Ana's first Share makes her link; she sees Ben's too, and a day-long link on request.
+        # Ana's Share makes nothing until she has picked how long the link works; she sees Ben's
+        # link too (and the one Ben came in by, made by Ana).
         ana.driver.find_element(By.CSS_SELECTOR, "[data-share]").click()
-        anas_link = until("Ana's link", lambda: ana.driver.find_element(By.CSS_SELECTOR, "[data-invite-link]").get_attribute("value"))
-        # (The link Ben came in by is listed too, as made by Ana.)
-        until("every link is listed", lambda: len(ana.driver.find_elements(By.CSS_SELECTOR, "[data-links] [data-revoke]")) == 3)
+        until("every link is listed", lambda: len(ana.driver.find_elements(By.CSS_SELECTOR, "[data-links] [data-revoke]")) == 2)
+        self.assertFalse(ana.driver.find_element(By.CSS_SELECTOR, "[data-invite-link]").is_displayed(), "no link made unasked")
         self.assertIn("Made by Ben", ana.driver.find_element(By.CSS_SELECTOR, "[data-links]").text)
-        self.assertTrue(ana.driver.find_element(By.CSS_SELECTOR, "[data-links]").text.startswith("Made by Ana"))
         Select(ana.driver.find_element(By.CSS_SELECTOR, "[data-invite-lifetime]")).select_by_visible_text("For a day")
         ana.driver.find_element(By.CSS_SELECTOR, "[data-make-link]").click()
         until("the day-long link", lambda: "expires in 24 hours" in ana.driver.find_element(By.CSS_SELECTOR, "[data-links]").text)
-        self.assertNotEqual(ana.driver.find_element(By.CSS_SELECTOR, "[data-invite-link]").get_attribute("value"), anas_link)
+        anas_link = until("Ana's link", lambda: ana.driver.find_element(By.CSS_SELECTOR, "[data-invite-link]").get_attribute("value"))
+        self.assertEqual(len(ana.driver.find_elements(By.CSS_SELECTOR, "[data-links] [data-revoke]")), 3)
         # Ana revokes Ben's link.
         bens_row = next(row for row in ana.driver.find_elements(By.CSS_SELECTOR, "[data-links] li") if "Made by Ben" in row.text)
         bens_row.find_element(By.CSS_SELECTOR, "[data-revoke]").click()
@@ -1141,6 +1143,7 @@ class WebAppTests(unittest.TestCase):
         dan.wait_live()
         dan.driver.find_element(By.CSS_SELECTOR, "[data-more]").click()
         dan.driver.find_element(By.CSS_SELECTOR, "[data-share]").click()
+        until("the share dialog", lambda: dan.driver.find_element(By.CSS_SELECTOR, "[data-make-link]")).click()
         until("Dan's link", lambda: dan.driver.find_element(By.CSS_SELECTOR, "[data-invite-link]").get_attribute("value"))
         self.assertLessEqual(dan.driver.execute_script("return document.querySelector('[data-share-dialog]').getBoundingClientRect().right"), 390)
         dan.screenshot("share-dialog-phone")

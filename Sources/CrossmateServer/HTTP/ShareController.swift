@@ -36,7 +36,10 @@ struct ShareController {
         let gameID = try context.parameters.require("game")
         // The body is optional: no body is a link that does not expire.
         let body = try await JSONBody.decode(CreateInvitationRequest.self, from: request, limit: 16 * 1024, empty: CreateInvitationRequest())
-        _ = try await store.access(gameID, for: device, write: true)
+        let (game, _) = try await store.access(gameID, for: device, write: true)
+        guard game.completion == nil else {
+            throw APIError(.readOnly, "this puzzle is finished, so nobody new can join it; start the next puzzle together and share that one")
+        }
         let lifetime = ProtocolLimits.invitationLifetimeSeconds
         if let seconds = body.expiresInSeconds, !lifetime.contains(seconds) {
             throw APIError(
@@ -118,6 +121,9 @@ struct ShareController {
         }
         guard let heading = try await store.gameHeading(invitation.gameID) else {
             throw APIError(.notFound, "the game no longer exists")
+        }
+        guard !heading.finished else {
+            throw APIError(.gone, "this puzzle is already finished; ask its players to start the next puzzle together and share that one")
         }
         guard let inviter = try await store.participant(gameID: invitation.gameID, authorID: invitation.createdBy),
             !inviter.revoked, !inviter.hasLeft

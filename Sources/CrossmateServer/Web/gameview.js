@@ -359,7 +359,8 @@ export class GameView {
     }
     for (const [control, off] of disabled) if (control.hasAttribute("disabled") !== off) control.toggleAttribute("disabled", off);
     // Any player can invite; a removed player can neither invite nor nudge.
-    this.shareButton.hidden = this.view.readOnly;
+    // A finished puzzle takes nobody new (the next puzzle together is how to go on).
+    this.shareButton.hidden = this.view.readOnly || !!this.view.completion;
     this.nudgeButton.hidden = this.view.readOnly;
     setAttribute(this.pencilButton, "aria-pressed", String(this.cursor.pencil));
     this.pencilButton.classList.toggle("on", this.cursor.pencil);

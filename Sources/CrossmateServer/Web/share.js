@@ -139,12 +139,9 @@ export function openShare(game, done) {
   document.body.append(dialog);
   dialog.showModal();
   const earlier = made.get(game.gameID);
-  // The first Share on this page makes a link at once and copies it: the usual case is one tap.
-  if (earlier) {
-    show(earlier);
-    field.focus();
-    refresh().catch((failure) => (status.textContent = failure.message));
-  } else {
-    makeLink().then(() => (made.has(game.gameID) ? field.focus() : dialog.querySelector("[data-share-close]").focus()));
-  }
+  // A link is made when asked for, with the lifetime chosen first (making one at once made a
+  // never-expiring link on every first Share). The link this page made is offered again.
+  if (earlier) show(earlier);
+  (earlier ? field : lifetime).focus();
+  refresh().catch((failure) => (status.textContent = failure.message));
 }
