@@ -1011,6 +1011,25 @@ class WebAppTests(unittest.TestCase):
             "const done = arguments[0]; navigator.serviceWorker.ready.then((r) => r.getNotifications()).then((list) => done(list.map((n) => [n.title, n.body, n.tag, n.data.url])))"))
         self.assertEqual(shown, [["Daybreak", "Ben: are you coming?", "game-g-1", "/games/g-1"]])
 
+    def test_composed_text_is_typed_once(self):
+        """An input method's text (IME, accents) fills the squares once, when composed: the
+        partial compositions before it are not typed ("fer" filled six squares)."""
+        ana = self.player("Ana")
+        ana.sign_up()
+        ana.start_bundled("daybreak")
+        # The cursor starts on 1 Across (a click there would turn it down).
+        ana.driver.execute_script("document.querySelector('[data-keys]').focus()")
+        for partial in ["f", "fe", "fer"]:
+            ana.driver.execute_cdp_cmd("Input.imeSetComposition", {"text": partial, "selectionStart": len(partial), "selectionEnd": len(partial)})
+        ana.driver.execute_cdp_cmd("Input.insertText", {"text": "fer"})
+        until("composed", lambda: [ana.letter(0, col) for col in range(3)] == ["F", "E", "R"])
+        self.assertEqual(ana.letter(0, 3), "", "typed once")
+        # An accented letter composed with a dead key is one letter too.
+        ana.driver.execute_cdp_cmd("Input.imeSetComposition", {"text": "´", "selectionStart": 1, "selectionEnd": 1})
+        ana.driver.execute_cdp_cmd("Input.insertText", {"text": "é"})
+        until("the accent", lambda: ana.letter(0, 3) != "")
+        self.assertEqual(ana.letter(1, 0), "", "nothing spilled into the next word")
+
     def test_clearing_or_revealing_the_puzzle_asks_first(self):
         """Clear puzzle wiped a friend's letters at one click. It now asks, saying whose."""
         ana = self.player("Ana")

@@ -516,6 +516,8 @@ class GamePage extends GameView {
   }
 
   keydown(event) {
+    // Keys that go into a composition are the input method's (the text comes when composed).
+    if (event.isComposing || event.keyCode === 229) return;
     if (this.paused) return event.preventDefault();
     const mod = event.ctrlKey || event.metaKey;
     if (mod && event.key.toLowerCase() === "z") {

@@ -112,11 +112,23 @@ export class GameView {
       inputmode: this.touch ? "none" : null,
     });
     this.input.addEventListener("keydown", (event) => this.keydown(event));
-    this.input.addEventListener("input", () => {
-      // Phones' keyboards send text, not keys.
+    // Phones' keyboards send text, not keys; so do input methods (IME, accents), whose text
+    // is typed once, when composed: the partial compositions before it ("f", "fe", "fer") were
+    // each typed too, and "fer" filled six squares.
+    const typeText = () => {
       const text = this.input.value;
       this.input.value = "";
       for (const character of text) this.pressKey(character === " " ? "space" : { letter: character });
+    };
+    this.composing = false;
+    this.input.addEventListener("compositionstart", () => (this.composing = true));
+    this.input.addEventListener("compositionend", () => {
+      this.composing = false;
+      typeText();
+    });
+    this.input.addEventListener("input", (event) => {
+      if (this.composing || event.isComposing) return;
+      typeText();
     });
     this.grid.addEventListener("pointerup", () => this.input.focus());
     // Each clue's list item, kept with its clue: a redraw walks these, not the document.
