@@ -115,6 +115,11 @@ public struct GameSession: Sendable {
         try await engine.scoreboard(gameID)
     }
 
+    /// How the game ended, once it has.
+    public func finish() async throws(SessionRefusal) -> Finish? {
+        try await engine.finish(gameID)
+    }
+
     public func replay() async throws(SessionRefusal) -> ReplayAvailability {
         try await engine.replay(gameID)
     }

@@ -867,6 +867,12 @@ public actor SyncEngine {
         return Scoreboard.scores(finalGrid: replica.grid, moves: (try? store.moves(gameID: gameID)) ?? [])
     }
 
+    /// How the finished game ended (`Scoreboard.finish`): nil while it goes on.
+    public func finish(_ gameID: String) throws(SessionRefusal) -> Finish? {
+        let replica = try replica(gameID)
+        return replica.completion.map { Scoreboard.finish($0, moves: (try? store.moves(gameID: gameID)) ?? []) }
+    }
+
     /// The replay of a finished game, once every device has sealed: fetches the game's whole
     /// history when this device holds only a snapshot of it.
     public func replay(_ gameID: String) async throws(SessionRefusal) -> ReplayAvailability {

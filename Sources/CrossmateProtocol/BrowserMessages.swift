@@ -182,6 +182,8 @@ public struct GameStateView: Codable, Hashable, Sendable {
     public var completion: CompletionRecord?
     /// With a completion: who did what.
     public var scoreboard: [PlayerScore]?
+    /// With a completion: how it ended (`Scoreboard.finish`).
+    public var finish: Finish?
     public var canUndo: Bool
     public var canRedo: Bool
     public var timer: TimerView
@@ -197,9 +199,10 @@ public struct GameStateView: Codable, Hashable, Sendable {
     public var flags: [FlagView]?
 
     public init(
-        gameID: String, squares: [SquareView], completion: CompletionRecord?, scoreboard: [PlayerScore]?, canUndo: Bool, canRedo: Bool,
-        timer: TimerView, messages: [MessageView]? = nil, reactions: [MessageReactions]? = nil, flags: [FlagView]? = nil
+        gameID: String, squares: [SquareView], completion: CompletionRecord?, scoreboard: [PlayerScore]?, finish: Finish? = nil, canUndo: Bool,
+        canRedo: Bool, timer: TimerView, messages: [MessageView]? = nil, reactions: [MessageReactions]? = nil, flags: [FlagView]? = nil
     ) {
+        self.finish = finish
         self.flags = flags
         self.messages = messages
         self.reactions = reactions

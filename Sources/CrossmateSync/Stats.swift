@@ -78,6 +78,9 @@ public struct AccountStats: Hashable, Sendable, Codable {
     /// without one: today not yet solved does not end yesterday's), and the longest ever.
     public var currentStreak: Int
     public var longestStreak: Int
+    /// The same, counting only days with a clean solve (no check, reveal or autocheck).
+    public var cleanCurrentStreak: Int
+    public var cleanLongestStreak: Int
     /// The last `Stats.recentDays` days, oldest first (days with none included).
     public var recent: [Day]
     /// Each other player, most solved together first.
@@ -99,6 +102,7 @@ public enum Stats {
         }.sorted { ($0.solved, $1.size) > ($1.solved, $0.size) }
         let days = Dictionary(grouping: solved) { day($0.finishedAt) }.mapValues(\.count)
         let (current, longest) = streaks(Set(days.keys), today: today)
+        let (cleanCurrent, cleanLongest) = streaks(Set(solved.filter(\.clean).map { day($0.finishedAt) }), today: today)
         let recent = (today - recentDays + 1...today).map { AccountStats.Day(day: $0, solved: days[$0] ?? 0) }
         var partners: [AuthorID: [FinishedGame]] = [:]
         for game in solved { for player in Set(game.players) where player != me { partners[player, default: []].append(game) } }
@@ -111,7 +115,7 @@ public enum Stats {
         return AccountStats(
             finished: games.count, solved: solved.count, clean: solved.count(where: \.clean), withChecks: solved.count { $0.checks > 0 },
             withReveals: solved.count { $0.reveals > 0 }, withAutocheck: solved.count(where: \.autocheck), bySize: bySize, currentStreak: current,
-            longestStreak: longest, recent: recent, together: together)
+            longestStreak: longest, cleanCurrentStreak: cleanCurrent, cleanLongestStreak: cleanLongest, recent: recent, together: together)
     }
 
     /// The run of consecutive days ending today (or yesterday, while today has none yet), and
@@ -144,10 +148,12 @@ extension FinishedGame {
     /// played (the roster's `players` and every author of a move).
     public init(gameID: GameID, puzzle: Puzzle, moves: [Move], pauses: [Pause], completion: Completion, players: [AuthorID]) {
         let end = completion.at.wallMillis
+        // A grid completed by a reveal is finished with help, not solved (`Scoreboard.finish`).
+        let finish = Scoreboard.finish(completion, moves: moves)
         var batches: [String: Set<MoveKind>] = [:]
         for move in moves { batches[move.replicaID + "\u{0}" + move.batchID, default: []].insert(move.kind) }
         self.init(
-            gameID: gameID, width: puzzle.width, height: puzzle.height, finishedAt: end, solved: completion.kind == .solved,
+            gameID: gameID, width: puzzle.width, height: puzzle.height, finishedAt: end, solved: finish.isSolve,
             seconds: SolvingTime.measure(moves: moves.map(\.stamp), pauses: pauses.map(\.stamp), end: end, now: end).seconds,
             players: Set(players + moves.map(\.authorID)).sorted(),
             checks: batches.values.count { $0.contains(.check) && !$0.contains(.input) }, reveals: batches.values.count { $0.contains(.reveal) },

@@ -15,6 +15,8 @@ public struct PlayScreen: Sendable {
     /// Seconds of solving so far (idle gaps over a minute not counted).
     public var elapsedSeconds: Int
     public var scores: [PlayerScore]
+    /// How the game ended (`Scoreboard.finish`), once it has.
+    public var finish: Finish?
     /// This account's colour pins (friend → palette index) and its preferred colour.
     public var pins: [String: Int]
     public var preferred: Int?
@@ -42,9 +44,10 @@ public struct PlayScreen: Sendable {
     }
 
     public init(
-        view: GameView, state: PlayState, status: SyncStatus, elapsedSeconds: Int, scores: [PlayerScore] = [], pins: [String: Int] = [:],
-        preferred: Int? = nil
+        view: GameView, state: PlayState, status: SyncStatus, elapsedSeconds: Int, scores: [PlayerScore] = [], finish: Finish? = nil,
+        pins: [String: Int] = [:], preferred: Int? = nil
     ) {
+        self.finish = finish
         self.view = view
         self.state = state
         self.status = status
@@ -485,13 +488,25 @@ public struct PlayScreen: Sendable {
         var lines: [(String, Style)] = []
         if let completion = view.completion {
             let when = view.name(of: completion.by)
-            let headline =
-                completion.kind == .solved
-                ? "★ Solved in \(Self.clock(elapsedSeconds))! Last letter by \(when)." : "The game was ended (resigned) by \(when)."
-            lines.append((headline, Style(bold: true, reverse: true)))
             func count(_ number: Int, _ noun: String) -> String { "\(number) \(noun)\(number == 1 ? "" : "s")" }
+            // Help in squares, not clicks; a grid completed by a reveal is not a solve.
+            let checked = scores.reduce(0) { $0 + $1.squaresChecked }
+            let revealed = scores.reduce(0) { $0 + $1.squaresRevealed }
+            let help = [(revealed, "revealed"), (checked, "checked")].filter { $0.0 > 0 }.map { count($0.0, "square") + " \($0.1)" }
+                .joined(separator: ", ")
+            let time = Self.clock(elapsedSeconds)
+            let headline =
+                switch finish ?? (completion.kind == .solved ? .solved : .resigned) {
+                case .solved: "★ Solved in \(time)! Last letter by \(when)."
+                case .solvedWithHelp: "Solved with help (\(help)) in \(time). Last letter by \(when)."
+                case .finishedWithHelp: "Finished with help (\(help)) in \(time): the last letters were revealed."
+                case .resigned: "The game was ended (resigned) by \(when)."
+                }
+            lines.append((headline, Style(bold: true, reverse: true)))
             let board = scores.sorted { $0.lettersAuthored > $1.lettersAuthored }.map { score in
-                let help = [(score.checksUsed, "check"), (score.revealsUsed, "reveal")].filter { $0.0 > 0 }.map { count($0.0, $0.1) }
+                let help = [(score.squaresChecked, "checked"), (score.squaresRevealed, "revealed")].filter { $0.0 > 0 }.map {
+                    count($0.0, "square") + " \($0.1)"
+                }
                 return "\(view.name(of: score.authorID)) \(count(score.lettersAuthored, "letter"))"
                     + (help.isEmpty ? "" : " (\(help.joined(separator: ", ")))")
             }

@@ -114,6 +114,7 @@ struct PlayLoop {
         var status = await engine.status
         var elapsed = await engine.solvingSeconds(session.gameID)
         var scores: [PlayerScore] = view.completion == nil ? [] : try await session.scoreboard()
+        var finish = view.completion == nil ? nil : try await session.finish()
         var chat = await engine.conversation(session.gameID)
         // The account's pins and preferred colour (best effort: offline, the stable colours),
         // read again whenever one of the account's devices changes them.
@@ -143,7 +144,8 @@ struct PlayLoop {
         func draw() {
             let size = terminal.size
             var screen = PlayScreen(
-                view: view, state: state, status: status, elapsedSeconds: elapsed, scores: scores, pins: pins, preferred: zone?.preferredColor)
+                view: view, state: state, status: status, elapsedSeconds: elapsed, scores: scores, finish: finish, pins: pins,
+                preferred: zone?.preferredColor)
             screen.chat = chat
             terminal.write(screen.render(width: size.width, height: size.height, colors: colors).ansi(colors))
         }
@@ -222,7 +224,10 @@ struct PlayLoop {
                 }
                 view = try await session.view()
                 if case .cursorsChanged = event { state.follow(view) }
-                if view.completion != nil { scores = try await session.scoreboard() }
+                if view.completion != nil {
+                    scores = try await session.scoreboard()
+                    finish = try await session.finish()
+                }
             }
             draw()
         }

@@ -318,7 +318,9 @@ struct StatsCommand: AsyncParsableCommand {
             print(
                 "Solved \(stats.solved) of \(stats.finished) finished puzzle\(stats.finished == 1 ? "" : "s") (\(stats.clean) without help"
                     + (help.isEmpty ? "" : "; " + help.joined(separator: ", ")) + ").")
-            print("Streak: \(days(stats.currentStreak)) (longest \(days(stats.longestStreak))), days in \(answer.timeZone).")
+            print(
+                "Streak: \(days(stats.currentStreak)) (longest \(days(stats.longestStreak))); without help: \(days(stats.cleanCurrentStreak))"
+                    + " (longest \(days(stats.cleanLongestStreak))), days in \(answer.timeZone).")
             for (index, size) in stats.bySize.enumerated() {
                 print(
                     (index == 0 ? "Times:  " : "        ") + size.size.padding(toLength: 7, withPad: " ", startingAt: 0)

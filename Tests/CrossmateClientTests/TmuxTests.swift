@@ -350,7 +350,8 @@ import Testing
         try await eventually("the full word takes it down") { try !screen(ann).contains("⚑") && !screen(bob).contains("⚑") }
     }
 
-    /// `crossmate stats` after a puzzle solved in the terminal (revealed, so with help).
+    /// `crossmate stats` after a puzzle finished in the terminal by revealing it: finished with
+    /// help, which is not a solve (no streak, no time).
     @Test func statsFromTheCommandLine() async throws {
         let lab = try Lab("crossmate-tmux")
         defer { lab.close() }
@@ -360,15 +361,15 @@ import Testing
         let ann = try await tmux.play("Green", xdg: directory.path + "/xdg")
         let screen = lab.screen
         for key in ["C-x", "r", "p"] { try tmux(["send-keys", "-t", ann, key]) }
-        try await eventually("solved") { try screen(ann).contains("Solved in") }
+        try await eventually("finished with help") { try screen(ann).contains("Finished with help (") }
         try tmux(["send-keys", "-t", ann, "C-q"])
         try await eventually("closed") { try screen(ann).contains("play exited 0") }
         let printed = try crossmate(["stats"], home.merging(["TZ": "Asia/Tokyo"]) { $1 })
-        #expect(printed.contains("Solved 1 of 1 finished puzzle (0 without help; reveals in 1)"))
-        #expect(printed.contains("Streak: 1 day (longest 1 day), days in Asia/Tokyo"))
-        #expect(printed.contains("5×5") && printed.contains("Bob: 1 solved together"))
+        #expect(printed.contains("Solved 0 of 1 finished puzzle (0 without help)"))
+        #expect(printed.contains("Streak: 0 days (longest 0 days); without help: 0 days (longest 0 days), days in Asia/Tokyo"))
+        #expect(!printed.contains("5×5") && !printed.contains("solved together"))
         let json = try crossmate(["stats", "--json"], home)
-        #expect(json.contains(#""solved":1"#) && json.contains(#""withReveals":1"#))
+        #expect(json.contains(#""solved":0"#) && json.contains(#""finished":1"#))
     }
 
     /// Opening a game shows who is here, from the server, before anyone moves (no one stands

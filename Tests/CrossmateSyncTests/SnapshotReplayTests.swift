@@ -148,8 +148,9 @@ import Testing
         let scores = Scoreboard.scores(finalGrid: final, moves: moves)
         #expect(
             scores == [
-                PlayerScore(authorID: "ann", lettersAuthored: 2, checksUsed: 0, revealsUsed: 1),
-                PlayerScore(authorID: "bob", lettersAuthored: 1, checksUsed: 1, revealsUsed: 1),
+                PlayerScore(authorID: "ann", lettersAuthored: 2, checksUsed: 0, revealsUsed: 1, squaresRevealed: 1),
+                // One check of a three-letter word: one gesture, three squares checked.
+                PlayerScore(authorID: "bob", lettersAuthored: 1, checksUsed: 1, revealsUsed: 1, squaresChecked: 3, squaresRevealed: 1),
             ])
     }
 }

@@ -439,9 +439,12 @@ class WebAppTests(unittest.TestCase):
         until("typed", lambda: ana.row(1) == "GREEN")
         ana.action("reveal-puzzle")
         until("solved", lambda: ana.driver.find_elements(By.CSS_SELECTOR, '[data-completed="solved"]'))
-        # Solved with help says so, never like a clean solve.
-        heading = ana.driver.find_element(By.CSS_SELECTOR, "[data-completed]").text
-        self.assertRegex(heading, r"^Solved with \d+ reveals?, in ")
+        # A grid completed by Reveal puzzle is finished with help, not solved, and says how many
+        # squares were revealed (not how many clicks); no celebration.
+        heading = ana.driver.find_element(By.CSS_SELECTOR, "[data-completed]")
+        self.assertEqual(heading.get_attribute("data-finish"), "finishedWithHelp")
+        self.assertRegex(heading.text, r"^Finished with help \(\d{2} revealed squares\), in ")
+        self.assertFalse(ana.driver.find_elements(By.CSS_SELECTOR, ".game.celebrate"))
         slider = until("the scrubber", lambda: ana.driver.find_element(By.CSS_SELECTOR, "[data-replay-slider]"))
         count = int(slider.get_attribute("max"))
         self.assertGreaterEqual(count, 21)

@@ -125,7 +125,8 @@ actor BrowserGame {
     func state(squares: [SquareView], made: [Move] = [], now: Int64) -> GameStateView {
         GameStateView(
             gameID: gameID, squares: squares, completion: replica.completion.map(CompletionRecord.init), scoreboard: scoreboard(adding: made),
-            canUndo: replica.canUndo && !readOnly, canRedo: replica.canRedo && !readOnly, timer: timer(now: now, adding: made),
+            finish: replica.completion.map { Scoreboard.finish($0, moves: moves + made) }, canUndo: replica.canUndo && !readOnly,
+            canRedo: replica.canRedo && !readOnly, timer: timer(now: now, adding: made),
             messages: social.takeNews(), reactions: social.takeReactionNews(), flags: social.takeFlagNews(puzzle: puzzle, grid: replica.grid))
     }
 

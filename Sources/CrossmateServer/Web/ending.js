@@ -11,14 +11,23 @@ export function drawEnding(page) {
   const completion = page.view.completion;
   if (page.banner.dataset.shown === JSON.stringify(completion) + JSON.stringify(page.view.scoreboard ?? [])) return;
   page.banner.dataset.shown = JSON.stringify(completion) + JSON.stringify(page.view.scoreboard ?? []);
-  const solved = completion.kind === "solved";
-  // A solve with help says so; never like a clean one.
-  const reveals = (page.view.scoreboard ?? []).reduce((sum, score) => sum + (score.revealsUsed ?? 0), 0);
-  const checks = (page.view.scoreboard ?? []).reduce((sum, score) => sum + (score.checksUsed ?? 0), 0);
-  const help = reveals ? ` with ${reveals} ${reveals === 1 ? "reveal" : "reveals"}` : checks ? ` with ${checks} ${checks === 1 ? "check" : "checks"}` : "";
-  const heading = solved ? (help ? `Solved${help}, in ${clock(page.view.timer?.seconds ?? 0)}` : `Solved in ${clock(page.view.timer?.seconds ?? 0)}!`) : "This game is finished.";
+  // How it ended, as the server counted it (Scoreboard.finish): a grid completed by a reveal
+  // is finished with help, not solved, and help is counted in squares, not clicks.
+  const finish = page.view.finish ?? (completion.kind === "solved" ? "solved" : "resigned");
+  const solved = finish === "solved" || finish === "solvedWithHelp";
+  const scores = page.view.scoreboard ?? [];
+  const revealed = scores.reduce((sum, score) => sum + (score.squaresRevealed ?? score.revealsUsed ?? 0), 0);
+  const checked = scores.reduce((sum, score) => sum + (score.squaresChecked ?? score.checksUsed ?? 0), 0);
+  const squares = (count, what) => `${count} ${what} ${count === 1 ? "square" : "squares"}`;
+  const help = [revealed ? squares(revealed, "revealed") : "", checked ? squares(checked, "checked") : ""].filter(Boolean).join(" and ");
+  const time = clock(page.view.timer?.seconds ?? 0);
+  const heading =
+    finish === "solved" ? `Solved in ${time}!`
+    : finish === "solvedWithHelp" ? `Solved with help (${help}), in ${time}`
+    : finish === "finishedWithHelp" ? `Finished with help (${help}), in ${time}`
+    : "This game is finished.";
   page.banner.replaceChildren(
-    el("h2", { "data-completed": completion.kind, "data-help": help ? "used" : "none" }, heading),
+    el("h2", { "data-completed": completion.kind, "data-finish": finish, "data-help": help ? "used" : "none" }, heading),
     el(
       "ol",
       { class: "scores" },
@@ -28,8 +37,8 @@ export function drawEnding(page) {
           {},
           el("i", { class: "swatch", style: `background:${page.colorOf(score.authorID)}` }),
           `${page.nameOf(score.authorID)}: ${score.lettersAuthored} letters`,
-          score.checksUsed ? `, ${score.checksUsed} ${score.checksUsed === 1 ? "check" : "checks"}` : "",
-          score.revealsUsed ? `, ${score.revealsUsed} ${score.revealsUsed === 1 ? "reveal" : "reveals"}` : "",
+          score.squaresChecked ? `, ${squares(score.squaresChecked, "checked")}` : "",
+          score.squaresRevealed ? `, ${squares(score.squaresRevealed, "revealed")}` : "",
         ),
       ),
     ),
@@ -45,7 +54,8 @@ export function drawEnding(page) {
   );
   if (!page.replayData?.ready && !page.replayLoading) connection.send({ type: "replay", gameID: page.gameID });
   else page.renderReplay();
-  // A solve seen as it happens gets a ripple across the grid (not a game opened finished).
+  // A solve seen as it happens gets a ripple across the grid (not a game opened finished, and
+  // not a grid completed by revealing it).
   if (solved && page.sawPlaying && !page.celebrated) {
     page.celebrated = true;
     for (const [where, { cell }] of page.cells) {

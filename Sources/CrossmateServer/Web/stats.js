@@ -92,6 +92,7 @@ export async function statsPage(main) {
       figure(days(stats.currentStreak), "streak", "streak"),
       figure(days(stats.longestStreak), "longest streak", "longest"),
       figure(String(stats.clean), "without help", "clean"),
+      figure(days(stats.cleanCurrentStreak ?? 0), "streak without help", "clean-streak"),
     ),
     help.length ? el("p", { class: "help-used" }, help.map(([count, what]) => `${count} ${what}`).join(" · ")) : null,
     el("h2", {}, "The last four weeks"),
