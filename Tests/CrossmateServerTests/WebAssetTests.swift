@@ -52,9 +52,12 @@ import Testing
     @Test func theStyleSheetUsesThePalettesSquareColours() async throws {
         try await withServer { client, _ in
             let sheet = String(buffer: try await Self.get(client, "/app/style.css", [:]).body)
+            // Light and dark themes: `light-dark(light, dark)`, the palette's squares in each.
+            let theme = { (light: String, dark: String) in "light-dark(\(light), \(dark))" }
             for (variable, value) in [
-                ("--cell", PlayerColors.squareBackground), ("--word", PlayerColors.wordHighlight),
-                ("--current", PlayerColors.squareHighlight), ("--wrong", PlayerColors.checkedWrong),
+                ("--cell", theme(PlayerColors.squareBackground, PlayerColors.darkSquareBackground)),
+                ("--word", theme(PlayerColors.wordHighlight, PlayerColors.darkWordHighlight)),
+                ("--current", theme(PlayerColors.squareHighlight, PlayerColors.darkSquareHighlight)), ("--wrong", PlayerColors.checkedWrong),
             ] {
                 let declarations = sheet.components(separatedBy: "\(variable):").dropFirst()
                 #expect(!declarations.isEmpty, "style.css does not set \(variable)")
@@ -71,9 +74,9 @@ import Testing
     @Test func theStyleSheetsVariablesAreSetAndWellFormed() async throws {
         try await withServer { client, _ in
             let sheet = String(buffer: try await Self.get(client, "/app/style.css", [:]).body)
-            // Set on elements by the app's scripts: the grid's size, a peer's colour, the dock's
-            // height, the finish's ripple, a flag's colour.
-            let setByTheApp: Set = ["--cols", "--rows", "--peer", "--peerword", "--dock", "--wave", "--flag"]
+            // Set on elements by the app's scripts: the grid's size and its squares' on a phone, a
+            // peer's colour, the dock's height, the finish's ripple, a flag's colour.
+            let setByTheApp: Set = ["--cols", "--rows", "--sq", "--peer", "--peerword", "--dock", "--wave", "--flag"]
             var declared: Set<String> = []
             for line in sheet.split(separator: "\n") {
                 let text = line.trimmingCharacters(in: .whitespaces)
