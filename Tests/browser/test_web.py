@@ -20,6 +20,7 @@ import tempfile
 import threading
 import time
 import unittest
+import urllib.error
 import urllib.request
 
 from selenium import webdriver
@@ -410,8 +411,10 @@ class WebAppTests(unittest.TestCase):
         until("Ben is read-only", lambda: ben.driver.find_element(By.CSS_SELECTOR, "[data-sync]").get_attribute("data-sync") == "readonly")
         self.assertIn("removed", ben.driver.find_element(By.CSS_SELECTOR, ".notice").text)
         ben.click_square(3, 1, "across")
+        before = ben.cursor()
         ben.type("N")
         until("Ben is told", lambda: "removed" in ben.toast())
+        self.assertEqual(ben.cursor(), before, "a key that cannot write does not move the cursor")
         self.assertEqual(ana.letter(3, 1), "")
         self.assertEqual(ben.letter(3, 1), "")
         ben.screenshot("game-removed-desktop")
@@ -1032,6 +1035,24 @@ class WebAppTests(unittest.TestCase):
         ana.driver.execute_cdp_cmd("Input.insertText", {"text": "é"})
         until("the accent", lambda: ana.letter(0, 3) != "")
         self.assertEqual(ana.letter(1, 0), "", "nothing spilled into the next word")
+
+    def test_signing_out_of_a_browser(self):
+        """Sign out asks first, revokes this browser's device on the server (its token stops
+        working), forgets what the browser kept, and leaves the first page."""
+        ana = self.player("Ana")
+        ana.sign_up()
+        token = ana.token()
+        until("the list", lambda: ana.driver.find_element(By.CSS_SELECTOR, "[data-sign-out]")).click()
+        dialog = until("asked first", lambda: ana.driver.find_element(By.CSS_SELECTOR, "[data-sign-out-dialog]"))
+        self.assertIn("Your games stay with your account", dialog.text)
+        ana.screenshot("sign-out-desktop")
+        dialog.find_element(By.CSS_SELECTOR, "[data-sign-out-yes]").click()
+        until("the first page", lambda: ana.driver.find_element(By.NAME, "displayName"))
+        self.assertIsNone(ana.driver.execute_script("return localStorage.getItem('crossmate.identity')"))
+        request = urllib.request.Request(self.server.url + "/v1/me", headers={"Authorization": f"Bearer {token}"})
+        with self.assertRaises(urllib.error.HTTPError) as refused:
+            urllib.request.urlopen(request, timeout=10)
+        self.assertEqual(refused.exception.code, 401)
 
     def test_clearing_or_revealing_the_puzzle_asks_first(self):
         """Clear puzzle wiped a friend's letters at one click. It now asks, saying whose."""

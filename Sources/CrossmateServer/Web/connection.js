@@ -28,6 +28,7 @@ class Connection {
 
   start() {
     if (this.socket || !identity()) return;
+    this.stopped = false;
     this.connect();
   }
 
@@ -39,6 +40,18 @@ class Connection {
     if (quiet >= Connection.pingEvery - 500) {
       this.pinged = true;
       this.send({ type: "ping" });
+    }
+  }
+
+  /** Closes the socket for good (signed out): no reconnecting until `start` again. */
+  stop() {
+    clearTimeout(this.timer);
+    const socket = this.socket;
+    this.socket = null;
+    this.stopped = true;
+    if (socket) {
+      socket.onclose = null;
+      socket.close();
     }
   }
 
@@ -62,6 +75,7 @@ class Connection {
 
   async connect() {
     clearTimeout(this.timer);
+    if (this.stopped) return;
     let socket;
     try {
       socket = await openSocket();
@@ -104,6 +118,7 @@ class Connection {
   }
 
   later() {
+    if (this.stopped) return;
     this.setState(navigator.onLine === false ? "offline" : "reconnecting");
     // A page someone is looking at tries at least every 2 s (a restarted server is back within
     // seconds, and queued letters wait on it); a hidden one backs off to 10 s.

@@ -9,8 +9,9 @@ import { ReplayPlayer } from "./replay.js";
 /** The banner, the scores and the replay of a finished game (drawn again only when they change). */
 export function drawEnding(page) {
   const completion = page.view.completion;
-  if (page.banner.dataset.shown === JSON.stringify(completion) + JSON.stringify(page.view.scoreboard ?? [])) return;
-  page.banner.dataset.shown = JSON.stringify(completion) + JSON.stringify(page.view.scoreboard ?? []);
+  const signature = JSON.stringify([completion, page.view.scoreboard ?? [], page.view.finish ?? null]);
+  if (page.banner.dataset.shown === signature) return;
+  page.banner.dataset.shown = signature;
   // How it ended, as the server counted it (Scoreboard.finish): a grid completed by a reveal
   // is finished with help, not solved, and help is counted in squares, not clicks.
   const finish = page.view.finish ?? (completion.kind === "solved" ? "solved" : "resigned");

@@ -398,6 +398,12 @@ class GamePage extends GameView {
     const before = this.cursor;
     const drawn = this.renders;
     const { cursor, edit } = press(pressed, this.cursor, this.board, (s) => this.letterAt(s), settings.keyOptions);
+    // A key that would write in a grid this player cannot write in says why and stays put (the
+    // cursor walking on over letters that do not change read as typing).
+    if (edit && (this.view.readOnly || this.view.completion)) {
+      toast(this.view.readOnly ? "You were removed from this game; it is read-only for you." : "The game is finished; the grid is final.", "error");
+      return;
+    }
     this.cursor = cursor;
     if (edit) {
       // A revealed square is locked (GameGrid.typing): its own letter again steps on quietly;

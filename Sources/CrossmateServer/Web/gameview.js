@@ -321,7 +321,8 @@ export class GameView {
         player: (authorID) => ({ name: this.nameOf(authorID), color: this.colorOf(authorID) || "var(--muted)" }),
         me: v.me,
         onSeen: () => this.seen(),
-        coveredBelow: () => (this.dock && !this.dock.hidden ? this.dock.offsetHeight : 0),
+        // The phone's dock is in the page's flow now: nothing fixed covers the chat.
+        coveredBelow: () => 0,
       });
       // On a phone the system keyboard types in the chat: the on-screen one steps aside.
       chat.field.addEventListener("focus", () => document.body.classList.add("chatting"));
@@ -492,9 +493,15 @@ export class GameView {
     const flaggedBy = flags.map((flag) => this.nameOf(flag.authorID)).join(", ");
     if (this.clueBar.dataset.shown !== shown + flaggedBy) {
       this.clueBar.dataset.shown = shown + flaggedBy;
+      // The label is one unit ("47 Down" never breaks inside); the clue wraps between words.
       this.clueBar.replaceChildren(
-        el("b", {}, label), " ", word?.text ?? "",
-        ...(flags.length ? [el("span", { class: "flagnote", "data-flagged-by": flaggedBy, style: `color:${this.colorOf(flags[0].authorID)}` }, ` ⚑ ${flaggedBy}`)] : []),
+        el("b", { class: "label" }, label), " ",
+        el(
+          "span",
+          { class: "text" },
+          word?.text ?? "",
+          ...(flags.length ? [el("span", { class: "flagnote", "data-flagged-by": flaggedBy, style: `color:${this.colorOf(flags[0].authorID)}` }, ` ⚑ ${flaggedBy}`)] : []),
+        ),
       );
     }
     const mine = !!this.myFlag();
@@ -572,7 +579,14 @@ export class GameView {
 
   renderTimer() {
     if (!this.view || !this.timerBox) return;
-    setText(this.timerBox, clock(this.paused ? this.pausedAt : this.shownSeconds()));
+    // The clock counts while someone solves (SolvingTime); a minute with no move stops it, and
+    // it says so rather than seem frozen.
+    const { seconds, countsFor } = this.view.timer ?? { seconds: 0, countsFor: 0 };
+    const since = Math.floor((Date.now() - (this.timerAt ?? Date.now())) / 1000);
+    const idle = !this.paused && !this.view.completion && seconds > 0 && since >= countsFor;
+    setText(this.timerBox, clock(this.paused ? this.pausedAt : this.shownSeconds()) + (idle ? " · idle" : ""));
+    setAttribute(this.timerBox, "title", idle ? "Stopped: nobody has played for a minute; it counts again with the next letter." : "Solving time");
+    setAttribute(this.timerBox, "data-idle", String(idle));
   }
 
   renderPlayers() {

@@ -1,11 +1,12 @@
 // The pages other than solving: the first visit (and an invitation's), joining, linking
 // another device, the games list and friends. Loaded by app.js when one is first shown.
 
-import { api, base64, identity, remember } from "./api.js";
+import { api, base64, forget, identity, remember } from "./api.js";
 import { connection } from "./connection.js";
 import { el, main, toast } from "./dom.js";
 import { navigate, showAgain, signedOut } from "./nav.js";
-import { listed } from "./push.js";
+import { listed, turnPushOff } from "./push.js";
+import { forgetAll, unsentCount } from "./queue.js";
 import { route } from "./routes.js";
 
 /** Names as a sentence: "Ana", "Ana and Ben", "Ana, Ben and 3 others". */
@@ -226,7 +227,8 @@ export async function gamesPage() {
           el("a", { href: "/friends", "data-route": true }, "Friends"), " · ",
           el("a", { href: "/stats", "data-route": true }, "Stats"), " · ",
           el("a", { href: "/link", "data-route": true }, "Use on another device"), " · ",
-          el("button", { type: "button", class: "link", "data-settings": true, onclick: async () => (await import("./settingsdialog.js")).openSettings() }, "Settings"),
+          el("button", { type: "button", class: "link", "data-settings": true, onclick: async () => (await import("./settingsdialog.js")).openSettings() }, "Settings"), " · ",
+          el("button", { type: "button", class: "link", "data-sign-out": true, onclick: () => signOut() }, "Sign out"),
         ),
       ),
       list,
@@ -454,4 +456,55 @@ export async function friendsPage() {
   return connection.listen((message) => {
     if (message.type === "feed") refresh();
   });
+}
+
+/** Signing this browser out: asked first (saying what would be lost), then its device is
+ * revoked on the server, its push subscription goes, and what it keeps here is forgotten. */
+async function signOut() {
+  const unsent = await unsentCount().catch(() => 0);
+  const me = identity();
+  const dialog = el(
+    "dialog",
+    { class: "confirm", "data-sign-out-dialog": true, "aria-labelledby": "sign-out-title" },
+    el("h2", { id: "sign-out-title" }, "Sign out of this browser?"),
+    el(
+      "p",
+      {},
+      "Your games stay with your account. To use it here again, link this browser from another of your devices (Use on another device).",
+    ),
+    unsent
+      ? el("p", { class: "notice", "data-unsent": unsent }, `${unsent} ${unsent === 1 ? "change has" : "changes have"} not reached the server yet and would be lost. Connect first to keep ${unsent === 1 ? "it" : "them"}.`)
+      : null,
+    el("p", { class: "error", role: "alert" }),
+    el(
+      "div",
+      { class: "buttons" },
+      el("button", { type: "button", "data-sign-out-no": true, onclick: () => dialog.close() }, "Stay signed in"),
+      el("button", { type: "button", class: "danger", "data-sign-out-yes": true, onclick: async (event) => {
+        event.target.disabled = true;
+        connection.stop();
+        try {
+          await turnPushOff().catch(() => {});
+          await api(...route("revokeDevice", me.deviceID));
+        } catch (failure) {
+          // Offline, the server never hears of it: the token would stay valid there.
+          if (failure.status !== 401) {
+            dialog.querySelector(".error").textContent = `Not signed out: ${failure.message}`;
+            event.target.disabled = false;
+            connection.start();
+            return;
+          }
+        }
+        await forgetAll().catch(() => {});
+        forget();
+        dialog.close();
+        toast("Signed out of this browser.");
+        navigate("/", true);
+      } }, "Sign out"),
+    ),
+  );
+  dialog.addEventListener("close", () => dialog.remove());
+  document.body.append(dialog);
+  dialog.showModal();
+  dialog.querySelector("[data-sign-out-no]").focus();
 }

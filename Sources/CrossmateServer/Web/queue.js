@@ -77,3 +77,14 @@ export async function saveGame(opened, applied = []) {
 export function savedGame(gameID) {
   return run("games", "readonly", (store) => store.get(gameID)).catch(() => null);
 }
+
+/** How many commands wait for the server, in every game. */
+export async function unsentCount() {
+  return (await run("commands", "readonly", (store) => store.count())) ?? 0;
+}
+
+/** Forgets everything this browser keeps (signing out): the queue and the saved games. */
+export async function forgetAll() {
+  await run("commands", "readwrite", (store) => store.clear());
+  await run("games", "readwrite", (store) => store.clear());
+}
