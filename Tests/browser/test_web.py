@@ -1451,14 +1451,19 @@ class WebAppTests(unittest.TestCase):
         ben.click_square(1, 0, "across")
         ben.type("GREEN")
         until("Ben's letters reach Ana", lambda: ana.row(1) == "GREEN")
-        ana.action("reveal-puzzle")
-        until("solved", lambda: ana.driver.find_elements(By.CSS_SELECTOR, '[data-completed="solved"]'))
+        # Solved by typing, without help (a grid finished by revealing it is not a solve).
+        for row, col, word in [(0, 1, "ALSO"), (2, 0, "LEGAL"), (3, 0, "UNITY"), (4, 0, "EATS")]:
+            ana.click_square(row, col, "across")
+            ana.type(word)
+        until("solved", lambda: ana.driver.find_elements(By.CSS_SELECTOR, '[data-finish="solved"]'))
         ana.open("/")
         until("the list", lambda: ana.driver.find_elements(By.CSS_SELECTOR, "a.game"))
         ana.driver.find_element(By.CSS_SELECTOR, 'a[href="/stats"]').click()
         solved = until("the figures", lambda: ana.driver.find_element(By.CSS_SELECTOR, '[data-stat="solved"] strong'))
         self.assertEqual(solved.text, "1")
         self.assertEqual(ana.driver.find_element(By.CSS_SELECTOR, '[data-stat="streak"] strong').text, "1 day")
+        self.assertEqual(ana.driver.find_element(By.CSS_SELECTOR, '[data-stat="clean"] strong').text, "1")
+        self.assertEqual(ana.driver.find_element(By.CSS_SELECTOR, '[data-stat="clean-streak"] strong').text, "1 day")
         today = ana.driver.execute_script(
             "const d = new Date(); return `${d.getFullYear()}-${String(d.getMonth() + 1).padStart(2, '0')}-${String(d.getDate()).padStart(2, '0')}`")
         bar = ana.driver.find_element(By.CSS_SELECTOR, f'.chart rect[data-day="{today}"]')

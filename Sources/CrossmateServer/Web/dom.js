@@ -78,3 +78,19 @@ export function clock(seconds) {
   const s = seconds % 60;
   return (h ? `${h}:${String(m).padStart(2, "0")}` : `${m}`) + `:${String(s).padStart(2, "0")}`;
 }
+
+const sheets = new Map();
+
+/** Loads one more of the app's style sheets (once); resolves when it applies, so what it
+ * styles is never shown unstyled. */
+export function stylesheet(name) {
+  if (!sheets.has(name)) {
+    sheets.set(name, new Promise((resolve) => {
+      const link = el("link", { rel: "stylesheet", href: `/app/${name}` });
+      link.addEventListener("load", resolve);
+      link.addEventListener("error", resolve);
+      document.head.append(link);
+    }));
+  }
+  return sheets.get(name);
+}

@@ -9,7 +9,6 @@ import { api } from "./api.js";
 import { connection } from "./connection.js";
 import { navigate } from "./nav.js";
 import { closeSheet, openSheet } from "./phone.js";
-import { readGame } from "./push.js";
 import { el, toast } from "./dom.js";
 import { GameView } from "./gameview.js";
 import { EMPTY_SQUARE, GameState } from "./gamestate.js";
@@ -34,8 +33,6 @@ class GamePage extends GameView {
     super();
     this.main = main;
     this.gameID = gameID;
-    // Opened: a notification waiting for this game has been answered.
-    readGame(gameID);
     this.state = new GameState();
     this.cursor = null;
     this.peers = new Map(); // deviceID → { authorID, row, col, direction, at }

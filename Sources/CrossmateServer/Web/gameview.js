@@ -355,6 +355,8 @@ export class GameView {
       // counts what was asked for before this mark), and the chat follows.
       if (!performance.getEntriesByName("crossmate-grid-drawn").length) performance.mark("crossmate-grid-drawn");
       this.loadChat();
+      // Opened: a notification waiting for this game is answered (push.js is not needed to draw).
+      import("./push.js").then((push) => push.readGame(this.gameID)).catch(() => {});
     }
     const frozen = this.view.readOnly || !!this.view.completion;
     // Each control's state is worked out once and written only when it changes (set twice per

@@ -3,9 +3,8 @@
 
 import { api, base64, forget, identity, remember } from "./api.js";
 import { connection } from "./connection.js";
-import { el, main, toast } from "./dom.js";
+import { el, main, stylesheet, toast } from "./dom.js";
 import { navigate, showAgain, signedOut } from "./nav.js";
-import { listed, turnPushOff } from "./push.js";
 import { forgetAll, unsentCount } from "./queue.js";
 import { route } from "./routes.js";
 
@@ -245,7 +244,7 @@ export async function gamesPage() {
       const { games, unreadCount } = await api(...route("games"));
       problem.textContent = "";
       document.title = unreadCount ? `(${unreadCount}) Your games · Crossmate` : "Your games · Crossmate";
-      listed(unreadCount);
+      import("./push.js").then((push) => push.listed(unreadCount)).catch(() => {});
       if (!games.length) {
         list.replaceChildren(el("li", { class: "empty" }, "No games yet. Start one below, or open an invitation link a friend sent you."));
       } else {
@@ -344,6 +343,7 @@ export async function gamesPage() {
 
 /** Friends: everyone you have played with, their colours (pin one, or let it be), blocking. */
 export async function friendsPage() {
+  await stylesheet("pages.css");
   document.title = "Friends · Crossmate";
   const list = el("ul", { class: "friends" });
   const problem = el("p", { class: "error", role: "alert" });
@@ -484,7 +484,7 @@ async function signOut() {
         event.target.disabled = true;
         connection.stop();
         try {
-          await turnPushOff().catch(() => {});
+          await import("./push.js").then((push) => push.turnPushOff()).catch(() => {});
           await api(...route("revokeDevice", me.deviceID));
         } catch (failure) {
           // Offline, the server never hears of it: the token would stay valid there.

@@ -1,7 +1,7 @@
 // The settings dialog: one control per setting the server names, each change saved at once.
 // Loaded when it is opened (settings.js holds the settings themselves).
 
-import { el } from "./dom.js";
+import { el, stylesheet } from "./dom.js";
 import { pushState, turnPushOff, turnPushOn } from "./push.js";
 import { settings } from "./settings.js";
 
@@ -49,7 +49,8 @@ function deviceNotifications() {
 
 /** The settings as a modal dialog, one control per setting (`data-setting="NAME"`); a change
  * is saved at once. `done` runs on close. */
-export function openSettings(done = () => {}) {
+export async function openSettings(done = () => {}) {
+  await stylesheet("pages.css");
   const error = el("p", { class: "error", role: "alert" });
   const control = ({ name, choices }) => {
     const words = WORDS[name] ?? { label: name, choices: {} };

@@ -4,7 +4,7 @@
 
 import { api } from "./api.js";
 import { connection } from "./connection.js";
-import { el } from "./dom.js";
+import { el, stylesheet } from "./dom.js";
 import { route } from "./routes.js";
 
 const LIFETIMES = [
@@ -30,7 +30,8 @@ const made = new Map();
  * Opens the share dialog for `game` (its gameID and title); `done` runs when it closes (the
  * grid takes the keys back).
  */
-export function openShare(game, done) {
+export async function openShare(game, done) {
+  await stylesheet("pages.css");
   const status = el("p", { class: "share-status", role: "status" });
   const field = el("input", {
     readonly: true, "data-invite-link": true, "aria-label": "Invitation link", id: "invite-link",

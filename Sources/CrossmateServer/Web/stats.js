@@ -2,7 +2,7 @@
 // page draws). The days are this browser's time zone's.
 
 import { api } from "./api.js";
-import { el } from "./dom.js";
+import { el, stylesheet } from "./dom.js";
 import { route } from "./routes.js";
 
 /** "12:40", "1:02:03". */
@@ -59,6 +59,7 @@ function chart(stats, dates) {
 }
 
 export async function statsPage(main) {
+  await stylesheet("pages.css");
   document.title = "Stats · Crossmate";
   const body = el("div", { class: "stats" }, el("p", { class: "loading" }, "Reading your finished games…"));
   main.replaceChildren(
