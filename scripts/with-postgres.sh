@@ -44,6 +44,9 @@ trap cleanup EXIT
 "${as_owner[@]}" "$bin/pg_ctl" -D "$dir/data" -l "$dir/server.log" -w \
     -o "-c listen_addresses=127.0.0.1 -p $port -k $dir -c fsync=${CROSSMATE_PG_FSYNC:-off} -c max_connections=200" start >/dev/null
 "${as_owner[@]}" "$bin/createdb" -h 127.0.0.1 -p "$port" -U postgres crossmate_test
+# How a test restarts this cluster (`$CROSSMATE_TEST_POSTGRES_CTL restart -m fast -w`): the
+# tests of what a database restart does to a running server.
+export CROSSMATE_TEST_POSTGRES_CTL="${as_owner[*]} $bin/pg_ctl -D $dir/data"
 export CROSSMATE_TEST_POSTGRES_URL="postgres://postgres@127.0.0.1:$port/crossmate_test"
 echo "with-postgres: PostgreSQL $("$bin/postgres" --version | awk '{print $3}') at $CROSSMATE_TEST_POSTGRES_URL"
 "$@"

@@ -62,7 +62,7 @@ public func buildApplication(_ configuration: ServerConfiguration, logger: Logge
     let router = Router(context: CrossmateRequestContext.self)
     router.add(middleware: JSONErrors(logger: logger))
     router.add(middleware: DeviceAuthenticator(authenticator: authenticator, metrics: metrics))
-    router.addRoutes(OperationsController(store: store, directory: directory, metrics: metrics).routes)
+    router.addRoutes(OperationsController(store: store, directory: directory, metrics: metrics, logger: logger).routes)
     router.addRoutes(
         AccountController(
             store: store, writes: writes, devices: devices,
@@ -135,13 +135,28 @@ struct OperationsController {
     let store: Store
     let directory: GameDirectory
     let metrics: ServerMetrics
+    let logger: Logger
+    let health = HealthLog()
 
     /// This controller's routes, for the application's router.
     var routes: RouteCollection<CrossmateRequestContext> {
         let router = RouteCollection(context: CrossmateRequestContext.self)
-        router.get("healthz") { _, _ -> [String: String] in
-            _ = try await store.feedSequence(authorID: "")
-            return ["status": "ok"]
+        // Answers within two seconds whatever the database does: 503 with the reason while it
+        // cannot be reached, told to the log once per outage (not once per request).
+        router.get("healthz") { _, _ -> Response in
+            let reason: String?
+            do {
+                reason =
+                    try await withinDeadline(.seconds(2)) { _ = try await store.feedSequence(authorID: "") } == nil
+                    ? "the database did not answer within 2 s" : nil
+            } catch {
+                reason = "the database cannot be reached: \(String(describing: error).prefix(200))"
+            }
+            health.report(reason, logger: logger)
+            let body = reason.map { ["status": "unavailable", "reason": $0] } ?? ["status": "ok"]
+            return Response(
+                status: reason == nil ? .ok : .serviceUnavailable, headers: [.contentType: "application/json"],
+                body: .init(byteBuffer: ByteBuffer(bytes: try JSONEncoder().encode(body))))
         }
         router.get("metrics") { _, _ -> Response in
             metrics.gameProjections.record(directory.count)
@@ -150,6 +165,21 @@ struct OperationsController {
                 body: .init(byteBuffer: ByteBuffer(string: metrics.render())))
         }
         return router
+    }
+}
+
+/// Whether the last health check found the database away: an outage is logged when it starts
+/// and when it ends, not at every check.
+final class HealthLog: Sendable {
+    private let away = Mutex(false)
+
+    func report(_ reason: String?, logger: Logger) {
+        let changed = away.withLock { away -> Bool in
+            defer { away = reason != nil }
+            return away != (reason != nil)
+        }
+        guard changed else { return }
+        if let reason { logger.error("health check: \(reason)") } else { logger.notice("health check: the database answers again") }
     }
 }
 

@@ -1,5 +1,6 @@
 import Logging
 import PostgresNIO
+import Synchronization
 
 /// PostgreSQL, for several server instances sharing one database. Connections come from a
 /// PostgresNIO pool; `run()` must be running (the server adds the client as a service).
@@ -38,10 +39,47 @@ public final class PostgresSQLDatabase: SQLDatabase {
         return configuration
     }
 
+    /// How long one transaction or read may hold its connection. A connection can stop answering
+    /// without closing (seen after `pg_ctl restart`: a BEGIN sent on a fresh connection was never
+    /// answered, nor failed when the connection was closed, and the group commit waiting on it
+    /// stopped every later move on that instance for good). Past this the connection is closed,
+    /// the caller is answered with `DatabaseUnresponsive` (a device sends its moves again), and
+    /// what was running on the connection is left behind.
+    public static let connectionDeadline = Duration.seconds(10)
+
+    /// Runs `body` on a leased connection; after `connectionDeadline` without an answer, closes
+    /// the connection and throws `DatabaseUnresponsive` whatever `body` is doing.
+    private func withDeadline<T: Sendable>(
+        _ what: String, _ body: @escaping @Sendable (PostgresConnection) async throws -> T
+    ) async throws -> T {
+        try await client.withConnection { connection in
+            let logger = logger
+            let answer = Answered<T>()
+            return try await withCheckedThrowingContinuation { continuation in
+                answer.set(continuation)
+                let work = Task {
+                    do { answer.resume(.success(try await body(connection))) } catch { answer.resume(.failure(error)) }
+                }
+                answer.watch(
+                    Task {
+                        try await Task.sleep(for: Self.connectionDeadline)
+                        logger.error(
+                            "a database connection did not answer for \(Self.connectionDeadline); closing it", metadata: ["during": "\(what)"])
+                        answer.resume(.failure(DatabaseUnresponsive(what: what)))
+                        work.cancel()
+                        try? await connection.close()
+                    })
+            }
+        }
+    }
+
     public func transaction<T: Sendable>(_ body: @escaping @Sendable (any SQLConnection) async throws -> T) async throws -> T {
         do {
-            return try await client.withTransaction(logger: logger) { connection in
-                try await body(Connection(connection: connection, logger: logger))
+            let logger = logger
+            return try await withDeadline("a transaction") { connection in
+                try await connection.withTransaction(logger: logger) { connection in
+                    try await body(Connection(connection: connection, logger: logger))
+                }
             }
         } catch let error as PostgresTransactionError {
             // The transaction was rolled back because the body threw: report the body's reason.
@@ -51,8 +89,9 @@ public final class PostgresSQLDatabase: SQLDatabase {
     }
 
     /// PostgresNIO's calls never block a thread: both lanes share the connection pool.
-    public func read<T: Sendable>(_ lane: ReadLane, _ body: @Sendable (any SQLConnection) async throws -> T) async throws -> T {
-        try await client.withConnection { connection in
+    public func read<T: Sendable>(_ lane: ReadLane, _ body: @escaping @Sendable (any SQLConnection) async throws -> T) async throws -> T {
+        let logger = logger
+        return try await withDeadline("a read") { connection in
             try await body(Connection(connection: connection, logger: logger))
         }
     }
@@ -65,7 +104,8 @@ public final class PostgresSQLDatabase: SQLDatabase {
         for start in stride(from: 0, to: payloads.count, by: 16) {
             let batch = payloads[start..<min(start + 16, payloads.count)]
             let calls = Array(repeating: "pg_notify(?, ?)", count: batch.count).joined(separator: ", ")
-            try await client.withConnection { connection in
+            let logger = logger
+            try await withDeadline("a notification") { connection in
                 try await Connection(connection: connection, logger: logger)
                     .execute("SELECT \(calls)", batch.flatMap { [SQLValue.text(channel), .text($0)] })
             }
@@ -210,5 +250,48 @@ extension String {
             }
         }
         return String(decoding: bytes, as: UTF8.self)
+    }
+}
+
+/// The database did not answer one transaction or read in time (`PostgresSQLDatabase.connectionDeadline`).
+public struct DatabaseUnresponsive: Error, CustomStringConvertible {
+    public var what: String
+    public var description: String { "the database did not answer \(what) within \(PostgresSQLDatabase.connectionDeadline)" }
+}
+
+/// A continuation answered once, by the work or by its watchdog, whichever comes first; the
+/// watchdog is cancelled when the work answers.
+private final class Answered<T: Sendable>: Sendable {
+    private struct State {
+        var continuation: CheckedContinuation<T, any Error>?
+        var watchdog: Task<Void, any Error>?
+        var done = false
+    }
+
+    private let state = Mutex(State())
+
+    func set(_ continuation: CheckedContinuation<T, any Error>) {
+        state.withLock { $0.continuation = continuation }
+    }
+
+    func watch(_ watchdog: Task<Void, any Error>) {
+        let done = state.withLock { state -> Bool in
+            if !state.done { state.watchdog = watchdog }
+            return state.done
+        }
+        if done { watchdog.cancel() }
+    }
+
+    func resume(_ result: Result<T, any Error>) {
+        let (continuation, watchdog) = state.withLock { state -> (CheckedContinuation<T, any Error>?, Task<Void, any Error>?) in
+            defer {
+                state.continuation = nil
+                state.watchdog = nil
+                state.done = true
+            }
+            return (state.continuation, state.watchdog)
+        }
+        watchdog?.cancel()
+        continuation?.resume(with: result)
     }
 }

@@ -96,7 +96,7 @@ public protocol SQLConnection: Sendable {
 
 extension SQLDatabase {
     /// A quick read (`ReadLane.interactive`).
-    public func read<T: Sendable>(_ body: @Sendable (any SQLConnection) async throws -> T) async throws -> T {
+    public func read<T: Sendable>(_ body: @escaping @Sendable (any SQLConnection) async throws -> T) async throws -> T {
         try await read(.interactive, body)
     }
 }
@@ -126,7 +126,7 @@ public protocol SQLDatabase: Sendable {
     func transaction<T: Sendable>(_ body: @escaping @Sendable (any SQLConnection) async throws -> T) async throws -> T
     /// Runs read-only queries outside a write transaction, never on the task pool's threads
     /// where the engine's calls block.
-    func read<T: Sendable>(_ lane: ReadLane, _ body: @Sendable (any SQLConnection) async throws -> T) async throws -> T
+    func read<T: Sendable>(_ lane: ReadLane, _ body: @escaping @Sendable (any SQLConnection) async throws -> T) async throws -> T
     /// A lock-the-row suffix for selects inside a transaction (`FOR UPDATE` on PostgreSQL; SQLite
     /// transactions already hold the database's one write lock).
     var forUpdate: String { get }

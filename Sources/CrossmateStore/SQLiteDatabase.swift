@@ -115,7 +115,7 @@ public final class SQLiteDatabase: SQLDatabase {
         }.value
     }
 
-    public func read<T: Sendable>(_ lane: ReadLane, _ body: @Sendable (any SQLConnection) async throws -> T) async throws -> T {
+    public func read<T: Sendable>(_ lane: ReadLane, _ body: @escaping @Sendable (any SQLConnection) async throws -> T) async throws -> T {
         let threads = lane == .history ? historyReader : readers
         return try await withTaskExecutorPreference(threads) { [pool] in try await body(Reader(pool: pool)) }
     }

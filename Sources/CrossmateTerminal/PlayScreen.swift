@@ -499,7 +499,7 @@ public struct PlayScreen: Sendable {
                 switch finish ?? (completion.kind == .solved ? .solved : .resigned) {
                 case .solved: "★ Solved in \(time)! Last letter by \(when)."
                 case .solvedWithHelp: "Solved with help (\(help)) in \(time). Last letter by \(when)."
-                case .finishedWithHelp: "Finished with help (\(help)) in \(time): the last letters were revealed."
+                case .finishedWithHelp: "Finished with help (\(help)) in \(time)."
                 case .resigned: "The game was ended (resigned) by \(when)."
                 }
             lines.append((headline, Style(bold: true, reverse: true)))

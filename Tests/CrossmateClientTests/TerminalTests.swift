@@ -378,14 +378,17 @@ import Testing
         let puzzle = try BundledPuzzles.puzzle("green-light")
         var replica = GameReplica(puzzle: puzzle, gameID: "game-1", replicaID: "dev-ann", authorID: "acct-ann")
         try replica.perform(.reveal(.puzzle), wallMillis: 1_000)
-        let completion = Completion(kind: .solved, at: HLCTimestamp(wallMillis: 1_000), by: "acct-ann")
+        let completion = Completion(kind: .solved, at: HLCTimestamp(wallMillis: 1_001), by: "acct-ann")
         let state = PlayState(puzzle: puzzle) { replica.grid.letter(at: $0) }
         let scores = Scoreboard.scores(finalGrid: replica.grid, moves: replica.journal)
+        // Completed by revealing it: finished with help, counted in squares, not a solve.
+        let finish = Scoreboard.finish(completion, moves: replica.journal)
+        #expect(finish == .finishedWithHelp)
         let screen = PlayScreen(
             view: view(puzzle, grid: replica.grid, completion: completion), state: state,
-            status: SyncStatus(connection: .online, unsent: 0), elapsedSeconds: 3_725, scores: scores)
+            status: SyncStatus(connection: .online, unsent: 0), elapsedSeconds: 3_725, scores: scores, finish: finish)
         let text = screen.render(width: 80, height: 20).text
-        #expect(text.contains("Solved in 1:02:05") && text.contains("Ann"))
+        #expect(text.contains("Finished with help (23 squares revealed) in 1:02:05") && text.contains("Ann 0 letters (23 squares revealed)"))
         // A finished grid takes no more letters: the footer offers no undo, check or pencil, and
         // nothing is said to be sending while nothing is unsent.
         #expect(!text.contains("^Z") && !text.contains("^X") && !text.contains("^P") && !text.contains("Sending"))

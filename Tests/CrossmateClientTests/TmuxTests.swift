@@ -162,39 +162,11 @@ import Testing
         func callAsFunction(_ arguments: [String]) throws -> String {
             let outputPath = directory + "/tmux-\(UUID().uuidString).out"
             defer { try? FileManager.default.removeItem(atPath: outputPath) }
-            var actions = posix_spawn_file_actions_t()
-            posix_spawn_file_actions_init(&actions)
-            defer { posix_spawn_file_actions_destroy(&actions) }
-            posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-            posix_spawn_file_actions_addopen(&actions, 1, outputPath, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
-            posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
-            // glibc ignores closing a descriptor that is not open, so every one up to the highest
-            // open now (and a margin for any opened meanwhile) can be named.
-            let open = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd"))?.compactMap { Int32($0) } ?? []
-            for descriptor in 3...((open.max() ?? 1024) + 64) { posix_spawn_file_actions_addclose(&actions, descriptor) }
-            let argv = ["tmux", "-S", directory + "/tmux.socket"] + arguments
-            var cStrings = argv.map { strdup($0) }
-            defer { for pointer in cStrings { free(pointer) } }
-            cStrings.append(nil)
-            // The calling thread blocks most signals (Swift's concurrency threads do), and a
-            // spawned process inherits that mask: a tmux server that never sees SIGCHLD or SIGTERM
-            // outlived kill-server, and its panes' programs never saw the hang-up. Nothing is
-            // blocked and every signal has its default action in the child.
-            var attributes = posix_spawnattr_t()
-            posix_spawnattr_init(&attributes)
-            defer { posix_spawnattr_destroy(&attributes) }
-            var nothing = sigset_t()
-            sigemptyset(&nothing)
-            var everything = sigset_t()
-            sigfillset(&everything)
-            posix_spawnattr_setsigmask(&attributes, &nothing)
-            posix_spawnattr_setsigdefault(&attributes, &everything)
-            posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
-            var pid = pid_t()
-            let spawned = posix_spawnp(&pid, "tmux", &actions, &attributes, cStrings, environ)
-            guard spawned == 0 else { throw Failed(description: "tmux could not be started (error \(spawned)); is it installed?") }
-            var status: Int32 = 0
-            while waitpid(pid, &status, 0) == -1 && errno == EINTR {}
+            do {
+                try runDetached(["tmux", "-S", directory + "/tmux.socket"] + arguments, outputPath: outputPath)
+            } catch {
+                throw Failed(description: "\(error)")
+            }
             return (try? String(contentsOfFile: outputPath, encoding: .utf8)) ?? ""
         }
 

@@ -330,7 +330,7 @@ import Testing
         )
         _ = try roundTrip(
             ServerSocketMessage.self,
-            ##"{"game":{"canRedo":false,"canUndo":false,"completion":{"at":{"counter":0,"wallMillis":4},"by":"acct-bob","kind":"solved"},"gameID":"game-1","players":[{"authorID":"acct-bob","color":"#2563c9","displayName":"Bob","here":1,"removed":false,"role":"player","symbol":"★"}],"readOnly":false,"scoreboard":[{"authorID":"acct-bob","checksUsed":0,"lettersAuthored":21,"revealsUsed":1}],"squares":[SQUARE],"timer":{"countsFor":0,"seconds":300}},"type":"update"}"##
+            ##"{"game":{"canRedo":false,"canUndo":false,"completion":{"at":{"counter":0,"wallMillis":4},"by":"acct-bob","kind":"solved"},"gameID":"game-1","players":[{"authorID":"acct-bob","color":"#2563c9","displayName":"Bob","here":1,"removed":false,"role":"player","symbol":"★"}],"readOnly":false,"scoreboard":[{"authorID":"acct-bob","checksUsed":0,"lettersAuthored":21,"revealsUsed":1,"squaresChecked":0,"squaresRevealed":3}],"squares":[SQUARE],"timer":{"countsFor":0,"seconds":300}},"type":"update"}"##
                 .replacingOccurrences(of: "SQUARE", with: square))
         let opened = try roundTrip(
             ServerSocketMessage.self,

@@ -229,8 +229,14 @@ import Testing
             var benDevice = TestDevice(ben, puzzle: greenLight, gameID: game.gameID)
             _ = try await client.push(
                 ben, game.gameID, try benDevice.replica.perform(.setLetter(GridPosition(row: 1, col: 0), "G"), wallMillis: server.clock.now))
+            // Ann reveals one square, then types the rest: solved, with help (a grid finished by
+            // a reveal would not be a solve).
             var device = TestDevice(ann, puzzle: greenLight, gameID: game.gameID)
-            let solved = try await client.push(ann, game.gameID, try device.replica.perform(.reveal(.puzzle), wallMillis: server.clock.now + 1))
+            var moves = try device.replica.perform(.reveal(.square(GridPosition(row: 0, col: 1))), wallMillis: server.clock.now + 1)
+            for square in greenLight.letterPositions where device.replica.grid.letter(at: square).isEmpty {
+                moves += try device.replica.perform(.setLetter(square, greenLight.cell(at: square).solution!), wallMillis: server.clock.now + 2)
+            }
+            let solved = try await client.push(ann, game.gameID, moves)
             #expect(solved.completion?.kind == .solved)
             let unfinished = try await client.newGame(ann)
             _ = unfinished

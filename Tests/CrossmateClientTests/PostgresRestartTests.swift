@@ -1,0 +1,112 @@
+import CrossmateClient
+import CrossmateCore
+import CrossmateFormats
+import CrossmateProtocol
+import CrossmateSync
+import CrossmateTestSupport
+import Foundation
+import Synchronization
+import Testing
+
+/// Two real `crossmate serve` instances on one PostgreSQL, players pushing to both, and the
+/// database restarted under them (`pg_ctl restart -m fast`) again and again: after each restart
+/// every instance takes moves again within seconds, and every acknowledged move is stored once.
+/// (An instance used to stop acknowledging moves for good after about half the restarts.)
+@Suite(.serialized) struct PostgresRestartTests {
+    static let environment = ProcessInfo.processInfo.environment
+
+    @Test(
+        .enabled(if: environment["CROSSMATE_TEST_POSTGRES_CTL"] != nil && environment["CROSSMATE_TEST_POSTGRES_URL"] != nil))
+    func bothInstancesTakeMovesAgainAfterEveryRestart() async throws {
+        let url = Self.environment["CROSSMATE_TEST_POSTGRES_URL"]!
+        let directory = try TemporaryDirectory("crossmate-pg-restart")
+        defer { directory.remove() }
+        let servers = try (0..<2).map { index in
+            try ServerProcess(
+                dataDirectory: directory.path + "/\(index)", extraArguments: ["--postgres", url],
+                errorLog: URL(fileURLWithPath: directory.path + "/server-\(index).log"))
+        }
+        defer { for server in servers { server.kill() } }
+        let greenLight = try BundledPuzzles.puzzle("green-light")
+
+        /// One player on one instance, in a game of their own, typing over its squares.
+        final class Typist: @unchecked Sendable {
+            let api: ServerAPI
+            let gameID: String
+            var replica: GameReplica
+            let acknowledged = Mutex<[Int]>([])
+
+            init(_ base: String, name: String, puzzle: Puzzle) async throws {
+                let session = try await ServerAPI(baseURL: base).createAccount(displayName: name)
+                api = ServerAPI(baseURL: base, token: session.token, timeout: .seconds(60))
+                gameID = try await api.createGame(CreateGameRequest(bundled: "green-light")).gameID
+                replica = GameReplica(puzzle: puzzle, gameID: gameID, replicaID: session.deviceID, authorID: session.account.authorID)
+            }
+
+            /// Types one letter and sends it, with every move not yet acknowledged (a refused or
+            /// failed push is sent again with the next); whether the server took them.
+            var unsent: [Move] = []
+            func type(_ count: Int) async -> Bool {
+                let squares = replica.puzzle.letterPositions
+                let square = squares[count % squares.count]
+                if let moves = try? replica.perform(
+                    .setLetter(square, count % 2 == 0 ? "A" : "B"), wallMillis: Int64(Date().timeIntervalSince1970 * 1000))
+                {
+                    unsent += moves
+                }
+                guard let answer = try? await api.push(gameID: gameID, moves: unsent.map(MoveRecord.init)) else { return false }
+                let saved = answer.results.filter { $0.status == .saved || $0.status == .duplicate }.map(\.seq)
+                acknowledged.withLock { $0 += saved }
+                unsent.removeAll { move in saved.contains(move.seq) }
+                return unsent.isEmpty
+            }
+        }
+
+        var typists: [Typist] = []
+        for index in 0..<6 { typists.append(try await Typist(servers[index % 2].baseURL, name: "P\(index)", puzzle: greenLight)) }
+        final class Flag: Sendable {
+            let raised = Atomic(false)
+        }
+        let stop = Flag()
+        let typing = typists.map { typist in
+            Task {
+                var count = 0
+                while !stop.raised.load(ordering: .relaxed) {
+                    _ = await typist.type(count)
+                    count += 1
+                }
+            }
+        }
+        let ctl = Self.environment["CROSSMATE_TEST_POSTGRES_CTL"]!
+        for round in 1...4 {
+            try await eventually("everyone types before restart \(round)", within: .seconds(30)) {
+                typists.allSatisfy { !$0.acknowledged.withLock(\.isEmpty) }
+            }
+            let before = typists.map { $0.acknowledged.withLock(\.count) }
+            // Not Foundation's Process: the postmaster pg_ctl starts would hold it open for good.
+            let status = try runDetached(["/bin/sh", "-c", "\(ctl) restart -m fast -w"])
+            #expect(status == 0, "pg_ctl restart failed")
+            // Every player, on either instance, has a move acknowledged again soon after.
+            try await eventually("every instance takes moves again after restart \(round)", within: .seconds(30)) {
+                zip(typists, before).allSatisfy { typist, count in typist.acknowledged.withLock(\.count) > count }
+            }
+        }
+        stop.raised.store(true, ordering: .relaxed)
+        for task in typing { await task.value }
+        // Every acknowledged move is stored, once.
+        for typist in typists {
+            var stored: [Int] = []
+            var token: ChangeToken?
+            while true {
+                let page = try await typist.api.changes(gameID: typist.gameID, since: token, limit: 1_000)
+                for change in page.changes {
+                    if case let .move(move) = change.record, move.replicaID == typist.replica.replicaID { stored.append(move.seq) }
+                }
+                token = page.token
+                if !page.moreComing { break }
+            }
+            #expect(Set(stored) == Set(typist.acknowledged.withLock { $0 }), "acknowledged moves missing")
+            #expect(stored.count == Set(stored).count, "a move stored twice")
+        }
+    }
+}
