@@ -1281,6 +1281,10 @@ class WebAppTests(unittest.TestCase):
         until("Ana's cursor on Ben's", lambda: ana.cursor() == "2,2,down")
         until("it says so", lambda: ana.driver.find_element(By.CSS_SELECTOR, "button[data-follow]").text == "Following"
               and ana.driver.find_element(By.CSS_SELECTOR, "button[data-follow]").get_attribute("aria-pressed") == "true")
+        until("the keys are the grid's after Follow", lambda: ana.driver.execute_script("return document.activeElement.dataset.keys !== undefined"))
+        # A click on nothing that takes the keys leaves them with the grid.
+        ana.driver.find_element(By.TAG_NAME, "h1").click()
+        until("still the grid's", lambda: ana.driver.execute_script("return document.activeElement.dataset.keys !== undefined"))
         ben.click_square(1, 0, "across")
         until("Ana's cursor follows", lambda: ana.cursor() == "1,0,across")
         ana.screenshot("game-following-desktop")

@@ -67,6 +67,11 @@ class GamePage extends GameView {
     const outside = (event) => {
       this.closeMenus(event.target.closest?.("details.menu"));
       if (this.more && !this.more.contains(event.target)) this.toggleMore(false);
+      // A click on nothing that takes the keys leaves them with the grid, not the page.
+      setTimeout(() => {
+        const nowhere = document.activeElement === document.body || document.activeElement === this.main;
+        if (nowhere && !this.paused && !document.querySelector("dialog[open]")) this.input?.focus({ preventScroll: true });
+      }, 0);
     };
     const escape = (event) => {
       if (event.key === "Escape" && this.openSheetName) {
@@ -600,6 +605,9 @@ class GamePage extends GameView {
     if (latest) this.cursor = { ...this.cursor, row: latest.row, col: latest.col, direction: latest.direction };
     toast(`Following ${player.displayName}: type or move to stop.`);
     this.render();
+    // The keys go back to the grid (on a phone, the Players sheet closes back to it).
+    if (this.openSheetName) closeSheet(this);
+    else this.input.focus({ preventScroll: true });
   }
 
   stopFollowing(reason) {
