@@ -295,3 +295,21 @@ private final class Answered<T: Sendable>: Sendable {
         continuation?.resume(with: result)
     }
 }
+
+/// Whether `error` says the database could not be reached (a connection refused, closed or not
+/// answering, or a server shutting down), rather than something about the request: the server
+/// answers such a request "retry in a moment" and tells the log once per outage.
+public func isDatabaseUnreachable(_ error: any Error) -> Bool {
+    switch error {
+    case is DatabaseUnresponsive:
+        return true
+    case let error as PSQLError:
+        if [.connectionError, .serverClosedConnection, .clientClosedConnection].contains(error.code) { return true }
+        // 57P01–57P03: the administrator shut the server down, or it is starting up.
+        return error.serverInfo?[.sqlState].map { $0.hasPrefix("57P") } ?? false
+    case let error as PostgresTransactionError:
+        return [error.beginError, error.closureError, error.commitError].contains { $0.map(isDatabaseUnreachable) ?? false }
+    default:
+        return false
+    }
+}

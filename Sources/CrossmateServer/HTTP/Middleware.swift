@@ -3,6 +3,7 @@ import CrossmateProtocol
 import CrossmateStore
 import Hummingbird
 import Logging
+import Synchronization
 
 /// Finds the device behind `Authorization: Bearer TOKEN`, applies its rate limit, and counts
 /// the request. The token is taken from that header only: a token in a URL ends up in logs and
@@ -82,6 +83,7 @@ extension StringProtocol {
 struct JSONErrors: RouterMiddleware {
     typealias Context = CrossmateRequestContext
     let logger: Logger
+    let outage = OutageLog()
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         do {
@@ -101,6 +103,11 @@ struct JSONErrors: RouterMiddleware {
                 }
             let message = error.status == .notFound ? "there is no \(request.method) \(request.uri.path)" : (error.body ?? error.status.reasonPhrase)
             throw APIError(code, message)
+        } catch let error where isDatabaseUnreachable(error) {
+            // The database is away (restarting, unreachable): the client retries; the log hears
+            // of it once a minute, not once a request.
+            outage.report(path: request.uri.path, error: error, logger: logger)
+            throw APIError(.rateLimited, "the server cannot reach its database just now; retry in a few seconds", retryAfterSeconds: 2)
         } catch let error as CorruptRecord {
             logger.error("stored record unreadable", metadata: ["path": "\(request.uri.path)", "error": "\(error)"])
             throw APIError(
@@ -109,5 +116,31 @@ struct JSONErrors: RouterMiddleware {
             logger.error("request failed", metadata: ["path": "\(request.uri.path)", "error": "\(error)"])
             throw APIError(.serverError, "the server could not complete this request; it has been logged")
         }
+    }
+}
+
+/// Requests refused because the database was away, told to the log at most once a minute with
+/// how many there were.
+final class OutageLog: Sendable {
+    private struct State {
+        var lastLogged: ContinuousClock.Instant?
+        var refused = 0
+    }
+
+    private let state = Mutex(State())
+
+    func report(path: String, error: any Error, logger: Logger) {
+        let refused = state.withLock { state -> Int? in
+            state.refused += 1
+            let now = ContinuousClock.now
+            guard state.lastLogged.map({ now - $0 >= .seconds(60) }) ?? true else { return nil }
+            state.lastLogged = now
+            defer { state.refused = 0 }
+            return state.refused
+        }
+        guard let refused else { return }
+        logger.error(
+            "the database cannot be reached; requests are refused with retry-after until it answers",
+            metadata: ["refused": "\(refused)", "path": "\(path)", "error": "\(String(describing: error).prefix(300))"])
     }
 }

@@ -21,6 +21,8 @@ struct SocketController {
     let configuration: ServerConfiguration
     let metrics: ServerMetrics
     let logger: Logger
+    /// Pushes refused while the database is away, logged once a minute.
+    let outage = OutageLog()
 
     /// A push carries a batch, so a socket message may be as large as an HTTP batch. A bigger
     /// one closes the socket (1009, message too big).
@@ -235,6 +237,12 @@ struct SocketController {
             return .pushed(id: id, gameID: gameID, response: try await writes.ingest(moves, into: gameID, from: device))
         } catch let error as APIError {
             return .pushFailed(id: id, gameID: named, error: error.body, retryAfterSeconds: error.retryAfterSeconds)
+        } catch  where isDatabaseUnreachable(error) {
+            // The database is away: the device sends it again (logged once a minute, not per push).
+            outage.report(path: "socket push", error: error, logger: logger)
+            return .pushFailed(
+                id: id, gameID: named, error: ErrorBody(.rateLimited, "the server cannot reach its database just now; retry in a few seconds"),
+                retryAfterSeconds: 2)
         } catch {
             logger.error("socket push failed", metadata: ["game": "\(gameID)", "error": "\(error)"])
             return .pushFailed(
