@@ -35,6 +35,10 @@ if timeout -k 60 "${SWIFT_TEST_SECONDS:-1800}" scripts/with-postgres.sh swift te
 tests=$(grep -o 'Test run with [0-9]* tests' "$work/swift-test.log" | grep -o '[0-9]*' | tail -1 || true)
 if grep -q 'Test run with .* passed' "$work/swift-test.log"; then passed=$((passed + ${tests:-0})); fi
 
+echo "== PostgreSQL restarted under two instances and six typists (alone: it restarts the cluster)"
+if CROSSMATE_TEST_POSTGRES_RESTART=1 timeout -k 30 600 scripts/with-postgres.sh swift test --skip-build --filter PostgresRestartTests \
+    2>&1 | tee "$work/pg-restart.log" && grep -q 'Test run with 1 test.* passed' "$work/pg-restart.log"; then passed=$((passed + 1)); else failed=$((failed + 1)); fi
+
 echo "== puzpy oracle (.puz files checked by an independent implementation)"
 python3 -m venv "$work/venv"
 "$work/venv/bin/pip" install --quiet --disable-pip-version-check puzpy

@@ -204,13 +204,13 @@ enum Migrations {
     /// Applies every migration not yet recorded (up to `version`), each in its own transaction.
     static func run(on database: any SQLDatabase, now: Int64, through version: Int64 = .max) async throws {
         let lock = database.migrationLock
-        try await database.transaction { connection in
+        try await database.unhurriedTransaction { connection in
             if let lock { _ = try await connection.query(lock) }
             try await connection.execute(
                 "CREATE TABLE IF NOT EXISTS schema_migrations (version BIGINT PRIMARY KEY, applied_at BIGINT NOT NULL)")
         }
         for migration in all where migration.version <= version {
-            try await database.transaction { connection in
+            try await database.unhurriedTransaction { connection in
                 if let lock { _ = try await connection.query(lock) }
                 let applied = try await connection.first(
                     "SELECT version FROM schema_migrations WHERE version = ?\(database.forUpdate)", .integer(migration.version))

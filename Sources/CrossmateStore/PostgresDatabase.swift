@@ -45,7 +45,7 @@ public final class PostgresSQLDatabase: SQLDatabase {
     /// stopped every later move on that instance for good). Past this the connection is closed,
     /// the caller is answered with `DatabaseUnresponsive` (a device sends its moves again), and
     /// what was running on the connection is left behind.
-    public static let connectionDeadline = Duration.seconds(10)
+    public static let connectionDeadline = Duration.seconds(20)
 
     /// Runs `body` on a leased connection; after `connectionDeadline` without an answer, closes
     /// the connection and throws `DatabaseUnresponsive` whatever `body` is doing.
@@ -85,6 +85,14 @@ public final class PostgresSQLDatabase: SQLDatabase {
             // The transaction was rolled back because the body threw: report the body's reason.
             if let reason = error.closureError, error.rollbackError == nil { throw reason }
             throw error
+        }
+    }
+
+    /// A migration waits its turn behind other instances' (an advisory lock) as long as it must.
+    public func unhurriedTransaction<T: Sendable>(_ body: @escaping @Sendable (any SQLConnection) async throws -> T) async throws -> T {
+        let logger = logger
+        return try await client.withTransaction(logger: logger) { connection in
+            try await body(Connection(connection: connection, logger: logger))
         }
     }
 

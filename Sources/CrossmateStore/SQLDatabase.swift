@@ -132,5 +132,14 @@ public protocol SQLDatabase: Sendable {
     var forUpdate: String { get }
     /// A statement that makes concurrent migrations from several instances take turns, if needed.
     var migrationLock: String? { get }
+    /// A transaction that may wait as long as it must (a migration waiting its turn behind
+    /// another instance's): `transaction` without the deadline a database may put on it.
+    func unhurriedTransaction<T: Sendable>(_ body: @escaping @Sendable (any SQLConnection) async throws -> T) async throws -> T
     func close() async throws
+}
+
+extension SQLDatabase {
+    public func unhurriedTransaction<T: Sendable>(_ body: @escaping @Sendable (any SQLConnection) async throws -> T) async throws -> T {
+        try await transaction(body)
+    }
 }
