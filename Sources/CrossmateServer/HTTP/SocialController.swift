@@ -128,7 +128,12 @@ struct SocialController {
     /// The account's settings (stored as Decisions of kind "setting", keyed by the setting's
     /// name, so the last write from any of its devices wins and every device hears of it).
     static func settings(of authorID: String, store: Store) async throws -> SolverSettings {
-        let stored = try await store.decisions(of: authorID).filter { $0.kind == DecisionKind.setting.rawValue }
+        settings(try await store.decisions(of: authorID))
+    }
+
+    /// The settings among an account's decisions.
+    static func settings(_ decisions: [StoredDecision]) -> SolverSettings {
+        let stored = decisions.filter { $0.kind == DecisionKind.setting.rawValue }
         return SolverSettings(stored: Dictionary(stored.map { ($0.key, $0.value) }, uniquingKeysWith: { first, _ in first }))
     }
 

@@ -95,22 +95,18 @@ final class PushNotifier: Service, Sendable {
         let subscriptions = try await store.pushSubscriptions(of: recipients)
         guard !subscriptions.isEmpty, let heading = try await store.gameHeading(candidate.gameID) else { return }
         let now = clock()
+        let senderName = try await store.displayNames([candidate.sender])[candidate.sender] ?? "A friend"
+        let message = PushMessage(candidate, senderName: senderName, title: heading.title)
         for authorID in Set(subscriptions.map(\.authorID)).sorted() {
             let decisions = try await store.decisions(of: authorID)
-            let settings = SolverSettings(
-                stored: Dictionary(
-                    decisions.filter { $0.kind == DecisionKind.setting.rawValue }.map { ($0.key, $0.value) }, uniquingKeysWith: { first, _ in first })
-            )
             let facts = CallBack.Facts(
-                event: candidate.event, sender: candidate.sender, recipient: authorID,
-                blocked: Set(decisions.filter { $0.kind == DecisionKind.block.rawValue }.map(\.key)),
-                settings: CallBack.Settings(settings), devices: try await store.presence(gameID: candidate.gameID, authorID: authorID),
+                event: candidate.event, sender: candidate.sender, recipient: authorID, blocked: SocialController.blocked(decisions),
+                settings: CallBack.Settings(SocialController.settings(decisions)),
+                devices: try await store.presence(gameID: candidate.gameID, authorID: authorID),
                 horizon: try await store.horizon(gameID: candidate.gameID, authorID: authorID), sequence: candidate.sequence,
                 lastCalledForMoves: candidate.event == .moves ? try await store.lastCalledBack(authorID: authorID, gameID: candidate.gameID) : nil)
             guard CallBack.calls(facts, now: now) else { continue }
             if candidate.event == .moves { try await store.calledBack(authorID: authorID, gameID: candidate.gameID, at: now) }
-            let senderName = try await store.displayNames([candidate.sender])[candidate.sender] ?? "A friend"
-            let message = PushMessage(candidate, senderName: senderName, title: heading.title)
             for subscription in subscriptions where subscription.authorID == authorID {
                 await push(message, to: subscription, client: client)
             }
