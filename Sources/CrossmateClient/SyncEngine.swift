@@ -371,6 +371,11 @@ public actor SyncEngine {
             // Who shows the game now: a device that left takes its cursor with it, one that just
             // arrived (or was here when this one opened the game) shows where it last was.
             let others = devices.filter { $0.deviceID != identity.deviceID }
+            // A device that arrived learns where this one is without waiting for it to move.
+            let before = Set((present[gameID] ?? []).map(\.deviceID))
+            if present[gameID] != nil, others.contains(where: { !before.contains($0.deviceID) }), let cursor = cursorLast[gameID] {
+                socket?.send(.cursor(gameID: gameID, cursor: cursor))
+            }
             present[gameID] = others
             var kept: [String: PeerCursor] = [:]
             for device in others {

@@ -77,7 +77,9 @@ public enum PlayerColors {
 
     /// The colours of a game's players as `local` sees them: `local` first (its preferred
     /// colour when it has one), accounts pinned to a colour get their pin, and the others in
-    /// authorID order, each steering clear of the colours taken before it.
+    /// the order given — the order they joined the game (`ParticipantRecord.joiningOrder`), so a
+    /// newcomer steers clear of everyone before them and never moves anyone's colour — each
+    /// steering clear of the colours taken before it.
     public static func assign(
         players: [String], local: String?, preferred: Int? = nil, pinned: [String: Int] = [:]
     ) -> [String: Int] {
@@ -92,7 +94,7 @@ public enum PlayerColors {
             colors[authorID] = color
             taken.insert(color)
         }
-        for authorID in Set(players).sorted() where colors[authorID] == nil {
+        for authorID in players where colors[authorID] == nil {
             let color = stableColor(authorID, reserved: taken)
             colors[authorID] = color
             taken.insert(color)

@@ -92,13 +92,23 @@ public struct ParticipantRecord: Codable, Hashable, Sendable {
     public var displayName: String
     public var role: Role
     public var revoked: Bool
+    /// The zone sequence at which the player first joined, set by the server and kept through
+    /// later changes: colours are handed out in this order, so a newcomer never moves anyone's
+    /// (`PlayerColors.assign`). Nil in records stored before it existed (they sort first).
+    public var joined: Int64?
 
-    public init(gameID: String, authorID: String, displayName: String, role: Role, revoked: Bool = false) {
+    public init(gameID: String, authorID: String, displayName: String, role: Role, revoked: Bool = false, joined: Int64? = nil) {
         self.gameID = gameID
         self.authorID = authorID
         self.displayName = displayName
         self.role = role
         self.revoked = revoked
+        self.joined = joined
+    }
+
+    /// Players in the order they joined (`joined`, then account id for equal or unknown ones).
+    public static func joiningOrder(_ a: Self, _ b: Self) -> Bool {
+        (a.joined ?? 0, a.authorID) < (b.joined ?? 0, b.authorID)
     }
 }
 

@@ -199,6 +199,9 @@ enum Migrations {
                 "CREATE TABLE server_secrets (name TEXT PRIMARY KEY, value TEXT NOT NULL)",
             ]
         ),
+        // The zone sequence at which each player joined: colours are handed out in joining order.
+        // Players of older games keep 0 and sort by account id among themselves, as before.
+        (15, ["ALTER TABLE participants ADD COLUMN joined BIGINT NOT NULL DEFAULT 0"]),
     ]
 
     /// Applies every migration not yet recorded (up to `version`), each in its own transaction.

@@ -17,9 +17,11 @@ extension Store {
             if let summary { try await Self.putSummary(db, gameID: game.gameID, summary) }
             try await db.execute("INSERT INTO game_puzzles (game_id, puzzle) VALUES (?, ?)", .text(game.gameID), .text(Self.json(game.puzzle)))
             try await Self.putRecord(db, gameID: game.gameID, sequence: 1, .game(game))
+            var owner = owner
+            owner.joined = 2
             try await Self.putRecord(db, gameID: game.gameID, sequence: 2, .participant(owner))
             try await db.execute(
-                "INSERT INTO participants (game_id, author_id, role) VALUES (?, ?, ?)",
+                "INSERT INTO participants (game_id, author_id, role, joined) VALUES (?, ?, ?, 2)",
                 .text(game.gameID), .text(owner.authorID), .text(owner.role.rawValue))
             try await Self.appendFeed(db, authorID: owner.authorID, gameID: game.gameID, state: .active)
             return 2
@@ -163,7 +165,8 @@ extension Store {
     /// the account, for the display name), named apart from a game's beside them in a join.
     static let participantColumns = """
         p.game_id AS participant_game_id, p.author_id AS participant_author_id, a.display_name AS participant_name, \
-        p.role AS participant_role, p.revoked AS participant_revoked, p.left_game AS participant_left
+        p.role AS participant_role, p.revoked AS participant_revoked, p.left_game AS participant_left, \
+        p.joined AS participant_joined
         """
 
     static func storedParticipant(_ row: SQLRow) throws -> StoredParticipant {
@@ -171,7 +174,7 @@ extension Store {
             gameID: try row.string("participant_game_id"), authorID: try row.string("participant_author_id"),
             displayName: try row.string("participant_name"),
             role: ParticipantRecord.Role(rawValue: try row.string("participant_role")) ?? .player, revoked: row.bool("participant_revoked"),
-            hasLeft: row.bool("participant_left"))
+            hasLeft: row.bool("participant_left"), joined: row.int("participant_joined") ?? 0)
     }
 
     /// The games an account takes part in (including ones it was removed from, now read-only),

@@ -73,12 +73,19 @@ extension Store {
         let forUpdate = database.forUpdate
         return try await database.transaction { db in
             let sequence = try await Self.nextSequence(db, gameID: participant.gameID, forUpdate: forUpdate)
+            // A player keeps the place they joined at through every later change (colours).
+            var participant = participant
+            participant.joined =
+                try await db.first(
+                    "SELECT joined FROM participants WHERE game_id = ? AND author_id = ?", .text(participant.gameID), .text(participant.authorID)
+                )?.int("joined") ?? sequence
             try await db.execute(
                 """
-                INSERT INTO participants (game_id, author_id, role, revoked) VALUES (?, ?, ?, ?)
+                INSERT INTO participants (game_id, author_id, role, revoked, joined) VALUES (?, ?, ?, ?, ?)
                 ON CONFLICT (game_id, author_id) DO UPDATE SET role = excluded.role,
                     revoked = CASE WHEN participants.revoked = 1 THEN 1 ELSE excluded.revoked END
-                """, .text(participant.gameID), .text(participant.authorID), .text(participant.role.rawValue), SQLValue(participant.revoked))
+                """, .text(participant.gameID), .text(participant.authorID), .text(participant.role.rawValue), SQLValue(participant.revoked),
+                .integer(participant.joined ?? sequence))
             if participant.revoked { try await Self.revokeInvitations(db, gameID: participant.gameID, createdBy: participant.authorID) }
             try await Self.putRecord(db, gameID: participant.gameID, sequence: sequence, .participant(participant))
             try await Self.appendFeed(db, authorID: participant.authorID, gameID: participant.gameID, state: feedState)
@@ -91,7 +98,7 @@ extension Store {
             try await db.query(
                 """
                 SELECT \(Self.participantColumns) FROM participants p
-                JOIN accounts a ON a.author_id = p.author_id WHERE p.game_id = ? ORDER BY p.author_id
+                JOIN accounts a ON a.author_id = p.author_id WHERE p.game_id = ? ORDER BY p.joined, p.author_id
                 """, .text(gameID)
             ).map(Self.storedParticipant)
         }

@@ -122,6 +122,8 @@ public struct StoredParticipant: Hashable, Sendable {
     public var revoked: Bool
     /// A removed player who then left: the game is gone from their list, and the removal stays.
     public var hasLeft: Bool
+    /// The zone sequence at which they joined (`ParticipantRecord.joined`); 0 for older games.
+    public var joined: Int64 = 0
 }
 
 /// One Decision of an account about another (`kind` "block" or "color", `key` the other

@@ -76,8 +76,9 @@ public struct PlayScreen: Sendable {
     /// same colours the browser and every other client draw.
     func color(of authorID: String) -> TerminalColor? {
         guard !authorID.isEmpty else { return nil }
-        let authors = view.players.map(\.authorID) + view.grid.cells.map(\.cellAuthorID).filter { !$0.isEmpty }
-        let roster = PlayerColors.assign(players: authors, local: view.me, preferred: preferred, pinned: pins)
+        let players = view.players.sorted(by: ParticipantRecord.joiningOrder).map(\.authorID)
+        let authors = Set(view.grid.cells.map(\.cellAuthorID).filter { !$0.isEmpty }).subtracting(players)
+        let roster = PlayerColors.assign(players: players + authors.sorted(), local: view.me, preferred: preferred, pinned: pins)
         return Self.palette[roster[authorID] ?? PlayerColors.stableColor(authorID, reserved: [])]
     }
 

@@ -55,6 +55,37 @@ import Testing
         }
     }
 
+    /// A player who opens a game sees where the others are at once, where they last were —
+    /// not where a throttled store last caught them — before anyone moves.
+    @Test func aPlayerWhoOpensTheGameSeesTheOthersLatestCursors() async throws {
+        try await withLiveServer { server, directory in
+            let (ann, bob, gameID) = try await twoPlayers(server, directory)
+            await ann.engine.start()
+            await bob.engine.start()
+            let annSession = try await ann.engine.open(gameID)
+            _ = try await bob.engine.open(gameID)
+            // Each shows the game on screen, as `crossmate play` does.
+            await ann.engine.viewing(gameID, true)
+            await bob.engine.viewing(gameID, true)
+            // Two moves inside the server's store interval, each seen live: the second counts.
+            for square in [GridPosition(row: 2, col: 3), GridPosition(row: 4, col: 1)] {
+                await annSession.moveCursor(to: square, direction: .across)
+                try await eventually("Bob sees Ann at \(square)") {
+                    await bob.engine.peerCursors(gameID).contains { $0.authorID == ann.identity.authorID && $0.position == square }
+                }
+            }
+            let cy = try await TestPlayer.login("Cy", server: server.baseURL, in: directory)
+            #expect(try await cy.engine.join(try await ann.engine.invite(gameID)) == gameID)
+            await cy.engine.start()
+            _ = try await cy.engine.open(gameID)
+            await cy.engine.viewing(gameID, true)
+            try await eventually("Cy sees Ann's latest cursor on opening") {
+                await cy.engine.peerCursors(gameID).contains { $0.authorID == ann.identity.authorID && $0.position == GridPosition(row: 4, col: 1) }
+            }
+            for player in [ann, bob, cy] { await player.engine.stop() }
+        }
+    }
+
     @Test func typingOfflineConvergesOnReconnect() async throws {
         let directory = try TemporaryDirectory("crossmate-engine")
         defer { directory.remove() }

@@ -32,7 +32,7 @@ import Testing
     }
 
     @Test func theRosterPutsMeFirstThenPinsThenTheRestInOrder() {
-        let players = ["acct-cy", "acct-bob", "acct-ann"]
+        let players = ["acct-ann", "acct-bob", "acct-cy"]
         let plain = PlayerColors.assign(players: players, local: "acct-ann")
         #expect(plain["acct-ann"] == 5)
         // acct-bob hashes to green, 74° from blue; the first forward more than 90° from blue
@@ -43,10 +43,23 @@ import Testing
         // pinned alike both keep the pin.
         let pinned = PlayerColors.assign(players: players, local: "acct-ann", preferred: 0, pinned: ["acct-bob": 0, "acct-cy": 0])
         #expect(pinned == ["acct-ann": 0, "acct-bob": 0, "acct-cy": 0])
-        // Pinning one friend bumps the unpinned ones deterministically, whatever the input order.
+        // Pinning one friend bumps the unpinned ones clear of the pin.
         let bumped = PlayerColors.assign(players: players, local: "acct-ann", pinned: ["acct-cy": 3])
         #expect(bumped["acct-cy"] == 3 && bumped["acct-bob"] != 3)
-        #expect(bumped == PlayerColors.assign(players: players.reversed(), local: "acct-ann", pinned: ["acct-cy": 3]))
+    }
+
+    /// Ana's letters turned from green to indigo on Ben's phone when Cleo joined: colours are
+    /// handed out in joining order, so whoever joins never moves a colour anyone already sees.
+    @Test func aNewcomerNeverMovesAnyonesColour() {
+        for trial in 0..<2_000 {
+            let count = 2 + trial % 11
+            let joined = (0..<count).map { "acct-\(PlayerColors.fnv1a("\(trial)/\($0)") % 1_000_000)" }
+            for viewer in joined.dropLast() {
+                let before = PlayerColors.assign(players: Array(joined.dropLast()), local: viewer)
+                let after = PlayerColors.assign(players: joined, local: viewer)
+                for player in joined.dropLast() { #expect(before[player] == after[player]) }
+            }
+        }
     }
 
     @Test func avatarSymbolsHashTheirOwnString() {

@@ -12,6 +12,25 @@ import Testing
 
 /// The server's in-memory caches stay bounded.
 @Suite struct CacheTests {
+    /// A cursor is stored at most every five seconds, and the last one of a burst is stored when
+    /// they are up (a player who clicks and then types arrives stored where they stopped).
+    @Test func theCursorThrottleStoresTheFirstAndTheLast() {
+        let throttle = CursorThrottle()
+        func at(_ row: Int) -> CursorPosition { CursorPosition(row: row, col: 0, direction: .across) }
+        #expect(throttle.offer(at(1), deviceID: "d", gameID: "g", now: 1_000) == .now)
+        #expect(throttle.offer(at(2), deviceID: "d", gameID: "g", now: 1_500) == .later(4_500))
+        #expect(throttle.offer(at(3), deviceID: "d", gameID: "g", now: 2_000) == .held)
+        // Another device or game has its own.
+        #expect(throttle.offer(at(9), deviceID: "e", gameID: "g", now: 2_000) == .now)
+        #expect(throttle.offer(at(9), deviceID: "d", gameID: "h", now: 2_000) == .now)
+        #expect(throttle.takePending(deviceID: "d", gameID: "g", now: 6_000) == at(3))
+        #expect(throttle.takePending(deviceID: "d", gameID: "g", now: 6_001) == nil)
+        // Counted from that store: held until 11,000, then stored at once.
+        #expect(throttle.offer(at(4), deviceID: "d", gameID: "g", now: 7_000) == .later(4_000))
+        #expect(throttle.takePending(deviceID: "d", gameID: "g", now: 11_000) == at(4))
+        #expect(throttle.offer(at(5), deviceID: "d", gameID: "g", now: 16_000) == .now)
+    }
+
     @Test func handSpelledSocketAnswersDecodeToWhatTheyStandFor() throws {
         let token = ChangeToken(zone: "game-\"1", sequence: 42)
         let answers: [ServerSocketMessage] = [

@@ -10,8 +10,8 @@ import Testing
 @Suite struct StoreTests {
     static let puzzle = try! Puzzle(width: 2, height: 1, cells: [.letter("A"), .letter("B")], clueTexts: [.across: [1: "AB"]])
 
-    func account(_ store: Store) async throws -> (author: String, device: String, tokenHash: String) {
-        let author = unique("acct")
+    func account(_ store: Store, author: String? = nil) async throws -> (author: String, device: String, tokenHash: String) {
+        let author = author ?? unique("acct")
         let device = unique("dev")
         let hash = unique("hash")
         try await store.createAccount(authorID: author, displayName: "Ann", deviceID: device, tokenHash: hash, now: 10)
@@ -232,6 +232,34 @@ import Testing
             await #expect(throws: StoreRefusal.gameNotFound) {
                 try await store.appendMoves(gameID: "missing", authorID: ann.author, moves: [])
             }
+        }
+    }
+
+    /// Colours are handed out in joining order: the store keeps each player's place through
+    /// renames and role changes, lists players in it, and the zone's records carry it.
+    @Test(arguments: Backend.available)
+    func playersKeepTheOrderTheyJoinedIn(backend: Backend) async throws {
+        try await withStore(backend) { store in
+            let ann = try await account(store)
+            // Account ids sort the other way round from the joining order.
+            let zed = try await account(store, author: unique("acct-zz"))
+            let bob = try await account(store, author: unique("acct-aa"))
+            let id = try await game(store, owner: ann.author)
+            for author in [zed.author, bob.author] {
+                _ = try await store.setParticipant(
+                    ParticipantRecord(gameID: id, authorID: author, displayName: author, role: .player), feedState: .active)
+            }
+            // A rename re-writes zed's record later than bob's joining; zed keeps their place.
+            _ = try await store.setParticipant(
+                ParticipantRecord(gameID: id, authorID: zed.author, displayName: "Zed", role: .player), feedState: .active)
+            let players = try await store.participants(gameID: id)
+            #expect(players.map(\.authorID) == [ann.author, zed.author, bob.author])
+            #expect(players.map(\.joined) == [2, 3, 4])
+            let records = try await store.changes(gameID: id, after: 0, limit: 100).compactMap { change -> ParticipantRecord? in
+                if case let .participant(record) = try change.decoded().record { record } else { nil }
+            }
+            #expect(records.sorted(by: ParticipantRecord.joiningOrder).map(\.authorID) == [ann.author, zed.author, bob.author])
+            #expect(records.first { $0.authorID == zed.author }?.displayName == "Zed")
         }
     }
 

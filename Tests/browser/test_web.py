@@ -1199,12 +1199,26 @@ class WebAppTests(unittest.TestCase):
         ana.sign_up()
         game = ana.start_bundled("daybreak")
         ben = self.invited("Ben", game, ana, width=390, height=844, mobile=True)
-        cat = self.invited("Cat", game, ana)
         ana.click_square(0, 0, "across")
         ana.type("BETA")
         ben.click_square(2, 0, "across")
         for letter in "DAWN":
             ben.driver.find_element(By.CSS_SELECTOR, f'[data-key="{letter}"]').click()
+        colour = lambda p, r: p.driver.execute_script(
+            f"return getComputedStyle(document.querySelector('.letter[data-row=\"{r}\"][data-col=\"0\"]')).color")
+        until("Ben's letters on Ana's screen", lambda: ana.row(2, 9).startswith("DAWN") and ben.row(0, 9).startswith("BETA"))
+        before = {"ana": colour(ana, 0), "ben on ana's": colour(ana, 2), "ana on ben's": colour(ben, 0), "ben": colour(ben, 2)}
+        # Ana stands on a square of her own (Cat's cursor starts at the first empty one, 5 Across).
+        ana.click_square(2, 0, "across")
+        until("Ben sees Ana move", lambda: ben.driver.find_elements(By.CSS_SELECTOR, "#cell-2-0.peer"))
+        cat = self.invited("Cat", game, ana)
+        # Opening the game, Cat sees both cursors and both see hers, before anyone moves.
+        until("Cat sees Ana's and Ben's cursors", lambda: len(cat.driver.find_elements(By.CSS_SELECTOR, ".cell.peer")) == 2)
+        until("Ana sees Cat's cursor", lambda: len(ana.driver.find_elements(By.CSS_SELECTOR, ".cell.peer")) == 2)
+        until("Ben sees Cat's cursor", lambda: len(ben.driver.find_elements(By.CSS_SELECTOR, ".cell.peer")) == 2)
+        # Colours are handed out in joining order: Cat's arrival moves nobody's.
+        after = {"ana": colour(ana, 0), "ben on ana's": colour(ana, 2), "ana on ben's": colour(ben, 0), "ben": colour(ben, 2)}
+        self.assertEqual(before, after, "a newcomer changed a colour")
         cat.click_square(4, 0, "across")
         cat.type("PLAUS")
         until("everyone's letters on Ana's screen", lambda: ana.row(0, 9).startswith("BETA") and ana.row(2, 9).startswith("DAWN")

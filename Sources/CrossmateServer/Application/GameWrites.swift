@@ -440,12 +440,27 @@ struct GameWrites: Sendable {
         events.emit(.whoIsHere(game: gameID, cursors: cursors))
     }
 
-    /// A device's cursor: told to the game's other devices at once; the last one is stored at
-    /// most every `CursorThrottle.millis` (it is a hint for who arrives later, not a record).
+    /// A device's cursor: told to the game's other devices at once; stored at most every
+    /// `CursorThrottle.millis`, the last one included (it is a hint for who arrives later, not a
+    /// record).
     func cursor(_ cursor: CursorPosition, in gameID: String, by device: StoredDevice) async {
         events.emit(.everyone(.cursor(game: gameID, deviceID: device.deviceID, authorID: device.authorID, cursor: cursor)))
-        let due = rules.cursors.due(deviceID: device.deviceID, gameID: gameID, now: clock())
-        guard due else { return }
+        switch rules.cursors.offer(cursor, deviceID: device.deviceID, gameID: gameID, now: clock()) {
+        case .now:
+            await storeCursor(cursor, in: gameID, by: device)
+        case let .later(millis):
+            Task { [self] in
+                try? await Task.sleep(for: .milliseconds(millis))
+                if let last = rules.cursors.takePending(deviceID: device.deviceID, gameID: gameID, now: clock()) {
+                    await storeCursor(last, in: gameID, by: device)
+                }
+            }
+        case .held:
+            break
+        }
+    }
+
+    private func storeCursor(_ cursor: CursorPosition, in gameID: String, by device: StoredDevice) async {
         do {
             try await store.putCursor(gameID: gameID, deviceID: device.deviceID, authorID: device.authorID, cursor: cursor)
         } catch {

@@ -62,7 +62,7 @@ struct BrowserRoster {
         let (players, here, pins, preferred) = (inputs.players, inputs.here, inputs.pins, inputs.preferred)
         let present = players.filter { !$0.hasLeft }
         let authors = inputs.authors.subtracting(present.map(\.authorID))
-        let colors = PlayerColors.assign(players: present.map(\.authorID) + authors, local: local, preferred: preferred, pinned: pins)
+        let colors = PlayerColors.assign(players: present.map(\.authorID) + authors.sorted(), local: local, preferred: preferred, pinned: pins)
         func color(_ authorID: String) -> String { PlayerColors.palette[colors[authorID] ?? 0].hex }
         func darkColor(_ authorID: String) -> String { PlayerColors.palette[colors[authorID] ?? 0].darkHex }
         let names = PlayerNames.shown(present.map { ($0.authorID, $0.displayName) })

@@ -248,6 +248,9 @@ class GamePage extends GameView {
     for (const peer of (fresh ? game.cursors : null) ?? []) {
       this.peers.set(peer.deviceID, { authorID: peer.authorID, ...peer.cursor, at: Date.now() });
     }
+    // And the others see where this device is as soon as it opens (or comes back), before it moves.
+    if (fresh && !this.view.readOnly) this.sendCursor();
+    if (fresh) this.hereCount = (game.players ?? []).reduce((sum, player) => sum + (player.here ?? 0), 0);
     if (fresh && game.catchUp) {
       this.caught = new Set(game.catchUp.squares.map(([row, col]) => key({ row, col })));
       this.catchUpLine = game.catchUp.sentence;
@@ -326,6 +329,10 @@ class GamePage extends GameView {
       for (const [deviceID, peer] of this.peers) {
         if (!change.players.some((player) => player.authorID === peer.authorID && player.here > 0)) this.peers.delete(deviceID);
       }
+      // A device arrived: it learns where this one is without waiting for it to move.
+      const here = change.players.reduce((sum, player) => sum + (player.here ?? 0), 0);
+      if (here > (this.hereCount ?? Infinity) && !this.view.readOnly) this.sendCursor();
+      this.hereCount = here;
     }
     if (change.timer) this.timerAt = Date.now();
     this.saveSoon();
