@@ -1334,8 +1334,16 @@ class WebAppTests(unittest.TestCase):
         until("both show both, in one order", lambda: messages(ana) == messages(ben) == ["try 4 Across", "on it \U0001F440"])
         # Typing in the chat never types in the grid.
         self.assertEqual(ana.row(0), "#....")
-        # Ben reacts to Ana's message; Ana adds hers to it, then takes it back.
-        ben.driver.find_element(By.CSS_SELECTOR, "[data-chat-log] li[data-message] [data-react]").click()
+        # A message's react button shows only on the message pointed at or tapped: the
+        # conversation is not a column of + buttons.
+        add = ben.driver.find_element(By.CSS_SELECTOR, "[data-chat-log] li[data-message] [data-react]")
+        shown = lambda: float(add.value_of_css_property("opacity")) > 0
+        ActionChains(ben.driver).move_to_element(ben.driver.find_element(By.CSS_SELECTOR, "[data-chat-input]")).perform()
+        until("no react button while the pointer is elsewhere", lambda: not shown())
+        # Ben reacts to Ana's message (tapping it first); Ana adds hers to it, then takes it back.
+        ben.driver.find_element(By.CSS_SELECTOR, "[data-chat-log] li[data-message] .text").click()
+        until("the tapped message's react button", shown)
+        add.click()
         ben.driver.find_element(By.CSS_SELECTOR, '[data-chat-log] [data-pick="👍"]').click()
 
         def chip(player):
@@ -1409,6 +1417,36 @@ class WebAppTests(unittest.TestCase):
         # Closed, the grid has the keys and the keyboard is back.
         ana.driver.find_element(By.CSS_SELECTOR, '[data-sheet="chat"] [data-sheet-close]').click()
         until("the keyboard is back", lambda: ana.driver.find_element(By.CSS_SELECTOR, "[data-dock]").is_displayed())
+
+    def test_a_rebus_being_typed_reads_on_a_phone(self):
+        """A rebus typed into a 24-pixel square is drawn there too small to read: while it is
+        open it shows over its square at a size that reads, inside the grid, and goes when
+        it is written."""
+        ana = self.player("Ana", width=390, height=844, mobile=True)
+        ana.sign_up()
+        ana.start_bundled("daybreak")
+        ana.click_square(0, 3, "across")
+        key = lambda name: ana.driver.find_element(By.CSS_SELECTOR, f'[data-key="{name}"]').click()
+        key("rebus")
+        for letter in "HEART":
+            key(letter)
+        entry = ana.driver.find_element(By.CSS_SELECTOR, ".rebus-entry")
+        until("the entry shows what is typed", lambda: entry.is_displayed() and entry.text == "HEART")
+        box = ana.driver.execute_script("""
+            const entry = document.querySelector('.rebus-entry').getBoundingClientRect();
+            const grid = document.querySelector('.grid').getBoundingClientRect();
+            const square = document.querySelector('#cell-0-3').getBoundingClientRect();
+            return { size: parseFloat(getComputedStyle(document.querySelector('.rebus-entry')).fontSize),
+                     inside: entry.left >= grid.left - 1 && entry.right <= grid.right + 1 && entry.top >= grid.top - 1,
+                     over: entry.top <= square.top && entry.bottom >= square.bottom, width: entry.width, squareWidth: square.width };""")
+        self.assertGreaterEqual(box["size"], 16, box)
+        self.assertTrue(box["inside"] and box["over"], box)
+        self.assertGreater(box["width"], 2 * box["squareWidth"], box)
+        ana.screenshot("rebus-typing-phone")
+        key("rebus")  # the rebus key says Enter while one is open: it writes the entry
+        until("written", lambda: ana.letter(0, 3) == "HEART")
+        until("the entry goes", lambda: not entry.is_displayed())
+        ana.screenshot("rebus-written-phone")
 
     def test_the_next_puzzle_together(self):
         """From a finished game, Ana starts the next puzzle with the same people: Ben, still on

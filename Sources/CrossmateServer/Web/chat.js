@@ -47,6 +47,15 @@ export class ChatPanel {
       this.countDown();
       send(text);
     });
+    // A tap on a message (a touch screen has no hover) shows its react button; another hides it.
+    this.chosen = null;
+    this.log.addEventListener("click", (event) => {
+      const item = event.target.closest("li[data-message]");
+      if (!item || event.target.closest("button")) return;
+      this.chosen = this.chosen === item.dataset.message ? null : item.dataset.message;
+      for (const each of this.log.querySelectorAll("li.chosen")) each.classList.remove("chosen");
+      if (this.chosen) item.classList.add("chosen");
+    });
     this.element = el("section", { class: "chat", id: "chat", "aria-label": "chat", "data-chat": true }, el("h2", {}, "Chat"), this.log, this.empty, this.form, this.count);
     // In view (scrolled to on a phone, or always on a wide screen): what arrived is seen.
     this.observer = new IntersectionObserver(() => this.inView && onSeen(), { threshold: [0, 0.25, 0.5, 0.75, 1] });
@@ -142,7 +151,7 @@ export class ChatPanel {
       previous = { authorID, at };
       return el(
         "li",
-        { class: `${own ? "own" : ""}${continued ? " continued" : ""}`, ...extra },
+        { class: `${own ? "own" : ""}${continued ? " continued" : ""}${extra["data-message"] && extra["data-message"] === this.chosen ? " chosen" : ""}`, ...extra },
         el("span", { class: continued ? "who sr-only" : "who" }, el("span", { class: "swatch", style: `background:${who.color}`, "aria-hidden": "true" }), name),
         continued ? null : el("time", { datetime: new Date(at).toISOString() }, time(at)),
         el("span", { class: "text" }, text),

@@ -103,6 +103,8 @@ export class GameView {
       }
       this.grid.append(line);
     }
+    // A rebus being typed, at a size that reads, over its square (which shows it too small).
+    this.rebusEntry = el("div", { class: "rebus-entry", "aria-hidden": "true", hidden: true });
     // The keyboard goes to one input laid over the grid, so a phone shows its keyboard.
     // On a touch screen the on-screen keyboard below types, so the system's stays down
     // (inputmode none): no composition events, and the grid keeps its size.
@@ -261,7 +263,7 @@ export class GameView {
           el(
             "div",
             { class: "board" },
-            el("div", { class: "play" }, this.clueBar, el("div", { class: "gridwrap" }, this.grid, this.input, this.pausedCover)),
+            el("div", { class: "play" }, this.clueBar, el("div", { class: "gridwrap" }, this.grid, this.rebusEntry, this.input, this.pausedCover)),
             el("div", { class: "side" }, lists, this.chatSlot),
           ),
           el("p", { class: "help" }, "Type to fill; arrows move; Space turns; Tab goes to the next word; Insert opens a rebus (Enter writes it); Ctrl+P pencil; Ctrl+Z undo; Escape leaves the grid."),
@@ -463,6 +465,23 @@ export class GameView {
       }
       setAttribute(cell, "aria-selected", String(here));
     }
+    this.renderRebusEntry();
+  }
+
+  /** The open rebus entry over the current square, grown to its text and kept inside the grid. */
+  renderRebusEntry() {
+    const open = this.cursor.rebus !== null;
+    if (this.rebusEntry.hidden === open) this.rebusEntry.hidden = !open;
+    if (!open) return;
+    const cell = this.cells.get(key(this.cursor))?.cell;
+    if (!cell) return;
+    setText(this.rebusEntry, this.cursor.rebus);
+    setStyle(this.rebusEntry, "min-width", `${cell.offsetWidth + 8}px`);
+    setStyle(this.rebusEntry, "height", `${Math.max(cell.offsetHeight + 8, 32)}px`);
+    const width = this.rebusEntry.offsetWidth;
+    const left = Math.max(0, Math.min(cell.offsetLeft - 4, this.grid.offsetLeft + this.grid.offsetWidth - width));
+    setStyle(this.rebusEntry, "left", `${left}px`);
+    setStyle(this.rebusEntry, "top", `${Math.max(0, cell.offsetTop - 4)}px`);
   }
 
   /** "17 Across, square 3 of 5, A, pencil" (the clue on a word's first square). */

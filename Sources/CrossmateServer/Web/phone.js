@@ -34,7 +34,7 @@ export function buildPhoneGame(view, { tools, lists, infoParts }) {
     { type: "button", class: "players-button", "data-players-button": true, "aria-label": "players", onclick: () => openSheet(view, "players") },
     view.rosterFaces,
   );
-  view.play = el("div", { class: "play" }, el("div", { class: "gridwrap" }, view.grid, view.input, view.pausedCover));
+  view.play = el("div", { class: "play" }, el("div", { class: "gridwrap" }, view.grid, view.rebusEntry, view.input, view.pausedCover));
   const section = el(
     "section",
     { class: "game touch" },
