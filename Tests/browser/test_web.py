@@ -690,6 +690,8 @@ class WebAppTests(unittest.TestCase):
         ana.open("/join/not-a-real-invitation")
         until("the dead link is explained", lambda: ana.driver.find_element(By.CSS_SELECTOR, "[data-error]").text)
         self.assertIn("invitation", ana.driver.find_element(By.CSS_SELECTOR, "[data-error]").text.lower())
+        # The server's words read as a sentence: a capital first and a full stop at the end.
+        self.assertRegex(ana.driver.find_element(By.CSS_SELECTOR, "[data-error]").text, r"^[A-Z].*[.!?]$")
         self.assertFalse(ana.driver.find_elements(By.NAME, "displayName"))
         ana.sign_up("/")
         # Signed in, a dead link is explained as well.
@@ -703,6 +705,7 @@ class WebAppTests(unittest.TestCase):
         ana.driver.find_element(By.CSS_SELECTOR, ".upload button").click()
         message = until("a clear upload error", lambda: ana.driver.find_element(By.CSS_SELECTOR, "[data-upload-error]").text)
         self.assertRegex(message.lower(), r"puz|crossword|file")
+        self.assertRegex(message, r"^[A-Z\w].*[.!?]$")
         # A locked .puz (made with our own writer) with the wrong key: the key field says why.
         locked = os.path.join(self.directory, "locked.puz")
         subprocess.run([CROSSMATE, "convert", "bundled:daybreak", locked, "--lock", "4321"], check=True, capture_output=True)

@@ -2,6 +2,7 @@
 // and goes only in the Authorization header; the socket opens with a one-time ticket. Routes
 // come from the server's one route table (routes.js).
 
+import { sentence } from "./dom.js";
 import { route } from "./routes.js";
 
 const IDENTITY = "crossmate.identity";
@@ -58,7 +59,7 @@ export async function api(method, path, body) {
     json = null;
   }
   if (!response.ok) {
-    throw new ServerError(response.status, json?.error ?? "error", json?.message ?? `The server answered ${response.status}.`);
+    throw new ServerError(response.status, json?.error ?? "error", json?.message ? sentence(json.message) : `The server answered ${response.status}.`);
   }
   return json;
 }

@@ -62,6 +62,13 @@ export function rebuildIf(node, signature, build) {
   node.replaceChildren(...build());
 }
 
+/** The server's words for a person as a sentence: "the game is finished" → "The game is finished." */
+export function sentence(text) {
+  const words = String(text ?? "").trim();
+  if (!words) return words;
+  return words[0].toUpperCase() + words.slice(1) + (/[.!?…]$/.test(words) ? "" : ".");
+}
+
 /** A short message at the bottom of the screen (also read out by screen readers). */
 export function toast(message, kind = "info") {
   const box = document.getElementById("toast");

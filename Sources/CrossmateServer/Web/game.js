@@ -9,7 +9,7 @@ import { api } from "./api.js";
 import { connection } from "./connection.js";
 import { navigate } from "./nav.js";
 import { closeSheet, openSheet } from "./phone.js";
-import { el, toast } from "./dom.js";
+import { el, sentence, toast } from "./dom.js";
 import { GameView } from "./gameview.js";
 import { EMPTY_SQUARE, GameState } from "./gamestate.js";
 import { Board, key, press } from "./keys.js";
@@ -158,7 +158,7 @@ class GamePage extends GameView {
         if (outcome.refusal) settle(answer.id);
         else this.applied.push(answer.id);
         if (outcome.refusal) {
-          toast(outcome.refusal.reason[0].toUpperCase() + outcome.refusal.reason.slice(1) + ".", "error");
+          toast(sentence(outcome.refusal.reason), "error");
           if (command?.kind === "chat") this.loadChat().then((chat) => chat?.restore(command.text));
         } else this.absorbed(answer);
         this.render();
@@ -225,7 +225,7 @@ class GamePage extends GameView {
               "section",
               { class: "card" },
               el("h2", {}, "This game cannot be opened"),
-              el("p", { class: "error", role: "alert" }, message.error.message),
+              el("p", { class: "error", role: "alert" }, sentence(message.error.message)),
               el("a", { href: "/", "data-route": true, class: "button" }, "Back to your games"),
             ),
           );
