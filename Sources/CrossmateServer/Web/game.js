@@ -9,7 +9,7 @@ import { api } from "./api.js";
 import { connection } from "./connection.js";
 import { navigate } from "./nav.js";
 import { closeSheet, openSheet } from "./phone.js";
-import { el, sentence, toast } from "./dom.js";
+import { el, sentence, stylesheet, toast } from "./dom.js";
 import { GameView } from "./gameview.js";
 import { EMPTY_SQUARE, GameState } from "./gamestate.js";
 import { Board, key, press } from "./keys.js";
@@ -464,7 +464,8 @@ class GamePage extends GameView {
   }
 
   /** A modal question before a whole-puzzle reveal or clear; the grid has the focus after. */
-  confirmPuzzle(kind) {
+  async confirmPuzzle(kind) {
+    await stylesheet("pages.css");
     const dialog = el(
       "dialog",
       { class: "confirm", "data-confirm": kind, "aria-labelledby": "confirm-title" },

@@ -6,7 +6,7 @@
 // finish (ending.js) with the first finished game.
 
 import { connection } from "./connection.js";
-import { clock, el, rebuildIf, setAttribute, setStyle, setText } from "./dom.js";
+import { clock, el, rebuildIf, setAttribute, setStyle, setText, stylesheet } from "./dom.js";
 import { key } from "./keys.js";
 import { buildPhoneGame, fitGrid, openSheet } from "./phone.js";
 
@@ -314,7 +314,7 @@ export class GameView {
   /** Loads the chat (once; the drawn grid came first) and puts it in its place: a promise of
    * the panel, or of null when the page was left meanwhile. */
   loadChat() {
-    this.chatLoaded ??= import("./chat.js").then(({ ChatPanel }) => {
+    this.chatLoaded ??= Promise.all([import("./chat.js"), stylesheet("chat.css")]).then(([{ ChatPanel }]) => {
       if (!this.chatSlot.isConnected) return null;
       const v = this.view;
       const chat = new ChatPanel({
@@ -675,7 +675,7 @@ export class GameView {
 
   /** Runs `draw` with ending.js (loaded once; a failed fetch is tried again next time). */
   withEnding(draw) {
-    this.ending ??= import("./ending.js").catch(() => {
+    this.ending ??= Promise.all([import("./ending.js"), stylesheet("pages.css")]).then(([ending]) => ending).catch(() => {
       this.ending = null;
       return null;
     });

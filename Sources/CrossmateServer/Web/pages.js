@@ -18,6 +18,7 @@ function namesInWords(names) {
 /** First visit: a name makes an account and this device; or a code links to an account. An
  * invitation link is checked first: a dead link says so before anyone makes an account. */
 export async function welcome(path) {
+  await stylesheet("pages.css");
   document.title = "Crossmate";
   const join = path.match(/^\/join\/([^/]+)$/);
   let invitation = null;
@@ -87,6 +88,7 @@ export async function welcome(path) {
 }
 
 export async function accept(token) {
+  await stylesheet("pages.css");
   main.replaceChildren(el("p", { class: "loading" }, "Joining…"));
   try {
     const game = await api(...route("acceptInvitation", token), {});
@@ -111,6 +113,7 @@ function cannotJoin(failure, onward) {
 }
 
 export async function linkPage() {
+  await stylesheet("pages.css");
   document.title = "Use on another device · Crossmate";
   const shown = el("p", { class: "code", "data-link-code": true }, "…");
   main.replaceChildren(
@@ -154,6 +157,7 @@ function miniGrid(summary) {
 }
 
 export async function gamesPage() {
+  await stylesheet("pages.css");
   document.title = "Your games · Crossmate";
   // The next puzzle together (from a finished game): the game whose players come along.
   const together = new URLSearchParams(location.search).get("with");
