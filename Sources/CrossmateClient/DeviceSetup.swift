@@ -43,11 +43,12 @@ extension SyncEngine {
         return summary.gameID
     }
 
-    /// An invitation link for a game: the server's address and `/join/TOKEN`; with
+    /// An invitation link for a game: on the server's public address when it has one
+    /// (`--public-url`), else on the address this device reaches it at, and `/join/TOKEN`; with
     /// `expiresInSeconds`, it stops working then.
     public func invite(_ gameID: String, expiresInSeconds: Int? = nil) async throws(ServerFailure) -> String {
         let invitation = try await serverAPI.invite(gameID: gameID, expiresInSeconds: expiresInSeconds)
-        return serverAPI.baseURL + invitation.path
+        return invitation.url ?? serverAPI.baseURL + invitation.path
     }
 
     /// Makes an invitation link (or its bare token) stop working.

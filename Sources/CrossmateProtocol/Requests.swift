@@ -387,14 +387,19 @@ public struct InvitationResponse: Codable, Hashable, Sendable {
     public var expiresAt: Int64?
     /// The link to share: `/join/TOKEN` on this server.
     public var path: String
+    /// The whole link, on the server's public address, when it was started with one
+    /// (`--public-url`): a client that reached the server some other way (localhost, a
+    /// private address behind the proxy) shares this.
+    public var url: String?
     public var serverTime: Int64
 
-    public init(token: String, linkID: String, gameID: String, expiresAt: Int64?, path: String, serverTime: Int64) {
+    public init(token: String, linkID: String, gameID: String, expiresAt: Int64?, path: String, url: String? = nil, serverTime: Int64) {
         self.token = token
         self.linkID = linkID
         self.gameID = gameID
         self.expiresAt = expiresAt
         self.path = path
+        self.url = url
         self.serverTime = serverTime
     }
 }

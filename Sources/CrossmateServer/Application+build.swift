@@ -45,7 +45,9 @@ public func buildApplication(_ configuration: ServerConfiguration, logger: Logge
     // The composition root: each part is given what it uses, and nothing holds them all.
     let clock = configuration.clock
     let history = HistoryReads(store: store, metrics: metrics)
-    let notifier = PushNotifier(store: store, clock: clock, logger: logger, allowLoopback: configuration.pushAllowLoopback)
+    // RFC 8292: the push service may contact the sender at an https URL (or a mailto: address).
+    let contact = configuration.publicURL.flatMap { $0.hasPrefix("https://") ? $0 : nil } ?? "mailto:crossmate@localhost"
+    let notifier = PushNotifier(store: store, clock: clock, logger: logger, allowLoopback: configuration.pushAllowLoopback, subject: contact)
     let events = ZoneEventRouter(hub: hub, fanout: fanout, history: history, notifier: notifier, logger: logger)
     let writes = GameWrites(
         store: store, directory: directory, events: events, rules: WriteRules(maximumSkewMillis: configuration.maximumSkewMillis),
@@ -67,13 +69,18 @@ public func buildApplication(_ configuration: ServerConfiguration, logger: Logge
         AccountController(
             store: store, writes: writes, devices: devices,
             accountLimiter: RateLimiter(burst: configuration.accountRateLimitBurst, perSecond: configuration.accountRateLimitPerSecond),
+            addresses: ClientAddress(trusted: configuration.trustedProxies),
             renameLimiter: RateLimiter(Limits.rename.perAccount!), configuration: configuration, logger: logger, clock: clock
         ).routes)
     let games = GameController(
         store: store, writes: writes, directory: directory, uploads: UploadParser(maximumAdmitted: configuration.maximumConcurrentUploads),
         nextGameLimiter: RateLimiter(Limits.nextGame.perAccount!), configuration: configuration, clock: clock)
     router.addRoutes(games.routes)
-    router.addRoutes(ShareController(store: store, writes: writes, games: games, previewLimiter: requestLimiter, clock: clock).routes)
+    router.addRoutes(
+        ShareController(
+            store: store, writes: writes, games: games, previewLimiter: requestLimiter,
+            addresses: ClientAddress(trusted: configuration.trustedProxies), publicURL: configuration.publicURL, clock: clock
+        ).routes)
     router.addRoutes(FeedController(store: store, clock: clock).routes)
     router.addRoutes(WebController(clock: clock).routes)
     router.addRoutes(
@@ -113,7 +120,8 @@ public func buildApplication(_ configuration: ServerConfiguration, logger: Logge
         configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "crossmate"),
         onServerRunning: { channel in
             // Printed, not logged, so scripts and people see the URL whatever the log level.
-            let line = "Crossmate is serving at http://\(configuration.host):\(channel.localAddress?.port ?? configuration.port)/\n"
+            let local = "http://\(configuration.host):\(channel.localAddress?.port ?? configuration.port)/"
+            let line = "Crossmate is serving at \(local)" + (configuration.publicURL.map { " (players reach it at \($0)/)" } ?? "") + "\n"
             FileHandle.standardOutput.write(Data(line.utf8))
         },
         logger: logger.quietingConnectionNoise

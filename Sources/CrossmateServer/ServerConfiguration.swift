@@ -58,6 +58,13 @@ public struct ServerConfiguration: Sendable {
     /// Timeouts and sizes for HTTP requests (`HTTPGuard`).
     public var httpLimits = HTTPLimits()
     public var linkCodeLifetimeMillis: Int64 = 10 * 60 * 1000
+    /// Where players reach this server (`--public-url`, e.g. `https://crossmate.example.org`):
+    /// invitation links carry it, and the start-up line names it. Nil: links are paths, which
+    /// each client joins to the address it reached the server at.
+    public var publicURL: String?
+    /// Reverse proxies whose `X-Forwarded-For` names the client (`--trusted-proxy`); every
+    /// other peer is taken as the client itself.
+    public var trustedProxies: Set<String> = []
     public var logLevel: Logger.Level = .info
     /// The server's clock in Unix milliseconds; tests inject their own.
     public var clock: @Sendable () -> Int64 = { Int64(Date().timeIntervalSince1970 * 1000) }
@@ -66,10 +73,29 @@ public struct ServerConfiguration: Sendable {
         self.storage = storage
     }
 
+    /// A public URL as `--public-url` takes it: http or https, a host, no path beyond `/`, no
+    /// query, user or fragment; returned without its trailing slash.
+    public static func validatedPublicURL(_ text: String) throws(ConfigurationError) -> String {
+        guard let url = URL(string: text), let scheme = url.scheme?.lowercased(), ["http", "https"].contains(scheme),
+            let host = url.host, !host.isEmpty, url.query == nil, url.fragment == nil, url.user == nil, url.password == nil,
+            url.path.isEmpty || url.path == "/"
+        else {
+            throw ConfigurationError(
+                "the public URL must be http:// or https:// and a host (and port), with no path, such as https://crossmate.example.org, not \(text)")
+        }
+        return "\(scheme)://\(host)\(url.port.map { ":\($0)" } ?? "")"
+    }
+
     /// The default data directory: `$XDG_DATA_HOME/crossmate`, else `~/.local/share/crossmate`.
     public static var defaultDataDirectory: String {
         let environment = ProcessInfo.processInfo.environment
         if let xdg = environment["XDG_DATA_HOME"], !xdg.isEmpty { return xdg + "/crossmate" }
         return (environment["HOME"] ?? FileManager.default.currentDirectoryPath) + "/.local/share/crossmate"
     }
+}
+
+/// A setting `crossmate serve` cannot start with, in words.
+public struct ConfigurationError: Error, CustomStringConvertible {
+    public var description: String
+    public init(_ description: String) { self.description = description }
 }

@@ -40,6 +40,18 @@ struct Serve: AsyncParsableCommand {
     @Option(help: "Threads for network I/O (env CROSSMATE_EVENT_LOOPS); default half the cores, at least one.")
     var eventLoops: Int?
 
+    @Option(
+        help: ArgumentHelp(
+            "Where players reach this server, e.g. https://crossmate.example.org behind a reverse proxy; invitation links carry it (env CROSSMATE_PUBLIC_URL).",
+            valueName: "url"))
+    var publicURL: String?
+
+    @Option(
+        help: ArgumentHelp(
+            "The address of a reverse proxy whose X-Forwarded-For names the client, for the limits kept per address; repeat for several (env CROSSMATE_TRUSTED_PROXIES, comma-separated).",
+            valueName: "address"))
+    var trustedProxy: [String] = []
+
     func run() async throws {
         let environment = ProcessInfo.processInfo.environment
         // Before anything starts the process's event loops. Swift's task pool already has a thread
@@ -63,6 +75,16 @@ struct Serve: AsyncParsableCommand {
             throw ValidationError("the port must be 0 to 65535, not \(portText)")
         }
         configuration.port = portNumber
+        if let text = publicURL ?? environment["CROSSMATE_PUBLIC_URL"].flatMap({ $0.isEmpty ? nil : $0 }) {
+            do { configuration.publicURL = try ServerConfiguration.validatedPublicURL(text) } catch { throw ValidationError(error.description) }
+        }
+        let proxies = trustedProxy.isEmpty ? (environment["CROSSMATE_TRUSTED_PROXIES"] ?? "").split(separator: ",").map(String.init) : trustedProxy
+        for proxy in proxies.map({ $0.trimmingCharacters(in: .whitespaces) }) where !proxy.isEmpty {
+            guard (try? SocketAddress(ipAddress: proxy, port: 0)) != nil else {
+                throw ValidationError("a trusted proxy is an IP address such as 127.0.0.1 or ::1, not \(proxy)")
+            }
+            configuration.trustedProxies.insert(proxy)
+        }
         func positive(_ name: String) throws -> Double? {
             guard let text = environment[name] else { return nil }
             guard let value = Double(text), value > 0 else { throw ValidationError("\(name) must be a positive number, not \(text)") }

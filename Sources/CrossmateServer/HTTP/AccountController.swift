@@ -13,6 +13,7 @@ struct AccountController {
     let devices: DeviceCache
     /// Account creation, per client address.
     let accountLimiter: RateLimiter
+    let addresses: ClientAddress
     /// Renames, per account: each writes a record into every game the account is in.
     let renameLimiter: RateLimiter
     let configuration: ServerConfiguration
@@ -37,15 +38,15 @@ struct AccountController {
     static let socketTicketLifetimeMillis: Int64 = 60_000
 
     /// Account creation and linking, which need no token, are limited per client address.
-    private func limitByAddress(_ context: CrossmateRequestContext) throws {
-        let address = context.channel.remoteAddress?.ipAddress ?? "unknown"
+    private func limitByAddress(_ request: Request, _ context: CrossmateRequestContext) throws {
+        let address = addresses.of(request, context: context)
         if let wait = accountLimiter.take(address, now: clock()) {
             throw APIError(.rateLimited, "too many new accounts or links from this address; retry after \(wait) s", retryAfterSeconds: wait)
         }
     }
 
     @Sendable func createAccount(_ request: Request, context: CrossmateRequestContext) async throws -> EditedResponse<DeviceSession> {
-        try limitByAddress(context)
+        try limitByAddress(request, context)
         let body = try await JSONBody.decode(CreateAccountRequest.self, from: request, limit: 16 * 1024)
         let name = try DisplayName.validated(body.displayName)
         let authorID = Secrets.identifier(prefix: "acct")
@@ -73,7 +74,7 @@ struct AccountController {
     }
 
     @Sendable func linkDevice(_ request: Request, context: CrossmateRequestContext) async throws -> EditedResponse<DeviceSession> {
-        try limitByAddress(context)
+        try limitByAddress(request, context)
         let body = try await JSONBody.decode(LinkDeviceRequest.self, from: request, limit: 16 * 1024)
         let deviceID = Secrets.identifier(prefix: "dev")
         let token = Secrets.token()

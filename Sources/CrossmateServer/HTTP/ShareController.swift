@@ -15,6 +15,9 @@ struct ShareController {
     let games: GameController
     /// Invitation previews, per client address (they need no device).
     let previewLimiter: RateLimiter
+    let addresses: ClientAddress
+    /// `ServerConfiguration.publicURL`: links are made whole on it.
+    let publicURL: String?
     let clock: @Sendable () -> Int64
 
     /// This controller's routes, for the application's router.
@@ -63,7 +66,7 @@ struct ShareController {
             response:
                 InvitationResponse(
                     token: token, linkID: linkID, gameID: gameID, expiresAt: expiresAt, path: "/join/\(token)",
-                    serverTime: clock()))
+                    url: publicURL.map { $0 + "/join/\(token)" }, serverTime: clock()))
     }
 
     /// The game's working links: all of them for the owner, a player's own for a player.
@@ -135,7 +138,7 @@ struct ShareController {
     /// says so here. No token is needed; without one the request is limited by address.
     @Sendable func preview(_ request: Request, context: CrossmateRequestContext) async throws -> InvitationPreview {
         if context.device == nil {
-            let address = "address " + (context.channel.remoteAddress?.ipAddress ?? "unknown")
+            let address = "address " + addresses.of(request, context: context)
             if let wait = previewLimiter.take(address, now: clock()) {
                 throw APIError(.rateLimited, "too many requests from this address; retry after \(wait) s", retryAfterSeconds: wait)
             }

@@ -57,7 +57,8 @@ export async function openShare(game, done) {
   );
 
   function show(link) {
-    field.value = link ? new URL(link.path, location.origin).href : "";
+    // On the server's public address when it has one (--public-url), else on this page's.
+    field.value = link ? link.url ?? new URL(link.path, location.origin).href : "";
     copyRow.hidden = !link;
   }
 
