@@ -2,7 +2,7 @@
 # The whole test suite, from a fresh clone: the format lint, the Swift tests (warnings are
 # errors; a throwaway PostgreSQL for the store suite and the two-instance tests), the puzpy
 # oracle for .puz files, the http-ece and py-vapid oracle for Web Push, the web app in Chromium,
-# and a short fuzzing run of the .puz, .ipuz and .jpz readers and the
+# two instances behind Caddy with TLS, and a short fuzzing run of the .puz, .ipuz and .jpz readers and the
 # socket push reader. Installs what it needs.
 # Usage: scripts/test-all.sh   (FUZZ_SECONDS=N to fuzz each target longer; default 30)
 set -euo pipefail
@@ -18,6 +18,8 @@ missing=()
 command -v tmux >/dev/null || missing+=(tmux)
 command -v chromium >/dev/null || missing+=(chromium)
 command -v chromedriver >/dev/null || missing+=(chromium-driver)
+# The hosting test puts two instances behind Debian's Caddy, with TLS.
+command -v caddy >/dev/null || missing+=(caddy)
 # Chat and reactions hold emoji: the screenshots should show them, not empty boxes.
 fc-list 2>/dev/null | grep -qi "color emoji" || missing+=(fonts-noto-color-emoji)
 if [ "${#missing[@]}" -gt 0 ] && command -v apt-get >/dev/null && [ "$(id -u)" = 0 ]; then
@@ -62,6 +64,11 @@ if timeout -k 30 900 "$work/venv/bin/python" Tests/browser/test_web.py "$(swift 
     2>&1 | tee "$work/web.log"; then :; else failed=$((failed + 1)); fi
 web=$(grep -o '^Ran [0-9]* tests' "$work/web.log" | grep -o '[0-9]*' || echo 0)
 if grep -q '^OK' "$work/web.log"; then passed=$((passed + web)); fi
+
+echo "== hosted: two PostgreSQL instances behind Caddy with TLS, two browsers and two terminals, one instance killed"
+"$work/venv/bin/pip" install --quiet --disable-pip-version-check cryptography
+if timeout -k 30 600 scripts/with-postgres.sh "$work/venv/bin/python" Tests/deploy/test_deploy.py "$(swift build --show-bin-path)/crossmate" .artifacts/deploy \
+    2>&1 | tee "$work/deploy.log" && grep -q '^OK' "$work/deploy.log"; then passed=$((passed + 1)); else failed=$((failed + 1)); fi
 
 echo "== fuzzing the .puz, .ipuz and .jpz readers and the socket push reader"
 if scripts/fuzz.sh "${FUZZ_SECONDS:-30}"; then passed=$((passed + 4)); else failed=$((failed + 1)); fi

@@ -73,6 +73,7 @@ public struct ServerAPI: Sendable {
         var configuration = HTTPClient.Configuration()
         configuration.connectionPool.retryConnectionEstablishment = false
         configuration.timeout.connect = .seconds(5)
+        configuration.tlsConfiguration = ClientTLS.configuration
         return HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
     }()
 

@@ -92,7 +92,8 @@ final class SocketLink: Sendable {
         let opened = Locked(false)
         do {
             try await WebSocketClient.connect(
-                url: url, configuration: .init(additionalHeaders: [.authorization: "Bearer \(token)"]), logger: logger
+                url: url, configuration: .init(additionalHeaders: [.authorization: "Bearer \(token)"]),
+                tlsConfiguration: url.hasPrefix("wss://") ? ClientTLS.configuration : nil, logger: logger
             ) { inbound, outbound, _ in
                 // The server answers (or refuses) once the client has spoken: a ping first, and the
                 // socket counts as open when something other than a refusal comes back.

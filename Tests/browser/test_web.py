@@ -87,11 +87,11 @@ class Server:
             return json.loads(response.read() or b"null")
 
 
-def chrome(width=1280, height=900, mobile=False, pixel_ratio=1):
+def chrome(width=1280, height=900, mobile=False, pixel_ratio=1, arguments=()):
     options = webdriver.ChromeOptions()
     options.binary_location = shutil.which("chromium") or "/usr/bin/chromium"
     for argument in ["--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--disable-gpu",
-                     f"--window-size={width},{height}", "--force-device-scale-factor=1"]:
+                     f"--window-size={width},{height}", "--force-device-scale-factor=1", *arguments]:
         options.add_argument(argument)
     if mobile:
         options.add_experimental_option("mobileEmulation", {
@@ -165,10 +165,10 @@ def png_pixels(data):
 class Player:
     """One person in one browser."""
 
-    def __init__(self, server, name, width=1280, height=900, mobile=False, pixel_ratio=1):
+    def __init__(self, server, name, width=1280, height=900, mobile=False, pixel_ratio=1, arguments=()):
         self.server = server
         self.name = name
-        self.driver = chrome(width, height, mobile, pixel_ratio)
+        self.driver = chrome(width, height, mobile, pixel_ratio, arguments)
 
     def quit(self):
         self.driver.quit()
