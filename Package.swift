@@ -99,6 +99,7 @@ let package = Package(
             name: "crossmate",
             dependencies: [
                 "CrossmateCore", "CrossmateFormats", "CrossmateServer", "CrossmateClient", "CrossmateProtocol", "CrossmateTerminal",
+                "CrossmateStore",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "NIOCore", package: "swift-nio"),
             ]
