@@ -59,7 +59,8 @@ struct Restore: ParsableCommand {
     func run() throws {
         do {
             let summary = try SQLiteBackup.restore(from: backup, into: directory.database)
-            print("Restored \(Backup.describe(summary)) into \(directory.database). Start the server with `crossmate serve --data \((directory.database as NSString).deletingLastPathComponent)`.")
+            let folder = (directory.database as NSString).deletingLastPathComponent
+            print("Restored \(Backup.describe(summary)) into \(directory.database). Start the server with `crossmate serve --data \(folder)`.")
         } catch {
             FileHandle.standardError.write(Data("crossmate: \(error.description)\n".utf8))
             throw ExitCode(1)
