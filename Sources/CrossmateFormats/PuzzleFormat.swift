@@ -1,6 +1,6 @@
 import CrossmateCore
 
-/// The crossword file formats Crossmate reads, and the two it writes.
+/// The crossword file formats Crossmate reads and writes.
 public enum PuzzleFormat: String, CaseIterable, Sendable {
     case puz
     case ipuz
@@ -24,7 +24,7 @@ public enum PuzzleFormat: String, CaseIterable, Sendable {
         return nil
     }
 
-    public var canWrite: Bool { self == .puz || self == .ipuz }
+    public var canWrite: Bool { true }
 
     /// Reads a puzzle in this format, its texts held to `TextRule`.
     public func read(_ data: [UInt8]) throws(PuzzleFileError) -> Puzzle {
@@ -45,7 +45,9 @@ public enum PuzzleFormat: String, CaseIterable, Sendable {
         case .ipuz:
             guard lockKey == nil else { throw .cannotWrite("only .puz files can be locked") }
             return try IpuzWriter.write(puzzle)
-        case .jpz, .xd: throw .unsupportedFormat("Crossmate writes .puz and .ipuz, not .\(rawValue)")
+        case .jpz, .xd:
+            guard lockKey == nil else { throw .cannotWrite("only .puz files can be locked") }
+            return self == .jpz ? try JpzWriter.write(puzzle) : try XdWriter.write(puzzle)
         }
     }
 }

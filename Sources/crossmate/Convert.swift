@@ -6,14 +6,14 @@ import Foundation
 /// `crossmate convert IN OUT`: rewrite a puzzle in another format, chosen by OUT's extension.
 struct Convert: ParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Convert a puzzle to .puz or .ipuz.",
+        abstract: "Convert a puzzle to .puz, .ipuz, .jpz or .xd.",
         discussion: "IN may be any supported format (.puz, .ipuz, .jpz, .xd) or bundled:NAME; OUT's extension picks the format written."
     )
 
     @Argument(help: "The puzzle to read.")
     var input: String
 
-    @Argument(help: "The file to write (.puz or .ipuz).")
+    @Argument(help: "The file to write (.puz, .ipuz, .jpz or .xd).")
     var output: String
 
     @Option(help: ArgumentHelp("The 4-digit key of a locked .puz solution, to unlock it.", valueName: "NNNN"))
@@ -28,7 +28,7 @@ struct Convert: ParsableCommand {
 
     private func convert() throws(CommandFailure) {
         guard let format = PuzzleFormat(fileName: output), format.canWrite else {
-            throw CommandFailure(file: output, message: "unsupported format: Crossmate writes .puz and .ipuz files")
+            throw CommandFailure(file: output, message: "unsupported format: Crossmate writes .puz, .ipuz, .jpz and .xd files")
         }
         let puzzle = try PuzzleInput.load(input, key: key?.value)
         let bytes: [UInt8]

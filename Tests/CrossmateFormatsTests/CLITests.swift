@@ -150,7 +150,7 @@ func temporaryDirectory() throws -> URL {
             (["show", folder.appendingPathComponent("missing.puz").path], "missing.puz: no such file"),
             (["show", folder.path], "is a directory"),
             (["show", locked, "--key", "4321"], "wrong unlock key: key 4321 does not unlock this puzzle"),
-            (["convert", fixture("kotwords/puz/test.puz"), folder.appendingPathComponent("out.xd").path], "unsupported format"),
+            (["convert", fixture("kotwords/puz/test.puz"), folder.appendingPathComponent("out.txt").path], "unsupported format"),
             (["convert", fixture("kotwords/jpz/test-barred.jpz"), folder.appendingPathComponent("out.puz").path], "the .puz format has no bars"),
             (["show", "bundled:nothing"], "no bundled puzzle named \"nothing\""),
         ]

@@ -122,9 +122,50 @@ import Testing
         #expect(reread.across.map(\.text) == voids.across.map(\.text))
     }
 
-    @Test func jpzAndXdAreReadOnly() throws {
-        let puzzle = try Fixture.puzzle("kotwords/puz/test.puz")
-        #expect(throws: PuzzleFileError.self) { try PuzzleFormat.jpz.write(puzzle) }
-        #expect(throws: PuzzleFileError.self) { try PuzzleFormat.xd.write(puzzle) }
+    /// Our .jpz writer keeps everything a puzzle holds: every fixture that reads (barred, voids,
+    /// shading, circles, unusual numbering) comes back the same, with the player's fill.
+    @Test(arguments: [
+        "kotwords/jpz/test.jpz", "kotwords/jpz/test-barred.jpz", "kotwords/jpz/test-void.jpz", "kotwords/jpz/test-shaded.jpz",
+        "kotwords/jpz/test-solved.jpz", "kotwords/jpz/test-no-solution.jpz", "kotwords/puz/test.puz", "kotwords/puz/test-solved.puz",
+        "kotwords/ipuz/test.ipuz", "kotwords/ipuz/gaps.ipuz", "kotwords/xd/test.xd", "kotwords/xd/test-shaded.xd",
+    ])
+    func jpzRoundTripKeepsThePuzzleAndItsFill(path: String) throws {
+        let original = try Fixture.puzzle(path)
+        let reread = try JpzReader.read(JpzWriter.write(original))
+        #expect(PuzzleEssence(reread) == PuzzleEssence(original))
+        #expect(reread.cells.map(\.bars) == original.cells.map(\.bars))
+        let filled = (original.savedProgress?.letters ?? []).filter { !$0.isEmpty }
+        #expect((reread.savedProgress?.letters ?? []).filter { !$0.isEmpty } == filled)
+    }
+
+    /// .xd keeps the answers, circles or shading, rebus squares and clues (numbered the standard
+    /// way); what it cannot hold — bars, a puzzle without answers — is refused with the reason.
+    @Test(arguments: [
+        "kotwords/xd/test.xd", "kotwords/xd/test-shaded.xd", "kotwords/puz/test.puz", "kotwords/ipuz/test.ipuz", "kotwords/jpz/test.jpz",
+    ])
+    func xdRoundTripKeepsThePuzzle(path: String) throws {
+        let original = try Fixture.puzzle(path)
+        let reread = try XdReader.read(XdWriter.write(original))
+        #expect(PuzzleEssence(reread) == PuzzleEssence(original))
+    }
+
+    @Test func xdRefusesWhatItCannotHold() throws {
+        let barred = try Fixture.puzzle("kotwords/jpz/test-barred.jpz")
+        #expect(throws: PuzzleFileError.cannotWrite("the .xd format has no bars; save barred puzzles as .ipuz or .jpz")) {
+            try PuzzleFormat.xd.write(barred)
+        }
+        let unknown = try Fixture.puzzle("kotwords/puz/test-no-solution.puz")
+        #expect(throws: PuzzleFileError.self) { try PuzzleFormat.xd.write(unknown) }
+        // A rebus answer becomes a key in the Rebus line.
+        let green = try BundledPuzzles.puzzle("green-light")
+        var cells = green.cells
+        cells[1].solution = "AL"
+        let clueTexts = Dictionary(grouping: green.allClues, by: \.direction).mapValues { clues in
+            Dictionary(uniqueKeysWithValues: clues.map { ($0.number, $0.text) })
+        }
+        let rebus = try Puzzle(title: green.title, width: green.width, height: green.height, cells: cells, clueTexts: clueTexts)
+        let text = String(decoding: try XdWriter.write(rebus), as: UTF8.self)
+        #expect(text.contains("rebus: 1=AL") && text.contains("#1LSO"))
+        #expect(try XdReader.read(Array(text.utf8)).cells[1].solution == "AL")
     }
 }
