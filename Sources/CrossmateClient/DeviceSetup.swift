@@ -51,6 +51,13 @@ extension SyncEngine {
         return invitation.url ?? serverAPI.baseURL + invitation.path
     }
 
+    /// A game (or, with nil, the account's latest games in a zip) as the server exports it:
+    /// the file's name and bytes. `format` is puz, ipuz, jpz or xd; `fill` adds the grid's letters.
+    public func export(_ gameID: String?, format: String, fill: Bool) async throws(ServerFailure) -> (name: String?, bytes: [UInt8]) {
+        let query = "?format=\(format)" + (fill ? "&fill=1" : "")
+        return try await serverAPI.download((gameID.map { APIRoute.exportGame.path($0) } ?? APIRoute.exportAll.path()) + query)
+    }
+
     /// Makes an invitation link (or its bare token) stop working.
     public func revokeInvitation(_ link: String) async throws(ServerFailure) {
         _ = try await serverAPI.revokeInvitation(token: Self.invitationToken(link))

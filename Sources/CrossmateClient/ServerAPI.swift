@@ -209,6 +209,30 @@ public struct ServerAPI: Sendable {
     }
 
     private func send<Answer: ServerTimed>(_ method: HTTPMethod, _ path: String, body: Data?) async throws(ServerFailure) -> Answer {
+        let (data, _) = try await exchange(method, path, body: body)
+        let answer: Answer
+        do {
+            answer = try JSONDecoder().decode(Answer.self, from: data)
+        } catch {
+            throw .unreadable("\(error)")
+        }
+        observeServerTime(answer.serverTime)
+        return answer
+    }
+
+    /// A file the server sends (an exported game or zip): its bytes and the name the server
+    /// gives it (`Content-Disposition`).
+    public func download(_ path: String) async throws(ServerFailure) -> (name: String?, bytes: [UInt8]) {
+        let (data, headers) = try await exchange(.GET, path, body: nil)
+        let disposition = headers.first(name: "Content-Disposition") ?? ""
+        let name = disposition.firstRange(of: "filename=\"").map { start in
+            String(disposition[start.upperBound...].prefix { $0 != "\"" && $0 != "/" })
+        }
+        return (name, Array(data))
+    }
+
+    /// One request: the body of a 2xx answer and its headers, or the server's refusal.
+    private func exchange(_ method: HTTPMethod, _ path: String, body: Data?) async throws(ServerFailure) -> (Data, HTTPHeaders) {
         var request = HTTPClientRequest(url: baseURL + path)
         request.method = method
         if let token { request.headers.add(name: "Authorization", value: "Bearer \(token)") }
@@ -219,9 +243,11 @@ public struct ServerAPI: Sendable {
         let status: Int
         let retryAfter: Int?
         let bytes: ByteBuffer
+        let headers: HTTPHeaders
         do {
             let response = try await client.execute(request, timeout: timeout)
             status = Int(response.status.code)
+            headers = response.headers
             retryAfter = response.headers.first(name: "Retry-After").flatMap { Int($0) }
             bytes = try await response.body.collect(upTo: 64 << 20)
         } catch {
@@ -235,14 +261,7 @@ public struct ServerAPI: Sendable {
             if let serverTime = body.serverTime { observeServerTime(serverTime) }
             throw .refused(body, status: status, retryAfterSeconds: retryAfter)
         }
-        let answer: Answer
-        do {
-            answer = try JSONDecoder().decode(Answer.self, from: data)
-        } catch {
-            throw .unreadable("\(error)")
-        }
-        observeServerTime(answer.serverTime)
-        return answer
+        return (data, headers)
     }
 
     /// A network failure in words a person can act on, never a Swift error type.

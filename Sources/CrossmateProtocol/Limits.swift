@@ -127,6 +127,17 @@ public enum Limits {
         perGame: "moves: one per player every 10 minutes; chat and nudges: each, while the player is away",
         lifetime: "not kept; \(1_000) waiting at most, one push at a time",
         shares: "the nudge and chat buckets of whoever caused it")
+    public static let gameExport = RecordLimit(
+        kind: "export of a game", size: "one puzzle file (a \(Puzzle.maximumSide)×\(Puzzle.maximumSide) grid at most)",
+        perAccount: Rate(burst: 20, perSecond: 20.0 / 60), perGame: "read from the game as it is; nothing stored",
+        lifetime: "not kept", shares: "and the device's request bucket")
+    public static let allGamesExport = RecordLimit(
+        kind: "export of all games", size: "a zip of the latest \(maximumGamesExported) games' files",
+        perAccount: Rate(burst: 2, perSecond: 1.0 / 300), perGame: "each game read once per export",
+        lifetime: "not kept", shares: "and the device's request bucket")
+    /// Games in one zip of all games, at most (the newest; the zip says how many were left out).
+    public static let maximumGamesExported = 100
+
     /// A push subscription request's body, at most.
     public static let pushSubscriptionBytes = 4 * 1024
 
@@ -140,7 +151,7 @@ public enum Limits {
     /// Every row, in the order README lists them.
     public static let table: [RecordLimit] = [
         move, chatMessage, reaction, flag, nudge, nextGame, invitation, decision, pause, rename, replayPage, statsRequest, pushSubscription,
-        pushNotification,
+        pushNotification, gameExport, allGamesExport,
     ]
 
     /// The table as README shows it (a Markdown table).

@@ -70,6 +70,10 @@ extension APIRoute {
     public static let pushMoves = APIRoute("pushMoves", .post, "v1/games/:game/moves")
     public static let changes = APIRoute("changes", .get, "v1/games/:game/changes")
     public static let snapshot = APIRoute("snapshot", .get, "v1/games/:game/snapshot")
+    /// The game as a puzzle file: `?format=puz|ipuz|jpz|xd`, `&fill=1` with the grid's letters.
+    public static let exportGame = APIRoute("exportGame", .get, "v1/games/:game/export")
+    /// The account's latest games as puzzle files in one zip (`?format=`, `&fill=1`).
+    public static let exportAll = APIRoute("exportAll", .get, "v1/export")
     public static let resign = APIRoute("resign", .post, "v1/games/:game/resign")
     public static let seal = APIRoute("seal", .post, "v1/games/:game/seals")
     public static let presence = APIRoute("presence", .post, "v1/games/:game/presence")
@@ -104,7 +108,7 @@ extension APIRoute {
     /// Every route of the API.
     public static let all: [APIRoute] = [
         createAccount, me, rename, createLinkCode, linkDevice, devices, revokeDevice, socketTicket, feed, stats, createGame, games,
-        pushMoves, changes, snapshot, resign, seal, presence, postMessage, postReaction, postFlag, nudge, invite, invitations, revokeLink,
+        pushMoves, changes, snapshot, exportGame, exportAll, resign, seal, presence, postMessage, postReaction, postFlag, nudge, invite, invitations, revokeLink,
         previewInvitation, revokeInvitation, acceptInvitation, leave, removePlayer, friends, decide, preferences, settings, putSetting,
         pushKey, pushSubscribe, pushUnsubscribe, puzzles, puzzle, socket,
     ]

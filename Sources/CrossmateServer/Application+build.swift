@@ -89,6 +89,7 @@ public func buildApplication(_ configuration: ServerConfiguration, logger: Logge
             clock: clock
         ).routes)
     router.addRoutes(StatsController(store: store, history: history, clock: clock).routes)
+    router.addRoutes(ExportController(store: store, directory: directory, clock: clock).routes)
     router.addRoutes(PushController(store: store, notifier: notifier, clock: clock).routes)
     // WebSocket upgrades get a router of their own, so ordinary requests never try to match it.
     let socketRouter = Router(context: CrossmateRequestContext.self)

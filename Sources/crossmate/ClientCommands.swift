@@ -461,6 +461,61 @@ struct Invite: AsyncParsableCommand {
     }
 }
 
+/// `crossmate export GAME`: the game as a puzzle file, to take it to another app.
+struct Export: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Save a game as a puzzle file (.ipuz, .puz, .jpz or .xd), with its letters if asked.",
+        discussion: "Only a player of the game can export it. `crossmate export --all` saves your latest games in one zip.")
+
+    @Argument(help: "The game: its id or the start of its title (leave out with --all).")
+    var game: String?
+
+    @Flag(help: "All your latest games, in one zip.")
+    var all = false
+
+    @Option(help: "puz, ipuz, jpz or xd (default ipuz).")
+    var format = "ipuz"
+
+    @Flag(help: "With the grid's letters as they stand (not for xd, which keeps none).")
+    var withFill = false
+
+    @Option(name: .shortAndLong, help: "The file to write (default: the game's title and the format's extension, here).")
+    var output: String?
+
+    @OptionGroup var profile: ProfileOption
+
+    func validate() throws {
+        guard ["puz", "ipuz", "jpz", "xd"].contains(format.lowercased()) else { throw ValidationError("--format is puz, ipuz, jpz or xd, not \(format)") }
+        guard (game == nil) == all else { throw ValidationError(all ? "name no game with --all" : "name a game, or export them all with --all") }
+        if withFill, format.lowercased() == "xd" { throw ValidationError("an .xd file keeps no player's letters; use --format puz, ipuz or jpz with --with-fill") }
+    }
+
+    func run() async throws {
+        try await reporting {
+            let engine = try profile.engine()
+            let gameID = try await game.asyncMap { try await engine.resolve($0) }
+            let (name, bytes) = try await engine.export(gameID, format: format.lowercased(), fill: withFill)
+            let path = output ?? name ?? (all ? "crossmate-games.zip" : "crossword.\(format.lowercased())")
+            guard output != nil || !FileManager.default.fileExists(atPath: path) else {
+                throw ClientFailure("\(path) already exists; name another file with --output")
+            }
+            do {
+                try Data(bytes).write(to: URL(fileURLWithPath: path), options: .atomic)
+            } catch {
+                throw ClientFailure("\(path) cannot be written (\(error.localizedDescription))")
+            }
+            print("Saved \(path) (\(bytes.count) bytes).")
+        }
+    }
+}
+
+extension Optional {
+    fileprivate func asyncMap<T>(_ transform: (Wrapped) async throws -> T) async rethrows -> T? {
+        guard let self else { return nil }
+        return try await transform(self)
+    }
+}
+
 struct Uninvite: AsyncParsableCommand {
     static let configuration = CommandConfiguration(abstract: "Make an invitation link stop working.")
 

@@ -1,0 +1,110 @@
+import CrossmateCore
+import CrossmateFormats
+import CrossmateProtocol
+import CrossmateStore
+import CrossmateSync
+import Foundation
+import HTTPTypes
+import Hummingbird
+import NIOCore
+
+/// Games as puzzle files, so a player can take them to another app: one game
+/// (`GET /v1/games/{id}/export?format=puz&fill=1`) or their latest games in a zip
+/// (`GET /v1/export`). Only a player of a game can export it; a removed player still can (the
+/// game stays readable to them). Costs are in `Limits.gameExport` and `Limits.allGamesExport`.
+struct ExportController {
+    let store: Store
+    let directory: GameDirectory
+    let gameLimiter = RateLimiter(Limits.gameExport.perAccount!)
+    let allLimiter = RateLimiter(Limits.allGamesExport.perAccount!)
+    let clock: @Sendable () -> Int64
+
+    var routes: RouteCollection<CrossmateRequestContext> {
+        let router = RouteCollection(context: CrossmateRequestContext.self)
+        router.on(.exportGame, use: exportGame)
+        router.on(.exportAll, use: exportAll)
+        return router
+    }
+
+    /// The format and whether the fill goes with it, from the query.
+    static func options(_ request: Request) throws -> (PuzzleFormat, Bool) {
+        let query = request.uri.queryParameters
+        let named = query["format"].map(String.init) ?? "ipuz"
+        guard let format = PuzzleFormat(rawValue: named.lowercased()) else {
+            throw APIError(.invalid, "format is puz, ipuz, jpz or xd, not \(TextRule.quote(named, maximumBytes: 16))")
+        }
+        let fill = ["1", "true", "yes"].contains(query["fill"].map(String.init) ?? "0")
+        if fill, format == .xd {
+            throw APIError(.invalid, "an .xd file keeps no player's letters; export the fill as .puz, .ipuz or .jpz")
+        }
+        return (format, fill)
+    }
+
+    func limit(_ limiter: RateLimiter, _ device: StoredDevice, what: String) throws {
+        if let wait = limiter.take(device.authorID, now: clock()) {
+            throw APIError(.rateLimited, "you exported \(what) a moment ago; you can again in \(wait) s", retryAfterSeconds: wait)
+        }
+    }
+
+    /// One game's file, named after its title.
+    func file(_ game: StoredGame, format: PuzzleFormat, fill: Bool) async throws -> (name: String, bytes: [UInt8]) {
+        let projection = try await directory.projection(for: game)
+        let grid = await projection.replica.grid
+        let puzzle = GameExport.puzzle(projection.puzzle, grid: grid, withFill: fill)
+        do {
+            return (GameExport.fileName(title: puzzle.title, extension: format.rawValue), try format.write(puzzle))
+        } catch {
+            throw APIError(.invalid, "this game cannot be written as .\(format.rawValue): \(error.description)")
+        }
+    }
+
+    static func attachment(_ bytes: [UInt8], name: String, type: String) -> Response {
+        var headers = HTTPFields()
+        headers[.contentType] = type
+        headers[.contentDisposition] = "attachment; filename=\"\(name)\""
+        headers[.cacheControl] = "no-store"
+        return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: bytes)))
+    }
+
+    @Sendable func exportGame(_ request: Request, context: CrossmateRequestContext) async throws -> Response {
+        let device = try context.requireDevice()
+        let gameID = try context.parameters.require("game")
+        let (format, fill) = try Self.options(request)
+        let (game, _) = try await store.access(gameID, for: device, write: false)
+        try limit(gameLimiter, device, what: "a game")
+        let (name, bytes) = try await file(game, format: format, fill: fill)
+        return Self.attachment(bytes, name: name, type: format == .ipuz ? "application/json" : "application/octet-stream")
+    }
+
+    @Sendable func exportAll(_ request: Request, context: CrossmateRequestContext) async throws -> Response {
+        let device = try context.requireDevice()
+        let (format, fill) = try Self.options(request)
+        try limit(allLimiter, device, what: "all your games")
+        let most = Limits.maximumGamesExported
+        let games = try await store.games(of: device.authorID, limit: most + 1)
+        var files: [(name: String, bytes: [UInt8])] = []
+        var taken: Set<String> = []
+        var skipped: [String] = []
+        for (game, participant, _) in games.prefix(most) where !participant.hasLeft {
+            do {
+                var (name, bytes) = try await file(game, format: format, fill: fill)
+                // Two games of one title: the later gets its id beside the name.
+                if taken.contains(name) { name = name.replacingOccurrences(of: ".\(format.rawValue)", with: " \(game.gameID).\(format.rawValue)") }
+                taken.insert(name)
+                files.append((name, bytes))
+            } catch let error as APIError {
+                skipped.append("\(game.gameID): \(error.body.message)")
+            }
+        }
+        var notes: [String] = []
+        if games.count > most { notes.append("Only your latest \(most) games are in this file; older ones can be exported one at a time.") }
+        notes += skipped.map { "Left out \($0)" }
+        if !notes.isEmpty { files.append(("README.txt", Array((notes.joined(separator: "\n") + "\n").utf8))) }
+        let zip = try ZipWriter.write(files)
+        return Self.attachment(zip, name: "crossmate-games.zip", type: "application/zip")
+    }
+}
+
+extension HTTPField.Name {
+    static let contentDisposition = Self("Content-Disposition")!
+}

@@ -1,0 +1,71 @@
+import CrossmateClient
+import CrossmateCore
+import CrossmateFormats
+import CrossmateProtocol
+import CrossmateTestSupport
+import Foundation
+import Testing
+
+/// A game taken to another app: exported by a player as .puz, .ipuz, .jpz or .xd, with the grid's
+/// letters when asked; all of a player's games in one zip; nobody else's.
+@Suite(.serialized) struct ExportTests {
+    @Test func aPlayerExportsTheGameWithItsFillInEveryFormat() async throws {
+        try await withLiveServer { server, directory in
+            let ann = try await TestPlayer.login("Ann", server: server.baseURL, in: directory)
+            let gameID = try await ann.engine.createGame(CreateGameRequest(bundled: "daybreak"))
+            await ann.engine.start()
+            let session = try await ann.engine.open(gameID)
+            try await type("BETA", at: GridPosition(row: 0, col: 0), in: session)
+            try await eventually("Ann's letters acknowledged") { await ann.engine.status.unsent == 0 }
+            let bundled = try BundledPuzzles.puzzle("daybreak")
+            for format in [PuzzleFormat.puz, .ipuz, .jpz] {
+                let (name, bytes) = try await ann.engine.export(gameID, format: format.rawValue, fill: true)
+                #expect(name == "Daybreak.\(format.rawValue)")
+                let puzzle = try format.read(bytes)
+                #expect(puzzle.cells.map(\.solution) == bundled.cells.map(\.solution), "\(format)")
+                #expect(Array(puzzle.savedProgress?.letters.prefix(5) ?? []) == ["B", "E", "T", "A", ""], "\(format)")
+                // Without the fill, the puzzle alone.
+                let plain = try format.read(try await ann.engine.export(gameID, format: format.rawValue, fill: false).bytes)
+                let plainLetters = plain.savedProgress?.letters ?? []
+                #expect(plainLetters.allSatisfy { $0.isEmpty }, "\(format)")
+            }
+            let xd = try PuzzleFormat.xd.read(try await ann.engine.export(gameID, format: "xd", fill: false).bytes)
+            #expect(xd.across.map(\.text) == bundled.across.map(\.text))
+            await #expect(throws: ServerFailure.self) { try await ann.engine.export(gameID, format: "xd", fill: true) }
+            await #expect(throws: ServerFailure.self) { try await ann.engine.export(gameID, format: "pdf", fill: false) }
+
+            // Someone who is not a player cannot.
+            let eve = try await TestPlayer.login("Eve", server: server.baseURL, in: directory)
+            do {
+                _ = try await eve.engine.export(gameID, format: "ipuz", fill: true)
+                Issue.record("Eve exported a game she is not in")
+            } catch let failure as ServerFailure {
+                guard case let .refused(body, status, _) = failure else { throw failure }
+                #expect(status == 403 && body.message.contains("not a player"), "\(body.message)")
+            }
+
+            // All of Ann's games in one zip that an independent reader opens.
+            _ = try await ann.engine.createGame(CreateGameRequest(bundled: "green-light"))
+            let (zipName, zip) = try await ann.engine.export(nil, format: "puz", fill: true)
+            #expect(zipName == "crossmate-games.zip")
+            let path = directory.path + "/games.zip"
+            try Data(zip).write(to: URL(fileURLWithPath: path))
+            let listing = try Self.python(
+                "import zipfile, sys; z = zipfile.ZipFile(sys.argv[1]); assert z.testzip() is None; print(sorted(z.namelist()))", path)
+            #expect(listing.contains("'Daybreak.puz'") && listing.contains("'Green Light.puz'"), "\(listing)")
+            await ann.engine.stop()
+        }
+    }
+
+    static func python(_ program: String, _ arguments: String...) throws -> String {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["python3", "-c", program] + arguments
+        let output = Pipe()
+        process.standardOutput = output
+        try process.run()
+        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        return text
+    }
+}
