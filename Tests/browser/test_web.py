@@ -1451,6 +1451,45 @@ class WebAppTests(unittest.TestCase):
         until("the entry goes", lambda: not entry.is_displayed())
         ana.screenshot("rebus-written-phone")
 
+    def test_downloading_a_game_and_all_games(self):
+        """A player downloads the game as a file another app opens (checked by puzpy, an
+        independent .puz reader: her letters are in it), and all her games in one zip."""
+        ana = self.player("Ana")
+        ana.sign_up()
+        game = ana.start_bundled("green-light")
+        ana.type("ALSO")
+        until("saved", lambda: ana.driver.find_element(By.CSS_SELECTOR, "[data-sync]").get_attribute("data-sync") == "live"
+              and self.server.api("GET", f"/v1/games/{game}/export?format=ipuz&fill=1", token=ana.token()) is not None)
+        folder = os.path.join(self.directory, "downloads")
+        os.makedirs(folder)
+        ana.driver.execute_cdp_cmd("Browser.setDownloadBehavior", {"behavior": "allow", "downloadPath": folder})
+        ana.driver.find_element(By.XPATH, '//details[.//button[@data-download-format="puz"]]/summary').click()
+        ana.driver.find_element(By.CSS_SELECTOR, '[data-download-format="puz"]').click()
+        path = os.path.join(folder, "Green Light.puz")
+        until("the file", lambda: os.path.exists(path) and os.path.getsize(path) > 0)
+        try:
+            import puz
+        except ImportError:
+            self.fail("puzpy is not in the venv (scripts/test-all.sh installs it)")
+        read = puz.read(path)
+        self.assertEqual(read.title, "Green Light")
+        self.assertEqual(read.fill[:5], ".ALSO", read.fill)  # (puzpy: "." a block, "-" an empty square)
+        self.assertEqual(read.fill[5:], "-" * 19 + ".", read.fill)
+        self.assertEqual(read.solution[:5], ".ALSO", read.solution)
+        self.assertIn("Saved Green Light.puz", ana.toast())
+        # All games, from the list.
+        ana.open("/")
+        until("the list", lambda: ana.driver.find_elements(By.CSS_SELECTOR, f'[data-game="{game}"]'))
+        ana.driver.find_element(By.CSS_SELECTOR, "[data-download-all]").click()
+        archive = os.path.join(folder, "crossmate-games.zip")
+        until("the zip", lambda: os.path.exists(archive) and os.path.getsize(archive) > 0)
+        import zipfile
+        with zipfile.ZipFile(archive) as opened:
+            self.assertIsNone(opened.testzip())
+            self.assertEqual(opened.namelist(), ["Green Light.ipuz"])
+            saved = json.loads(opened.read("Green Light.ipuz"))["saved"]
+            self.assertEqual("".join(square for square in saved[0] if isinstance(square, str) and square.isalpha()), "ALSO", saved)
+
     def test_the_next_puzzle_together(self):
         """From a finished game, Ana starts the next puzzle with the same people: Ben, still on
         the finished page, goes straight into it; Cy, on her list, finds it there as news."""

@@ -8,6 +8,7 @@
 import { connection } from "./connection.js";
 import { clock, el, rebuildIf, setAttribute, setStyle, setText, stylesheet } from "./dom.js";
 import { key } from "./keys.js";
+import { route } from "./routes.js";
 import { buildPhoneGame, fitGrid, openSheet } from "./phone.js";
 
 /** A clue's name in the lists and among the flags: "17-across". */
@@ -200,7 +201,7 @@ export class GameView {
         "div",
         { class: "overflow", id: "more-tools" },
         this.redoButton, this.rebusButton, this.flagButton, menu("check", "Check"), menu("reveal", "Reveal"), menu("clear", "Clear"),
-        this.pauseButton, this.settingsButton, this.shareButton, this.nudgeButton,
+        this.pauseButton, this.settingsButton, this.shareButton, this.nudgeButton, this.downloadMenu(),
       ),
     );
     const tools = el(
@@ -276,6 +277,27 @@ export class GameView {
     this.answerButtons = [...tools.querySelectorAll("[data-action^=check],[data-action^=reveal]")];
     if (this.touch) fitGrid(this);
     this.input.focus();
+  }
+
+  /** Download: the game as a file for another app, with the letters as they stand (.xd keeps none). */
+  downloadMenu() {
+    const formats = [["puz", "Across Lite (.puz)"], ["ipuz", ".ipuz"], ["jpz", ".jpz"], ["xd", ".xd (the puzzle only)"]];
+    return el(
+      "details",
+      { class: "menu", "data-download": true },
+      el("summary", {}, "Download"),
+      el(
+        "div",
+        { class: "items" },
+        ...formats.map(([format, label]) =>
+          el("button", { type: "button", "data-download-format": format, onclick: async (event) => {
+            event.target.closest("details").open = false;
+            const path = `${route("exportGame", this.gameID)[1]}?format=${format}${format === "xd" ? "" : "&fill=1"}`;
+            (await import("./download.js")).download(path, `crossword.${format}`);
+          } }, label),
+        ),
+      ),
+    );
   }
 
   /** The phone's dock: the clue bar (‹ and › step clues, a tap on the clue turns the

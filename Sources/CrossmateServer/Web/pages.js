@@ -231,6 +231,8 @@ export async function gamesPage() {
           el("a", { href: "/stats", "data-route": true }, "Stats"), " · ",
           el("a", { href: "/link", "data-route": true }, "Use on another device"), " · ",
           el("button", { type: "button", class: "link", "data-settings": true, onclick: async () => (await import("./settingsdialog.js")).openSettings() }, "Settings"), " · ",
+          el("button", { type: "button", class: "link", "data-download-all": true, title: "your latest games as .ipuz files, with your letters, in one zip",
+            onclick: async () => (await import("./download.js")).download(`${route("exportAll")[1]}?format=ipuz&fill=1`, "crossmate-games.zip") }, "Download all"), " · ",
           el("button", { type: "button", class: "link", "data-sign-out": true, onclick: () => signOut() }, "Sign out"),
         ),
       ),
