@@ -108,7 +108,8 @@ extension APIRoute {
     /// Every route of the API.
     public static let all: [APIRoute] = [
         createAccount, me, rename, createLinkCode, linkDevice, devices, revokeDevice, socketTicket, feed, stats, createGame, games,
-        pushMoves, changes, snapshot, exportGame, exportAll, resign, seal, presence, postMessage, postReaction, postFlag, nudge, invite, invitations, revokeLink,
+        pushMoves, changes, snapshot, exportGame, exportAll, resign, seal, presence, postMessage, postReaction, postFlag, nudge, invite, invitations,
+        revokeLink,
         previewInvitation, revokeInvitation, acceptInvitation, leave, removePlayer, friends, decide, preferences, settings, putSetting,
         pushKey, pushSubscribe, pushUnsubscribe, puzzles, puzzle, socket,
     ]

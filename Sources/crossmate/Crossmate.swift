@@ -7,7 +7,8 @@ struct Crossmate: AsyncParsableCommand {
         abstract: "Collaborative crossword solving: serve games, play them in the terminal, read and convert puzzle files.",
         version: "crossmate 0.21 (2026-11-24)",
         subcommands: [
-            Serve.self, Backup.self, Restore.self, Login.self, Logout.self, Link.self, Games.self, New.self, Invite.self, Uninvite.self, Export.self, Join.self,
+            Serve.self, Backup.self, Restore.self, Login.self, Logout.self, Link.self, Games.self, New.self, Invite.self, Uninvite.self, Export.self,
+            Join.self,
             Remove.self, Leave.self,
             Play.self, Replay.self, Sync.self,
             Friends.self, Nudge.self, ChatCommand.self, React.self, StatsCommand.self,

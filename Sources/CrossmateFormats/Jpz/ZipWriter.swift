@@ -16,14 +16,16 @@ public enum ZipWriter {
             let crc = CRC32.checksum(file.bytes)
             let offset = UInt32(out.count)
             // Version 2.0, no flags but UTF-8 names (bit 11), stored, no time (1980-01-01).
-            let common = le16(20) + le16(0x0800) + le16(0) + le16(0) + le16(0x21) + le32(crc) + le32(UInt32(file.bytes.count))
+            let common =
+                le16(20) + le16(0x0800) + le16(0) + le16(0) + le16(0x21) + le32(crc) + le32(UInt32(file.bytes.count))
                 + le32(UInt32(file.bytes.count)) + le16(name.count) + le16(0)
             out += [0x50, 0x4B, 0x03, 0x04] + common + name + file.bytes
             directory += [0x50, 0x4B, 0x01, 0x02] + le16(20) + common + le16(0) + le16(0) + le16(0) + le32(0) + le32(offset) + name
         }
         let start = UInt32(out.count)
         out += directory
-        out += [0x50, 0x4B, 0x05, 0x06] + le16(0) + le16(0) + le16(files.count) + le16(files.count) + le32(UInt32(directory.count)) + le32(start)
+        out +=
+            [0x50, 0x4B, 0x05, 0x06] + le16(0) + le16(0) + le16(files.count) + le16(files.count) + le32(UInt32(directory.count)) + le32(start)
             + le16(0)
         return out
     }
