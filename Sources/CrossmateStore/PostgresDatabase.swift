@@ -39,18 +39,23 @@ public final class PostgresSQLDatabase: SQLDatabase {
         return configuration
     }
 
-    /// How long one transaction or read may hold its connection. A connection can stop answering
-    /// without closing (seen after `pg_ctl restart`: a BEGIN sent on a fresh connection was never
-    /// answered, nor failed when the connection was closed, and the group commit waiting on it
-    /// stopped every later move on that instance for good). Past this the connection is closed,
-    /// the caller is answered with `DatabaseUnresponsive` (a device sends its moves again), and
-    /// what was running on the connection is left behind.
-    public static let connectionDeadline = Duration.seconds(20)
+    /// How long one transaction, quick read or notification may hold its connection. A
+    /// connection can stop answering without closing (seen after `pg_ctl restart`: a BEGIN sent
+    /// on a fresh connection was never answered, nor failed when the connection was closed, and
+    /// the group commit waiting on it stopped every later move on that instance for good). Past
+    /// this the connection is closed, the caller is answered with `DatabaseUnresponsive` (a
+    /// device sends its moves again; a commit that did land is found a duplicate), and what was
+    /// running on the connection is left behind. Moves commit in milliseconds even at 2,000
+    /// devices: at 20 s, a player whose letter met such a connection waited 20 s after a
+    /// restart (BENCHMARKS.md); at 5 s, 5.
+    public static let connectionDeadline = Duration.seconds(5)
+    /// The same for the history lane's reads (a finished game's whole history), which may be long.
+    public static let historyDeadline = Duration.seconds(20)
 
-    /// Runs `body` on a leased connection; after `connectionDeadline` without an answer, closes
-    /// the connection and throws `DatabaseUnresponsive` whatever `body` is doing.
+    /// Runs `body` on a leased connection; after `deadline` without an answer, closes the
+    /// connection and throws `DatabaseUnresponsive` whatever `body` is doing.
     private func withDeadline<T: Sendable>(
-        _ what: String, _ body: @escaping @Sendable (PostgresConnection) async throws -> T
+        _ what: String, deadline: Duration = connectionDeadline, _ body: @escaping @Sendable (PostgresConnection) async throws -> T
     ) async throws -> T {
         try await client.withConnection { connection in
             let logger = logger
@@ -62,10 +67,9 @@ public final class PostgresSQLDatabase: SQLDatabase {
                 }
                 answer.watch(
                     Task {
-                        try await Task.sleep(for: Self.connectionDeadline)
-                        logger.error(
-                            "a database connection did not answer for \(Self.connectionDeadline); closing it", metadata: ["during": "\(what)"])
-                        answer.resume(.failure(DatabaseUnresponsive(what: what)))
+                        try await Task.sleep(for: deadline)
+                        logger.error("a database connection did not answer for \(deadline); closing it", metadata: ["during": "\(what)"])
+                        answer.resume(.failure(DatabaseUnresponsive(what: what, deadline: deadline)))
                         work.cancel()
                         try? await connection.close()
                     })
@@ -99,7 +103,7 @@ public final class PostgresSQLDatabase: SQLDatabase {
     /// PostgresNIO's calls never block a thread: both lanes share the connection pool.
     public func read<T: Sendable>(_ lane: ReadLane, _ body: @escaping @Sendable (any SQLConnection) async throws -> T) async throws -> T {
         let logger = logger
-        return try await withDeadline("a read") { connection in
+        return try await withDeadline("a read", deadline: lane == .history ? Self.historyDeadline : Self.connectionDeadline) { connection in
             try await body(Connection(connection: connection, logger: logger))
         }
     }
@@ -264,7 +268,8 @@ extension String {
 /// The database did not answer one transaction or read in time (`PostgresSQLDatabase.connectionDeadline`).
 public struct DatabaseUnresponsive: Error, CustomStringConvertible {
     public var what: String
-    public var description: String { "the database did not answer \(what) within \(PostgresSQLDatabase.connectionDeadline)" }
+    public var deadline = PostgresSQLDatabase.connectionDeadline
+    public var description: String { "the database did not answer \(what) within \(deadline)" }
 }
 
 /// A continuation answered once, by the work or by its watchdog, whichever comes first; the
