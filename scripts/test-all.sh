@@ -20,6 +20,7 @@ command -v chromium >/dev/null || missing+=(chromium)
 command -v chromedriver >/dev/null || missing+=(chromium-driver)
 # The hosting test puts two instances behind Debian's Caddy, with TLS.
 command -v caddy >/dev/null || missing+=(caddy)
+command -v systemd-analyze >/dev/null || missing+=(systemd)
 # Chat and reactions hold emoji: the screenshots should show them, not empty boxes.
 fc-list 2>/dev/null | grep -qi "color emoji" || missing+=(fonts-noto-color-emoji)
 if [ "${#missing[@]}" -gt 0 ] && command -v apt-get >/dev/null && [ "$(id -u)" = 0 ]; then
@@ -69,6 +70,15 @@ echo "== hosted: two PostgreSQL instances behind Caddy with TLS, two browsers an
 "$work/venv/bin/pip" install --quiet --disable-pip-version-check cryptography
 if timeout -k 30 600 scripts/with-postgres.sh "$work/venv/bin/python" Tests/deploy/test_deploy.py "$(swift build --show-bin-path)/crossmate" .artifacts/deploy \
     2>&1 | tee "$work/deploy.log" && grep -q '^OK' "$work/deploy.log"; then passed=$((passed + 1)); else failed=$((failed + 1)); fi
+
+echo "== deploy/: the systemd units verify (and score as well hardened), the Caddyfile validates"
+if (units="$(mktemp -d)"; trap 'rm -rf "$units"' EXIT
+    for unit in crossmate.service crossmate-backup.service crossmate-backup.timer; do
+        sed "s|/usr/local/bin/crossmate|$(swift build --show-bin-path)/crossmate|g" "deploy/$unit" > "$units/$unit"
+    done
+    systemd-analyze verify "$units/crossmate.service" "$units/crossmate-backup.service" "$units/crossmate-backup.timer" \
+        && systemd-analyze security --offline=true --threshold=20 "$units/crossmate.service" | tail -1 \
+        && caddy validate --config deploy/Caddyfile --adapter caddyfile >/dev/null 2>&1); then passed=$((passed + 1)); else failed=$((failed + 1)); fi
 
 echo "== fuzzing the .puz, .ipuz and .jpz readers and the socket push reader"
 if scripts/fuzz.sh "${FUZZ_SECONDS:-30}"; then passed=$((passed + 4)); else failed=$((failed + 1)); fi
