@@ -1952,9 +1952,12 @@ class WebAppTests(unittest.TestCase):
                     " && !!document.querySelector('[data-chat]')"))
             return fresh.driver.execute_script(
                 "const at = arguments[0] ? performance.getEntriesByName(arguments[0])[0].startTime : Infinity;"
-                "const sizes = { before: 0, after: 0 };"
+                "const sizes = { before: 0, after: 0, files: {} };"
                 "for (const e of performance.getEntriesByType('navigation').concat(performance.getEntriesByType('resource')))"
-                "  if (!e.name.includes('/v1/')) sizes[e.startTime <= at ? 'before' : 'after'] += e.encodedBodySize;"
+                "  if (!e.name.includes('/v1/')) {"
+                "    sizes[e.startTime <= at ? 'before' : 'after'] += e.encodedBodySize;"
+                "    if (e.startTime <= at) sizes.files[new URL(e.name).pathname] = e.encodedBodySize;"
+                "  }"
                 "return sizes", drawn)
         list_bytes = first_load("/", "[data-game]")["before"]
         game_load = first_load("/games/" + game, "[data-sync=live]", drawn="crossmate-grid-drawn")
@@ -1973,6 +1976,7 @@ class WebAppTests(unittest.TestCase):
         print(f"  keystrokes {result['keystrokes']}  measured {result['measured']}  p50 {result['p50_ms']} ms  p99 {result['p99_ms']} ms  max {result['max_ms']} ms")
         print(f"  page weight (HTML + CSS + JS + icon, uncompressed): {weight} bytes")
         print(f"  first load as sent (gzipped bodies): the list {list_bytes} bytes, a game {game_bytes} bytes (then {game_load['after']} once the grid is drawn)")
+        print("  a game's first load, file by file: " + ", ".join(f"{name} {size}" for name, size in sorted(game_load["files"].items(), key=lambda item: -item[1])))
         if ARTIFACTS:
             os.makedirs(ARTIFACTS, exist_ok=True)
             with open(os.path.join(ARTIFACTS, "web-bench.json"), "w") as handle:

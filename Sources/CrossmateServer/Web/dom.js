@@ -66,7 +66,9 @@ export function rebuildIf(node, signature, build) {
 export function sentence(text) {
   const words = String(text ?? "").trim();
   if (!words) return words;
-  return words[0].toUpperCase() + words.slice(1) + (/[.!?…]$/.test(words) ? "" : ".");
+  // A first word that is a word gets its capital; a file's name ("broken.puz: …") keeps its own.
+  const capital = /^[a-z]+(?=[\s,;:]|$)/.test(words) ? words[0].toUpperCase() + words.slice(1) : words;
+  return capital + (/[.!?…]$/.test(words) ? "" : ".");
 }
 
 /** A short message at the bottom of the screen (also read out by screen readers). */

@@ -52,6 +52,8 @@ class GamePage extends GameView {
 
   async start() {
     this.main.replaceChildren(el("p", { class: "loading" }, "Opening the game…"));
+    // A wide screen's layout (a phone never loads it).
+    if (!this.touch) this.desktop = await import("./desktop.js");
     // What was typed and not yet answered shows first, so the cursor starts after it.
     for (const row of await queued(this.gameID)) {
       this.state.queued(row.key, row.command, row.typedAt);
@@ -444,50 +446,10 @@ class GamePage extends GameView {
     }, 60);
   }
 
-  /** What revealing or clearing the whole puzzle would do, in words: "Clears 23 of Ben's
-   * letters and 4 of yours." */
-  puzzleConsequence(kind) {
-    const letters = [...this.state.squares.values()].filter((square) => square.letter && square.verdict !== "revealed");
-    if (kind === "reveal") {
-      const { width, squares } = this.view.layout;
-      const empty = squares.filter((square, index) => square.kind === "letter" && !this.letterAt({ row: Math.floor(index / width), col: index % width })).length;
-      return `Reveals the answer in every square not already right${empty ? ` (${empty} still empty)` : ""}. The game then counts as solved with reveals, and revealed letters cannot be changed or undone.`;
-    }
-    const byAuthor = new Map();
-    for (const square of letters) byAuthor.set(square.authorID, (byAuthor.get(square.authorID) ?? 0) + 1);
-    if (!byAuthor.size) return "There are no letters to clear.";
-    const parts = [...byAuthor.entries()]
-      .sort((a, b) => (a[0] === this.view.me) - (b[0] === this.view.me) || b[1] - a[1])
-      .map(([author, count]) => `${count} of ${author === this.view.me ? "yours" : `${this.nameOf(author)}'s letters`}`);
-    const list = parts.length > 1 ? `${parts.slice(0, -1).join(", ")} and ${parts.at(-1)}` : parts[0];
-    return `Clears ${list.replace(/^(\d+) of yours$/, "$1 of your letters")}. Undo brings your own clearing back.`;
-  }
-
-  /** A modal question before a whole-puzzle reveal or clear; the grid has the focus after. */
+  /** A modal question before a whole-puzzle reveal or clear (confirm.js, loaded when first asked). */
   async confirmPuzzle(kind) {
-    await stylesheet("pages.css");
-    const dialog = el(
-      "dialog",
-      { class: "confirm", "data-confirm": kind, "aria-labelledby": "confirm-title" },
-      el("h2", { id: "confirm-title" }, kind === "reveal" ? "Reveal the whole puzzle?" : "Clear the whole puzzle?"),
-      el("p", { "data-confirm-text": true }, this.puzzleConsequence(kind)),
-      el(
-        "div",
-        { class: "buttons" },
-        el("button", { type: "button", "data-confirm-no": true, onclick: () => dialog.close() }, "Keep playing"),
-        el("button", { type: "button", class: "danger", "data-confirm-yes": true, onclick: () => {
-          dialog.close();
-          this.scoped(kind, "puzzle");
-        } }, kind === "reveal" ? "Reveal puzzle" : "Clear puzzle"),
-      ),
-    );
-    dialog.addEventListener("close", () => {
-      dialog.remove();
-      this.input.focus();
-    });
-    document.body.append(dialog);
-    dialog.showModal();
-    dialog.querySelector("[data-confirm-no]").focus();
+    const [{ confirmPuzzle }] = await Promise.all([import("./confirm.js"), stylesheet("pages.css")]);
+    confirmPuzzle(this, kind);
   }
 
   scoped(kind, scope) {

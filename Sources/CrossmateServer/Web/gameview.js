@@ -237,39 +237,7 @@ export class GameView {
       const notes = v.layout.notes ? el("div", { class: "notes", "data-notes": true }, el("h3", {}, "Notes from the puzzle"), el("p", {}, v.layout.notes)) : null;
       this.main.replaceChildren(buildPhoneGame(this, { tools, lists, infoParts: [byline, notes, noSolution] }));
     } else {
-      this.main.replaceChildren(
-        el(
-          "section",
-          { class: "game" },
-          el(
-            "div",
-            { class: "toolbar" },
-            el("a", { href: "/", "data-route": true, class: "back", title: "Your games", "aria-label": "your games" }, "←"),
-            el("h1", {}, v.layout.title || "Untitled"),
-            this.timerBox,
-            this.statusBox,
-            this.statusAnnouncer,
-            tools,
-          ),
-          byline,
-          v.layout.notes
-            ? el("details", { class: "notes", "data-notes": true }, el("summary", {}, "Notes from the puzzle"), el("p", {}, v.layout.notes))
-            : null,
-          noSolution,
-          this.notice,
-          this.catchUpBox,
-          this.banner,
-          // Who is playing, above the grid.
-          this.roster,
-          el(
-            "div",
-            { class: "board" },
-            el("div", { class: "play" }, this.clueBar, el("div", { class: "gridwrap" }, this.grid, this.rebusEntry, this.input, this.pausedCover)),
-            el("div", { class: "side" }, lists, this.chatSlot),
-          ),
-          el("p", { class: "help" }, "Type to fill; arrows move; Space turns; Tab goes to the next word; Insert opens a rebus (Enter writes it); Ctrl+P pencil; Ctrl+Z undo; Escape leaves the grid."),
-        ),
-      );
+      this.main.replaceChildren(this.desktop.buildDesktopGame(this, { tools, lists, byline, noSolution }));
     }
     // What a finished or read-only game turns off (not the buttons that still work then), and
     // the buttons that need the puzzle's answers: looked up once, set on every draw.
