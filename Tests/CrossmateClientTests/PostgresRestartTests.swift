@@ -10,7 +10,8 @@ import Testing
 
 /// Two real `crossmate serve` instances on one PostgreSQL, players pushing to both, and the
 /// database restarted under them (`pg_ctl restart -m fast`) again and again: after each restart
-/// every instance takes moves again within seconds, and every acknowledged move is stored once.
+/// every instance takes moves again within seconds, every acknowledged move is stored once, and
+/// letters and cursors cross between the instances again.
 /// (An instance used to stop acknowledging moves for good after about half the restarts.)
 /// Restarting the cluster would break every other test using it at the time, so this runs on
 /// its own, after the rest (scripts/test-all.sh sets CROSSMATE_TEST_POSTGRES_RESTART=1 then).
@@ -105,6 +106,28 @@ import Testing
         }
         stop.raised.store(true, ordering: .relaxed)
         for task in typing { await task.value }
+        // Each instance listens again: a letter and a cursor from a player on one reach a player
+        // on the other live (cursors travel only by NOTIFY, never by a fetch).
+        let ann = try await TestPlayer.login("Ann", server: servers[0].baseURL, in: directory)
+        let bob = try await TestPlayer.login("Bob", server: servers[1].baseURL, in: directory)
+        let shared = try await ann.engine.createGame(CreateGameRequest(bundled: "green-light"))
+        #expect(try await bob.engine.join(try await ann.engine.invite(shared)) == shared)
+        await ann.engine.start()
+        await bob.engine.start()
+        let annSession = try await ann.engine.open(shared)
+        let bobSession = try await bob.engine.open(shared)
+        var row = 2
+        try await eventually("Ann's cursor reaches Bob on the other instance", within: .seconds(30)) {
+            row = 5 - row
+            await annSession.moveCursor(to: GridPosition(row: row, col: 1), direction: .down)
+            return await bob.engine.peerCursors(shared).contains { $0.authorID == ann.identity.authorID && $0.position.row == row }
+        }
+        try await type("GREEN", at: GridPosition(row: 1, col: 0), in: annSession)
+        try await eventually("Ann's letters reach Bob on the other instance", within: .seconds(30)) {
+            (try? await bobSession.view().grid.letters[5..<10]) == ["G", "R", "E", "E", "N"]
+        }
+        await ann.engine.stop()
+        await bob.engine.stop()
         // Every acknowledged move is stored, once.
         for typist in typists {
             var stored: [Int] = []
