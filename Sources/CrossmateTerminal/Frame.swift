@@ -77,11 +77,33 @@ public struct Style: Hashable, Sendable {
 
 /// A screenful of characters with styles: drawn to a terminal as ANSI, or read as plain text
 /// (what the golden-frame tests compare).
+/// What a click on a part of the screen stands for.
+public enum FrameTarget: Hashable, Sendable {
+    case square(GridPosition)
+    case clue(Direction, number: Int)
+    /// Anywhere in a clue list (the wheel scrolls it).
+    case clueList(Direction)
+}
+
 public struct Frame: Sendable {
     public let width: Int
     public let height: Int
     private var characters: [Character]
     private var styles: [Style]
+    /// What a click at each cell stands for (most cells: nothing).
+    private var targets: [Int: FrameTarget] = [:]
+
+    /// Marks cells as standing for `target` (a later mark wins).
+    public mutating func mark(_ target: FrameTarget, row: Int, cols: Range<Int>) {
+        guard (0..<height).contains(row) else { return }
+        for col in cols where (0..<width).contains(col) { targets[row * width + col] = target }
+    }
+
+    /// What a click at a cell stands for, if anything.
+    public func target(row: Int, col: Int) -> FrameTarget? {
+        guard (0..<height).contains(row), (0..<width).contains(col) else { return nil }
+        return targets[row * width + col]
+    }
 
     public init(width: Int, height: Int) {
         self.width = max(0, width)

@@ -8,8 +8,12 @@ public enum InputKey: Hashable, Sendable {
     case left, right, up, down
     /// Shift with an arrow (replay's larger steps).
     case shiftLeft, shiftRight
-    case home, end, insert, delete
+    case home, end, insert, delete, pageUp, pageDown
     case tab, shiftTab, enter, backspace, escape
+    /// A mouse press (SGR reporting): where, 0-based.
+    case click(row: Int, col: Int)
+    /// The wheel turned over a cell: up or not.
+    case wheel(up: Bool, row: Int, col: Int)
 }
 
 /// Turns the bytes a terminal sends into keys. A lone Escape is only known to be one when
@@ -84,7 +88,18 @@ public struct KeyDecoder: Sendable {
     }
 
     private static func sequence(final: UInt8, parameters: String) -> InputKey? {
-        switch final {
+        // SGR mouse reports: "<button;column;row" and M for a press (m for a release, ignored).
+        if parameters.hasPrefix("<") {
+            let fields = parameters.dropFirst().split(separator: ";").compactMap { Int($0) }
+            guard final == UInt8(ascii: "M"), fields.count == 3, fields[1] >= 1, fields[2] >= 1 else { return nil }
+            let (button, col, row) = (fields[0], fields[1] - 1, fields[2] - 1)
+            switch button {
+            case 0: return .click(row: row, col: col)
+            case 64, 65: return .wheel(up: button == 64, row: row, col: col)
+            default: return nil  // other buttons, drags and modifiers
+            }
+        }
+        return switch final {
         case UInt8(ascii: "A"): .up
         case UInt8(ascii: "B"): .down
         case UInt8(ascii: "C"): parameters == "1;2" ? .shiftRight : .right
@@ -98,6 +113,8 @@ public struct KeyDecoder: Sendable {
             case "2": .insert
             case "3": .delete
             case "4", "8": .end
+            case "5": .pageUp
+            case "6": .pageDown
             default: nil
             }
         default: nil

@@ -293,6 +293,7 @@ public struct PlayScreen: Sendable {
                     frame.put(fill, row: line, col: left, style: Style(foreground: Self.block))
                     continue
                 }
+                frame.mark(.square(position), row: line, cols: left..<(left + cellWidth))
                 let square = view.grid.state(at: position)
                 var base = Style()
                 if cell.isShaded { base.background = Self.shadedBackground }
@@ -435,7 +436,9 @@ public struct PlayScreen: Sendable {
             let current = view.puzzle.clue(containing: state.cursor.position, direction)
             let entries = clues.map { clue in Self.wrap(clueLine(clue), to: columnWidth - 4, hanging: 4) }
             let currentIndex = clues.firstIndex { $0 == current } ?? 0
-            // Start so the current clue shows, a third of the way down when the list scrolls.
+            for row in top..<(top + rows) { frame.mark(.clueList(direction), row: row, cols: col..<(col + columnWidth)) }
+            // Start so the current clue shows, a third of the way down when the list scrolls
+            // (or where the wheel scrolled it).
             let space = rows - 1
             var first = currentIndex
             var used = entries[currentIndex].count
@@ -443,6 +446,7 @@ public struct PlayScreen: Sendable {
                 first -= 1
                 used += entries[first].count
             }
+            if let scrolled = state.listScroll[direction] { first = max(0, min(scrolled, clues.count - 1)) }
             var shown: [(clue: Int, text: String, first: Bool)] = []
             var clue = first
             while clue < clues.count, shown.count + entries[clue].count <= space {
@@ -468,6 +472,7 @@ public struct PlayScreen: Sendable {
                 var style = Style(dim: filled)
                 if item == current { style = Style(bold: true, reverse: direction == state.cursor.direction, underline: true) }
                 frame.put(entry.text, row: top + 1 + offset, col: col, style: style)
+                frame.mark(.clue(direction, number: item.number), row: top + 1 + offset, cols: col..<(col + columnWidth))
                 // A flagged clue: ⚑ before its number, in the flagger's colour.
                 if let flag = flags(on: item).first, entry.text.hasPrefix(String(item.number).leftPadding(to: 3)) {
                     frame.put("⚑", row: top + 1 + offset, col: col, style: Style(foreground: color(of: flag.authorID), bold: true))
@@ -596,7 +601,7 @@ public struct PlayScreen: Sendable {
 
     static let help =
         "Letters fill and move on. Arrows move (across the direction: turn); space turns; Tab and Shift-Tab go to the next and "
-        + "previous word. Backspace erases back, Delete here, Home/End go to the word's ends. ^R (or Insert) opens "
+        + "previous unfilled word, PgDn/PgUp to the next/previous word. Click a square (again: turn) or a clue. Backspace erases back, Delete here, Home/End go to the word's ends. ^R (or Insert) opens "
         + "a rebus, Enter writes it, Esc cancels. ^P pencil. ^Z undo, ^Y redo. ^X then c, r or x checks, reveals or clears. ^G "
         + "and a number then a or d goes to a clue. ^F follows another player (again: the next; any other key "
         + "stops). ^T chat (Enter sends). ^W flags the word for the others. ^Q (or Esc q) quits. Any key closes this help."

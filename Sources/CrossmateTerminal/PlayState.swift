@@ -40,6 +40,9 @@ public struct PlayState: Sendable {
     public var following: String?
     /// The chat message being written after ^T (Enter sends it, Esc puts it away).
     public var chat: String?
+    /// Where the wheel scrolled each clue list (its first clue shown); any key puts the lists
+    /// back around the current clue.
+    public var listScroll: [Direction: Int] = [:]
 
     /// Starts on the first empty square of the first across word (or the first square).
     public init(puzzle: Puzzle, letterAt: (GridPosition) -> String) {
@@ -59,7 +62,14 @@ public struct PlayState: Sendable {
         if chat != nil { return typeChat(key) }
         notice = nil
         if key != .control("f") { following = nil }
+        if case .wheel = key {} else { listScroll = [:] }
         switch key {
+        case .pageUp, .pageDown:
+            moveToWord(forward: key == .pageDown, puzzle: view.puzzle, letterAt: { view.grid.letter(at: $0) })
+            return []
+        case .click, .wheel:
+            // Where a click lands is the screen's to say (`click(_:view:)`).
+            return []
         case .control("f"):
             followNext(view: view)
             return []
@@ -103,6 +113,68 @@ public struct PlayState: Sendable {
         }
         cursor = next
         return edit.map { [.perform(Self.command($0))] } ?? []
+    }
+
+    /// PgDn and PgUp: the next or previous word in the clue lists (Across, then Down, round
+    /// again), filled or not; its first empty square, else its first.
+    mutating func moveToWord(forward: Bool, puzzle: Puzzle, letterAt: ((GridPosition) -> String)? = nil) {
+        let words = puzzle.clues(.across) + puzzle.clues(.down)
+        guard !words.isEmpty else { return }
+        let current = puzzle.clue(containing: cursor.position, cursor.direction)
+        let index = current.flatMap { clue in words.firstIndex(of: clue) } ?? (forward ? words.count - 1 : 0)
+        let next = words[(index + (forward ? 1 : words.count - 1)) % words.count]
+        go(to: next, letterAt: letterAt)
+    }
+
+    /// The cursor on a word: its first empty square (when letters are known), else its first.
+    mutating func go(to clue: Clue, letterAt: ((GridPosition) -> String)?) {
+        cursor.direction = clue.direction
+        cursor.position = clue.cells.first { letterAt?($0).isEmpty ?? false } ?? clue.cells[0]
+        cursor.rebus = nil
+    }
+
+    /// A click on what the screen shows at that cell: a square moves the cursor there (the
+    /// cursor's own square turns it), a clue goes to its word; the wheel over a clue list
+    /// scrolls it.
+    public mutating func click(_ target: FrameTarget?, wheelUp: Bool? = nil, view: GameView) {
+        guard menu == nil, jump == nil, chat == nil, !showingHelp, let target else { return }
+        following = nil
+        notice = nil
+        switch target {
+        case let .square(position):
+            // The wheel over the grid: nothing to scroll.
+            if wheelUp != nil { return }
+            listScroll = [:]
+            if position == cursor.position {
+                let other: Direction = cursor.direction == .across ? .down : .across
+                if view.puzzle.clue(containing: position, other) != nil { cursor.direction = other }
+            } else {
+                cursor.position = position
+                if view.puzzle.clue(containing: position, cursor.direction) == nil {
+                    cursor.direction = cursor.direction == .across ? .down : .across
+                }
+            }
+            cursor.rebus = nil
+        case let .clue(direction, number):
+            if let wheelUp {
+                scroll(direction, up: wheelUp, view: view)
+                return
+            }
+            listScroll = [:]
+            if let clue = view.puzzle.clues(direction).first(where: { $0.number == number }) {
+                go(to: clue, letterAt: { view.grid.letter(at: $0) })
+            }
+        case let .clueList(direction):
+            if let wheelUp { scroll(direction, up: wheelUp, view: view) }
+        }
+    }
+
+    /// The wheel over a clue list: three clues a notch, from where the list now starts.
+    mutating func scroll(_ direction: Direction, up: Bool, view: GameView) {
+        let clues = view.puzzle.clues(direction)
+        let current = view.puzzle.clue(containing: cursor.position, direction).flatMap { clues.firstIndex(of: $0) } ?? 0
+        let start = listScroll[direction] ?? max(0, current - 3)
+        listScroll[direction] = max(0, min(clues.count - 1, start + (up ? -3 : 3)))
     }
 
     /// ^F: follows the next other player whose cursor shows here (by name), and after the last

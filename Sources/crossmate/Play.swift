@@ -141,19 +141,28 @@ struct PlayLoop {
             ticker.cancel()
         }
         var lastCursor = state.cursor
+        // The frame on screen: what a click lands on.
+        var shown: Frame?
         func draw() {
             let size = terminal.size
             var screen = PlayScreen(
                 view: view, state: state, status: status, elapsedSeconds: elapsed, scores: scores, finish: finish, pins: pins,
                 preferred: zone?.preferredColor)
             screen.chat = chat
-            terminal.write(screen.render(width: size.width, height: size.height, colors: colors).ansi(colors))
+            let frame = screen.render(width: size.width, height: size.height, colors: colors)
+            shown = frame
+            terminal.write(frame.ansi(colors))
         }
         draw()
         await session.moveCursor(to: state.cursor.position, direction: state.cursor.direction)
         for await input in merge.stream {
             switch input {
             case let .terminal(.key(key)):
+                switch key {
+                case let .click(row, col): state.click(shown?.target(row: row, col: col), view: view)
+                case let .wheel(up, row, col): state.click(shown?.target(row: row, col: col), wheelUp: up, view: view)
+                default: break
+                }
                 for action in state.handle(key, view: view) {
                     switch action {
                     case .quit: return .quit

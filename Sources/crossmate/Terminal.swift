@@ -39,7 +39,8 @@ final class RawTerminal: @unchecked Sendable {
         for signal in [SIGTERM, SIGHUP, SIGSEGV, SIGBUS, SIGILL, SIGTRAP, SIGABRT, SIGFPE] {
             Glibc.signal(signal, restoreAndReraise)
         }
-        write("\u{1B}[?1049h\u{1B}[?25l\u{1B}[2J")
+        // The alternate screen, no cursor, and mouse presses and the wheel reported (SGR).
+        write("\u{1B}[?1049h\u{1B}[?25l\u{1B}[2J\u{1B}[?1000h\u{1B}[?1006h")
         signal(SIGWINCH, SIG_IGN)
         let source = DispatchSource.makeSignalSource(signal: SIGWINCH, queue: .global())
         let sink = continuation
@@ -110,7 +111,7 @@ private func restoreTerminal() {
     // CAN first: a frame cut off by a signal may have left an escape sequence half written, and
     // the terminal must read what follows as the sequences that restore it. Written whole
     // (a short write is continued), with nothing but async-signal-safe calls.
-    let leave = "\u{18}\u{1B}[0m\u{1B}[?25h\u{1B}[?1049l"
+    let leave = "\u{18}\u{1B}[0m\u{1B}[?1006l\u{1B}[?1000l\u{1B}[?25h\u{1B}[?1049l"
     leave.withCString { text in
         var offset = 0
         let count = strlen(text)

@@ -312,7 +312,10 @@ import Testing
         let text = PlayScreen(view: view(puzzle), state: state, status: SyncStatus(connection: .online, unsent: 0), elapsedSeconds: 0)
             .render(width: 80, height: 30).text
         #expect(text.split(separator: "\n").allSatisfy { $0.count <= 80 })
-        #expect(text.contains("Any key closes this help.") && text.contains("^R (or Insert) opens") && text.contains("(or Esc q) quits."))
+        // Read as one text (the help wraps wherever the width puts its words).
+        let flat = text.split(whereSeparator: \.isWhitespace).joined(separator: " ")
+        #expect(flat.contains("Any key closes this help.") && flat.contains("^R (or Insert) opens") && flat.contains("(or Esc q) quits."))
+        #expect(flat.contains("PgDn/PgUp to the next/previous word"))
         var typing = PlayState(puzzle: puzzle) { _ in "" }
         _ = typing.handle(.control("r"), view: view(puzzle))
         #expect(typing.cursor.rebus == "")
@@ -429,6 +432,54 @@ import Testing
         #expect(lines[22] == "REPLAY  move 12 of 23  01:35 of 03:10  playing 10×")
         #expect(lines[23].hasPrefix("←/→ a move") && !text.contains("^Z undo") && !text.contains("online"))
         try golden("green-light-replay-80x24", text)
+    }
+
+    /// PgUp and PgDn, and SGR mouse reports: a left press, the wheel both ways; releases,
+    /// drags and other buttons are nothing; a report split across reads waits for its end.
+    @Test func pageKeysAndMouseReportsDecode() {
+        var decoder = KeyDecoder()
+        #expect(decoder.decode(Array("\u{1B}[5~\u{1B}[6~".utf8)) == [.pageUp, .pageDown])
+        #expect(decoder.decode(Array("\u{1B}[<0;10;4M\u{1B}[<0;10;4m".utf8)) == [.click(row: 3, col: 9)])
+        #expect(
+            decoder.decode(Array("\u{1B}[<64;3;7M\u{1B}[<65;3;7M".utf8)) == [.wheel(up: true, row: 6, col: 2), .wheel(up: false, row: 6, col: 2)])
+        #expect(decoder.decode(Array("\u{1B}[<2;1;1M\u{1B}[<32;5;5M\u{1B}[<0;0;0M".utf8)).isEmpty)
+        #expect(decoder.decode(Array("\u{1B}[<0;12".utf8)).isEmpty)
+        #expect(decoder.decode(Array(";2M".utf8)) == [.click(row: 1, col: 11)])
+    }
+
+    /// A click on a square moves there (again: turns), on a clue goes to its word; PgDn and
+    /// PgUp walk the words in list order; the wheel scrolls a list and any key puts it back.
+    @Test func clicksAndPageKeysMoveTheCursor() throws {
+        let view = view(try BundledPuzzles.puzzle("green-light"))
+        var state = PlayState(puzzle: view.puzzle, letterAt: { _ in "" })
+        let online = SyncStatus(connection: .online, unsent: 0)
+        let screen = { PlayScreen(view: view, state: state, status: online, elapsedSeconds: 0).render(width: 100, height: 30) }
+        var frame = screen()
+        // Find the frame cell standing for square (1, 2) and the clue 7 Across.
+        func cell(of target: FrameTarget) -> (row: Int, col: Int)? {
+            for row in 0..<frame.height { for col in 0..<frame.width where frame.target(row: row, col: col) == target { return (row, col) } }
+            return nil
+        }
+        let square = try #require(cell(of: .square(GridPosition(row: 1, col: 2))))
+        state.click(frame.target(row: square.row, col: square.col), view: view)
+        #expect(state.cursor.position == GridPosition(row: 1, col: 2) && state.cursor.direction == .across)
+        state.click(frame.target(row: square.row, col: square.col), view: view)
+        #expect(state.cursor.direction == .down)
+        _ = state.handle(.pageDown, view: view)
+        #expect(state.cursor.position == GridPosition(row: 0, col: 3) && state.cursor.direction == .down)  // 3 Down
+        _ = state.handle(.pageUp, view: view)
+        _ = state.handle(.pageUp, view: view)
+        #expect(state.cursor.position == GridPosition(row: 0, col: 1) && state.cursor.direction == .down)  // 1 Down
+        _ = state.handle(.pageUp, view: view)
+        #expect(state.cursor.position == GridPosition(row: 4, col: 0) && state.cursor.direction == .across)  // 8 Across, round again
+        frame = screen()
+        let clue = try #require(cell(of: .clue(.across, number: 7)))
+        state.click(frame.target(row: clue.row, col: clue.col), view: view)
+        #expect(state.cursor.position == GridPosition(row: 3, col: 0) && state.cursor.direction == .across)
+        state.click(.clueList(.down), wheelUp: false, view: view)
+        #expect(state.listScroll[.down] != nil)
+        _ = state.handle(.right, view: view)
+        #expect(state.listScroll.isEmpty)
     }
 
     @Test func rawBytesDecodeToKeys() {

@@ -555,6 +555,39 @@ import Testing
         )
     }
 
+    /// The mouse in a real terminal (SGR reports, as a terminal sends them): a click on a square
+    /// moves there and a second turns; a click on a clue goes to its word; PgDn and PgUp walk the
+    /// words. The clue bar (the screen's second line) says where the cursor is.
+    @Test func clicksAndPageKeysInTheRealTerminal() async throws {
+        let lab = try Lab("crossmate-tmux")
+        defer { lab.close() }
+        let tmux = lab.tmux
+        let session = try await annPlaysGreenLightAlone(lab)
+        let lines = { try tmux(["capture-pane", "-p", "-t", session]).split(separator: "\n", omittingEmptySubsequences: false).map(String.init) }
+        let clueBar = { try lines()[1] }
+        try await eventually("the game is drawn") { try clueBar().contains("1A") }
+        // Square (1, 2): the grid starts on the third line, four columns a square (1-based in the report).
+        let press = { (row: Int, col: Int) in
+            _ = try tmux(["send-keys", "-t", session, "-l", "\u{1B}[<0;\(col + 1);\(row + 1)M\u{1B}[<0;\(col + 1);\(row + 1)m"])
+        }
+        try press(3, 9)
+        try await eventually("a click went to 5 Across") { try clueBar().contains("5A") }
+        try press(3, 9)
+        try await eventually("a second click turned to 2 Down") { try clueBar().contains("2D") }
+        try tmux(["send-keys", "-t", session, "NPage"])
+        try await eventually("PgDn: 3 Down") { try clueBar().contains("3D") }
+        try tmux(["send-keys", "-t", session, "PPage", "PPage", "PPage"])
+        try await eventually("PgUp three times: 8 Across") { try clueBar().contains("8A") }
+        // A click on "7 Togetherness" in the Across list.
+        let screen = try lines()
+        let row = try #require(screen.firstIndex { $0.contains("7 Togetherness") })
+        let found = try #require(screen[row].range(of: "7 Togetherness"))
+        // Every character before it takes one column (letters, blocks, superscripts).
+        try press(row, screen[row][..<found.lowerBound].count + 2)
+        try await eventually("a click on the clue went to 7 Across") { try clueBar().contains("7A") }
+        try tmux(["send-keys", "-t", session, "C-q"])
+    }
+
     @Test func typingInPlayReachesAnotherProfile() async throws {
         let lab = try Lab("crossmate-tmux")
         defer { lab.close() }
