@@ -109,7 +109,8 @@ extension SyncEngine {
             let games = try store.games()
             if let exact = games.first(where: { $0.game.gameID == name }) { return [exact] }
             let lowered = name.lowercased()
-            return games.filter { $0.title.lowercased().hasPrefix(lowered) }
+            // A unique start of an id ("game-6t3x") or of a title ("Day").
+            return games.filter { $0.title.lowercased().hasPrefix(lowered) || $0.game.gameID.hasPrefix(lowered) }
         }
         var found = try matches()
         if found.isEmpty {
@@ -441,7 +442,7 @@ struct Invite: AsyncParsableCommand {
         abstract: "Print a link that invites a friend to a game (any player can; the owner can revoke it).",
         discussion: "`crossmate uninvite LINK` makes a link stop working.")
 
-    @Argument(help: "The game: its id or the start of its title.")
+    @Argument(help: "The game: the start of its id or of its title.")
     var game: String
 
     @Option(help: "Hours until the link stops working (default: it does not).")
@@ -467,7 +468,7 @@ struct Export: AsyncParsableCommand {
         abstract: "Save a game as a puzzle file (.ipuz, .puz, .jpz or .xd), with its letters if asked.",
         discussion: "Only a player of the game can export it. `crossmate export --all` saves your latest games in one zip.")
 
-    @Argument(help: "The game: its id or the start of its title (leave out with --all).")
+    @Argument(help: "The game: the start of its id or of its title (leave out with --all).")
     var game: String?
 
     @Flag(help: "All your latest games, in one zip.")
@@ -540,7 +541,7 @@ struct Remove: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Remove a player from a game you own: their letters stay, they change nothing more.")
 
-    @Argument(help: "The game: its id or the start of its title.")
+    @Argument(help: "The game: the start of its id or of its title.")
     var game: String
 
     @Argument(help: "The player's name (or the start of it).")
@@ -566,7 +567,7 @@ struct Remove: AsyncParsableCommand {
 struct Leave: AsyncParsableCommand {
     static let configuration = CommandConfiguration(abstract: "Leave a game someone else owns (your letters stay).")
 
-    @Argument(help: "The game: its id or the start of its title.")
+    @Argument(help: "The game: the start of its id or of its title.")
     var game: String
 
     @OptionGroup var profile: ProfileOption

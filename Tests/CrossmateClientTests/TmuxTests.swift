@@ -588,6 +588,29 @@ import Testing
         try tmux(["send-keys", "-t", session, "C-q"])
     }
 
+    /// Any unique start of a game's id names it, as a start of its title does; `export` saves
+    /// the game from the command line.
+    @Test func aGameIsNamedByAStartOfItsIdAndExported() async throws {
+        let lab = try Lab("crossmate-prefix")
+        defer { lab.close() }
+        try crossmate(["login", "--server", lab.server.baseURL, "--name", "Ann"], lab.home)
+        try crossmate(["new", "--bundled", "green-light"], lab.home)
+        let listed = try crossmate(["games", "--json"], lab.home)
+        let id = try #require(listed.firstMatch(of: /"gameID":"(game-[a-z0-9]+)"/)?.1)
+        let file = lab.directory.path + "/green.xd"
+        let saved = try crossmate(["export", String(id.prefix(9)), "--format", "xd", "--output", file], lab.home)
+        #expect(saved.contains("Saved \(file)"))
+        #expect(try String(contentsOfFile: file, encoding: .utf8).contains("#ALSO"))
+        // A file that is there already is not overwritten unless named with --output.
+        try Data("mine".utf8).write(to: URL(fileURLWithPath: lab.directory.path + "/taken.puz"))
+        let again = try run(["export", "Green", "--format", "puz", "--with-fill", "-o", lab.directory.path + "/taken.puz"], lab.home)
+        #expect(again.status == 0, "\(again.errors)")
+        let wrong = try run(["export", "game-zzzz", "--format", "ipuz"], lab.home)
+        #expect(wrong.status == 1 && wrong.errors.contains("no game called 'game-zzzz'"), "\(wrong.errors)")
+        let xdFill = try run(["export", "Green", "--format", "xd", "--with-fill"], lab.home)
+        #expect(xdFill.status != 0 && xdFill.errors.contains("keeps no player's letters"), "\(xdFill.errors)")
+    }
+
     @Test func typingInPlayReachesAnotherProfile() async throws {
         let lab = try Lab("crossmate-tmux")
         defer { lab.close() }
