@@ -547,6 +547,13 @@ public struct PlayScreen: Sendable {
         if state.showingHelp {
             // Wrapped to the terminal's width: nothing of it is cut at 80 columns.
             for line in Self.wrap(Self.help, to: width) { lines.append((line, .plain)) }
+        } else if state.showingNotes, !view.puzzle.notes.isEmpty {
+            // At most four lines (a long note ends in "…"), then how to put them away.
+            let text = view.puzzle.notes.split(whereSeparator: \.isNewline).joined(separator: " ")
+            var wrapped = Self.wrap("Notes: " + text, to: width)
+            if wrapped.count > 4 { wrapped = Array(wrapped.prefix(3)) + [String(wrapped[3].prefix(max(0, width - 1))) + "…"] }
+            for line in wrapped { lines.append((line, Style(bold: line.hasPrefix("Notes: ")))) }
+            lines.append(("Any key puts the notes away; ^O shows them again.", Style(dim: true)))
         }
         return lines
     }
@@ -603,7 +610,7 @@ public struct PlayScreen: Sendable {
         "Letters fill and move on. Arrows move (across the direction: turn); space turns; Tab and Shift-Tab go to the next and "
         + "previous unfilled word, PgDn/PgUp to the next/previous word. Click a square (again: turn) or a clue. Backspace erases back, Delete here, Home/End go to the word's ends. ^R (or Insert) opens "
         + "a rebus, Enter writes it, Esc cancels. ^P pencil. ^Z undo, ^Y redo. ^X then c, r or x checks, reveals or clears. ^G "
-        + "and a number then a or d goes to a clue. ^F follows another player (again: the next; any other key "
+        + "and a number then a or d goes to a clue. ^O shows the puzzle's notes. ^F follows another player (again: the next; any other key "
         + "stops). ^T chat (Enter sends). ^W flags the word for the others. ^Q (or Esc q) quits. Any key closes this help."
 
     /// `text` in lines of at most `width` characters, broken between words; lines after the

@@ -28,6 +28,9 @@ public struct PlayState: Sendable {
     public var cursor: SolvingKeys.Cursor
     public var menu: Menu?
     public var showingHelp = false
+    /// The puzzle's notes (its instructions, a theme's hint), shown when the game opens and
+    /// again with ^O; any key puts them away.
+    public var showingNotes = false
     /// Squares other players changed since this account last looked (the catch-up), marked
     /// until this player acts.
     public var caught: Set<GridPosition> = []
@@ -57,6 +60,10 @@ public struct PlayState: Sendable {
             showingHelp = false
             return []
         }
+        if showingNotes {
+            showingNotes = false
+            if key == .control("o") { return [] }
+        }
         if let menu { return answer(menu, key: key) }
         if jump != nil { return typeJump(key, view: view) }
         if chat != nil { return typeChat(key) }
@@ -80,6 +87,9 @@ public struct PlayState: Sendable {
             return []
         case .control("g"):
             jump = ""
+            return []
+        case .control("o"):
+            if view.puzzle.notes.isEmpty { notice = "This puzzle came without notes." } else { showingNotes = true }
             return []
         case .control("w"):
             guard !view.readOnly else { return [] }

@@ -140,6 +140,8 @@ struct PlayLoop {
             forward.cancel()
             ticker.cancel()
         }
+        // A puzzle's notes (instructions, a theme) are read first.
+        state.showingNotes = !view.puzzle.notes.isEmpty
         var lastCursor = state.cursor
         // The frame on screen: what a click lands on.
         var shown: Frame?

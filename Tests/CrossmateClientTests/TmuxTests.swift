@@ -611,6 +611,22 @@ import Testing
         #expect(xdFill.status != 0 && xdFill.errors.contains("keeps no player's letters"), "\(xdFill.errors)")
     }
 
+    /// The puzzle's notes are shown when the game opens; a letter both puts them away and is
+    /// typed; ^O shows them again.
+    @Test func thePuzzlesNotesOnOpeningAndBehindAKey() async throws {
+        let lab = try Lab("crossmate-notes")
+        defer { lab.close() }
+        let session = try await annPlaysGreenLightAlone(lab)
+        let screen = { try lab.screen(session) }
+        try await eventually("the notes on opening") { try screen().contains("Notes: A 5×5 warm-up. Every answer is a common word.") }
+        try lab.tmux(["send-keys", "-t", session, "A"])
+        try await eventually("a letter puts them away, and is typed") { try !screen().contains("Notes:") && screen().contains("[A___]") }
+        try lab.tmux(["send-keys", "-t", session, "C-o"])
+        try await eventually("^O shows them again") { try screen().contains("Notes: A 5×5 warm-up.") }
+        try lab.tmux(["send-keys", "-t", session, "C-o"])
+        try await eventually("and puts them away") { try !screen().contains("Notes:") }
+    }
+
     @Test func typingInPlayReachesAnotherProfile() async throws {
         let lab = try Lab("crossmate-tmux")
         defer { lab.close() }
