@@ -281,6 +281,14 @@ public struct PlayScreen: Sendable {
         let cellWidth = layout.cellWidth
         let word = Set(currentClue?.cells ?? [])
         let others = Dictionary(view.cursors.map { ($0.position, $0) }, uniquingKeysWith: { first, _ in first })
+        // A flagged word: ⚑ in its first square's mark column, in the flagger's colour (the
+        // first flag on a square shows, as on the web).
+        var flaggedAt: [GridPosition: ClueFlag] = [:]
+        for flag in view.flags where flag.on {
+            if let first = puzzle.clues(flag.direction).first(where: { $0.number == flag.number })?.cells.first, flaggedAt[first] == nil {
+                flaggedAt[first] = flag
+            }
+        }
         for (screenRow, row) in rows.enumerated() {
             for col in firstCol..<puzzle.width {
                 let left = (col - firstCol) * cellWidth
@@ -364,7 +372,13 @@ public struct PlayScreen: Sendable {
                 col0 = frame.put(square.mark.isPencil ? letter.lowercased() : letter, row: line, col: col0, style: letterStyle)
                 var markStyle = base
                 if square.mark.verdict == .checkedWrong { markStyle.foreground = Self.wrong }
-                frame.put(mark, row: line, col: col0, style: markStyle)
+                if mark == " ", let flag = flaggedAt[position] {
+                    markStyle.foreground = color(of: flag.authorID)
+                    markStyle.bold = true
+                    frame.put("⚑", row: line, col: col0, style: markStyle)
+                } else {
+                    frame.put(mark, row: line, col: col0, style: markStyle)
+                }
             }
         }
     }

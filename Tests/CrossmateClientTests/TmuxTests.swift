@@ -318,6 +318,10 @@ import Testing
             let shown = try screen(bob)
             return shown.split(separator: "\n").dropFirst().first?.contains("⚑ Ann") == true && shown.contains("⚑ 1 In addition")
         }
+        // And on the grid: the word's first square carries the flag (the grid's first row).
+        // (Once Ann's cursor, drawn there without colour as her symbol, moves off it.)
+        try tmux(["send-keys", "-t", ann, "Right"])
+        try await eventually("Bob's grid shows it") { try screen(bob).split(separator: "\n")[2].prefix(24).contains("⚑") }
         try tmux(["send-keys", "-t", bob, "-l", "ALSO"])
         try await eventually("the full word takes it down") { try !screen(ann).contains("⚑") && !screen(bob).contains("⚑") }
     }
