@@ -10,6 +10,8 @@ public enum PlayAction: Hashable, Sendable {
     case say(String)
     /// Flag the word at the cursor for the others, or take this player's flag on it down.
     case toggleFlag(GridPosition, Direction)
+    /// Nudge the other players to come and help, naming the word at the cursor.
+    case nudge(String)
     case quit
 }
 
@@ -88,6 +90,10 @@ public struct PlayState: Sendable {
         case .control("g"):
             jump = ""
             return []
+        case .control("n"):
+            guard !view.readOnly else { return [] }
+            let clue = view.puzzle.clue(containing: cursor.position, cursor.direction)
+            return [.nudge(clue.map { "come and help with \(Flags.name($0.number, $0.direction))" } ?? "come and help")]
         case .control("o"):
             if view.puzzle.notes.isEmpty { notice = "This puzzle came without notes." } else { showingNotes = true }
             return []

@@ -177,6 +177,13 @@ struct PlayLoop {
                         } catch {
                             state.notice = error.description
                         }
+                    case let .nudge(message):
+                        do {
+                            _ = try await engine.nudge(session.gameID, message: message)
+                            state.notice = "Nudged the others: \(message)."
+                        } catch {
+                            state.notice = error.description
+                        }
                     case let .say(text):
                         do {
                             try await engine.send(message: text, in: session.gameID)

@@ -208,6 +208,18 @@ import Testing
         #expect(try lab.tmux(["display-message", "-p", "-t", quiet, "#{window_bell_flag}"]).trimmingCharacters(in: .whitespacesAndNewlines) == "0")
     }
 
+    /// ^N nudges from inside `play` (the profile is locked by it, so `crossmate nudge` in another
+    /// tab could not): the other terminal shows it, naming the word.
+    @Test func aNudgeFromInsidePlay() async throws {
+        let lab = try Lab("crossmate-nudge")
+        defer { lab.close() }
+        try annAndBobPlayGreenLight(lab.server, lab.home)
+        let (ann, bob) = try await bothPlaying(lab)
+        try lab.tmux(["send-keys", "-t", bob, "C-n"])
+        try await eventually("Bob is told") { try lab.screen(bob).contains("Nudged the others: come and help with 1 Across.") }
+        try await eventually("Ann sees it") { try lab.screen(ann).contains("Bob nudged you: come and help with 1 Across") }
+    }
+
     /// ^F in one terminal follows the other player's cursor as it moves in theirs, says so, and
     /// stops when this player types.
     @Test func followingAnotherPlayerInTheRealTerminal() async throws {
