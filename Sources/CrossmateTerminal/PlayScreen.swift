@@ -498,9 +498,13 @@ public struct PlayScreen: Sendable {
         }
     }
 
-    /// "  12 Capable [AB_E]": the number, the clue and the squares' letters (`_` empty).
+    /// "  12 Capable [AB_E]": the number, the clue and the squares' letters (`_` empty; a rebus
+    /// whole, in parentheses: "[NO(SCH)]").
     private func clueLine(_ clue: Clue) -> String {
-        let fill = clue.cells.map { view.grid.letter(at: $0).first.map(String.init) ?? "_" }.joined()
+        let fill = clue.cells.map { position -> String in
+            let letter = view.grid.letter(at: position)
+            return letter.isEmpty ? "_" : letter.count > 1 ? "(\(letter))" : letter
+        }.joined()
         return String(clue.number).leftPadding(to: 3) + " " + clue.text + " [" + fill + "]"
     }
 

@@ -482,6 +482,20 @@ import Testing
         #expect(state.listScroll.isEmpty)
     }
 
+    /// A rebus reads whole in the clue lists: "[(STAR)___]", not its first letter.
+    @Test func aRebusReadsWholeInTheClueLists() throws {
+        let puzzle = try BundledPuzzles.puzzle("green-light")
+        var replica = GameReplica(puzzle: puzzle, gameID: "game-1", replicaID: "dev-ann", authorID: "acct-ann")
+        _ = try replica.perform(.setLetter(GridPosition(row: 0, col: 1), "STAR"), wallMillis: 1_000)
+        let state = PlayState(puzzle: puzzle) { _ in "" }
+        let text = PlayScreen(
+            view: view(puzzle, grid: replica.grid), state: state, status: SyncStatus(connection: .online, unsent: 0), elapsedSeconds: 0
+        )
+        .render(width: 100, height: 30).text
+        #expect(text.contains("1 In addition [(STAR)___]"), "\(text)")
+        #expect(text.contains("[(STAR)____]"), "1 Down shows it too: \(text)")
+    }
+
     @Test func rawBytesDecodeToKeys() {
         var decoder = KeyDecoder()
         #expect(decoder.decode(Array("ab".utf8)) == [.character("a"), .character("b")])
