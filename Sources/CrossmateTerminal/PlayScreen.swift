@@ -129,18 +129,26 @@ public struct PlayScreen: Sendable {
             return frame
         }
         let layout = GridLayout(puzzle, width: width)
-        let cellWidth = layout.cellWidth
-        let gridWidth = puzzle.width * cellWidth
         let gridTop = 2
+        var notes = messages(width: width)
+        // A wide terminal with room for it draws each square on two lines, a newspaper's: the
+        // number on the first, the letter in the middle of the second (with the clue lists still
+        // beside the grid). At 200×60 a 15×15 no longer leaves forty rows empty under it.
+        let tall: Bool = {
+            guard case let .numbered(digits) = layout, width >= 120 else { return false }
+            return puzzle.height * 2 + gridTop + 3 + notes.count <= height && puzzle.width * (digits + 4) + 50 <= width
+        }()
+        let rowHeight = tall ? 2 : 1
+        let cellWidth = layout.cellWidth + (tall ? 1 : 0)
+        let gridWidth = puzzle.width * cellWidth
         let panelLeft = gridWidth + 2
         let panelWidth = width - panelLeft
-        var notes = messages(width: width)
         // Below the grid: the crossing clue, the notes, the status and the key hints. A tall
         // puzzle in a short terminal gives up the crossing clue and the hints (? still helps)
         // before it scrolls; when it scrolls, arrows beside it say how much is out of sight.
-        let full = puzzle.height + gridTop + 3 + notes.count <= height
+        let full = puzzle.height * rowHeight + gridTop + 3 + notes.count <= height
         let below = (full ? 3 : 1) + notes.count
-        let visibleRows = max(1, min(puzzle.height, height - gridTop - below))
+        let visibleRows = max(1, min(puzzle.height, (height - gridTop - below) / rowHeight))
         let firstRow = max(0, min(state.cursor.position.row - visibleRows / 2, puzzle.height - visibleRows))
         let columnsShown = max(1, min(puzzle.width, width / cellWidth))
         let firstCol = max(0, min(state.cursor.position.col - columnsShown / 2, puzzle.width - columnsShown))
@@ -148,12 +156,12 @@ public struct PlayScreen: Sendable {
         drawTitle(&frame)
         drawClueBar(&frame, row: 1, clue: currentClue, highlighted: true, width: width)
         drawGrid(
-            &frame, top: gridTop, rows: firstRow..<(firstRow + visibleRows), firstCol: firstCol, layout: layout,
+            &frame, top: gridTop, rows: firstRow..<(firstRow + visibleRows), firstCol: firstCol, layout: layout, tall: tall,
             monochrome: colors == .none)
         drawScrollMarks(
             &frame, top: gridTop, visibleRows: visibleRows, firstRow: firstRow, firstCol: firstCol, columnsShown: columnsShown,
             left: min(width - 1, columnsShown * cellWidth))
-        var line = gridTop + visibleRows
+        var line = gridTop + visibleRows * rowHeight
         let listsBeside = panelWidth >= 48
         if full {
             // Clipped to the grid's width when something stands beside the grid below it.
@@ -276,9 +284,11 @@ public struct PlayScreen: Sendable {
         view.flags.filter { $0.number == clue.number && $0.direction == clue.direction }
     }
 
-    private func drawGrid(_ frame: inout Frame, top: Int, rows: Range<Int>, firstCol: Int, layout: GridLayout, monochrome: Bool) {
+    private func drawGrid(
+        _ frame: inout Frame, top: Int, rows: Range<Int>, firstCol: Int, layout: GridLayout, tall: Bool = false, monochrome: Bool
+    ) {
         let puzzle = view.puzzle
-        let cellWidth = layout.cellWidth
+        let cellWidth = layout.cellWidth + (tall ? 1 : 0)
         let word = Set(currentClue?.cells ?? [])
         let others = Dictionary(view.cursors.map { ($0.position, $0) }, uniquingKeysWith: { first, _ in first })
         // A flagged word: ⚑ in its first square's mark column, in the flagger's colour (the
@@ -295,13 +305,15 @@ public struct PlayScreen: Sendable {
                 guard left + cellWidth <= frame.width else { break }
                 let position = GridPosition(row: row, col: col)
                 let cell = puzzle.cell(at: position)
-                let line = top + screenRow
+                let line = top + screenRow * (tall ? 2 : 1)
                 guard cell.isLetter else {
                     let fill = cell.kind == .void ? String(repeating: " ", count: cellWidth) : String(repeating: "█", count: cellWidth)
                     frame.put(fill, row: line, col: left, style: Style(foreground: Self.block))
+                    if tall { frame.put(fill, row: line + 1, col: left, style: Style(foreground: Self.block)) }
                     continue
                 }
                 frame.mark(.square(position), row: line, cols: left..<(left + cellWidth))
+                if tall { frame.mark(.square(position), row: line + 1, cols: left..<(left + cellWidth)) }
                 let square = view.grid.state(at: position)
                 var base = Style()
                 if cell.isShaded { base.background = Self.shadedBackground }
@@ -331,7 +343,7 @@ public struct PlayScreen: Sendable {
                 }
                 let number = cell.number.map { Self.superscript($0) } ?? ""
                 var col0 = left
-                switch layout {
+                switch tall ? .tiny : layout {
                 case let .numbered(digits):
                     // The whole number, then a space: "¹⁴ R" never reads as 14-something.
                     col0 = frame.put(number.padding(toLength: digits + 1, withPad: " ", startingAt: 0), row: line, col: left, style: base)
@@ -369,15 +381,29 @@ public struct PlayScreen: Sendable {
                 letterStyle.bold = !square.mark.isPencil
                 letterStyle.dim = square.mark.isPencil
                 if position == state.cursor.position { letterStyle.reverse = true }
-                col0 = frame.put(square.mark.isPencil ? letter.lowercased() : letter, row: line, col: col0, style: letterStyle)
+                if tall {
+                    // The number on the first line (plain digits, dim), the letter centred on the second.
+                    var numberStyle = base
+                    numberStyle.dim = true
+                    numberStyle.underline = false
+                    let digits = cell.number.map(String.init) ?? ""
+                    frame.put(digits.padding(toLength: cellWidth, withPad: " ", startingAt: 0), row: line, col: left, style: numberStyle)
+                    let pad = (cellWidth - 1) / 2
+                    col0 = frame.put(String(repeating: " ", count: pad), row: line + 1, col: left, style: base)
+                }
+                let letterLine = tall ? line + 1 : line
+                col0 = frame.put(square.mark.isPencil ? letter.lowercased() : letter, row: letterLine, col: col0, style: letterStyle)
                 var markStyle = base
                 if square.mark.verdict == .checkedWrong { markStyle.foreground = Self.wrong }
                 if mark == " ", let flag = flaggedAt[position] {
                     markStyle.foreground = color(of: flag.authorID)
                     markStyle.bold = true
-                    frame.put("⚑", row: line, col: col0, style: markStyle)
+                    col0 = frame.put("⚑", row: letterLine, col: col0, style: markStyle)
                 } else {
-                    frame.put(mark, row: line, col: col0, style: markStyle)
+                    col0 = frame.put(mark, row: letterLine, col: col0, style: markStyle)
+                }
+                if tall, col0 < left + cellWidth {
+                    frame.put(String(repeating: " ", count: left + cellWidth - col0), row: letterLine, col: col0, style: base)
                 }
             }
         }

@@ -149,7 +149,9 @@ import Testing
         state.cursor.position = GridPosition(row: 19, col: 19)
         let screen = PlayScreen(
             view: view(puzzle, grid: replica.grid), state: state, status: SyncStatus(connection: .online, unsent: 0), elapsedSeconds: 0)
-        for (width, height, cellWidth) in [(80, 24, 3), (120, 40, 3), (200, 60, 6)] {
+        for (width, height, cellWidth) in [(80, 24, 3), (120, 40, 3), (200, 60, 7)] {
+            // At 200×60 each square takes two lines: its number (plain digits) on the first.
+            let tall = cellWidth == 7
             let frame = screen.render(width: width, height: height)
             let lines = frame.text.split(separator: "\n", omittingEmptySubsequences: false)
             #expect(lines.count == height && lines.allSatisfy { $0.count <= width }, "\(width)×\(height)")
@@ -161,19 +163,21 @@ import Testing
                     guard let number = puzzle.cell(at: position).number, replica.grid.letter(at: position).isEmpty,
                         position != state.cursor.position
                     else { continue }
-                    let digits = PlayScreen.superscript(number)
-                    let shown = String((0..<digits.count).map { frame.character(row: 2 + row, col: col * cellWidth + $0) })
+                    let digits = tall ? String(number) : PlayScreen.superscript(number)
+                    let line = 2 + row * (tall ? 2 : 1)
+                    let shown = String((0..<digits.count).map { frame.character(row: line, col: col * cellWidth + $0) })
                     #expect(shown == digits, "\(width)×\(height): \(number) at \(row),\(col) reads \(shown)")
-                    // Apart from the letter: a space follows the widest number.
-                    #expect(cellWidth < 6 || frame.character(row: 2 + row, col: col * cellWidth + 3) == " ")
+                    // Apart from the next square's: a space follows the widest number.
+                    #expect(cellWidth < 6 || frame.character(row: line, col: col * cellWidth + 3) == " ")
                 }
             }
             // Where a line is free, it says how wide a terminal shows every number.
             #expect(!frame.text.contains("show in a terminal 126 columns wide") || cellWidth == 3)
         }
-        // The filled square shows its letter, and at 200 columns its number too: "¹  W".
+        // The filled square shows its letter, and at 200 columns its number too: "1" above "   W".
         let wide = screen.render(width: 200, height: 60)
-        #expect(wide.text.split(separator: "\n")[2].hasPrefix("¹   W"))
+        let wideLines = wide.text.split(separator: "\n", omittingEmptySubsequences: false)
+        #expect(wideLines[2].hasPrefix("1 ") && wideLines[3].hasPrefix("   W"), "\(wideLines[2]) / \(wideLines[3])")
         try golden("twenty-one-80x24", screen.render(width: 80, height: 24).text)
         try golden("twenty-one-200x60", wide.text)
         // Shorter than the grid: it scrolls, and arrows say how many rows are out of sight.

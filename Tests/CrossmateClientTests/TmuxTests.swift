@@ -643,6 +643,20 @@ import Testing
         try await eventually("and puts them away") { try !screen().contains("Notes:") }
     }
 
+    /// At 200×60 the grid grows: each square on two lines, its number above its letter.
+    @Test func aWideTerminalDrawsTwoLineSquares() async throws {
+        let lab = try Lab("crossmate-tall")
+        defer { lab.close() }
+        try crossmate(["login", "--server", lab.server.baseURL, "--name", "Ann"], lab.home)
+        try crossmate(["new", "--bundled", "green-light"], lab.home)
+        let session = try await lab.tmux.play("Green", xdg: lab.directory.path + "/xdg", size: (200, 60))
+        let lines = { try lab.screen(session).split(separator: "\n", omittingEmptySubsequences: false).map(String.init) }
+        try await eventually("numbers on the grid's first line") { try lines()[2].hasPrefix("█████1    2    3    4") }
+        try lab.tmux(["send-keys", "-t", session, "A", "L"])
+        try await eventually("letters on the second, in the middle of their squares") { try lines()[3].hasPrefix("█████  A    L") }
+        #expect(try lines()[4].hasPrefix("5    "))
+    }
+
     @Test func typingInPlayReachesAnotherProfile() async throws {
         let lab = try Lab("crossmate-tmux")
         defer { lab.close() }
