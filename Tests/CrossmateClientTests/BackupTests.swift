@@ -9,20 +9,7 @@ import Testing
 /// `crossmate backup` on a running server, `crossmate restore` into a new data directory, and a
 /// database from a newer Crossmate refused by this one.
 @Suite(.serialized) struct BackupTests {
-    func crossmate(_ arguments: [String]) throws -> (status: Int32, output: String, errors: String) {
-        let process = Process()
-        process.executableURL = ServerProcess.executable
-        process.arguments = arguments
-        let output = Pipe()
-        let errors = Pipe()
-        process.standardOutput = output
-        process.standardError = errors
-        try process.run()
-        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        let problems = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        return (process.terminationStatus, text, problems)
-    }
+    func crossmate(_ arguments: [String]) throws -> (status: Int32, output: String, errors: String) { try runCrossmate(arguments) }
 
     /// The zone sequences of a game's moves, as a server holds them.
     func moveSequences(_ gameID: String, server: String, token: String) async throws -> Set<Int64> {
@@ -100,17 +87,9 @@ import Testing
         let queue = try DatabaseQueue(path: database)
         try await queue.write { db in try db.execute(sql: "INSERT INTO schema_migrations (version, applied_at) VALUES (9999, 0)") }
         try queue.close()
-        let process = Process()
-        process.executableURL = ServerProcess.executable
-        process.arguments = ["serve", "--port", "0", "--data", directory.path + "/server"]
-        let errors = Pipe()
-        process.standardError = errors
-        process.standardOutput = FileHandle.nullDevice
-        try process.run()
-        let said = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        #expect(process.terminationStatus != 0)
-        #expect(said.contains("written by a newer Crossmate (schema 9999"), "\(said)")
+        let serve = try crossmate(["serve", "--port", "0", "--data", directory.path + "/server"])
+        #expect(serve.status != 0)
+        #expect(serve.errors.contains("written by a newer Crossmate (schema 9999"), "\(serve.errors)")
         let restore = try crossmate(["restore", database, "--data", directory.path + "/other"])
         #expect(restore.status == 1 && restore.errors.contains("newer Crossmate"), "\(restore.errors)")
     }

@@ -21,19 +21,7 @@ import Testing
 
     /// Runs `crossmate` and returns its status, output and errors, whatever the status.
     func run(_ arguments: [String], _ environment: [String: String]) throws -> (status: Int32, output: String, errors: String) {
-        let process = Process()
-        process.executableURL = ServerProcess.executable
-        process.arguments = arguments
-        process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
-        let output = Pipe()
-        let errors = Pipe()
-        process.standardOutput = output
-        process.standardError = errors
-        try process.run()
-        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        let problems = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        return (process.terminationStatus, text, problems)
+        try runCrossmate(arguments, environment: environment)
     }
 
     /// What a test of the real binary stands on: a temporary folder, a real server with its data

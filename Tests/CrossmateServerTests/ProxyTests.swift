@@ -95,16 +95,8 @@ import Testing
         ] {
             let directory = try TemporaryDirectory("crossmate-proxy")
             defer { directory.remove() }
-            let process = Process()
-            process.executableURL = ServerProcess.executable
-            process.arguments = ["serve", "--port", "0", "--data", directory.path] + arguments
-            let errors = Pipe()
-            process.standardError = errors
-            process.standardOutput = FileHandle.nullDevice
-            try process.run()
-            let said = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-            process.waitUntilExit()
-            #expect(process.terminationStatus != 0)
+            let (status, _, said) = try runCrossmate(["serve", "--port", "0", "--data", directory.path] + arguments)
+            #expect(status != 0)
             #expect(said.contains(words), "\(said)")
         }
     }

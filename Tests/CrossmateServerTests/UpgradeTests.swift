@@ -43,14 +43,7 @@ import Testing
         defer { fresh.remove() }
         try ServerProcess(dataDirectory: fresh.path).kill()
         func schema(_ data: String) throws -> String {
-            let process = Process()
-            process.executableURL = ServerProcess.executable
-            process.arguments = ["backup", data + "/copy-\(UUID().uuidString).sqlite", "--data", data]
-            let output = Pipe()
-            process.standardOutput = output
-            try process.run()
-            let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-            process.waitUntilExit()
+            let text = try runCrossmate(["backup", data + "/copy-\(UUID().uuidString).sqlite", "--data", data]).output
             return text.firstMatch(of: /\(schema (\d+)\)/).map { String($0.1) } ?? "none: \(text)"
         }
         let upgraded = try schema(directory.path)

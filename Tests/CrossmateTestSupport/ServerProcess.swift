@@ -112,3 +112,25 @@ public struct TemporaryDirectory: Sendable {
 
     public func remove() { try? FileManager.default.removeItem(atPath: path) }
 }
+
+/// Runs the real `crossmate` with `arguments` (and `environment` over this process's) to its
+/// end: its status, standard output and standard error, whatever the status.
+public func runCrossmate(
+    _ arguments: [String], environment: [String: String] = [:]
+) throws -> (
+    status: Int32, output: String, errors: String
+) {
+    let process = Process()
+    process.executableURL = ServerProcess.executable
+    process.arguments = arguments
+    if !environment.isEmpty { process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 } }
+    let output = Pipe()
+    let errors = Pipe()
+    process.standardOutput = output
+    process.standardError = errors
+    try process.run()
+    let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+    let problems = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+    process.waitUntilExit()
+    return (process.terminationStatus, text, problems)
+}
