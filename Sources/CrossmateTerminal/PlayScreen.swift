@@ -348,9 +348,14 @@ public struct PlayScreen: Sendable {
                     // The whole number, then a space: "¹⁴ R" never reads as 14-something.
                     col0 = frame.put(number.padding(toLength: digits + 1, withPad: " ", startingAt: 0), row: line, col: left, style: base)
                 case .compact:
-                    if square.letter.isEmpty, !number.isEmpty, position != state.cursor.position {
-                        // An empty square shows its whole number in place of the letter.
-                        frame.put(number.padding(toLength: 3, withPad: " ", startingAt: 0), row: line, col: left, style: base)
+                    if square.letter.isEmpty, !number.isEmpty {
+                        // An empty square shows its whole number in place of the letter (the
+                        // cursor's square too, reversed). Three digits fill the square: every
+                        // other one is dim, so ¹⁰¹¹⁰² reads as two numbers.
+                        var numberStyle = base
+                        if position == state.cursor.position { numberStyle.reverse = true }
+                        if number.count == 3, col % 2 == 1 { numberStyle.dim = true }
+                        frame.put(number.padding(toLength: 3, withPad: " ", startingAt: 0), row: line, col: left, style: numberStyle)
                         continue
                     }
                     col0 = frame.put(" ", row: line, col: left, style: base)

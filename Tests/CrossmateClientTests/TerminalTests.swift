@@ -183,6 +183,18 @@ import Testing
         // Shorter than the grid: it scrolls, and arrows say how many rows are out of sight.
         let short = screen.render(width: 80, height: 16)
         #expect(short.text.contains(/↑[0-9]/))
+        // In three-column squares the cursor's empty square keeps its number (reversed), and
+        // of two three-digit numbers side by side one is dim, so they read apart.
+        var onTwo = state
+        onTwo.cursor.position = GridPosition(row: 0, col: 1)
+        let compact = PlayScreen(
+            view: view(puzzle, grid: replica.grid), state: onTwo, status: SyncStatus(connection: .online, unsent: 0), elapsedSeconds: 0
+        ).render(width: 120, height: 40)
+        #expect(compact.character(row: 2, col: 3) == "²" && compact.style(row: 2, col: 3).reverse)
+        let hundreds = puzzle.letterPositions.filter { (puzzle.cell(at: $0).number ?? 0) >= 100 && replica.grid.letter(at: $0).isEmpty }
+        let pair = try #require(hundreds.first { hundreds.contains(GridPosition(row: $0.row, col: $0.col + 1)) })
+        let line = 2 + pair.row
+        #expect(compact.style(row: line, col: pair.col * 3).dim != compact.style(row: line, col: (pair.col + 1) * 3).dim)
     }
 
     /// A letter refused on a revealed square leaves the cursor there (it moved on as if
