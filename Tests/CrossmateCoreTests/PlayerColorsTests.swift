@@ -25,8 +25,11 @@ import Testing
         // acct-cy also hashes to 3 (green): with green taken, the first colour forward more
         // than 90° from it (teal 43°, blue 74° and indigo 102° away: indigo).
         #expect(PlayerColors.stableColor("acct-cy", reserved: [3]) == 6)
-        // Nothing is 90° from everything taken: the first forward that is not exactly taken.
-        #expect(PlayerColors.stableColor("acct-cy", reserved: [0, 3, 5, 7]) == 4)
+        // Nothing is 90° from everything taken: the free colour farthest from the nearest taken
+        // one — olive, 36° from brown (teal would be 31° from blue, orange 8° from brown).
+        #expect(PlayerColors.stableColor("acct-cy", reserved: [0, 3, 5, 7]) == 2)
+        // Brown and blue taken (a third player on a phone): not orange, 8° from brown.
+        #expect(PlayerColors.stableColor("acct-cy", reserved: [0, 5]) != 1)
         // Everything taken: the hashed colour.
         #expect(PlayerColors.stableColor("acct-cy", reserved: Set(0..<9)) == 3)
     }
