@@ -16,9 +16,10 @@ public enum ServerFailure: Error, Sendable, CustomStringConvertible {
 
     public var description: String {
         switch self {
-        case let .refused(body, status, _): "the server refused (\(status) \(body.error.rawValue)): \(body.message)"
-        case let .unreachable(reason): "the server cannot be reached (\(reason))"
-        case let .unreadable(reason): "the server's answer cannot be read (\(reason))"
+        // No brackets inside: a caller puts this after its own words ("offline: …").
+        case let .refused(body, status, _): "the server refused with \(status) \(body.error.rawValue): \(body.message)"
+        case let .unreachable(reason): "the server cannot be reached: \(reason)"
+        case let .unreadable(reason): "the server's answer cannot be read: \(reason)"
         }
     }
 

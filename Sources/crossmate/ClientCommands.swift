@@ -321,7 +321,7 @@ struct Games: AsyncParsableCommand {
             }
             // The game with news first: by last activity, newest first.
             entries.sort { ($0.lastActivity, $0.gameID) > ($1.lastActivity, $1.gameID) }
-            if let offline { printError("offline (\(offline)): showing what this device knows") }
+            if let offline { printError("offline, showing what this device knows: \(offline)") }
             if json {
                 let encoder = JSONEncoder()
                 encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
@@ -630,7 +630,7 @@ struct Sync: AsyncParsableCommand {
                         + (report.newGames.isEmpty ? "" : ", \(report.newGames.count) new game\(report.newGames.count == 1 ? "" : "s")") + ".")
             } catch {
                 let unsent = try engine.store.unsentCount()
-                throw ClientFailure("offline (\(error)): \(unsent) move\(unsent == 1 ? "" : "s") kept on this device, sent at the next sync")
+                throw ClientFailure("offline: \(unsent) move\(unsent == 1 ? "" : "s") kept on this device, sent at the next sync; \(error)")
             }
         }
     }

@@ -180,7 +180,7 @@ struct ChatCommand: AsyncParsableCommand {
                 do {
                     _ = try await engine.syncOnce()
                 } catch {
-                    print("Kept on this device: offline (\(error)); it is sent at the next `crossmate sync` or `crossmate play`.")
+                    print("Kept on this device, sent at the next `crossmate sync` or `crossmate play`; offline: \(error).")
                     return
                 }
                 let line = await engine.conversation(gameID).first { $0.message.key == written.key }
@@ -207,7 +207,7 @@ struct ChatCommand: AsyncParsableCommand {
             }
             // Shown: read on every device of the account.
             if offline == nil { _ = await engine.presence(gameID, entering: false) }
-            if let offline { printError("offline (\(offline)): showing what this device knows") }
+            if let offline { printError("offline, showing what this device knows: \(offline)") }
             if json {
                 let encoder = JSONEncoder()
                 encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
@@ -266,7 +266,7 @@ struct React: AsyncParsableCommand {
                 throw ClientFailure("\(error)")
             }
             do { _ = try await engine.syncOnce() } catch {
-                print("Kept on this device: offline (\(error)); it is sent at the next `crossmate sync` or `crossmate play`.")
+                print("Kept on this device, sent at the next `crossmate sync` or `crossmate play`; offline: \(error).")
                 return
             }
             print(

@@ -97,6 +97,8 @@ import Testing
         #expect(games.status == 0 && games.output.contains(#""title":"Green Light""#) && games.errors.contains("offline"))
         let sync = try run(["sync"], home)
         #expect(sync.status == 1 && sync.errors.contains("offline") && sync.errors.contains("kept on this device"))
+        // Said plainly, without brackets inside brackets ("offline (the server cannot be reached (…))").
+        #expect(!sync.errors.contains("(") && !games.errors.contains("("), "\(sync.errors) \(games.errors)")
         let ambiguous = try run(["invite", "Nothing"], home)
         #expect(ambiguous.status == 1 && ambiguous.errors.contains("no game called 'Nothing'"))
     }
