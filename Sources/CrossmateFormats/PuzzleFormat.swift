@@ -26,6 +26,9 @@ public enum PuzzleFormat: String, CaseIterable, Sendable {
 
     public var canWrite: Bool { true }
 
+    /// Whether the format keeps a player's letters beside the puzzle (.xd holds only the answers).
+    public var keepsFill: Bool { self != .xd }
+
     /// Reads a puzzle in this format, its texts held to `TextRule`.
     public func read(_ data: [UInt8]) throws(PuzzleFileError) -> Puzzle {
         let puzzle =

@@ -133,7 +133,7 @@ public struct PlayState: Sendable {
 
     /// PgDn and PgUp: the next or previous word in the clue lists (Across, then Down, round
     /// again), filled or not; its first empty square, else its first.
-    mutating func moveToWord(forward: Bool, puzzle: Puzzle, letterAt: ((GridPosition) -> String)? = nil) {
+    mutating func moveToWord(forward: Bool, puzzle: Puzzle, letterAt: (GridPosition) -> String) {
         let words = puzzle.clues(.across) + puzzle.clues(.down)
         guard !words.isEmpty else { return }
         let current = puzzle.clue(containing: cursor.position, cursor.direction)
@@ -142,10 +142,10 @@ public struct PlayState: Sendable {
         go(to: next, letterAt: letterAt)
     }
 
-    /// The cursor on a word: its first empty square (when letters are known), else its first.
-    mutating func go(to clue: Clue, letterAt: ((GridPosition) -> String)?) {
+    /// The cursor on a word: its first empty square, else its first.
+    mutating func go(to clue: Clue, letterAt: (GridPosition) -> String) {
         cursor.direction = clue.direction
-        cursor.position = clue.cells.first { letterAt?($0).isEmpty ?? false } ?? clue.cells[0]
+        cursor.position = clue.cells.first { letterAt($0).isEmpty } ?? clue.cells[0]
         cursor.rebus = nil
     }
 
@@ -162,13 +162,10 @@ public struct PlayState: Sendable {
             if wheelUp != nil { return }
             listScroll = [:]
             if position == cursor.position {
-                let other: Direction = cursor.direction == .across ? .down : .across
-                if view.puzzle.clue(containing: position, other) != nil { cursor.direction = other }
+                if view.puzzle.clue(containing: position, cursor.direction.perpendicular) != nil { cursor.direction = cursor.direction.perpendicular }
             } else {
                 cursor.position = position
-                if view.puzzle.clue(containing: position, cursor.direction) == nil {
-                    cursor.direction = cursor.direction == .across ? .down : .across
-                }
+                if view.puzzle.clue(containing: position, cursor.direction) == nil { cursor.direction = cursor.direction.perpendicular }
             }
             cursor.rebus = nil
         case let .clue(direction, number):

@@ -486,11 +486,11 @@ struct Export: AsyncParsableCommand {
     @OptionGroup var profile: ProfileOption
 
     func validate() throws {
-        guard ["puz", "ipuz", "jpz", "xd"].contains(format.lowercased()) else {
+        guard let written = PuzzleFormat(rawValue: format.lowercased()) else {
             throw ValidationError("--format is puz, ipuz, jpz or xd, not \(format)")
         }
         guard (game == nil) == all else { throw ValidationError(all ? "name no game with --all" : "name a game, or export them all with --all") }
-        if withFill, format.lowercased() == "xd" {
+        if withFill, !written.keepsFill {
             throw ValidationError("an .xd file keeps no player's letters; use --format puz, ipuz or jpz with --with-fill")
         }
     }

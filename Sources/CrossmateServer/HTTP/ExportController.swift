@@ -34,7 +34,7 @@ struct ExportController {
             throw APIError(.invalid, "format is puz, ipuz, jpz or xd, not \(TextRule.quote(named, maximumBytes: 16))")
         }
         let fill = ["1", "true", "yes"].contains(query["fill"].map(String.init) ?? "0")
-        if fill, format == .xd {
+        if fill, !format.keepsFill {
             throw APIError(.invalid, "an .xd file keeps no player's letters; export the fill as .puz, .ipuz or .jpz")
         }
         return (format, fill)

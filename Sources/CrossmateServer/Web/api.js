@@ -58,10 +58,14 @@ export async function api(method, path, body) {
   } catch {
     json = null;
   }
-  if (!response.ok) {
-    throw new ServerError(response.status, json?.error ?? "error", json?.message ? sentence(json.message) : `The server answered ${response.status}.`);
-  }
+  if (!response.ok) throw refusal(response.status, json);
   return json;
+}
+
+/** A refused request's answer (`status` and its JSON body, if any) as a ServerError whose
+ * message reads as a sentence. */
+export function refusal(status, json) {
+  return new ServerError(status, json?.error ?? "error", json?.message ? sentence(json.message) : `The server answered ${status}.`);
 }
 
 /** A WebSocket for this device, opened with a one-time ticket. */

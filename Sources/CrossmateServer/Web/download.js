@@ -1,7 +1,7 @@
 // Saving a game (or all of them) as a file: fetched with this device's token, then handed to the
 // browser as a download. Loaded when first used.
-import { identity, ServerError } from "./api.js";
-import { sentence, toast } from "./dom.js";
+import { identity, refusal } from "./api.js";
+import { toast } from "./dom.js";
 
 /** Fetches `path` and saves what comes back under the name the server gives it. */
 export async function download(path, fallbackName) {
@@ -12,9 +12,7 @@ export async function download(path, fallbackName) {
     return toast("The server cannot be reached, so nothing was downloaded. Try again when you are online.", "error");
   }
   if (!response.ok) {
-    const body = await response.json().catch(() => null);
-    const failure = new ServerError(response.status, body?.error ?? "error", body?.message ? sentence(body.message) : `The server answered ${response.status}.`);
-    return toast(failure.message, "error");
+    return toast(refusal(response.status, await response.json().catch(() => null)).message, "error");
   }
   const name = /filename="([^"/]+)"/.exec(response.headers.get("Content-Disposition") ?? "")?.[1] ?? fallbackName;
   const url = URL.createObjectURL(await response.blob());
