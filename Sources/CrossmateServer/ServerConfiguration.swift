@@ -86,6 +86,12 @@ public struct ServerConfiguration: Sendable {
         return "\(scheme)://\(host)\(url.port.map { ":\($0)" } ?? "")"
     }
 
+    /// The SQLite database a data directory holds: `--data`, else `CROSSMATE_DATA`, else the
+    /// default directory, and `crossmate.sqlite` in it (`serve`, `backup` and `restore` alike).
+    public static func sqlitePath(dataDirectory given: String?) -> String {
+        (given ?? ProcessInfo.processInfo.environment["CROSSMATE_DATA"] ?? defaultDataDirectory) + "/crossmate.sqlite"
+    }
+
     /// The default data directory: `$XDG_DATA_HOME/crossmate`, else `~/.local/share/crossmate`.
     public static var defaultDataDirectory: String {
         let environment = ProcessInfo.processInfo.environment

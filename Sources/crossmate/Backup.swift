@@ -8,9 +8,7 @@ struct DataDirectoryOption: ParsableArguments {
     @Option(help: "The server's data directory (env CROSSMATE_DATA; default \(ServerConfiguration.defaultDataDirectory)).")
     var data: String?
 
-    var database: String {
-        (data ?? ProcessInfo.processInfo.environment["CROSSMATE_DATA"] ?? ServerConfiguration.defaultDataDirectory) + "/crossmate.sqlite"
-    }
+    var database: String { ServerConfiguration.sqlitePath(dataDirectory: data) }
 }
 
 /// `crossmate backup DEST`: a consistent copy of a running server's SQLite database.

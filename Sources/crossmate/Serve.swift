@@ -66,9 +66,8 @@ struct Serve: AsyncParsableCommand {
             NIOSingletons.groupLoopCountSuggestion = max(1, System.coreCount / 2)
         }
         let postgresURL = postgres ?? environment["CROSSMATE_POSTGRES_URL"].flatMap { $0.isEmpty ? nil : $0 }
-        let dataDirectory = data ?? environment["CROSSMATE_DATA"] ?? ServerConfiguration.defaultDataDirectory
         var configuration = ServerConfiguration(
-            storage: postgresURL.map { .postgres(url: $0) } ?? .sqlite(path: dataDirectory + "/crossmate.sqlite"))
+            storage: postgresURL.map { .postgres(url: $0) } ?? .sqlite(path: ServerConfiguration.sqlitePath(dataDirectory: data)))
         configuration.host = host ?? environment["CROSSMATE_HOST"] ?? "127.0.0.1"
         let portText = port.map(String.init) ?? environment["CROSSMATE_PORT"] ?? "8080"
         guard let portNumber = Int(portText), (0...65535).contains(portNumber) else {
