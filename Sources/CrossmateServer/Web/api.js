@@ -5,7 +5,8 @@
 import { sentence } from "./dom.js";
 import { route } from "./routes.js";
 
-const IDENTITY = "crossmate.identity";
+/** Where this browser keeps its identity (pages.js writes it when an account is made or a device linked). */
+export const IDENTITY = "crossmate.identity";
 
 export function identity() {
   try {
@@ -13,17 +14,6 @@ export function identity() {
   } catch {
     return null;
   }
-}
-
-export function remember(session) {
-  const saved = {
-    token: session.token,
-    deviceID: session.deviceID,
-    authorID: session.account.authorID,
-    displayName: session.account.displayName,
-  };
-  localStorage.setItem(IDENTITY, JSON.stringify(saved));
-  return saved;
 }
 
 export function forget() {
@@ -73,14 +63,4 @@ export async function openSocket() {
   const { ticket } = await api(...route("socketTicket"), {});
   const scheme = location.protocol === "https:" ? "wss:" : "ws:";
   return new WebSocket(`${scheme}//${location.host}${route("socket")[1]}?ticket=${encodeURIComponent(ticket)}`);
-}
-
-/** Reads a File as base64 for an upload. */
-export function base64(file) {
-  return new Promise((resolve, reject) => {
-    const reader = new FileReader();
-    reader.onload = () => resolve(String(reader.result).split(",")[1] ?? "");
-    reader.onerror = () => reject(new Error("the file could not be read"));
-    reader.readAsDataURL(file);
-  });
 }

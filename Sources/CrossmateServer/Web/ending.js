@@ -121,3 +121,29 @@ function buildReplay(page, replay, player) {
   label.textContent = `move ${count} of ${count}`;
   page.replayBox.replaceChildren(el("b", {}, "Replay "), play, " ", speed, " ", slider, " ", label);
 }
+
+/** A part of the replay from the server: not ready yet (asked again in 3 s), or one of its
+ * pages, gathered in order and shown once whole. */
+export function heardReplay(page, part) {
+  if (!page.grid?.isConnected) return;
+  if (!part.ready) {
+    page.replayLoading = null;
+    page.replayData = part;
+    clearTimeout(page.replayPoll);
+    page.replayPoll = setTimeout(() => connection.send({ type: "replay", gameID: page.gameID }), 3000);
+    page.renderReplay();
+    return;
+  }
+  if (part.from === 0 || page.replayLoading?.total !== part.total) page.replayLoading = { total: part.total, steps: [], times: [] };
+  const loading = page.replayLoading;
+  if (part.from !== loading.steps.length) return;
+  loading.steps.push(...part.steps);
+  loading.times.push(...part.times);
+  if (loading.steps.length < part.total && part.steps.length > 0) {
+    connection.send({ type: "replay", gameID: page.gameID, from: loading.steps.length });
+    return;
+  }
+  page.replayLoading = null;
+  page.replayData = { ...part, from: 0, steps: loading.steps, times: loading.times };
+  page.renderReplay();
+}

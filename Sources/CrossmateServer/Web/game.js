@@ -5,7 +5,6 @@
 // confirms or corrects it. Commands wait in IndexedDB until answered, so a dropped connection
 // or a reload loses nothing.
 
-import { api } from "./api.js";
 import { connection } from "./connection.js";
 import { navigate } from "./nav.js";
 import { closeSheet, openSheet } from "./phone.js";
@@ -15,12 +14,15 @@ import { EMPTY_SQUARE, GameState } from "./gamestate.js";
 import { Board, key, press } from "./keys.js";
 import { commandKey, enqueue, queued, saveGame, savedGame, settle } from "./queue.js";
 import { settings } from "./settings.js";
-import { route } from "./routes.js";
 
 const KEYS = {
   ArrowLeft: "left", ArrowRight: "right", ArrowUp: "up", ArrowDown: "down", Tab: "tab", Backspace: "backspace",
   Delete: "delete", Home: "home", End: "end", Enter: "enter", Escape: "escape", " ": "space", Insert: "rebus",
 };
+
+/** The page in place of a game that cannot be shown: why, and the way back. */
+const card = (heading, why) =>
+  el("section", { class: "card" }, el("h2", {}, heading), why, el("a", { href: "/", "data-route": true, class: "button" }, "Back to your games"));
 
 export async function showGame(main, gameID) {
   const page = new GamePage(main, gameID);
@@ -53,7 +55,7 @@ class GamePage extends GameView {
   async start() {
     this.main.replaceChildren(el("p", { class: "loading" }, "Opening the game…"));
     // A wide screen's layout (a phone never loads it).
-    if (!this.touch) this.desktop = await import("./desktop.js");
+    if (!this.touch) [this.desktop] = await Promise.all([import("./desktop.js"), stylesheet("desktop.css")]);
     // What was typed and not yet answered shows first, so the cursor starts after it.
     for (const row of await queued(this.gameID)) {
       this.state.queued(row.key, row.command, row.typedAt);
@@ -166,32 +168,15 @@ class GamePage extends GameView {
         this.render();
         break;
       }
-      case "replay": {
-        const part = message.replay;
-        if (part.gameID !== this.gameID) return;
-        if (!part.ready) {
-          this.replayLoading = null;
-          this.replayData = part;
-          clearTimeout(this.replayPoll);
-          this.replayPoll = setTimeout(() => connection.send({ type: "replay", gameID: this.gameID }), 3000);
-          this.renderReplay();
-          break;
-        }
-        // A replay comes in pages: gathered in order, shown once whole.
-        if (part.from === 0 || this.replayLoading?.total !== part.total) this.replayLoading = { total: part.total, steps: [], times: [] };
-        const loading = this.replayLoading;
-        if (part.from !== loading.steps.length) break;
-        loading.steps.push(...part.steps);
-        loading.times.push(...part.times);
-        if (loading.steps.length < part.total && part.steps.length > 0) {
-          connection.send({ type: "replay", gameID: this.gameID, from: loading.steps.length });
-          break;
-        }
-        this.replayLoading = null;
-        this.replayData = { ...part, from: 0, steps: loading.steps, times: loading.times };
-        this.renderReplay();
+      case "replay":
+        // A replay comes in pages, gathered by ending.js (loaded with the finish, which asks for it).
+        if (message.replay.gameID !== this.gameID) return;
+        // (Chained, so the pages are taken in the order they came.)
+        this.replayParts = (this.replayParts ?? import("./ending.js")).then((ending) => {
+          ending.heardReplay(this, message.replay);
+          return ending;
+        });
         break;
-      }
       case "cursor":
         if (message.gameID !== this.gameID) return;
         this.peers.set(message.deviceID, { authorID: message.authorID, ...message.cursor, at: Date.now() });
@@ -210,28 +195,10 @@ class GamePage extends GameView {
         if (message.gameID !== this.gameID) return;
         // The page stops listening (keys, the socket, its timers) and says why.
         this.leave();
-        this.main.replaceChildren(
-          el(
-            "section",
-            { class: "card" },
-            el("h2", {}, "This game is closed"),
-            el("p", { role: "status" }, message.reason),
-            el("a", { href: "/", "data-route": true, class: "button" }, "Back to your games"),
-          ),
-        );
+        this.main.replaceChildren(card("This game is closed", el("p", { role: "status" }, message.reason)));
         break;
       case "error":
-        if (!this.view) {
-          this.main.replaceChildren(
-            el(
-              "section",
-              { class: "card" },
-              el("h2", {}, "This game cannot be opened"),
-              el("p", { class: "error", role: "alert" }, sentence(message.error.message)),
-              el("a", { href: "/", "data-route": true, class: "button" }, "Back to your games"),
-            ),
-          );
-        }
+        if (!this.view) this.main.replaceChildren(card("This game cannot be opened", el("p", { class: "error", role: "alert" }, sentence(message.error.message))));
         break;
     }
   }
@@ -541,16 +508,11 @@ class GamePage extends GameView {
     this.input.focus();
   }
 
+  /** Nudge (sides.js): asks the others to come and help. */
   async nudge() {
-    const message = prompt("Nudge the other players (a short message, or leave it empty):", "");
-    if (message === null) return;
-    try {
-      await api(...route("nudge", this.gameID), { message });
-      toast("Nudged.");
-    } catch (failure) {
-      toast(failure.message, "error");
-    }
+    (await import("./sides.js")).nudge(this);
   }
+
 
   /** Open menus close on Escape and on a click anywhere else. */
   closeMenus(except) {
@@ -567,19 +529,6 @@ class GamePage extends GameView {
     }
   }
 
-  /** Follow a player: this cursor goes where theirs goes, until this player types or moves (or they leave). */
-  follow(player) {
-    if (this.following === player.authorID) return this.stopFollowing();
-    this.following = player.authorID;
-    const latest = [...this.peers.values()].filter((peer) => peer.authorID === player.authorID).sort((a, b) => b.at - a.at)[0];
-    if (latest) this.cursor = { ...this.cursor, row: latest.row, col: latest.col, direction: latest.direction };
-    toast(`Following ${player.displayName}: type or move to stop.`);
-    this.render();
-    // The keys go back to the grid (on a phone, the Players sheet closes back to it).
-    if (this.openSheetName) closeSheet(this);
-    else this.input.focus({ preventScroll: true });
-  }
-
   stopFollowing(reason) {
     if (!this.following) return;
     this.following = null;
@@ -587,15 +536,7 @@ class GamePage extends GameView {
     this.renderPlayers();
   }
 
-  async remove(player) {
-    if (!confirm(`Remove ${player.displayName} from this game? Their letters stay; they can no longer change the grid.`)) return;
-    try {
-      await api(...route("removePlayer", this.gameID, player.authorID));
-      toast(`${player.displayName} was removed.`);
-    } catch (failure) {
-      toast(failure.message, "error");
-    }
-  }
+
 
 }
 

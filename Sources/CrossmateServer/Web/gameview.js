@@ -3,12 +3,12 @@
 // (game.js), which holds what is drawn — the server's view and the commands not yet answered
 // (`state`), the cursor, the other players' cursors, the replay — and handles what the
 // elements built here are pressed for. The chat (chat.js) comes once the grid is drawn, the
-// finish (ending.js) with the first finished game.
+// finish (ending.js) with the first finished game; the clue lists and the players (sides.js)
+// with the chat.
 
 import { connection } from "./connection.js";
-import { clock, el, rebuildIf, setAttribute, setStyle, setText, stylesheet } from "./dom.js";
+import { clock, el, setAttribute, setStyle, setText, stylesheet } from "./dom.js";
 import { key } from "./keys.js";
-import { route } from "./routes.js";
 import { buildPhoneGame, fitGrid, openSheet } from "./phone.js";
 
 /** A clue's name in the lists and among the flags: "17-across". */
@@ -134,61 +134,11 @@ export class GameView {
       typeText();
     });
     this.grid.addEventListener("pointerup", () => this.input.focus());
-    // Each clue's list item, kept with its clue: a redraw walks these, not the document.
+    // The clue lists and the players come with the chat, once the grid is drawn (sides.js); until
+    // then their places in the page are kept. Each clue's list item is kept with its clue.
     this.clueItems = new Map();
-    const clueList = (direction) =>
-      el(
-        "section",
-        { class: "clues" },
-        el("h2", {}, direction === "across" ? "Across" : "Down"),
-        el(
-          "ol",
-          {},
-          ...this.board[direction].map((clue) => {
-            const item = el(
-              "li",
-              { dataset: { clue: clueID(clue.number, direction) }, tabindex: "-1", onclick: () => this.jumpTo(clue.number, direction) },
-              el("b", {}, clue.number),
-              " ",
-              clue.text,
-            );
-            this.clueItems.set(clueID(clue.number, direction), { item, clue });
-            return item;
-          }),
-        ),
-      );
-    this.acrossList = clueList("across");
-    this.downList = clueList("down");
-    // The clue lists from the keyboard: arrows move between clues (and lists), Enter or Space
-    // goes to the clue in the grid, Escape goes back to the grid.
-    const lists = el("div", { class: "lists" }, this.acrossList, this.downList);
-    lists.addEventListener("keydown", (event) => {
-      const item = event.target.closest?.(".clues li");
-      if (!item) return;
-      const all = [...lists.querySelectorAll(".clues li")];
-      const index = all.indexOf(item);
-      const sideways = { ArrowLeft: -1, ArrowRight: 1 }[event.key];
-      let next = null;
-      if (event.key === "ArrowDown") next = all[index + 1];
-      else if (event.key === "ArrowUp") next = all[index - 1];
-      else if (event.key === "Home") next = all[0];
-      else if (event.key === "End") next = all.at(-1);
-      else if (sideways) next = (sideways > 0 ? this.downList : this.acrossList).querySelector("li");
-      else if (event.key === "Enter" || event.key === " ") {
-        event.preventDefault();
-        const [number, direction] = item.dataset.clue.split("-");
-        return this.jumpTo(Number(number), direction);
-      } else if (event.key === "Escape") {
-        event.preventDefault();
-        return this.input.focus();
-      } else return;
-      event.preventDefault();
-      if (next) {
-        for (const other of all) other.tabIndex = -1;
-        next.tabIndex = 0;
-        next.focus();
-      }
-    });
+    const lists = el("div", { class: "lists", "data-lists": true });
+    this.lists = lists;
     // The tools: Undo and Pencil always in sight; on a phone the rest behind ⋯ (one row).
     this.moreButton = el("button", { type: "button", class: "more-button", "aria-expanded": "false", "aria-controls": "more-tools", "aria-label": "more tools", "data-more": true, onclick: () => this.toggleMore() }, "⋯");
     this.pauseButton = el("button", { type: "button", "data-pause": true, onclick: () => this.pause(true) }, ...labelled("❚❚", "Pause"));
@@ -201,7 +151,7 @@ export class GameView {
         "div",
         { class: "overflow", id: "more-tools" },
         this.redoButton, this.rebusButton, this.flagButton, menu("check", "Check"), menu("reveal", "Reveal"), menu("clear", "Clear"),
-        this.pauseButton, this.settingsButton, this.shareButton, this.nudgeButton, this.downloadMenu(),
+        this.pauseButton, this.settingsButton, this.shareButton, this.nudgeButton,
       ),
     );
     const tools = el(
@@ -247,27 +197,6 @@ export class GameView {
     this.input.focus();
   }
 
-  /** Download: the game as a file for another app, with the letters as they stand (.xd keeps none). */
-  downloadMenu() {
-    const formats = [["puz", "Across Lite (.puz)"], ["ipuz", ".ipuz"], ["jpz", ".jpz"], ["xd", ".xd (the puzzle only)"]];
-    return el(
-      "details",
-      { class: "menu", "data-download": true },
-      el("summary", {}, "Download"),
-      el(
-        "div",
-        { class: "items" },
-        ...formats.map(([format, label]) =>
-          el("button", { type: "button", "data-download-format": format, onclick: async (event) => {
-            event.target.closest("details").open = false;
-            const path = `${route("exportGame", this.gameID)[1]}?format=${format}${format === "xd" ? "" : "&fill=1"}`;
-            (await import("./download.js")).download(path, `crossword.${format}`);
-          } }, label),
-        ),
-      ),
-    );
-  }
-
   /** The phone's dock: the clue bar (‹ and › step clues, a tap on the clue turns the
    * direction) above an on-screen keyboard. Keys never take the focus from the grid. */
   buildDock() {
@@ -299,6 +228,20 @@ export class GameView {
       el("div", { class: "cluerow" }, step("shiftTab", "‹", "previous clue"), this.clueBar, step("tab", "›", "next clue")),
       this.keyboard,
     );
+  }
+
+  /** Loads the clue lists, the players and the Download menu (once; the drawn grid came first) and draws them. */
+  loadSides() {
+    this.sidesLoaded ??= Promise.all([import("./sides.js"), stylesheet("sides.css")]).then(([sides]) => {
+      if (!this.lists.isConnected) return;
+      sides.buildLists(this);
+      this.more.querySelector(".overflow").append(sides.downloadMenu(this));
+      this.sides = sides;
+      this.render();
+    }, () => {
+      // Not fetched (offline, before the app was cached): the next redraw tries again.
+      this.sidesLoaded = null;
+    });
   }
 
   /** Loads the chat (once; the drawn grid came first) and puts it in its place: a promise of
@@ -346,6 +289,7 @@ export class GameView {
       // The grid is drawn: what a phone needed to solve is here (the page-weight benchmark
       // counts what was asked for before this mark), and the chat follows.
       if (!performance.getEntriesByName("crossmate-grid-drawn").length) performance.mark("crossmate-grid-drawn");
+      this.loadSides();
       this.loadChat();
       // Opened: a notification waiting for this game is answered (push.js is not needed to draw).
       import("./push.js").then((push) => push.readGame(this.gameID)).catch(() => {});
@@ -518,50 +462,7 @@ export class GameView {
     const mine = !!this.myFlag();
     setAttribute(this.flagButton, "aria-pressed", String(mine));
     this.flagButton.classList.toggle("on", mine);
-    const cross = this.board.clue(this.cursor, this.cursor.direction === "across" ? "down" : "across");
-    const currentID = word ? clueID(word.number, word.direction) : null;
-    const crossID = cross ? clueID(cross.number, cross.direction) : null;
-    const flagOf = new Map();
-    for (const flag of this.state.flags) {
-      const id = clueID(flag.number, flag.direction);
-      if (!flagOf.has(id)) flagOf.set(id, flag);
-    }
-    for (const [id, { item, clue }] of this.clueItems) {
-      const current = id === currentID;
-      if (current && !item.classList.contains("current")) {
-        // Scroll the list only, never the page (on a phone the grid must stay in view). Measured
-        // in the next frame, which lays the page out anyway: here it would force a layout of
-        // its own in the key's handler.
-        requestAnimationFrame(() => {
-          if (!item.classList.contains("current")) return;
-          const box = item.closest(".clues");
-          const top = item.offsetTop - box.offsetTop;
-          if (top < box.scrollTop || top + item.offsetHeight > box.scrollTop + box.clientHeight) box.scrollTop = top - box.clientHeight / 3;
-        });
-      }
-      item.classList.toggle("current", current);
-      if (current && document.activeElement?.closest?.(".lists") == null) {
-        // Tab reaches the lists at the current clue (one stop; arrows go on from there).
-        // (One item at a time is the stop: when it is this one, the others are not.)
-        if (item.tabIndex !== 0) {
-          for (const other of this.main.querySelectorAll(".clues li[tabindex='0']")) other.tabIndex = -1;
-          item.tabIndex = 0;
-        }
-      }
-      item.classList.toggle("crossing", id === crossID);
-      item.classList.toggle("done", clue.cells.every((cell) => this.letterAt(cell) !== ""));
-      // A flagged clue: ⚑ and who flagged it, in their colour.
-      const flag = flagOf.get(id);
-      const note = flag ? `⚑ ${this.nameOf(flag.authorID)}` : "";
-      if ((item.dataset.flagged ?? "") !== note) {
-        item.querySelector(".flagnote")?.remove();
-        if (flag) item.append(el("span", { class: "flagnote", style: `color:${this.colorOf(flag.authorID)}` }, ` ${note}`));
-        if (flag) item.dataset.flagged = note;
-        else delete item.dataset.flagged;
-      }
-      item.classList.toggle("flagged", !!flag);
-      setStyle(item, "--flag", flag ? this.colorOf(flag.authorID) : "transparent");
-    }
+    this.sides?.renderLists(this, word);
   }
 
   renderStatus() {
@@ -600,50 +501,9 @@ export class GameView {
     setAttribute(this.timerBox, "data-idle", String(idle));
   }
 
+  /** The players (sides.js, once loaded): who is here, Follow, and the owner's Remove. */
   renderPlayers() {
-    const owner = this.view.players.find((player) => player.role === "owner")?.authorID === this.view.me;
-    // Rebuilt only when what it shows changed (a roster per letter typed kept the page busy):
-    // the fields it shows, in one order (the server's JSON may name them in any order).
-    // Who is here is known only while the socket is live: reconnecting, nobody is shown here.
-    const live = connection.live;
-    const here = (player) => live && player.here > 0;
-    const shown = this.view.players.map((player) => [player.authorID, player.displayName, player.role, player.removed, player.color, player.symbol, here(player)]);
-    const signature = JSON.stringify([shown, this.view.me, this.following, owner]);
-    if (this.rosterFaces) {
-      const faces = this.view.players.filter((player) => !player.removed);
-      rebuildIf(this.rosterFaces, signature, () =>
-        faces.map((player) => el("span", { class: `avatar${here(player) ? " here" : ""}`, style: `background:${player.color}` }, player.symbol ?? "")),
-      );
-      const present = faces.filter((player) => here(player) && player.authorID !== this.view.me).length;
-      setAttribute(this.playersButton, "aria-label", `players: ${faces.length}${present ? `, ${present} here now` : ""}`);
-    }
-    rebuildIf(this.roster, signature, () =>
-      this.view.players.filter((player) => !player.removed || player.authorID === this.view.me).map((player) =>
-        el(
-          "li",
-          { dataset: { player: player.authorID } },
-          el("span", { class: "avatar", style: `background:${player.color}`, "aria-hidden": "true" }, player.symbol ?? ""),
-          player.authorID === this.view.me ? `${player.displayName} (you)` : player.displayName,
-          here(player) && player.authorID !== this.view.me ? el("small", { class: "here", title: "has the game open now" }, " · here") : null,
-          player.role === "owner" ? el("small", {}, " owner") : null,
-          player.removed ? el("small", {}, " removed") : null,
-          here(player) && player.authorID !== this.view.me && !player.removed
-            ? el(
-                "button",
-                {
-                  type: "button", class: "small", "data-follow": player.authorID, "aria-pressed": String(this.following === player.authorID),
-                  title: this.following === player.authorID ? "Stop following" : `Your cursor goes where ${player.displayName}'s goes, until you type or move`,
-                  onclick: () => this.follow(player),
-                },
-                this.following === player.authorID ? "Following" : "Follow",
-              )
-            : null,
-          owner && player.authorID !== this.view.me && !player.removed
-            ? el("button", { type: "button", class: "small", "data-remove": player.authorID, onclick: () => this.remove(player) }, "Remove")
-            : null,
-        ),
-      ),
-    );
+    this.sides?.renderPlayers(this);
   }
 
   renderEnding() {

@@ -1,7 +1,7 @@
 // The pages other than solving: the first visit (and an invitation's), joining, linking
 // another device, the games list and friends. Loaded by app.js when one is first shown.
 
-import { api, base64, forget, identity, remember } from "./api.js";
+import { IDENTITY, api, forget, identity } from "./api.js";
 import { connection } from "./connection.js";
 import { el, main, stylesheet, toast } from "./dom.js";
 import { navigate, showAgain, signedOut } from "./nav.js";
@@ -513,4 +513,26 @@ async function signOut() {
   document.body.append(dialog);
   dialog.showModal();
   dialog.querySelector("[data-sign-out-no]").focus();
+}
+
+/** Keeps a new session (an account made or a device linked) as this browser's identity. */
+function remember(session) {
+  const saved = {
+    token: session.token,
+    deviceID: session.deviceID,
+    authorID: session.account.authorID,
+    displayName: session.account.displayName,
+  };
+  localStorage.setItem(IDENTITY, JSON.stringify(saved));
+  return saved;
+}
+
+/** Reads a File as base64 for an upload. */
+function base64(file) {
+  return new Promise((resolve, reject) => {
+    const reader = new FileReader();
+    reader.onload = () => resolve(String(reader.result).split(",")[1] ?? "");
+    reader.onerror = () => reject(new Error("the file could not be read"));
+    reader.readAsDataURL(file);
+  });
 }
