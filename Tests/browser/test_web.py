@@ -1477,6 +1477,15 @@ class WebAppTests(unittest.TestCase):
         self.assertEqual(read.fill[5:], "-" * 19 + ".", read.fill)
         self.assertEqual(read.solution[:5], ".ALSO", read.solution)
         self.assertIn("Saved Green Light.puz", ana.toast())
+        # A finished game still downloads: its menu is not among the tools a finish turns off.
+        ana.action("reveal-puzzle")
+        until("finished", lambda: ana.driver.find_elements(By.CSS_SELECTOR, "[data-completed]"))
+        menu = ana.driver.find_element(By.CSS_SELECTOR, "details[data-download]")
+        self.assertNotIn("disabled", menu.get_attribute("class"))
+        menu.find_element(By.TAG_NAME, "summary").click()
+        ana.driver.find_element(By.CSS_SELECTOR, '[data-download-format="ipuz"]').click()
+        finished = os.path.join(folder, "Green Light.ipuz")
+        until("the finished game's file", lambda: os.path.exists(finished) and os.path.getsize(finished) > 0)
         # All games, from the list.
         ana.open("/")
         until("the list", lambda: ana.driver.find_elements(By.CSS_SELECTOR, f'[data-game="{game}"]'))
