@@ -88,14 +88,44 @@ public enum TextRule {
 
     /// Text from someone else made safe to print on a terminal: control and direction-changing
     /// characters (escape sequences among them) are shown as U+FFFD, so a title or message
-    /// cannot move the cursor, clear the screen or rename the window.
+    /// cannot move the cursor, clear the screen or rename the window; and no character carries
+    /// more than `maximumMarksShown` combining marks (a stack of hundreds draws over the lines
+    /// above and below it). `play` and `crossmate chat` both print through here.
     public static func terminalSafe(_ text: String) -> String {
-        guard !isClean(text) else { return text }
+        guard !isClean(text) || hasMarkStack(text) else { return text }
         var scalars = String.UnicodeScalarView()
+        var marks = 0
         for scalar in text.unicodeScalars {
+            if isCombiningMark(scalar) {
+                marks += 1
+                if marks > maximumMarksShown { continue }
+            } else {
+                marks = 0
+            }
             scalars.append(isControl(scalar) || isBidiControl(scalar) ? "\u{FFFD}" : scalar)
         }
         return String(scalars)
+    }
+
+    /// The most combining marks a character keeps on a terminal: enough for any language's
+    /// accents (Vietnamese stacks two), not for a tower.
+    public static let maximumMarksShown = 3
+
+    static func isCombiningMark(_ scalar: Unicode.Scalar) -> Bool {
+        switch scalar.properties.generalCategory {
+        case .nonspacingMark, .enclosingMark, .spacingMark: true
+        default: false
+        }
+    }
+
+    /// Whether some character of `text` carries more than `maximumMarksShown` marks.
+    static func hasMarkStack(_ text: String) -> Bool {
+        var marks = 0
+        for scalar in text.unicodeScalars {
+            marks = isCombiningMark(scalar) ? marks + 1 : 0
+            if marks > maximumMarksShown { return true }
+        }
+        return false
     }
 
     /// C0 and C1 controls (escape, bell, line breaks, DEL and the 8-bit CSI among them).

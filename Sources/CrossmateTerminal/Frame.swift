@@ -83,6 +83,8 @@ public enum FrameTarget: Hashable, Sendable {
     case clue(Direction, number: Int)
     /// Anywhere in a clue list (the wheel scrolls it).
     case clueList(Direction)
+    /// The chat pane (the wheel scrolls it).
+    case chat
 }
 
 public struct Frame: Sendable {

@@ -176,25 +176,32 @@ public struct PlayScreen: Sendable {
         // there is a conversation or one is being written.
         let chatShown = !chat.isEmpty || state.chat != nil
         func chatRows(of rows: Int) -> Int { chatShown && rows >= 12 ? min(8, rows / 3, max(3, chat.count * 2 + 1)) : 0 }
+        // One chat pane, in the first place with room: at the foot of the clue lists beside the
+        // grid; else beside the grid under the players; else at the foot of the clue lists below
+        // the grid; else on the free lines under the grid. With no room anywhere, the newest
+        // unread message is said on the status line instead.
+        var chatPlaced = false
         if listsBeside {
             let chatting = chatRows(of: bottom - gridTop)
             drawClueLists(&frame, top: gridTop, left: panelLeft, width: panelWidth, rows: bottom - gridTop - chatting)
-            drawChat(&frame, top: bottom - chatting, left: panelLeft, width: panelWidth, rows: chatting)
+            chatPlaced = drawChat(&frame, top: bottom - chatting, left: panelLeft, width: panelWidth, rows: chatting)
             line = bottom
         } else {
             if panelWidth >= 14 {
                 let panelRows = drawPanel(&frame, top: gridTop, left: panelLeft, width: panelWidth, rows: bottom - gridTop)
                 let chatTop = gridTop + panelRows + 1
                 line = max(line, min(bottom, gridTop + panelRows))
-                // Below the players, beside the grid (down to the clue lists, when they go
-                // below): the latest messages, when two lines are free.
+                // Down to the clue lists, when they go below the grid.
                 let free = (bottom - line >= 8 ? line : bottom) - chatTop
-                if chatShown, free >= 2 { drawChat(&frame, top: chatTop, left: panelLeft, width: panelWidth, rows: free) }
+                if chatShown, free >= 3 { chatPlaced = drawChat(&frame, top: chatTop, left: panelLeft, width: panelWidth, rows: free) }
             }
             if bottom - line >= 8 {
-                let chatting = chatRows(of: bottom - line)
+                let chatting = chatPlaced ? 0 : chatRows(of: bottom - line)
                 drawClueLists(&frame, top: line, left: 0, width: width, rows: bottom - line - chatting)
-                drawChat(&frame, top: bottom - chatting, left: 0, width: width, rows: chatting)
+                if chatting > 0 { chatPlaced = drawChat(&frame, top: bottom - chatting, left: 0, width: width, rows: chatting) }
+                line = bottom
+            } else if chatShown, !chatPlaced, bottom - line >= 2 {
+                chatPlaced = drawChat(&frame, top: line, left: 0, width: width, rows: bottom - line)
                 line = bottom
             }
         }
@@ -214,7 +221,7 @@ public struct PlayScreen: Sendable {
         if let replay {
             drawReplayStatus(&frame, replay, row: height - (full ? 2 : 1))
         } else {
-            drawStatus(&frame, row: height - (full ? 2 : 1))
+            drawStatus(&frame, row: height - (full ? 2 : 1), chatNews: chatPlaced ? nil : newestUnread)
         }
         if replay != nil, full {
             frame.put(
@@ -438,35 +445,76 @@ public struct PlayScreen: Sendable {
         return row - top
     }
 
-    /// The latest chat messages that fit in `rows` lines under a "Chat" heading, oldest at the
-    /// top, each "Name: text" wrapped with the name in the player's colour; a message not yet
-    /// sent or refused says so. Text from others is drawn, never obeyed (`Frame` shows control
-    /// characters as replacements).
-    private func drawChat(_ frame: inout Frame, top: Int, left: Int, width: Int, rows: Int) {
-        guard rows >= 2, width >= 12 else { return }
-        frame.put(Self.clip(state.chat == nil ? "Chat  (^T to write)" : "Chat", to: width), row: top, col: left, style: Style(bold: true))
-        var lines: [(text: String, author: String?, nameLength: Int, style: Style)] = []
-        for line in chat.reversed() {
+    /// The chat pane: a "Chat" heading (how many messages are new, how to write, whether more
+    /// lies above or below) over the conversation's lines that fit, the newest at the foot, or
+    /// `state.chatBack` lines further back. Each message is "Name: text" wrapped (at most
+    /// `chatLinesPerMessage` lines, the rest cut with "…"), the name in the player's colour,
+    /// unread ones marked •; one not yet sent or refused says so. Text from others is drawn,
+    /// never obeyed (`Frame` shows control characters as replacements). False when it has no room.
+    @discardableResult
+    private func drawChat(_ frame: inout Frame, top: Int, left: Int, width: Int, rows: Int) -> Bool {
+        guard rows >= 2, width >= 12 else { return false }
+        let room = rows - 1
+        let unread = unreadMessages
+        // Messages wrapped from the newest back, only as far as the pane can be scrolled.
+        var lines: [(text: String, author: String?, name: Range<Int>, style: Style)] = []
+        var index = chat.count
+        while index > 0, lines.count <= room + state.chatBack {
+            index -= 1
+            let line = chat[index]
             let name = line.message.authorID == view.me ? "You" : view.name(of: line.message.authorID)
             let note = line.refusal.map { " (not sent: \($0))" } ?? (line.sent ? "" : " (sending)")
             let reactions = line.reactions.isEmpty ? "" : "  " + line.reactions.map { "\($0.emoji)\($0.authors.count)" }.joined(separator: " ")
-            let wrapped = Self.wrap("\(name): \(line.message.text)\(note)\(reactions)", to: width, hanging: 2)
-            let style = line.refusal != nil || !line.sent ? Style(dim: true) : Style.plain
-            let block = wrapped.enumerated().map { index, text in (text, index == 0 ? line.message.authorID : nil, name.count + 1, style) }
-            guard lines.count + block.count <= rows - 1 else {
-                // The newest message's start, at least, in whatever room there is.
-                if lines.isEmpty { lines = Array(block.prefix(rows - 1)) }
-                break
+            let mark = unread.contains(index) ? "• " : ""
+            var wrapped = Self.wrap("\(mark)\(name): \(line.message.text)\(note)\(reactions)", to: width, hanging: 2)
+            if wrapped.count > Self.chatLinesPerMessage {
+                wrapped = Array(wrapped.prefix(Self.chatLinesPerMessage))
+                wrapped[wrapped.count - 1] = String(wrapped[wrapped.count - 1].prefix(width - 1)) + "…"
             }
-            lines = block + lines
+            let style = line.refusal != nil || !line.sent ? Style(dim: true) : unread.contains(index) ? Style(bold: true) : .plain
+            let nameRange = mark.count..<(mark.count + name.count + 1)
+            lines.insert(
+                contentsOf: wrapped.enumerated().map { offset, text in (text, offset == 0 ? line.message.authorID : nil, nameRange, style) }, at: 0)
         }
-        for (offset, line) in lines.enumerated() {
+        let back = min(state.chatBack, max(0, lines.count - room))
+        let end = lines.count - back
+        let start = max(0, end - room)
+        var heading = "Chat"
+        if !unread.isEmpty { heading += " · \(unread.count) new" }
+        if state.chat == nil { heading += "  (^T to write)" }
+        if start > 0 || index > 0 { heading += "  ↑ more" }
+        if back > 0 { heading += "  ↓ newer" }
+        frame.put(Self.clip(heading, to: width), row: top, col: left, style: Style(bold: true))
+        for row in top..<(top + rows) { frame.mark(.chat, row: row, cols: left..<(left + width)) }
+        for (offset, line) in lines[start..<end].enumerated() {
             let row = top + 1 + offset
             frame.put(line.text, row: row, col: left, style: line.style)
             if let author = line.author {
-                frame.put(String(line.text.prefix(line.nameLength)), row: row, col: left, style: Style(foreground: color(of: author), bold: true))
+                let name = line.text.dropFirst(line.name.lowerBound).prefix(line.name.count)
+                frame.put(String(name), row: row, col: left + line.name.lowerBound, style: Style(foreground: color(of: author), bold: true))
             }
         }
+        return true
+    }
+
+    /// The most lines one message takes in the chat pane.
+    public static let chatLinesPerMessage = 4
+
+    /// The indices in `chat` of the messages from others not yet read (`state.chatUnread`, newest).
+    private var unreadMessages: Set<Int> {
+        var found = Set<Int>()
+        var index = chat.count
+        while index > 0, found.count < state.chatUnread {
+            index -= 1
+            if chat[index].message.authorID != view.me { found.insert(index) }
+        }
+        return found
+    }
+
+    /// The newest unread message, for the status line when no chat pane fits: "Ann: hi".
+    private var newestUnread: String? {
+        guard state.chatUnread > 0, let line = chat.last(where: { $0.message.authorID != view.me }) else { return nil }
+        return "\(view.name(of: line.message.authorID)): \(line.message.text)"
     }
 
     /// Both clue lists side by side, the whole height given: each clue wrapped, with its fill
@@ -634,7 +682,7 @@ public struct PlayScreen: Sendable {
         frame.put("  " + (replay.speed == 0 ? "paused" : "playing \(replay.speed)×"), row: row, col: col, style: Style(bold: replay.speed > 0))
     }
 
-    private func drawStatus(_ frame: inout Frame, row: Int) {
+    private func drawStatus(_ frame: inout Frame, row: Int, chatNews: String?) {
         let connection: (String, Style) =
             switch status.connection {
             case .online: ("● online", Style(foreground: TerminalColor(basic: 10, extended: 34), bold: true))
@@ -650,7 +698,12 @@ public struct PlayScreen: Sendable {
         let progress = view.progress
         col = frame.put("  \(progress.filled)/\(progress.total)", row: row, col: col)
         if state.cursor.pencil { col = frame.put("  PENCIL", row: row, col: col, style: Style(bold: true)) }
-        if view.readOnly { frame.put("  READ-ONLY", row: row, col: col, style: Style(bold: true, reverse: true)) }
+        if view.readOnly { col = frame.put("  READ-ONLY", row: row, col: col, style: Style(bold: true, reverse: true)) }
+        if let chatNews, col + 8 < frame.width {
+            let more = state.chatUnread > 1 ? " (+\(state.chatUnread - 1))" : ""
+            let news = Self.clip(chatNews.split(whereSeparator: \.isNewline).joined(separator: " "), to: frame.width - col - 5 - more.count)
+            frame.put("  ✉ " + news + more, row: row, col: col, style: Style(bold: true))
+        }
     }
 
     // MARK: Text
@@ -660,7 +713,7 @@ public struct PlayScreen: Sendable {
         + "previous unfilled word, PgDn/PgUp to the next/previous word. Click a square (again: turn) or a clue. Backspace erases back, Delete here, Home/End go to the word's ends. ^R (or Insert) opens "
         + "a rebus, Enter writes it, Esc cancels. ^P pencil. ^Z undo, ^Y redo. ^X then c, r or x checks, reveals or clears. ^G "
         + "and a number then a or d goes to a clue. ^O shows the puzzle's notes. ^F follows another player (again: the next; any other key "
-        + "stops). ^T chat (Enter sends). ^W flags the word for the others. ^N nudges them to come and help with it. ^Q (or Esc q) quits. Any key closes this help."
+        + "stops). ^T chat (Enter sends; PgUp/PgDn or the wheel scroll the conversation). ^W flags the word for the others. ^N nudges them to come and help with it. ^Q (or Esc q) quits. Any key closes this help."
 
     /// `text` in lines of at most `width` characters, broken between words; lines after the
     /// first are indented by `hanging` spaces (within the width).

@@ -48,6 +48,15 @@ public struct PlayState: Sendable {
     /// Where the wheel scrolled each clue list (its first clue shown); any key puts the lists
     /// back around the current clue.
     public var listScroll: [Direction: Int] = [:]
+    /// Messages from others that came since this player last opened the chat (^T): marked in
+    /// the chat pane, and the newest said on the notice line when no pane fits.
+    public var chatUnread = 0
+    /// How many lines the chat pane is scrolled back from its newest (the wheel over it, or
+    /// PgUp/PgDn while writing); the screen keeps it within the conversation.
+    public var chatBack = 0
+    /// Lines a PgUp or PgDn scrolls the chat pane, and a notch of the wheel.
+    static let chatPage = 5
+    static let chatNotch = 2
 
     /// Starts on the first empty square of the first across word (or the first square).
     public init(puzzle: Puzzle, letterAt: (GridPosition) -> String) {
@@ -71,7 +80,12 @@ public struct PlayState: Sendable {
         if chat != nil { return typeChat(key) }
         notice = nil
         if key != .control("f") { following = nil }
-        if case .wheel = key {} else { listScroll = [:] }
+        // Any key but the wheel puts the lists back around the current clue and the chat at its newest.
+        if case .wheel = key {
+        } else {
+            listScroll = [:]
+            chatBack = 0
+        }
         switch key {
         case .pageUp, .pageDown:
             moveToWord(forward: key == .pageDown, puzzle: view.puzzle, letterAt: { view.grid.letter(at: $0) })
@@ -106,6 +120,7 @@ public struct PlayState: Sendable {
                 return []
             }
             chat = ""
+            chatUnread = 0
             return []
         case .character("?") where cursor.rebus == nil:
             showingHelp = true
@@ -153,7 +168,9 @@ public struct PlayState: Sendable {
     /// cursor's own square turns it), a clue goes to its word; the wheel over a clue list
     /// scrolls it.
     public mutating func click(_ target: FrameTarget?, wheelUp: Bool? = nil, view: GameView) {
-        guard menu == nil, jump == nil, chat == nil, !showingHelp, let target else { return }
+        guard let target, menu == nil, jump == nil, !showingHelp else { return }
+        // While a message is written, only the wheel over the chat does something (scrolls it).
+        if chat != nil, target != .chat || wheelUp == nil { return }
         following = nil
         notice = nil
         switch target {
@@ -179,6 +196,8 @@ public struct PlayState: Sendable {
             }
         case let .clueList(direction):
             if let wheelUp { scroll(direction, up: wheelUp, view: view) }
+        case .chat:
+            if let wheelUp { chatBack = max(0, chatBack + (wheelUp ? Self.chatNotch : -Self.chatNotch)) }
         }
     }
 
@@ -344,10 +363,14 @@ public struct PlayState: Sendable {
             chat = typed
         case .enter:
             chat = nil
+            chatBack = 0
             let text = typed.trimmingCharacters(in: .whitespaces)
             return text.isEmpty ? [] : [.say(text)]
         case .escape, .control("t"):
             chat = nil
+            chatBack = 0
+        case .pageUp, .pageDown:
+            chatBack = max(0, chatBack + (key == .pageUp ? Self.chatPage : -Self.chatPage))
         default:
             break
         }

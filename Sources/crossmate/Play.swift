@@ -233,10 +233,10 @@ struct PlayLoop {
                 case let .chatChanged(gameID) where gameID == session.gameID:
                     let before = Set(chat.map(\.message.key))
                     chat = await engine.conversation(session.gameID)
-                    // A message from someone else is said on the notice line too (the chat may
-                    // have no room on a small terminal).
-                    if let news = chat.last(where: { !before.contains($0.message.key) && $0.message.authorID != view.me }) {
-                        state.notice = "\(view.name(of: news.message.authorID)): \(news.message.text)"
+                    // Messages from others are unread until the chat is opened (while a
+                    // message is being written, they are read as they come).
+                    if state.chat == nil {
+                        state.chatUnread += chat.count { !before.contains($0.message.key) && $0.message.authorID != view.me }
                     }
                 default: break
                 }

@@ -277,6 +277,64 @@ import Testing
         #expect(screen.render(width: 80, height: 24).text.split(separator: "\n").last?.contains("^T chat") == true)
     }
 
+    /// The conversation shows in one chat pane at every size (never also beside the grid, under
+    /// the clues and on the status line): at 80×24 on the lines under the grid, at 120×40
+    /// beside it under the players, at 200×60 at the foot of the clue lists. Unread messages
+    /// are marked until ^T; a long message is wrapped and capped; the pane scrolls back with
+    /// PgUp while writing and with the wheel; with no room at all the newest unread message is
+    /// said on the status line.
+    @Test func oneChatPaneAtEverySize() throws {
+        let puzzle = Self.fifteen
+        let shown = view(puzzle)
+        func line(_ number: Int, _ author: String, _ text: String) -> ChatLine {
+            ChatLine(
+                message: ChatMessage(
+                    gameID: "game-1", authorID: author, replicaID: "dev-\(number)", messageID: "m\(number)", text: text,
+                    timestamp: HLCTimestamp(wallMillis: Int64(number))), sent: true, refusal: nil)
+        }
+        var state = PlayState(puzzle: puzzle) { _ in "" }
+        state.chatUnread = 2
+        var screen = PlayScreen(view: shown, state: state, status: SyncStatus(connection: .online, unsent: 0), elapsedSeconds: 0)
+        screen.chat = [line(1, "acct-ann", "first from me"), line(2, "acct-bob", "second from Bob"), line(3, "acct-bob", "third from Bob")]
+        for (width, height) in [(80, 24), (120, 40), (200, 60)] {
+            let text = screen.render(width: width, height: height).text
+            for message in ["first from me", "second from Bob", "third from Bob"] {
+                #expect(text.components(separatedBy: message).count == 2, "\(width)×\(height): \(message) is not shown exactly once")
+            }
+            #expect(text.contains("Chat · 2 new") && text.contains("• Bob: third from Bob"), "\(width)×\(height)")
+            #expect(!text.contains("✉"), "\(width)×\(height): the status line repeats a message the pane shows")
+        }
+        // ^T reads them.
+        _ = state.handle(.control("t"), view: shown)
+        #expect(state.chatUnread == 0)
+        screen.state = state
+        #expect(!screen.render(width: 80, height: 24).text.contains("new"))
+        // A long message: wrapped, at most four lines, cut with "…".
+        screen.chat.append(line(4, "acct-bob", String(repeating: "very long words ", count: 40)))
+        let long = screen.render(width: 200, height: 60).text.split(separator: "\n").filter { $0.contains("very long words") }
+        #expect(long.count == PlayScreen.chatLinesPerMessage && long.last?.hasSuffix("…") == true)
+        // Scrolled back (PgUp while writing), the oldest message comes into the 80×24 pane.
+        screen.chat += (5...12).map { line($0, "acct-bob", "message \($0)") }
+        #expect(!screen.render(width: 80, height: 24).text.contains("first from me"))
+        for _ in 0..<3 { _ = state.handle(.pageUp, view: shown) }
+        screen.state = state
+        let back = screen.render(width: 80, height: 24).text
+        #expect(back.contains("↓ newer") && !back.contains("message 12"))
+        _ = state.handle(.escape, view: shown)
+        #expect(state.chatBack == 0)
+        // The wheel over the pane scrolls it too (the pane's rows are its target).
+        let frame = screen.render(width: 80, height: 24)
+        let paneRow = try #require((0..<24).first { frame.target(row: $0, col: 5) == .chat })
+        state.click(frame.target(row: paneRow, col: 5), wheelUp: true, view: shown)
+        #expect(state.chatBack == 2)
+        // No room for a pane (a 15×15 in 80×18): the newest unread message on the status line.
+        state.chatBack = 0
+        state.chatUnread = 1
+        screen.state = state
+        let small = screen.render(width: 80, height: 18).text
+        #expect(small.contains("✉ Bob: message 12") && small.components(separatedBy: "message 12").count == 2)
+    }
+
     /// ^W flags the word at the cursor; a flagged clue shows ⚑ and who, in the clue bar and
     /// the clue list.
     @Test func aFlaggedClueShowsWhoFlaggedIt() throws {

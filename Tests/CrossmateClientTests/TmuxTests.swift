@@ -237,7 +237,7 @@ import Testing
     }
 
     /// Chat in two real terminals and from the command line: ^T writes a line, Enter sends it,
-    /// the other terminal shows it under the clues and on the notice line; `crossmate chat`
+    /// the other terminal shows it in its chat pane; `crossmate chat`
     /// sends one and prints the conversation; `games --json` counts what is unread.
     @Test func chattingInTheRealTerminalAndFromTheCommandLine() async throws {
         let lab = try Lab("crossmate-tmux")
@@ -278,6 +278,49 @@ import Testing
         // A message the rule refuses is refused in words, before it leaves the device.
         let refused = try run(["chat", "Green", "   "], home)
         #expect(refused.status == 1 && refused.errors.contains("a message cannot be empty"))
+    }
+
+    /// One chat pane in real terminals at 80×24 and 120×40: three messages each shown once (not
+    /// also on the status line or a notice), unread ones marked until ^T opens the chat, and a
+    /// tower of combining marks cut to three in `play` and in `crossmate chat` alike.
+    @Test func oneChatPaneInRealTerminals() async throws {
+        let lab = try Lab("crossmate-chatpane")
+        defer { lab.close() }
+        try annAndBobPlayGreenLight(lab.server, lab.home)
+        let xdg = lab.directory.path + "/xdg"
+        let ann = try await lab.tmux.play("Green", xdg: xdg, size: (80, 24))
+        let bob = try await lab.tmux.play("Green --profile bob", xdg: xdg, size: (120, 40))
+        try await eventually("both are here") { try lab.screen(ann).contains("2 here") && lab.screen(bob).contains("2 here") }
+        let tower = "Z" + String(repeating: "\u{301}", count: 40) + "algo"
+        for text in ["first note", "second note", "third note " + tower] {
+            try lab.tmux(["send-keys", "-t", bob, "C-t"])
+            try await eventually("Bob's chat line") { try lab.screen(bob).contains("Say: _") }
+            try lab.tmux(["send-keys", "-t", bob, "-l", text])
+            try lab.tmux(["send-keys", "-t", bob, "Enter"])
+            try await eventually("sent") { try !lab.screen(bob).contains("Say: ") }
+        }
+        try await eventually("Ann has all three, marked new") { try lab.screen(ann).contains("• Bob: third note") }
+        for (session, name) in [(ann, "Ann at 80×24"), (bob, "Bob at 120×40")] {
+            try await eventually("\(name) shows the third") { try lab.screen(session).contains("third note") }
+            let shown = try lab.screen(session)
+            for message in ["first note", "second note", "third note"] {
+                #expect(shown.components(separatedBy: message).count == 2, "\(name): \(message) is not shown exactly once:\n\(shown)")
+            }
+            let marks = shown.unicodeScalars.count { $0 == "\u{301}" }
+            #expect(marks >= 1 && marks <= 3, "\(name): \(marks) marks on one character")
+        }
+        #expect(try lab.screen(ann).contains("Chat · 3 new") && !lab.screen(ann).contains("✉"))
+        // ^T reads them: the marks go.
+        try lab.tmux(["send-keys", "-t", ann, "C-t"])
+        try await eventually("read") { try lab.screen(ann).contains("Say: _") && !lab.screen(ann).contains("new") }
+        try lab.tmux(["send-keys", "-t", ann, "Escape"])
+        try await eventually("the chat line put away") { try !lab.screen(ann).contains("Say: ") }
+        try lab.tmux(["send-keys", "-t", ann, "C-q"])
+        try await eventually("Ann's play closed") { try lab.screen(ann).contains("play exited 0") }
+        let printed = try crossmate(["chat", "Green"], lab.home)
+        let line = try #require(printed.split(separator: "\n").first { $0.contains("third note") })
+        #expect(String(line).unicodeScalars.count { $0 == "\u{301}" } == 3, "crossmate chat: \(line)")
+        try lab.tmux(["send-keys", "-t", bob, "C-q"])
     }
 
     /// `crossmate new --with GAME` starts the next puzzle with GAME's players: Bob, playing

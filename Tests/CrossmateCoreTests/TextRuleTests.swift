@@ -52,4 +52,16 @@ import Testing
         #expect(TextRule.terminalSafe("Title\u{1B}]0;PWNED\u{07}\u{9B}2J") == "Title\u{FFFD}]0;PWNED\u{FFFD}\u{FFFD}2J")
         #expect(TextRule.terminalSafe("Plain title") == "Plain title")
     }
+
+    /// A tower of combining marks is cut to three on its character; accents as languages use
+    /// them (Vietnamese "ệ" carries two) pass whole.
+    @Test func markStacksAreCappedOnATerminal() {
+        let tower = "Z" + String(repeating: "\u{301}\u{316}", count: 200) + "ed"
+        let shown = TextRule.terminalSafe(tower)
+        #expect(shown == "Z\u{301}\u{316}\u{301}ed")
+        #expect(shown.unicodeScalars.count == 1 + TextRule.maximumMarksShown + 2)
+        let vietnamese = "Vie\u{323}\u{302}t"
+        #expect(TextRule.terminalSafe(vietnamese) == vietnamese)
+        #expect(TextRule.terminalSafe("A\u{1B}" + String(repeating: "\u{301}", count: 9)) == "A\u{FFFD}\u{301}\u{301}\u{301}")
+    }
 }
