@@ -101,6 +101,21 @@ public struct Frame: Sendable {
         for col in cols where (0..<width).contains(col) { targets[row * width + col] = target }
     }
 
+    /// Copies `other` into this frame with its top-left corner at (row, col): characters,
+    /// styles and what a click stands for (what falls outside is left off).
+    public mutating func place(_ other: Frame, row: Int = 0, col: Int) {
+        for r in 0..<other.height where (0..<height).contains(row + r) {
+            for c in 0..<other.width where (0..<width).contains(col + c) {
+                characters[(row + r) * width + col + c] = other.characters[r * other.width + c]
+                styles[(row + r) * width + col + c] = other.styles[r * other.width + c]
+            }
+        }
+        for (index, target) in other.targets {
+            let (r, c) = (index / other.width + row, index % other.width + col)
+            if (0..<height).contains(r), (0..<width).contains(c) { targets[r * width + c] = target }
+        }
+    }
+
     /// What a click at a cell stands for, if anything.
     public func target(row: Int, col: Int) -> FrameTarget? {
         guard (0..<height).contains(row), (0..<width).contains(col) else { return nil }

@@ -120,8 +120,29 @@ public struct PlayScreen: Sendable {
         }
     }
 
+    /// The widest the clue lists beside the grid are drawn (two columns of 50).
+    static let widestLists = 102
+
+    /// Whether each square is drawn on two lines, a newspaper's: the number on the first, the
+    /// letter in the middle of the second. Whenever every number shows and the grid fits the
+    /// height with the crossing clue, the status and the key hints, and the clue lists still
+    /// have a place — beside the grid (48 columns) or under it (8 lines).
+    static func tall(_ puzzle: Puzzle, layout: GridLayout, width: Int, height: Int, notes: Int) -> Bool {
+        guard case .numbered = layout else { return false }
+        let gridTop = 2
+        let below = 3 + notes
+        guard puzzle.height * 2 + gridTop + below <= height else { return false }
+        let beside = width - (puzzle.width * (layout.cellWidth + 1) + 2) >= 48
+        let under = height - (gridTop + puzzle.height * 2 + below) >= 8
+        return puzzle.width * (layout.cellWidth + 1) <= width && (beside || under)
+    }
+
     /// `colors` only changes what stands in for colour: with none, shaded squares get a mark.
     public func render(width: Int, height: Int, colors: ColorMode = .twoFiftySix) -> Frame {
+        render(width: width, height: height, colors: colors, centring: true)
+    }
+
+    private func render(width: Int, height: Int, colors: ColorMode, centring: Bool) -> Frame {
         var frame = Frame(width: width, height: height)
         let puzzle = view.puzzle
         guard width >= 24, height >= 8 else {
@@ -131,13 +152,15 @@ public struct PlayScreen: Sendable {
         let layout = GridLayout(puzzle, width: width)
         let gridTop = 2
         var notes = messages(width: width)
-        // A wide terminal with room for it draws each square on two lines, a newspaper's: the
-        // number on the first, the letter in the middle of the second (with the clue lists still
-        // beside the grid). At 200×60 a 15×15 no longer leaves forty rows empty under it.
-        let tall: Bool = {
-            guard case let .numbered(digits) = layout, width >= 120 else { return false }
-            return puzzle.height * 2 + gridTop + 3 + notes.count <= height && puzzle.width * (digits + 4) + 50 <= width
-        }()
+        let tall = Self.tall(puzzle, layout: layout, width: width, height: height, notes: notes.count)
+        // Wider than the grid and two roomy clue lists need: the layout drawn at that width in
+        // the middle of the terminal (a 5×5 at 200 columns no longer sits in a corner).
+        let body = puzzle.width * (layout.cellWidth + (tall ? 1 : 0)) + 2 + Self.widestLists
+        if centring, width > body {
+            var centred = Frame(width: width, height: height)
+            centred.place(render(width: body, height: height, colors: colors, centring: false), col: (width - body) / 2)
+            return centred
+        }
         let rowHeight = tall ? 2 : 1
         let cellWidth = layout.cellWidth + (tall ? 1 : 0)
         let gridWidth = puzzle.width * cellWidth
@@ -378,7 +401,7 @@ public struct PlayScreen: Sendable {
                         mark = "+"
                     } else if cell.isCircled {
                         mark = "○"
-                    } else if barRight {
+                    } else if barRight, !tall {
                         mark = "│"
                     } else if monochrome, let other = others[position] {
                         mark = PlayerColors.avatarSymbol(other.authorID)
@@ -416,6 +439,13 @@ public struct PlayScreen: Sendable {
                 }
                 if tall, col0 < left + cellWidth {
                     frame.put(String(repeating: " ", count: left + cellWidth - col0), row: letterLine, col: col0, style: base)
+                }
+                // Two lines a square: a bar to its right stands the square's height in its last column.
+                if tall, barRight {
+                    var barStyle = base
+                    barStyle.underline = false
+                    frame.put("│", row: line, col: left + cellWidth - 1, style: barStyle)
+                    frame.put("│", row: letterLine, col: left + cellWidth - 1, style: base)
                 }
             }
         }

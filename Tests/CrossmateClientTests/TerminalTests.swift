@@ -486,12 +486,20 @@ import Testing
         state.cursor.position = GridPosition(row: 4, col: 4)
         let frame = PlayScreen(
             view: view(puzzle), state: state, status: SyncStatus(connection: .online, unsent: 0), elapsedSeconds: 0
-        ).render(width: 80, height: 24, colors: .none)
+        ).render(width: 80, height: 14, colors: .none)
         // Four columns a square: the mark of (0,3) is column 15, on the grid's first row (2).
         #expect(frame.character(row: 2, col: 15) == "│")
         #expect(frame.character(row: 2, col: 11) != "│")
         // (0,0) has a bar below it: underlined; (0,1) has none and is not in the current word.
         #expect(frame.style(row: 2, col: 2).underline && !frame.style(row: 2, col: 6).underline)
+        // With the rows for it, two lines a square (five columns): the bar right of (0,3) stands
+        // in its last column on both lines, the bar below (0,0) underlines its letter line.
+        let tall = PlayScreen(
+            view: view(puzzle), state: state, status: SyncStatus(connection: .online, unsent: 0), elapsedSeconds: 0
+        ).render(width: 80, height: 24, colors: .none)
+        #expect(tall.character(row: 2, col: 19) == "│" && tall.character(row: 3, col: 19) == "│")
+        #expect(tall.character(row: 2, col: 14) != "│")
+        #expect(tall.style(row: 3, col: 2).underline && !tall.style(row: 2, col: 2).underline && !tall.style(row: 3, col: 7).underline)
     }
 
     /// A replay's footer is its own: where it stands and the solving clock there, its keys.

@@ -62,13 +62,17 @@ import Testing
         try crossmate(["join", try crossmate(["invite", "Green"], home).trimmingCharacters(in: .whitespacesAndNewlines), "--profile", "bob"], home)
     }
 
-    /// Ann alone, signed in with a Green Light game, playing it in an 80×24 terminal; its tmux
-    /// target.
-    func annPlaysGreenLightAlone(_ lab: Lab) async throws -> String {
+    /// Ann alone, signed in with a Green Light game, playing it in a terminal of `size` (80×24:
+    /// two lines a square); its tmux target.
+    func annPlaysGreenLightAlone(_ lab: Lab, size: (columns: Int, rows: Int) = (80, 24)) async throws -> String {
         try crossmate(["login", "--server", lab.server.baseURL, "--name", "Ann"], lab.home)
         try crossmate(["new", "--bundled", "green-light"], lab.home)
-        return try await lab.tmux.play("Green", xdg: lab.directory.path + "/xdg")
+        return try await lab.tmux.play("Green", xdg: lab.directory.path + "/xdg", size: size)
     }
+
+    /// A terminal where Green Light has one line a square (two lines need 15 rows), for tests that
+    /// read letters and numbers side by side ("A ² L ³ S").
+    static let oneLine = (columns: 80, rows: 14)
 
     /// Ann and Bob (`annAndBobPlayGreenLight`) each playing Green Light in a terminal of `size`,
     /// once both terminals show both of them here.
@@ -217,7 +221,7 @@ import Testing
         defer { lab.close() }
         let (server, home, tmux) = (lab.server, lab.home, lab.tmux)
         try annAndBobPlayGreenLight(server, home)
-        let (ann, bob) = try await bothPlaying(lab)
+        let (ann, bob) = try await bothPlaying(lab, size: Self.oneLine)
         let screen = lab.screen
         let clue = { (session: String) in try screen(session).split(separator: "\n", omittingEmptySubsequences: false).dropFirst().first ?? "" }
         try tmux(["send-keys", "-t", bob, "Tab"])
@@ -355,7 +359,7 @@ import Testing
         defer { lab.close() }
         let (server, home, tmux) = (lab.server, lab.home, lab.tmux)
         try annAndBobPlayGreenLight(server, home)
-        let (ann, bob) = try await bothPlaying(lab, size: (100, 30))
+        let (ann, bob) = try await bothPlaying(lab, size: (100, 14))
         let screen = lab.screen
         try tmux(["send-keys", "-t", ann, "C-w"])
         try await eventually("Ann hears it is flagged") { try screen(ann).contains("Flagged 1 Across for the others") }
@@ -572,7 +576,7 @@ import Testing
         let lab = try Lab("crossmate-tmux")
         defer { lab.close() }
         let tmux = lab.tmux
-        let session = try await annPlaysGreenLightAlone(lab)
+        let session = try await annPlaysGreenLightAlone(lab, size: Self.oneLine)
         let firstRow = { try tmux(["capture-pane", "-p", "-t", session]).split(separator: "\n").dropFirst(2).first.map(String.init) ?? "" }
         // Reveal the square under the cursor (1 Across's first: A).
         try tmux(["send-keys", "-t", session, "C-x", "r", "s"])
@@ -591,7 +595,7 @@ import Testing
         let lab = try Lab("crossmate-tmux")
         defer { lab.close() }
         let tmux = lab.tmux
-        let session = try await annPlaysGreenLightAlone(lab)
+        let session = try await annPlaysGreenLightAlone(lab, size: Self.oneLine)
         let rows = { try tmux(["capture-pane", "-p", "-t", session]).split(separator: "\n").dropFirst(2).map(String.init) }
         try tmux(["send-keys", "-t", session, "A", "L", "S", "O"])
         try await eventually("1 Across is full") { try rows().first?.contains("A ² L ³ S ⁴ O") == true }
@@ -611,7 +615,7 @@ import Testing
         let lab = try Lab("crossmate-tmux")
         defer { lab.close() }
         let tmux = lab.tmux
-        let session = try await annPlaysGreenLightAlone(lab)
+        let session = try await annPlaysGreenLightAlone(lab, size: Self.oneLine)
         let lines = { try tmux(["capture-pane", "-p", "-t", session]).split(separator: "\n", omittingEmptySubsequences: false).map(String.init) }
         let clueBar = { try lines()[1] }
         try await eventually("the game is drawn") { try clueBar().contains("1A") }
@@ -676,7 +680,8 @@ import Testing
         try await eventually("and puts them away") { try !screen().contains("Notes:") }
     }
 
-    /// At 200×60 the grid grows: each square on two lines, its number above its letter.
+    /// At 200×60 the grid grows: each square on two lines, its number above its letter, and the
+    /// layout is centred in the terminal.
     @Test func aWideTerminalDrawsTwoLineSquares() async throws {
         let lab = try Lab("crossmate-tall")
         defer { lab.close() }
@@ -684,10 +689,14 @@ import Testing
         try crossmate(["new", "--bundled", "green-light"], lab.home)
         let session = try await lab.tmux.play("Green", xdg: lab.directory.path + "/xdg", size: (200, 60))
         let lines = { try lab.screen(session).split(separator: "\n", omittingEmptySubsequences: false).map(String.init) }
-        try await eventually("numbers on the grid's first line") { try lines()[2].hasPrefix("█████1    2    3    4") }
+        // The layout is centred: the grid and two 50-column clue lists in the middle.
+        let margin = (200 - (5 * 5 + 2 + 102)) / 2
+        let indent = String(repeating: " ", count: margin)
+        try await eventually("numbers on the grid's first line") { try lines()[2].hasPrefix(indent + "█████1    2    3    4") }
         try lab.tmux(["send-keys", "-t", session, "A", "L"])
-        try await eventually("letters on the second, in the middle of their squares") { try lines()[3].hasPrefix("█████  A    L") }
-        #expect(try lines()[4].hasPrefix("5    "))
+        try await eventually("letters on the second, in the middle of their squares") { try lines()[3].hasPrefix(indent + "█████  A    L") }
+        #expect(try lines()[4].hasPrefix(indent + "5    "))
+        #expect(try lines()[0].hasPrefix(indent + " Green Light"))
     }
 
     @Test func typingInPlayReachesAnotherProfile() async throws {
@@ -696,12 +705,14 @@ import Testing
         let (directory, server, home, tmux) = (lab.directory, lab.server, lab.home, lab.tmux)
         try annAndBobPlayGreenLight(server, home)
 
-        // Ann plays in an 80×24 tmux pane; the shell line after it shows how it exited.
+        // Ann plays in an 80×24 tmux pane (two lines a square: numbers above, letters in the
+        // middle below); the shell line after it shows how it exited.
         let session = try await tmux.play("Green", xdg: directory.path + "/xdg")
         // The cursor starts on 1-Across (ALSO); typing fills it and moves along.
         try tmux(["send-keys", "-t", session, "A", "L", "S", "O"])
         try await eventually("the letters are on Ann's screen") {
-            try tmux(["capture-pane", "-p", "-t", session]).split(separator: "\n").dropFirst(2).first?.contains("A ² L ³ S ⁴ O") == true
+            let lines = try tmux(["capture-pane", "-p", "-t", session]).split(separator: "\n", omittingEmptySubsequences: false)
+            return lines[2].hasPrefix("█████1    2    3    4") && lines[3].hasPrefix("█████  A    L    S    O")
         }
         try await eventually("Bob's profile sees Ann's letters", within: .seconds(30)) {
             let games = try crossmate(["games", "--json", "--profile", "bob"], home)
@@ -759,7 +770,7 @@ import Testing
         let (directory, server, home, tmux) = (lab.directory, lab.server, lab.home, lab.tmux)
         try annAndBobPlayGreenLight(server, home)
 
-        let session = try await tmux.play("Green", xdg: directory.path + "/xdg")
+        let session = try await tmux.play("Green", xdg: directory.path + "/xdg", size: Self.oneLine)
 
         for arguments in [["play", "Green"], ["sync"], ["new", "--bundled", "daybreak"]] {
             let second = try run(arguments, home)
