@@ -29,9 +29,10 @@ struct Play: AsyncParsableCommand {
 
     func run() async throws {
         try await reporting {
+            try RawTerminal.require("play")
             let engine = try profile.engine()
             var session = try await engine.open(try await engine.resolve(game))
-            let terminal = try RawTerminal()
+            let terminal = try RawTerminal(for: "play")
             defer { terminal.restore() }
             await engine.start()
             _ = try? await engine.syncOnce()
@@ -286,6 +287,7 @@ struct Replay: AsyncParsableCommand {
 
     func run() async throws {
         try await reporting {
+            try RawTerminal.require("replay")
             let engine = try profile.engine()
             let gameID = try await engine.resolve(game)
             _ = try? await engine.fetch(gameID)
@@ -300,7 +302,7 @@ struct Replay: AsyncParsableCommand {
                 throw ClientFailure("this game cannot be reached; sync and try again")
             }
             guard try await session.view().completion != nil else { throw ClientFailure("the game is not finished yet") }
-            let terminal = try RawTerminal()
+            let terminal = try RawTerminal(for: "replay")
             defer { terminal.restore() }
             try await ReplayLoop(
                 session: session, timeline: timeline, terminal: terminal, pauses: ((try? engine.store.pauses(gameID: gameID)) ?? []).map(\.stamp)

@@ -12,6 +12,12 @@ struct Friends: AsyncParsableCommand {
         subcommands: [List.self, Pin.self, Unpin.self, Block.self, Unblock.self, Colour.self],
         defaultSubcommand: List.self)
 
+    /// The palette's names as the help and the README give them: "brown, orange, …, purple or magenta".
+    static var colourNames: String {
+        let names = PlayerColors.palette.map(\.name)
+        return names.dropLast().joined(separator: ", ") + " or " + names.last!
+    }
+
     static func colorIndex(_ text: String) throws -> Int? {
         let lowered = text.lowercased()
         if ["none", "auto", "automatic"].contains(lowered) { return nil }
@@ -72,7 +78,7 @@ struct Friends: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Always show a friend in one colour (on all your devices).")
         @Argument(help: "The friend: the start of their name.") var name: String
-        @Argument(help: "A colour: brown, orange, olive, green, teal, blue, indigo, purple or magenta.") var colour: String
+        @Argument(help: ArgumentHelp("A colour: \(Friends.colourNames).")) var colour: String
         @OptionGroup var profile: ProfileOption
 
         func run() async throws {
@@ -114,7 +120,7 @@ struct Friends: AsyncParsableCommand {
 
     struct Colour: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Your own colour, as you see yourself (none: automatic).")
-        @Argument(help: "A colour name, or none.") var colour: String
+        @Argument(help: ArgumentHelp("A colour (\(Friends.colourNames)), or none.")) var colour: String
         @OptionGroup var profile: ProfileOption
 
         func run() async throws {

@@ -25,10 +25,17 @@ final class RawTerminal: @unchecked Sendable {
     private var resizeSource: DispatchSourceSignal?
     private var reader: Thread?
 
-    init() throws {
+    /// Refuses, in words, when standard input or output is not a terminal (a pipe, a file, a
+    /// cron job): `command` draws a screen and reads keys.
+    static func require(_ command: String) throws {
         guard isatty(STDIN_FILENO) == 1, isatty(STDOUT_FILENO) == 1 else {
-            throw ClientFailure("`crossmate play` needs a terminal (standard input and output are not one)")
+            throw ClientFailure(
+                "`crossmate \(command)` draws the game on a terminal and reads your keys from it: run it in a terminal window, not with its input or output a pipe or a file")
         }
+    }
+
+    init(for command: String) throws {
+        try Self.require(command)
         guard tcgetattr(STDIN_FILENO, &savedTerminal) == 0 else { throw ClientFailure("cannot read the terminal's settings") }
         savedTerminalValid = 1
         (inputs, continuation) = AsyncStream.makeStream(of: TerminalInput.self, bufferingPolicy: .unbounded)

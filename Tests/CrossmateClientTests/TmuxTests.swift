@@ -1,3 +1,4 @@
+import CrossmateCore
 import CrossmateTestSupport
 import Foundation
 import Testing
@@ -639,6 +640,38 @@ import Testing
         try press(row, screen[row][..<found.lowerBound].count + 2)
         try await eventually("a click on the clue went to 7 Across") { try clueBar().contains("7A") }
         try tmux(["send-keys", "-t", session, "C-q"])
+    }
+
+    /// The colours a player can pin are named alike in the CLI's help, its refusals and the
+    /// README: the palette's own names (PlayerColors).
+    @Test func colourNamesAreThePalettesEverywhere() throws {
+        let names = PlayerColors.palette.map(\.name)
+        let help = try run(["friends", "pin", "--help"], [:])
+        // (The help is wrapped to the terminal's width: read as one line.)
+        let helpText = help.output.split(whereSeparator: \.isWhitespace).joined(separator: " ")
+        #expect(helpText.contains(names.dropLast().joined(separator: ", ") + " or " + names.last!), "\(help.output)")
+        let readme = try String(
+            contentsOf: URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../README.md"), encoding: .utf8)
+        #expect(readme.contains("colour: " + names.joined(separator: " ")))
+        let wrong = try run(["friends", "pin", "Ben", "pink"], [:])
+        #expect(wrong.errors.contains("use one of " + names.joined(separator: ", ")), "\(wrong.errors)")
+    }
+
+    /// `play` and `replay` with no terminal (a pipe, a file, a cron job) say what they need in
+    /// plain words, before touching the profile or the network.
+    @Test func playAndReplayWithoutATerminalSayWhatTheyNeed() async throws {
+        let lab = try Lab("crossmate-noterminal")
+        defer { lab.close() }
+        try crossmate(["login", "--server", lab.server.baseURL, "--name", "Ann"], lab.home)
+        try crossmate(["new", "--bundled", "green-light"], lab.home)
+        for command in ["play", "replay"] {
+            let piped = try run([command, "Green"], lab.home)
+            #expect(piped.status == 1)
+            #expect(
+                piped.errors.contains("`crossmate \(command)` draws the game on a terminal and reads your keys from it: run it in a terminal window"),
+                "\(piped.errors)")
+            #expect(!piped.errors.contains("("), "\(piped.errors)")
+        }
     }
 
     /// Any unique start of a game's id names it, as a start of its title does; `export` saves
