@@ -30,7 +30,8 @@ final class RawTerminal: @unchecked Sendable {
     static func require(_ command: String) throws {
         guard isatty(STDIN_FILENO) == 1, isatty(STDOUT_FILENO) == 1 else {
             throw ClientFailure(
-                "`crossmate \(command)` draws the game on a terminal and reads your keys from it: run it in a terminal window, not with its input or output a pipe or a file")
+                "`crossmate \(command)` draws the game on a terminal and reads your keys from it: "
+                    + "run it in a terminal window, not with its input or output a pipe or a file")
         }
     }
 
