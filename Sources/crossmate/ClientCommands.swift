@@ -332,6 +332,7 @@ struct Games: AsyncParsableCommand {
                 print("No games yet: start one with `crossmate new --bundled daybreak`, or join a link with `crossmate join LINK`.")
                 return
             }
+            let columns = RawTerminal.outputColumns
             for entry in entries {
                 var state: [String] = []
                 if entry.unread { state.append("new moves") }
@@ -342,17 +343,36 @@ struct Games: AsyncParsableCommand {
                 if !entry.callsBack.isEmpty { state.append("calls you back (\(entry.callsBack.joined(separator: ", ")))") }
                 let percent = entry.total == 0 ? 0 : entry.filled * 100 / entry.total
                 // Titles, names and nudges come from other people: shown, never obeyed.
-                print(
-                    TextRule.terminalSafe(
-                        "\(entry.title)  [\(entry.gameID)]  \(entry.filled)/\(entry.total) (\(percent)%)  \(entry.players.joined(separator: ", "))"
-                    ) + (state.isEmpty ? "" : "  — " + state.joined(separator: ", ")))
-                for nudge in entry.nudges { print("    \(TextRule.terminalSafe(nudge.sentence))") }
+                let facts = "  [\(entry.gameID)]  \(entry.filled)/\(entry.total) (\(percent)%)  \(entry.players.joined(separator: ", "))"
+                let states = state.isEmpty ? "" : "  — " + state.joined(separator: ", ")
+                for line in Self.lines(title: entry.title, facts: facts, state: states, columns: columns) {
+                    print(TextRule.terminalSafe(line))
+                }
+                for nudge in entry.nudges { print(TextRule.terminalSafe(Self.fit("    " + nudge.sentence, columns))) }
             }
         }
     }
 }
 
 extension Games {
+    /// A game's listing in a terminal `columns` wide (nil: a pipe, whole lines): the title cut
+    /// with "…" so its id, progress and players stay on its line, and what is new on the next
+    /// line when it does not fit beside them.
+    static func lines(title: String, facts: String, state: String, columns: Int?) -> [String] {
+        guard let columns, title.count + facts.count + state.count > columns else { return [title + facts + state] }
+        let room = max(12, columns - facts.count)
+        let first = fit((title.count > room ? String(title.prefix(room - 1)) + "…" : title) + facts, columns)
+        guard !state.isEmpty else { return [first] }
+        if first.count + state.count <= columns { return [first + state] }
+        return [first, fit("   " + state.dropFirst(1), columns)]
+    }
+
+    /// `text` cut with "…" to `columns` characters (nil: whole).
+    static func fit(_ text: String, _ columns: Int?) -> String {
+        guard let columns, text.count > columns else { return text }
+        return String(text.prefix(max(0, columns - 1))) + "…"
+    }
+
     /// The events in `entry` that would have called `me` back by push (`CallBack.calls`, the
     /// rule the server's notifier applies): a nudge, chat and moves since the account last
     /// looked. Listing, none of this device's is in the game.

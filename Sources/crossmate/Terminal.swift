@@ -67,6 +67,15 @@ final class RawTerminal: @unchecked Sendable {
         restoreTerminal()
     }
 
+    /// The columns of the terminal standard output is, or nil when it is not one (a pipe or a
+    /// file gets whole lines).
+    static var outputColumns: Int? {
+        guard isatty(STDOUT_FILENO) == 1 else { return nil }
+        var window = winsize()
+        guard ioctl(STDOUT_FILENO, UInt(TIOCGWINSZ), &window) == 0, window.ws_col > 0 else { return nil }
+        return Int(window.ws_col)
+    }
+
     var size: (width: Int, height: Int) {
         var window = winsize()
         guard ioctl(STDOUT_FILENO, UInt(TIOCGWINSZ), &window) == 0, window.ws_col > 0 else { return (80, 24) }

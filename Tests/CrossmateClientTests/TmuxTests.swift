@@ -642,6 +642,32 @@ import Testing
         try tmux(["send-keys", "-t", session, "C-q"])
     }
 
+    /// `games` in an 80-column terminal fits a 180-character title: cut with "…", the game's id,
+    /// progress and players still on its line; piped, the line is whole.
+    @Test func gamesFitsALongTitleToTheTerminal() async throws {
+        let lab = try Lab("crossmate-games")
+        defer { lab.close() }
+        try crossmate(["login", "--server", lab.server.baseURL, "--name", "Ann"], lab.home)
+        let title = "The Longest Title " + String(repeating: "ever written for a crossword puzzle, ", count: 5)
+        let green = try String(contentsOf: URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+            .appendingPathComponent("../../Sources/CrossmateFormats/Bundled/green-light.xd"), encoding: .utf8)
+        let file = lab.directory.path + "/long.xd"
+        try green.replacingOccurrences(of: "title: Green Light", with: "title: " + title).write(toFile: file, atomically: true, encoding: .utf8)
+        try crossmate(["new", file], lab.home)
+        #expect(title.count >= 180)
+        let piped = try crossmate(["games"], lab.home)
+        #expect(piped.contains(title.trimmingCharacters(in: .whitespaces)))
+        let session = "games-\(UUID().uuidString.prefix(8))"
+        try lab.tmux([
+            "new-session", "-d", "-s", session, "-x", "80", "-y", "24",
+            "XDG_DATA_HOME='\(lab.directory.path)/xdg' '\(ServerProcess.executable.path)' games; echo listed; sleep 60",
+        ])
+        try await eventually("listed") { try lab.screen(session).contains("listed") }
+        let lines = try lab.screen(session).split(separator: "\n").map(String.init)
+        let line = try #require(lines.first { $0.hasPrefix("The Longest Title") })
+        #expect(line.count <= 80 && line.contains("…  [game-") && line.contains("0/23 (0%)  Ann"), "\(lines.joined(separator: "\n"))")
+    }
+
     /// The colours a player can pin are named alike in the CLI's help, its refusals and the
     /// README: the palette's own names (PlayerColors).
     @Test func colourNamesAreThePalettesEverywhere() throws {
