@@ -252,7 +252,9 @@ public struct PlayScreen: Sendable {
                 col: 0, style: Style(dim: true))
         } else if full, view.completion != nil {
             // A finished grid takes no more letters: only what still does something is offered.
-            frame.put("^G go to clue  ^T chat  ? help  ^Q quit", row: height - 1, col: 0, style: Style(dim: true))
+            frame.put(
+                (view.readOnly || state.nextPuzzles.isEmpty ? "" : "^E next puzzle together  ") + "^G go to clue  ^T chat  ? help  ^Q quit",
+                row: height - 1, col: 0, style: Style(dim: true))
         } else if full {
             frame.put(
                 frame.width >= 104
@@ -668,6 +670,17 @@ public struct PlayScreen: Sendable {
         case .action: lines.append(("c check   r reveal   x clear   (Esc cancels)", Style(bold: true)))
         case let .scope(action): lines.append(("\(action.rawValue.capitalized): s square   w word   p puzzle", Style(bold: true)))
         case .confirmClearPuzzle: lines.append((Self.clip(clearQuestion, to: width), Style(bold: true)))
+        case .pinWhom:
+            let others = PlayState.pinnable(view).enumerated().map { "\($0.offset + 1) \($0.element.displayName)" }
+            lines.append((Self.clip("Pin whose colour? " + others.joined(separator: "  ") + "   (Esc cancels)", to: width), Style(bold: true)))
+        case let .pinColour(authorID):
+            let colours = PlayerColors.palette.enumerated().map { "\($0.offset + 1) \($0.element.name)" }.joined(separator: " · ")
+            let question = "\(view.name(of: authorID)) always in: \(colours) · 0 as dealt   (Esc cancels)"
+            for line in Self.wrap(question, to: width, hanging: 2) { lines.append((line, Style(bold: true))) }
+        case .nextPuzzle:
+            let puzzles = state.nextPuzzles.enumerated().map { "\($0.offset + 1) \($0.element.title)" }.joined(separator: " · ")
+            let question = "Next puzzle with everyone here: \(puzzles)   (Esc cancels; a file of your own: crossmate new FILE --with \(view.gameID))"
+            for line in Self.wrap(question, to: width, hanging: 2) { lines.append((line, Style(bold: true))) }
         case nil: break
         }
         if let notice = state.notice { lines.append((Self.clip(notice, to: width), Style(bold: true))) }
@@ -743,7 +756,7 @@ public struct PlayScreen: Sendable {
         + "previous unfilled word, PgDn/PgUp to the next/previous word. Click a square (again: turn) or a clue. Backspace erases back, Delete here, Home/End go to the word's ends. ^R (or Insert) opens "
         + "a rebus, Enter writes it, Esc cancels. ^P pencil. ^Z undo, ^Y redo. ^X then c, r or x checks, reveals or clears. ^G "
         + "and a number then a or d goes to a clue. ^O shows the puzzle's notes. ^F follows another player (again: the next; any other key "
-        + "stops). ^T chat (Enter sends; PgUp/PgDn or the wheel scroll the conversation). ^W flags the word for the others. ^N nudges them to come and help with it. ^Q (or Esc q) quits. Any key closes this help."
+        + "stops). ^T chat (Enter sends; PgUp/PgDn or the wheel scroll the conversation). ^W flags the word for the others. ^N nudges them to come and help with it. ^K pins a player's colour (on all your devices). At the finish, ^E starts the next puzzle with everyone. ^Q (or Esc q) quits. Any key closes this help."
 
     /// `text` in lines of at most `width` characters, broken between words; lines after the
     /// first are indented by `hanging` spaces (within the width).

@@ -1,5 +1,6 @@
 import CrossmateClient
 import CrossmateCore
+import CrossmateProtocol
 import CrossmateSync
 import Foundation
 
@@ -12,6 +13,11 @@ public enum PlayAction: Hashable, Sendable {
     case toggleFlag(GridPosition, Direction)
     /// Nudge the other players to come and help, naming the word at the cursor.
     case nudge(String)
+    /// Always show a player in a palette colour (an index of `PlayerColors.palette`), or, nil,
+    /// let the colour be chosen again: a pin, on all this account's devices.
+    case pinColour(authorID: String, colour: Int?)
+    /// Start the next puzzle (one of `PlayState.nextPuzzles`, by its id) with everyone in this game.
+    case nextPuzzle(String)
     case quit
 }
 
@@ -23,6 +29,11 @@ public struct PlayState: Sendable {
         case scope(Action)
         /// Clearing the whole puzzle (friends' letters too) waits for a y.
         case confirmClearPuzzle
+        /// ^K: whose colour to pin (a digit for each other player), then which colour.
+        case pinWhom
+        case pinColour(String)
+        /// ^E at the finish: which puzzle to start next with everyone (a digit each).
+        case nextPuzzle
 
         public enum Action: String, Hashable, Sendable { case check, reveal, clear }
     }
@@ -54,6 +65,8 @@ public struct PlayState: Sendable {
     /// How many lines the chat pane is scrolled back from its newest (the wheel over it, or
     /// PgUp/PgDn while writing); the screen keeps it within the conversation.
     public var chatBack = 0
+    /// The puzzles ^E offers at the finish (id and title), in order; the caller knows them.
+    public var nextPuzzles: [(id: String, title: String)] = []
     /// Lines a PgUp or PgDn scrolls the chat pane, and a notch of the wheel.
     static let chatPage = 5
     static let chatNotch = 2
@@ -75,7 +88,7 @@ public struct PlayState: Sendable {
             showingNotes = false
             if key == .control("o") { return [] }
         }
-        if let menu { return answer(menu, key: key) }
+        if let menu { return answer(menu, key: key, view: view) }
         if jump != nil { return typeJump(key, view: view) }
         if chat != nil { return typeChat(key) }
         notice = nil
@@ -103,6 +116,22 @@ public struct PlayState: Sendable {
             return []
         case .control("g"):
             jump = ""
+            return []
+        case .control("k"):
+            let others = Self.pinnable(view)
+            if others.isEmpty {
+                notice = "No one else is in this game to pin a colour for."
+            } else {
+                menu = others.count == 1 ? .pinColour(others[0].authorID) : .pinWhom
+            }
+            return []
+        case .control("e"):
+            guard view.completion != nil else {
+                notice = "The next puzzle together starts from a finished game (^E at the finish)."
+                return []
+            }
+            guard !view.readOnly, !nextPuzzles.isEmpty else { return [] }
+            menu = .nextPuzzle
             return []
         case .control("n"):
             guard !view.readOnly else { return [] }
@@ -277,13 +306,34 @@ public struct PlayState: Sendable {
         }
     }
 
-    private mutating func answer(_ open: Menu, key: InputKey) -> [PlayAction] {
+    /// The players ^K offers, by name: everyone else still in the game (at most nine, a digit each).
+    public static func pinnable(_ view: GameView) -> [ParticipantRecord] {
+        Array(
+            view.players.filter { $0.authorID != view.me && !$0.revoked }.sorted { ($0.displayName, $0.authorID) < ($1.displayName, $1.authorID) }
+                .prefix(9))
+    }
+
+    private mutating func answer(_ open: Menu, key: InputKey, view: GameView) -> [PlayAction] {
         guard case let .character(raw) = key else {
             menu = nil
             return []
         }
         let choice = Character(raw.lowercased())
+        let digit = choice.wholeNumberValue
         switch open {
+        case .pinWhom:
+            menu = nil
+            let others = Self.pinnable(view)
+            if let digit, (1...others.count).contains(digit) { menu = .pinColour(others[digit - 1].authorID) }
+            return []
+        case let .pinColour(authorID):
+            menu = nil
+            guard let digit, digit <= PlayerColors.palette.count else { return [] }
+            return [.pinColour(authorID: authorID, colour: digit == 0 ? nil : digit - 1)]
+        case .nextPuzzle:
+            menu = nil
+            guard let digit, (1...nextPuzzles.count).contains(digit) else { return [] }
+            return [.nextPuzzle(nextPuzzles[digit - 1].id)]
         case .action:
             switch choice {
             case "c": menu = .scope(.check)

@@ -1,6 +1,7 @@
 import ArgumentParser
 import CrossmateClient
 import CrossmateCore
+import CrossmateFormats
 import CrossmateProtocol
 import CrossmateSync
 import CrossmateTerminal
@@ -29,8 +30,8 @@ struct Play: AsyncParsableCommand {
 
     func run() async throws {
         try await reporting {
-            try RawTerminal.require("play")
             let engine = try profile.engine()
+            try RawTerminal.require("play")
             var session = try await engine.open(try await engine.resolve(game))
             let terminal = try RawTerminal(for: "play")
             defer { terminal.restore() }
@@ -68,10 +69,10 @@ struct Play: AsyncParsableCommand {
                 await engine.viewing(session.gameID, false)
                 await engine.presence(session.gameID, entering: false)
                 // Another player started the next puzzle from this one: straight into it.
-                guard case let .next(next) = outcome else { break }
-                guard let nextSession = try? await engine.open(next.gameID) else { break }
+                guard case let .next(gameID, said) = outcome else { break }
+                guard let nextSession = try? await engine.open(gameID) else { break }
                 session = nextSession
-                opening = TextRule.terminalSafe("\(next.byName) started \(next.title) with you: here it is.")
+                opening = TextRule.terminalSafe(said)
                 terminal.write("\u{1B}[2J")
             }
             await engine.stop()
@@ -102,8 +103,9 @@ struct PlayLoop {
 
     enum Outcome {
         case quit
-        /// Another player started the next puzzle from this game.
-        case next(NextGameView)
+        /// The next puzzle from this game, started by another player or this one: the game to
+        /// go into and what to say there.
+        case next(gameID: String, opening: String)
     }
 
     func run() async throws -> Outcome {
@@ -111,6 +113,7 @@ struct PlayLoop {
         var view = try await session.view()
         var state = PlayState(puzzle: view.puzzle) { view.grid.letter(at: $0) }
         if let opening { state.notice = opening }
+        state.nextPuzzles = BundledPuzzles.identifiers.compactMap { id in (try? BundledPuzzles.puzzle(id)).map { (id, $0.title) } }
         state.caught = caught
         var status = await engine.status
         var elapsed = await engine.solvingSeconds(session.gameID)
@@ -185,6 +188,27 @@ struct PlayLoop {
                         } catch {
                             state.notice = error.description
                         }
+                    case let .pinColour(authorID, colour):
+                        do {
+                            let friends = try await engine.decide(kind: DecisionKind.color.rawValue, about: authorID, value: colour.map(String.init))
+                            zone = friends
+                            pins = Self.pins(friends)
+                            let name = view.name(of: authorID)
+                            let said = colour.map { "\(name) is \(PlayerColors.palette[$0].name) on all your devices." }
+                            state.notice = said ?? "\(name)'s colour is dealt again."
+                        } catch {
+                            state.notice = error.description
+                        }
+                    case let .nextPuzzle(id):
+                        do {
+                            var request = CreateGameRequest(bundled: id)
+                            request.with = session.gameID
+                            let gameID = try await engine.createGame(request)
+                            let title = (try? engine.store.game(gameID)?.title) ?? id
+                            return .next(gameID: gameID, opening: "You started \(title) with everyone from \(view.title).")
+                        } catch {
+                            state.notice = error.description
+                        }
                     case let .say(text):
                         do {
                             try await engine.send(message: text, in: session.gameID)
@@ -230,7 +254,7 @@ struct PlayLoop {
                         pins = Self.pins(fresh)
                     }
                 case let .nextGame(next) where next.fromGameID == session.gameID:
-                    return .next(next)
+                    return .next(gameID: next.gameID, opening: "\(next.byName) started \(next.title) with you: here it is.")
                 case let .chatChanged(gameID) where gameID == session.gameID:
                     let before = Set(chat.map(\.message.key))
                     chat = await engine.conversation(session.gameID)
@@ -287,8 +311,8 @@ struct Replay: AsyncParsableCommand {
 
     func run() async throws {
         try await reporting {
-            try RawTerminal.require("replay")
             let engine = try profile.engine()
+            try RawTerminal.require("replay")
             let gameID = try await engine.resolve(game)
             _ = try? await engine.fetch(gameID)
             let session = try await engine.open(gameID)

@@ -335,6 +335,49 @@ import Testing
         #expect(small.contains("✉ Bob: message 12") && small.components(separatedBy: "message 12").count == 2)
     }
 
+    /// ^K pins another player's colour from inside play (whom, then which colour, 0 to let it be
+    /// dealt again); ^E at the finish offers the next puzzles and starts one with everyone.
+    @Test func pinningAColourAndTheNextPuzzleFromInsidePlay() throws {
+        let puzzle = try BundledPuzzles.puzzle("green-light")
+        var shown = view(puzzle)
+        shown.players.append(ParticipantRecord(gameID: "game-1", authorID: "acct-cleo", displayName: "Cleo", role: .player))
+        var state = PlayState(puzzle: puzzle) { _ in "" }
+        _ = state.handle(.control("k"), view: shown)
+        #expect(state.menu == .pinWhom)
+        var screen = PlayScreen(view: shown, state: state, status: SyncStatus(connection: .online, unsent: 0), elapsedSeconds: 0)
+        #expect(screen.render(width: 80, height: 24).text.contains("Pin whose colour? 1 Bob  2 Cleo"))
+        _ = state.handle(.character("2"), view: shown)
+        #expect(state.menu == .pinColour("acct-cleo"))
+        screen.state = state
+        let colours = screen.render(width: 80, height: 24).text
+        #expect(
+            colours.contains("Cleo always in: 1 brown · 2 orange") && colours.contains("9 magenta") && colours.contains("0 as dealt"), "\(colours)")
+        #expect(state.handle(.character("9"), view: shown) == [.pinColour(authorID: "acct-cleo", colour: 8)] && state.menu == nil)
+        _ = state.handle(.control("k"), view: shown)
+        _ = state.handle(.character("1"), view: shown)
+        #expect(state.handle(.character("0"), view: shown) == [.pinColour(authorID: "acct-bob", colour: nil)])
+        // A digit that names nobody, or Esc, puts the question away.
+        _ = state.handle(.control("k"), view: shown)
+        #expect(state.handle(.character("7"), view: shown).isEmpty && state.menu == nil)
+        // Alone in a game: nothing to pin, said so.
+        var alone = shown
+        alone.players = [shown.players[0]]
+        _ = state.handle(.control("k"), view: alone)
+        #expect(state.menu == nil && state.notice == "No one else is in this game to pin a colour for.")
+        // ^E before the finish says when it works; at the finish it offers the puzzles.
+        state.nextPuzzles = [("green-light", "Green Light"), ("daybreak", "Daybreak")]
+        _ = state.handle(.control("e"), view: shown)
+        #expect(state.menu == nil && state.notice?.contains("finished game") == true)
+        var finished = shown
+        finished.completion = Completion(kind: .solved, at: HLCTimestamp(wallMillis: 5), by: "acct-ann")
+        _ = state.handle(.control("e"), view: finished)
+        #expect(state.menu == .nextPuzzle)
+        screen = PlayScreen(view: finished, state: state, status: SyncStatus(connection: .online, unsent: 0), elapsedSeconds: 0)
+        let offer = screen.render(width: 100, height: 30).text
+        #expect(offer.contains("Next puzzle with everyone here: 1 Green Light · 2 Daybreak") && offer.contains("^E next puzzle together"), "\(offer)")
+        #expect(state.handle(.character("2"), view: finished) == [.nextPuzzle("daybreak")])
+    }
+
     /// ^W flags the word at the cursor; a flagged clue shows ⚑ and who, in the clue bar and
     /// the clue list.
     @Test func aFlaggedClueShowsWhoFlaggedIt() throws {

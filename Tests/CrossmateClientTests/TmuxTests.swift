@@ -328,6 +328,37 @@ import Testing
         try lab.tmux(["send-keys", "-t", bob, "C-q"])
     }
 
+    /// From inside `play`, with no other command (the profile is `play`'s while it runs): ^K pins
+    /// Bob's colour for Ann on all her devices, and at the finish ^E starts the next puzzle with
+    /// everyone — Ann goes into it, and so does Bob in his terminal.
+    @Test func pinAColourAndStartTheNextPuzzleFromInsidePlay() async throws {
+        let lab = try Lab("crossmate-inside")
+        defer { lab.close() }
+        try annAndBobPlayGreenLight(lab.server, lab.home)
+        let (ann, bob) = try await bothPlaying(lab)
+        let screen = lab.screen
+        try lab.tmux(["send-keys", "-t", ann, "C-k"])
+        try await eventually("the colours are offered") { try screen(ann).contains("Bob always in: 1 brown") }
+        try lab.tmux(["send-keys", "-t", ann, "9"])
+        try await eventually("Ann is told") { try screen(ann).contains("Bob is magenta on all your devices.") }
+        // Bob reveals the grid: the finish offers the next puzzle.
+        try lab.tmux(["send-keys", "-t", bob, "C-x", "r", "p"])
+        try await eventually("Ann sees the finish") { try screen(ann).contains("^E next puzzle together") }
+        try lab.tmux(["send-keys", "-t", ann, "C-e"])
+        try await eventually("the puzzles are offered") { try screen(ann).contains("Next puzzle with everyone here:") }
+        let offer = try screen(ann).split(whereSeparator: \.isWhitespace).joined(separator: " ")
+        let number = try #require(offer.firstMatch(of: /(\d) Daybreak/)?.1)
+        try lab.tmux(["send-keys", "-t", ann, String(number)])
+        try await eventually("Ann is in Daybreak") {
+            try screen(ann).contains("Daybreak") && screen(ann).contains("You started Daybreak with everyone")
+        }
+        try await eventually("so is Bob") { try screen(bob).contains("Daybreak") && screen(bob).contains("Ann started Daybreak with you") }
+        try lab.tmux(["send-keys", "-t", ann, "C-q"])
+        try lab.tmux(["send-keys", "-t", bob, "C-q"])
+        try await eventually("both closed") { try screen(ann).contains("play exited 0") && screen(bob).contains("play exited 0") }
+        #expect(try crossmate(["friends", "--json"], lab.home).contains(#""pinned":8"#))
+    }
+
     /// `crossmate new --with GAME` starts the next puzzle with GAME's players: Bob, playing
     /// GAME in his terminal, goes straight into the new one, told who started it.
     @Test func theNextPuzzleTogetherFromTheCommandLine() async throws {
@@ -685,7 +716,7 @@ import Testing
     }
 
     /// `play` and `replay` with no terminal (a pipe, a file, a cron job) say what they need in
-    /// plain words, before touching the profile or the network.
+    /// plain words, before going to the network.
     @Test func playAndReplayWithoutATerminalSayWhatTheyNeed() async throws {
         let lab = try Lab("crossmate-noterminal")
         defer { lab.close() }
