@@ -139,7 +139,24 @@ public struct PlayScreen: Sendable {
 
     /// `colors` only changes what stands in for colour: with none, shaded squares get a mark.
     public func render(width: Int, height: Int, colors: ColorMode = .twoFiftySix) -> Frame {
-        render(width: width, height: height, colors: colors, centring: true)
+        let frame = render(width: width, height: height, colors: colors, centring: true)
+        // A big terminal much taller than what it shows (a small puzzle at 200×60): drawn again
+        // in the height it needs and put in the middle, when nothing it showed is lost that way.
+        // (An everyday terminal keeps its status and keys on the bottom lines.)
+        guard height >= 40 else { return frame }
+        let lines = frame.text.split(separator: "\n", omittingEmptySubsequences: false)
+        var longest = 0
+        var run = 0
+        for line in lines.dropFirst(2) {
+            run = line.isEmpty ? run + 1 : 0
+            longest = max(longest, run)
+        }
+        guard longest >= 8 else { return frame }
+        let compact = render(width: width, height: height - longest + 2, colors: colors, centring: true)
+        guard Set(compact.text.split(separator: "\n")) == Set(lines.filter { !$0.isEmpty }) else { return frame }
+        var centred = Frame(width: width, height: height)
+        centred.place(compact, row: (height - compact.height) / 2, col: 0)
+        return centred
     }
 
     private func render(width: Int, height: Int, colors: ColorMode, centring: Bool) -> Frame {
@@ -205,9 +222,11 @@ public struct PlayScreen: Sendable {
         // unread message is said on the status line instead.
         var chatPlaced = false
         if listsBeside {
+            // The chat right under the lists when they end early (a short puzzle's), else at the foot.
             let chatting = chatRows(of: bottom - gridTop)
-            drawClueLists(&frame, top: gridTop, left: panelLeft, width: panelWidth, rows: bottom - gridTop - chatting)
-            chatPlaced = drawChat(&frame, top: bottom - chatting, left: panelLeft, width: panelWidth, rows: chatting)
+            let listed = drawClueLists(&frame, top: gridTop, left: panelLeft, width: panelWidth, rows: bottom - gridTop - chatting)
+            let chatTop = min(bottom - chatting, gridTop + listed + 1)
+            chatPlaced = drawChat(&frame, top: chatTop, left: panelLeft, width: panelWidth, rows: chatting)
             line = bottom
         } else {
             if panelWidth >= 14 {
@@ -549,12 +568,14 @@ public struct PlayScreen: Sendable {
         return "\(view.name(of: line.message.authorID)): \(line.message.text)"
     }
 
-    /// Both clue lists side by side, the whole height given: each clue wrapped, with its fill
+    /// Both clue lists side by side, the whole height given (returns the rows they took): each clue wrapped, with its fill
     /// as it stands (`[G_EEN]`), finished clues dim, the current one marked, and how many clues
     /// are above and below when a list does not fit.
-    private func drawClueLists(_ frame: inout Frame, top: Int, left: Int, width: Int, rows: Int) {
-        guard rows >= 2 else { return }
+    @discardableResult
+    private func drawClueLists(_ frame: inout Frame, top: Int, left: Int, width: Int, rows: Int) -> Int {
+        guard rows >= 2 else { return 0 }
         let columnWidth = (width - 2) / 2
+        var taken = 0
         for (index, direction) in [Direction.across, .down].enumerated() {
             let col = left + index * (columnWidth + 2)
             let clues = view.puzzle.clues(direction)
@@ -606,7 +627,9 @@ public struct PlayScreen: Sendable {
             if clue < clues.count {
                 frame.put("↓ \(clues.count - clue) more", row: top + 1 + shown.count, col: col, style: Style(bold: true))
             }
+            taken = max(taken, 1 + shown.count + (clue < clues.count ? 1 : 0))
         }
+        return taken
     }
 
     /// "  12 Capable [AB_E]": the number, the clue and the squares' letters (`_` empty; a rebus

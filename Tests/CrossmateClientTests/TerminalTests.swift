@@ -335,6 +335,37 @@ import Testing
         #expect(small.contains("✉ Bob: message 12") && small.components(separatedBy: "message 12").count == 2)
     }
 
+    /// A 5×5 in a 200×60 terminal: two lines a square and the whole layout in the middle, both
+    /// ways, the chat right under the short clue lists; in 80×24 the status and keys stay on the
+    /// bottom lines.
+    @Test func aSmallPuzzleSitsInTheMiddleOfABigTerminal() throws {
+        let puzzle = try BundledPuzzles.puzzle("green-light")
+        var screen = PlayScreen(
+            view: view(puzzle), state: PlayState(puzzle: puzzle) { _ in "" }, status: SyncStatus(connection: .online, unsent: 0),
+            elapsedSeconds: 0)
+        screen.chat = [
+            ChatLine(
+                message: ChatMessage(
+                    gameID: "game-1", authorID: "acct-bob", replicaID: "dev-bob", messageID: "m1", text: "hello",
+                    timestamp: HLCTimestamp(wallMillis: 1)),
+                sent: true, refusal: nil)
+        ]
+        let lines = screen.render(width: 200, height: 60).text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        let title = try #require(lines.firstIndex { $0.contains("Green Light — The Crossmate team") })
+        let keys = try #require(lines.firstIndex { $0.contains("^Q quit") })
+        // As many blank lines above the title as below the keys (within one).
+        #expect(title > 10 && abs(title - (59 - keys)) <= 1, "title on line \(title), keys on \(keys)")
+        let indent = lines[title].prefix { $0 == " " }.count
+        #expect(indent > 30 && lines[title + 2].dropFirst(indent - 1).hasPrefix("█████1    2"))
+        // The chat follows the lists (no gap of a screen between them).
+        let lastClue = try #require(lines.lastIndex { $0.contains("[____]") || $0.contains("[_____]") })
+        let chat = try #require(lines.firstIndex { $0.contains("Chat · ") || $0.contains("Chat  (") })
+        #expect(chat > lastClue && chat - lastClue <= 3)
+        // 80×24: the keys on the last line, the title on the first.
+        let small = screen.render(width: 80, height: 24).text.split(separator: "\n", omittingEmptySubsequences: false)
+        #expect(small[0].contains("Green Light") && small[23].contains("^Q quit"))
+    }
+
     /// ^K pins another player's colour from inside play (whom, then which colour, 0 to let it be
     /// dealt again); ^E at the finish offers the next puzzles and starts one with everyone.
     @Test func pinningAColourAndTheNextPuzzleFromInsidePlay() throws {

@@ -780,14 +780,18 @@ import Testing
         try crossmate(["new", "--bundled", "green-light"], lab.home)
         let session = try await lab.tmux.play("Green", xdg: lab.directory.path + "/xdg", size: (200, 60))
         let lines = { try lab.screen(session).split(separator: "\n", omittingEmptySubsequences: false).map(String.init) }
-        // The layout is centred: the grid and two 50-column clue lists in the middle.
+        // The layout is centred: the grid and two 50-column clue lists in the middle, and (a
+        // 5×5 needs a third of 60 rows) between the top and the bottom.
         let margin = (200 - (5 * 5 + 2 + 102)) / 2
         let indent = String(repeating: " ", count: margin)
-        try await eventually("numbers on the grid's first line") { try lines()[2].hasPrefix(indent + "█████1    2    3    4") }
+        let top = { try #require(lines().firstIndex { $0.hasPrefix(indent + " Green Light") }) }
+        try await eventually("numbers on the grid's first line") { try lines()[top() + 2].hasPrefix(indent + "█████1    2    3    4") }
+        #expect(try top() > 10)
         try lab.tmux(["send-keys", "-t", session, "A", "L"])
-        try await eventually("letters on the second, in the middle of their squares") { try lines()[3].hasPrefix(indent + "█████  A    L") }
-        #expect(try lines()[4].hasPrefix(indent + "5    "))
-        #expect(try lines()[0].hasPrefix(indent + " Green Light"))
+        try await eventually("letters on the second, in the middle of their squares") {
+            try lines()[top() + 3].hasPrefix(indent + "█████  A    L")
+        }
+        #expect(try lines()[top() + 4].hasPrefix(indent + "5    "))
     }
 
     @Test func typingInPlayReachesAnotherProfile() async throws {
