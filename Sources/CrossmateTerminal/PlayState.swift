@@ -306,6 +306,18 @@ public struct PlayState: Sendable {
         }
     }
 
+    /// The line a player is told when someone else flags a clue for them: the newest flag in
+    /// `now` (by another player, standing) that was not up in `before`; nil when there is none.
+    public static func flagNews(before: [ClueFlag], now: [ClueFlag], view: GameView) -> String? {
+        let up = Set(before.filter(\.on).map { "\($0.authorID) \($0.number) \($0.direction)" })
+        guard
+            let news = now.filter({ $0.on && $0.authorID != view.me && !up.contains("\($0.authorID) \($0.number) \($0.direction)") })
+                .max(by: { $0.timestamp < $1.timestamp })
+        else { return nil }
+        let key = news.direction == .across ? "a" : "d"
+        return "\(view.name(of: news.authorID)) flagged \(Flags.name(news.number, news.direction)) for you: ^G \(news.number) \(key) goes there."
+    }
+
     /// The players ^K offers, by name: everyone else still in the game (at most nine, a digit each).
     public static func pinnable(_ view: GameView) -> [ParticipantRecord] {
         Array(

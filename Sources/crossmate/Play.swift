@@ -265,7 +265,9 @@ struct PlayLoop {
                     }
                 default: break
                 }
+                let flagsBefore = view.flags
                 view = try await session.view()
+                if let news = PlayState.flagNews(before: flagsBefore, now: view.flags, view: view) { state.notice = news }
                 if case .cursorsChanged = event { state.follow(view) }
                 if view.completion != nil {
                     scores = try await session.scoreboard()

@@ -384,8 +384,8 @@ import Testing
         #expect(refused.status == 1 && refused.errors.contains("no game called"))
     }
 
-    /// ^W in one terminal flags the word for the others: the other terminal's clue list and
-    /// clue bar show ⚑ and who; filling the word takes it down.
+    /// ^W in one terminal flags the word for the others: the other terminal says so on its notice
+    /// line, and its clue list and clue bar show ⚑ and who; filling the word takes it down.
     @Test func flaggingAClueInTheRealTerminal() async throws {
         let lab = try Lab("crossmate-tmux")
         defer { lab.close() }
@@ -395,6 +395,7 @@ import Testing
         let screen = lab.screen
         try tmux(["send-keys", "-t", ann, "C-w"])
         try await eventually("Ann hears it is flagged") { try screen(ann).contains("Flagged 1 Across for the others") }
+        try await eventually("Bob is told, with the way there") { try screen(bob).contains("Ann flagged 1 Across for you: ^G 1 a goes there.") }
         try await eventually("Bob's clue bar and list show it") {
             let shown = try screen(bob)
             return shown.split(separator: "\n").dropFirst().first?.contains("⚑ Ann") == true && shown.contains("⚑ 1 In addition")
