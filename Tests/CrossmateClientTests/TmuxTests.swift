@@ -580,7 +580,7 @@ import Testing
     }
 
     /// The real binary in a real terminal: a 21×21 fits 80×24 whole with its three-digit
-    /// numbers, and at 200×60 the clue lists run the whole height.
+    /// numbers, shows them whole at 120×40 too, and at 200×60 the clue lists run the whole height.
     @Test func aTwentyOneByTwentyOneInEightyByTwentyFour() async throws {
         let lab = try Lab("crossmate-tmux")
         defer { lab.close() }
@@ -595,6 +595,13 @@ import Testing
         // scroll arrows; the highest number, 105, is whole.
         #expect(screen.contains("¹⁰⁵") && screen.contains("¹⁰⁰") && !screen.contains(/[↑↓][0-9]/), "\(screen)")
         #expect(lines.count >= 23 && lines[22].contains("██████"), "\(screen)")
+        // 120×40: three columns a square; empty squares show their whole numbers, three-digit
+        // ones apart (every other one dim: plain text shows them whole).
+        try tmux(["resize-window", "-t", session, "-x", "120", "-y", "40"])
+        try await eventually("three-digit numbers whole at 120×40") {
+            let middle = try tmux(["capture-pane", "-p", "-t", session])
+            return middle.contains("¹⁰⁵") && middle.contains("¹⁰⁰") && middle.contains("ACROSS")
+        }
         try tmux(["resize-window", "-t", session, "-x", "200", "-y", "60"])
         try await eventually("the clue lists fill the height") {
             let wide = try tmux(["capture-pane", "-p", "-t", session]).split(separator: "\n", omittingEmptySubsequences: false)
@@ -639,6 +646,50 @@ import Testing
         #expect(
             !screen.dropFirst().prefix(8).contains { $0.prefix(20).contains("X") || $0.prefix(20).contains("Y") }, "\(screen.joined(separator: "\n"))"
         )
+    }
+
+    /// ^G in the real terminal: a number alone goes to that clue in the cursor's direction, else
+    /// the other (2 has only a Down); a number that is no clue is said so; a named direction
+    /// goes there.
+    @Test func goingToAClueByNumberInTheRealTerminal() async throws {
+        let lab = try Lab("crossmate-goto")
+        defer { lab.close() }
+        let session = try await annPlaysGreenLightAlone(lab)
+        let clueBar = { try lab.screen(session).split(separator: "\n", omittingEmptySubsequences: false)[1] }
+        try await eventually("the game is drawn") { try clueBar().contains("1A") }
+        try lab.tmux(["send-keys", "-t", session, "Escape"])
+        try await eventually("the notes put away") { try !lab.screen(session).contains("Notes:") }
+        try lab.tmux(["send-keys", "-t", session, "C-g", "5", "Enter"])
+        try await eventually("5 alone, across: 5 Across") { try clueBar().contains("5A") }
+        try lab.tmux(["send-keys", "-t", session, "C-g", "2", "Enter"])
+        try await eventually("2 alone: only a Down") { try clueBar().contains("2D") }
+        try lab.tmux(["send-keys", "-t", session, "C-g", "1", "Enter"])
+        try await eventually("1 alone, now down: 1 Down") { try clueBar().contains("1D") }
+        try lab.tmux(["send-keys", "-t", session, "C-g", "8", "a"])
+        try await eventually("8 a: 8 Across") { try clueBar().contains("8A") }
+        try lab.tmux(["send-keys", "-t", session, "C-g", "9", "Enter"])
+        try await eventually("no clue 9") { try lab.screen(session).contains("there is no clue 9") }
+        #expect(try clueBar().contains("8A"))
+    }
+
+    /// A rebus in the real terminal: ^R, STAR, Enter writes four letters in one square; the
+    /// square marks it (+) and the clue lists show it whole.
+    @Test func aRebusInTheRealTerminal() async throws {
+        let lab = try Lab("crossmate-rebus")
+        defer { lab.close() }
+        let session = try await annPlaysGreenLightAlone(lab)
+        try await eventually("the game is drawn") { try lab.screen(session).contains("1A") }
+        try lab.tmux(["send-keys", "-t", session, "Escape"])
+        try await eventually("the notes put away") { try !lab.screen(session).contains("Notes:") }
+        try lab.tmux(["send-keys", "-t", session, "C-r"])
+        try await eventually("the rebus line") { try lab.screen(session).contains("Rebus: _") }
+        try lab.tmux(["send-keys", "-t", session, "-l", "STAR"])
+        try await eventually("typed on it") { try lab.screen(session).contains("Rebus: STAR_") }
+        try lab.tmux(["send-keys", "-t", session, "Enter"])
+        try await eventually("written whole in the lists") { try lab.screen(session).contains("[(STAR)___]") }
+        let lines = try lab.screen(session).split(separator: "\n", omittingEmptySubsequences: false)
+        // Two lines a square at 80×24: 1 Across's first square (after the block) shows S and +.
+        #expect(lines[3].hasPrefix("█████  S+"), "\(lines[3])")
     }
 
     /// The mouse in a real terminal (SGR reports, as a terminal sends them): a click on a square
