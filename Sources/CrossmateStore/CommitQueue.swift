@@ -69,7 +69,8 @@ final class CommitQueue: Sendable {
             switch admitted {
             case .refused: continuation.resume(throwing: StoreRefusal.busy)
             case .queued: break
-            case .drainNow: Task { await self.drain() }
+            // On the thread the transactions run on, when the database has one.
+            case .drainNow: Task(executorPreference: database.commitExecutor) { await self.drain() }
             }
         }
     }

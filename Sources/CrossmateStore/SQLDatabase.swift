@@ -136,9 +136,15 @@ public protocol SQLDatabase: Sendable {
     /// another instance's): `transaction` without the deadline a database may put on it.
     func unhurriedTransaction<T: Sendable>(_ body: @escaping @Sendable (any SQLConnection) async throws -> T) async throws -> T
     func close() async throws
+    /// Where the group commits are best driven from: the thread their transactions run on, when
+    /// the database has one (SQLite's writer), so a group goes from the queue to its COMMIT and
+    /// back without a trip through the task pool. Nil: the task pool.
+    var commitExecutor: (any TaskExecutor)? { get }
 }
 
 extension SQLDatabase {
+    public var commitExecutor: (any TaskExecutor)? { nil }
+
     public func unhurriedTransaction<T: Sendable>(_ body: @escaping @Sendable (any SQLConnection) async throws -> T) async throws -> T {
         try await transaction(body)
     }

@@ -183,6 +183,9 @@ final class BrowserHost: Sendable {
     }
 
     var count: Int { hosted.withLock { $0.values.reduce(0) { $0 + $1.count } } }
+
+    /// Whether a browser replica of `gameID` is hosted here (its pokes are folded).
+    func hosts(_ gameID: String) -> Bool { hosted.withLock { $0[gameID] != nil } }
 }
 
 /// Hands every poke the hub sends to the hosted browser replicas of its game (they fold the
@@ -194,6 +197,9 @@ struct BrowserPokes: Service {
     let browsers: BrowserHost
 
     func run() async throws {
+        // Only the games a browser replica is hosted for (the replica, when first hosted, reads
+        // the game from the store: a poke before it is not needed).
+        hub.publishPokes { [browsers] in browsers.hosts($0) }
         await cancelWhenGracefulShutdown {
             for await poke in hub.pokes {
                 browsers.changed(gameID: poke.game, sequence: poke.sequence, inline: poke.inline)

@@ -41,7 +41,11 @@ struct SocketController {
                 try await outbound.close(.unknown(Self.closeCode(for: refusal.body.error)), reason: refusal.body.error.rawValue)
                 return
             }
-            try await serve(device: device, channel: context.requestContext.channel, inbound: inbound)
+            // Handled on the socket's own event loop (`EventLoopExecutor`).
+            let channel = context.requestContext.channel
+            try await withTaskExecutorPreference(EventLoopExecutor(channel.eventLoop)) {
+                try await serve(device: device, channel: channel, inbound: inbound)
+            }
         }
         return router
     }

@@ -312,8 +312,26 @@ final class SocketHub: Sendable {
         if let schedule {
             schedule.scheduleTask(in: Self.noticeDelay) { [self] in sendCommitNotices(game: game) }
         }
-        pokeSink.yield(Poke(game: game, sequence: sequence, inline: inline))
+        // Only a game someone folds pokes for is published (without hosted browsers, a wake-up
+        // of the consumer per keystroke for nothing).
+        if pokesWanted.withLock({ $0?.call(game) ?? true }) { pokeSink.yield(Poke(game: game, sequence: sequence, inline: inline)) }
     }
+
+    /// Which games' pokes `pokes` publishes (every game's until set), for the consumer to say.
+    func publishPokes(where wanted: @escaping @Sendable (String) -> Bool) {
+        pokesWanted.withLock { $0 = Filter(wanted) }
+    }
+
+    /// A predicate, boxed for the same reason as `Listener`.
+    final class Filter: Sendable {
+        let call: @Sendable (String) -> Bool
+
+        init(_ call: @escaping @Sendable (String) -> Bool) {
+            self.call = call
+        }
+    }
+
+    private let pokesWanted = Mutex<Filter?>(nil)
 
     /// A socket's push to `game` was answered, committed through `sequence`: a relay-taking
     /// client stores what it was relayed up to there (`SyncEngine`), so it is owed no notice for
