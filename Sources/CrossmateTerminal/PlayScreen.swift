@@ -568,9 +568,9 @@ public struct PlayScreen: Sendable {
         return "\(view.name(of: line.message.authorID)): \(line.message.text)"
     }
 
-    /// Both clue lists side by side, the whole height given (returns the rows they took): each clue wrapped, with its fill
-    /// as it stands (`[G_EEN]`), finished clues dim, the current one marked, and how many clues
-    /// are above and below when a list does not fit.
+    /// Both clue lists side by side, the whole height given: each clue wrapped, with its fill as
+    /// it stands (`[G_EEN]`), finished clues dim, the current one marked, and how many clues are
+    /// above and below when a list does not fit. Returns the rows the longer list took.
     @discardableResult
     private func drawClueLists(_ frame: inout Frame, top: Int, left: Int, width: Int, rows: Int) -> Int {
         guard rows >= 2 else { return 0 }

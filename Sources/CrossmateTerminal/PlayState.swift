@@ -60,7 +60,7 @@ public struct PlayState: Sendable {
     /// back around the current clue.
     public var listScroll: [Direction: Int] = [:]
     /// Messages from others that came since this player last opened the chat (^T): marked in
-    /// the chat pane, and the newest said on the notice line when no pane fits.
+    /// the chat pane, and the newest said on the status line when no pane fits.
     public var chatUnread = 0
     /// How many lines the chat pane is scrolled back from its newest (the wheel over it, or
     /// PgUp/PgDn while writing); the screen keeps it within the conversation.
@@ -336,7 +336,7 @@ public struct PlayState: Sendable {
         case .pinWhom:
             menu = nil
             let others = Self.pinnable(view)
-            if let digit, (1...others.count).contains(digit) { menu = .pinColour(others[digit - 1].authorID) }
+            if let digit, digit >= 1, digit <= others.count { menu = .pinColour(others[digit - 1].authorID) }
             return []
         case let .pinColour(authorID):
             menu = nil
@@ -344,7 +344,7 @@ public struct PlayState: Sendable {
             return [.pinColour(authorID: authorID, colour: digit == 0 ? nil : digit - 1)]
         case .nextPuzzle:
             menu = nil
-            guard let digit, (1...nextPuzzles.count).contains(digit) else { return [] }
+            guard let digit, digit >= 1, digit <= nextPuzzles.count else { return [] }
             return [.nextPuzzle(nextPuzzles[digit - 1].id)]
         case .action:
             switch choice {

@@ -390,9 +390,12 @@ import Testing
         // A digit that names nobody, or Esc, puts the question away.
         _ = state.handle(.control("k"), view: shown)
         #expect(state.handle(.character("7"), view: shown).isEmpty && state.menu == nil)
-        // Alone in a game: nothing to pin, said so.
+        // Alone in a game: nothing to pin, said so; and a question asked before the others left
+        // is put away by the digit (no one to pin), never a crash.
         var alone = shown
         alone.players = [shown.players[0]]
+        _ = state.handle(.control("k"), view: shown)
+        #expect(state.handle(.character("1"), view: alone).isEmpty && state.menu == nil)
         _ = state.handle(.control("k"), view: alone)
         #expect(state.menu == nil && state.notice == "No one else is in this game to pin a colour for.")
         // ^E before the finish says when it works; at the finish it offers the puzzles.

@@ -176,6 +176,8 @@ class GamePage extends GameView {
           ending.heardReplay(this, message.replay);
           return ending;
         });
+        // Not fetched (offline, before the app was cached): the next part tries again.
+        this.replayParts.catch(() => (this.replayParts = null));
         break;
       case "cursor":
         if (message.gameID !== this.gameID) return;
