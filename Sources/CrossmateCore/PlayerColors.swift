@@ -75,10 +75,13 @@ public enum PlayerColors {
         // Nothing is that far from everything taken: the free colour farthest in hue from the
         // nearest taken one (the first forward of equals). "The first free one" put orange
         // beside brown, 8° apart, on a phone with three players.
-        let free = forward.filter { !reserved.contains($0) }
         func nearest(_ candidate: Int) -> Double { reserved.map { hueDistance(candidate, $0) }.min() ?? 360 }
-        return free.max { nearest($0) < nearest($1) || (nearest($0) == nearest($1) && free.firstIndex(of: $0)! > free.firstIndex(of: $1)!) }
-            ?? hashed
+        var best: (colour: Int, distance: Double)?
+        for candidate in forward where !reserved.contains(candidate) {
+            let distance = nearest(candidate)
+            if distance > best?.distance ?? -1 { best = (candidate, distance) }
+        }
+        return best?.colour ?? hashed
     }
 
     /// The colours of a game's players as `local` sees them: `local` first (its preferred

@@ -75,8 +75,6 @@ public struct Style: Hashable, Sendable {
     }
 }
 
-/// A screenful of characters with styles: drawn to a terminal as ANSI, or read as plain text
-/// (what the golden-frame tests compare).
 /// What a click on a part of the screen stands for.
 public enum FrameTarget: Hashable, Sendable {
     case square(GridPosition)
@@ -87,6 +85,8 @@ public enum FrameTarget: Hashable, Sendable {
     case chat
 }
 
+/// A screenful of characters with styles: drawn to a terminal as ANSI, or read as plain text
+/// (what the golden-frame tests compare).
 public struct Frame: Sendable {
     public let width: Int
     public let height: Int

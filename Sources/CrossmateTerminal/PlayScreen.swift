@@ -816,7 +816,8 @@ public struct PlayScreen: Sendable {
         return lines.map { clip($0, to: width) }
     }
 
-    static func clip(_ text: String, to width: Int) -> String {
+    /// `text` in at most `width` characters, cut with "…" (the screen's and `crossmate games`' rule).
+    public static func clip(_ text: String, to width: Int) -> String {
         guard width > 0 else { return "" }
         return text.count <= width ? text : String(text.prefix(max(0, width - 1))) + "…"
     }

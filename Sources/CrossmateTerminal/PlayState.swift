@@ -183,13 +183,13 @@ public struct PlayState: Sendable {
         let current = puzzle.clue(containing: cursor.position, cursor.direction)
         let index = current.flatMap { clue in words.firstIndex(of: clue) } ?? (forward ? words.count - 1 : 0)
         let next = words[(index + (forward ? 1 : words.count - 1)) % words.count]
-        go(to: next, letterAt: letterAt)
+        go(to: next, puzzle: puzzle, letterAt: letterAt)
     }
 
-    /// The cursor on a word: its first empty square, else its first.
-    mutating func go(to clue: Clue, letterAt: (GridPosition) -> String) {
-        cursor.direction = clue.direction
-        cursor.position = clue.cells.first { letterAt($0).isEmpty } ?? clue.cells[0]
+    /// The cursor on a word as a jump to its clue puts it (`SolvingKeys`: its first empty
+    /// square, else its first), with no rebus open.
+    mutating func go(to clue: Clue, puzzle: Puzzle, letterAt: (GridPosition) -> String) {
+        cursor = SolvingKeys.press(.jump(number: clue.number, direction: clue.direction), cursor: cursor, puzzle: puzzle, letterAt: letterAt).cursor
         cursor.rebus = nil
     }
 
@@ -221,7 +221,7 @@ public struct PlayState: Sendable {
             }
             listScroll = [:]
             if let clue = view.puzzle.clues(direction).first(where: { $0.number == number }) {
-                go(to: clue, letterAt: { view.grid.letter(at: $0) })
+                go(to: clue, puzzle: view.puzzle, letterAt: { view.grid.letter(at: $0) })
             }
         case let .clueList(direction):
             if let wheelUp { scroll(direction, up: wheelUp, view: view) }
@@ -309,13 +309,14 @@ public struct PlayState: Sendable {
     /// The line a player is told when someone else flags a clue for them: the newest flag in
     /// `now` (by another player, standing) that was not up in `before`; nil when there is none.
     public static func flagNews(before: [ClueFlag], now: [ClueFlag], view: GameView) -> String? {
-        let up = Set(before.filter(\.on).map { "\($0.authorID) \($0.number) \($0.direction)" })
+        func key(_ flag: ClueFlag) -> String { "\(flag.authorID) \(flag.number) \(flag.direction)" }
+        let up = Set(before.filter(\.on).map(key))
         guard
-            let news = now.filter({ $0.on && $0.authorID != view.me && !up.contains("\($0.authorID) \($0.number) \($0.direction)") })
+            let news = now.filter({ $0.on && $0.authorID != view.me && !up.contains(key($0)) })
                 .max(by: { $0.timestamp < $1.timestamp })
         else { return nil }
-        let key = news.direction == .across ? "a" : "d"
-        return "\(view.name(of: news.authorID)) flagged \(Flags.name(news.number, news.direction)) for you: ^G \(news.number) \(key) goes there."
+        let letter = news.direction == .across ? "a" : "d"
+        return "\(view.name(of: news.authorID)) flagged \(Flags.name(news.number, news.direction)) for you: ^G \(news.number) \(letter) goes there."
     }
 
     /// The players ^K offers, by name: everyone else still in the game (at most nine, a digit each).

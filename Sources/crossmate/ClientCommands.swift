@@ -4,6 +4,7 @@ import CrossmateCore
 import CrossmateFormats
 import CrossmateProtocol
 import CrossmateSync
+import CrossmateTerminal
 import Foundation
 import Synchronization
 
@@ -241,6 +242,11 @@ struct Link: AsyncParsableCommand {
     }
 }
 
+extension ArgumentHelp {
+    /// How every command names a game.
+    static let game = ArgumentHelp("The game: the start of its id or of its title.")
+}
+
 struct Games: AsyncParsableCommand {
     static let configuration = CommandConfiguration(abstract: "List your games: title, progress, players, state.")
 
@@ -361,7 +367,7 @@ extension Games {
     static func lines(title: String, facts: String, state: String, columns: Int?) -> [String] {
         guard let columns, title.count + facts.count + state.count > columns else { return [title + facts + state] }
         let room = max(12, columns - facts.count)
-        let first = fit((title.count > room ? String(title.prefix(room - 1)) + "…" : title) + facts, columns)
+        let first = fit(PlayScreen.clip(title, to: room) + facts, columns)
         guard !state.isEmpty else { return [first] }
         if first.count + state.count <= columns { return [first + state] }
         return [first, fit("   " + state.dropFirst(1), columns)]
@@ -369,8 +375,7 @@ extension Games {
 
     /// `text` cut with "…" to `columns` characters (nil: whole).
     static func fit(_ text: String, _ columns: Int?) -> String {
-        guard let columns, text.count > columns else { return text }
-        return String(text.prefix(max(0, columns - 1))) + "…"
+        columns.map { PlayScreen.clip(text, to: $0) } ?? text
     }
 
     /// The events in `entry` that would have called `me` back by push (`CallBack.calls`, the
@@ -462,7 +467,7 @@ struct Invite: AsyncParsableCommand {
         abstract: "Print a link that invites a friend to a game (any player can; the owner can revoke it).",
         discussion: "`crossmate uninvite LINK` makes a link stop working.")
 
-    @Argument(help: "The game: the start of its id or of its title.")
+    @Argument(help: .game)
     var game: String
 
     @Option(help: "Hours until the link stops working (default: it does not).")
@@ -561,7 +566,7 @@ struct Remove: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Remove a player from a game you own: their letters stay, they change nothing more.")
 
-    @Argument(help: "The game: the start of its id or of its title.")
+    @Argument(help: .game)
     var game: String
 
     @Argument(help: "The player's name (or the start of it).")
@@ -587,7 +592,7 @@ struct Remove: AsyncParsableCommand {
 struct Leave: AsyncParsableCommand {
     static let configuration = CommandConfiguration(abstract: "Leave a game someone else owns (your letters stay).")
 
-    @Argument(help: "The game: the start of its id or of its title.")
+    @Argument(help: .game)
     var game: String
 
     @OptionGroup var profile: ProfileOption

@@ -20,7 +20,7 @@ struct Play: AsyncParsableCommand {
             """
     )
 
-    @Argument(help: "The game: the start of its id or of its title.")
+    @Argument(help: .game)
     var game: String
 
     @Flag(help: "No bell when another player nudges you.")
@@ -306,7 +306,7 @@ struct Replay: AsyncParsableCommand {
             "Left/right step one move, shift-left/right 10% of the game; space plays at 1×, again at 10×, 100×, then pauses; ctrl-q or q leaves."
     )
 
-    @Argument(help: "The game: the start of its id or of its title.")
+    @Argument(help: .game)
     var game: String
 
     @OptionGroup var profile: ProfileOption

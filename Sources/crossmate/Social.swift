@@ -134,7 +134,7 @@ struct Friends: AsyncParsableCommand {
 /// `crossmate nudge GAME [MESSAGE]`: ask the other players to come and help.
 struct Nudge: AsyncParsableCommand {
     static let configuration = CommandConfiguration(abstract: "Ask a game's other players to come and help.")
-    @Argument(help: "The game: the start of its id or of its title.") var game: String
+    @Argument(help: .game) var game: String
     @Argument(help: "A short message (optional).") var message: String?
     @OptionGroup var profile: ProfileOption
 
@@ -156,7 +156,7 @@ struct ChatCommand: AsyncParsableCommand {
             With a message, it is kept on this device and sent (offline: at the next sync or play). \
             Without one, the conversation is printed, oldest first, and counts as read on all your devices.
             """)
-    @Argument(help: "The game: the start of its id or of its title.") var game: String
+    @Argument(help: .game) var game: String
     @Argument(help: "The message to send (quote it, or give it as several words).") var message: [String] = []
     @Flag(help: "Print the conversation as JSON.") var json = false
     @OptionGroup var profile: ProfileOption
@@ -242,7 +242,7 @@ struct React: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "React to a chat message with an emoji (or take the reaction back).",
         discussion: "Messages are numbered as `crossmate chat GAME` prints them; without --to, the latest message by someone else.")
-    @Argument(help: "The game: the start of its id or of its title.") var game: String
+    @Argument(help: .game) var game: String
     @Argument(help: "One emoji, such as \(Chat.quickReactions.joined(separator: " ")).") var emoji: String
     @Option(help: "The message's number in `crossmate chat`.") var to: Int?
     @Flag(help: "Take the reaction back.") var remove = false

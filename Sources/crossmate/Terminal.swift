@@ -71,14 +71,15 @@ final class RawTerminal: @unchecked Sendable {
     /// file gets whole lines).
     static var outputColumns: Int? {
         guard isatty(STDOUT_FILENO) == 1 else { return nil }
-        var window = winsize()
-        guard ioctl(STDOUT_FILENO, UInt(TIOCGWINSZ), &window) == 0, window.ws_col > 0 else { return nil }
-        return Int(window.ws_col)
+        return windowSize()?.width
     }
 
-    var size: (width: Int, height: Int) {
+    var size: (width: Int, height: Int) { Self.windowSize() ?? (80, 24) }
+
+    /// What the terminal standard output is says its size is, if it says.
+    private static func windowSize() -> (width: Int, height: Int)? {
         var window = winsize()
-        guard ioctl(STDOUT_FILENO, UInt(TIOCGWINSZ), &window) == 0, window.ws_col > 0 else { return (80, 24) }
+        guard ioctl(STDOUT_FILENO, UInt(TIOCGWINSZ), &window) == 0, window.ws_col > 0 else { return nil }
         return (Int(window.ws_col), Int(window.ws_row))
     }
 

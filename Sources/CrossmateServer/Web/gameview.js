@@ -8,11 +8,8 @@
 
 import { connection } from "./connection.js";
 import { clock, el, setAttribute, setStyle, setText, stylesheet } from "./dom.js";
-import { key } from "./keys.js";
+import { clueID, key } from "./keys.js";
 import { buildPhoneGame, fitGrid, openSheet } from "./phone.js";
-
-/** A clue's name in the lists and among the flags: "17-across". */
-const clueID = (number, direction) => `${number}-${direction}`;
 
 export class GameView {
   /** Unseen messages: on the Chat button and in the tab's title. */

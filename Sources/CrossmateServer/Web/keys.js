@@ -69,6 +69,8 @@ export class Board {
 }
 
 export const key = ({ row, col }) => `${row},${col}`;
+/** A clue's name in the lists and among the flags: "17-across". */
+export const clueID = (number, direction) => `${number}-${direction}`;
 const same = (a, b) => a.row === b.row && a.col === b.col;
 const perpendicular = (direction) => (direction === "across" ? "down" : "across");
 

@@ -1,16 +1,14 @@
-// What the game page needs after its grid: the clue lists, the players, Download and Nudge, loaded
-// with the chat once the grid is drawn
-// (a phone shows both in sheets; what it needs to solve comes first). Each function takes the
-// GameView (gameview.js) it draws for.
+// What the game page needs after its grid: the clue lists, the players, Download and Nudge,
+// loaded with the chat once the grid is drawn (a phone shows the lists and the players in
+// sheets; what it needs to solve comes first). Each function takes the GameView (gameview.js)
+// it draws for.
 
 import { api } from "./api.js";
 import { connection } from "./connection.js";
 import { el, rebuildIf, setAttribute, setStyle, toast } from "./dom.js";
+import { clueID } from "./keys.js";
 import { closeSheet } from "./phone.js";
 import { route } from "./routes.js";
-
-/** A clue's name in the lists and among the flags: "17-across". */
-const clueID = (number, direction) => `${number}-${direction}`;
 
 /** Fills the view's lists (kept empty in the page until now) with a list a direction. */
 export function buildLists(view) {
