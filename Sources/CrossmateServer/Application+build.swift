@@ -29,13 +29,15 @@ public func buildApplication(_ configuration: ServerConfiguration, logger: Logge
         database = try SQLiteDatabase(path: path, logger: logger)
         store = Store(
             database: database, onGroupCommit: metrics.recordCommit, commitInterval: configuration.commitInterval,
-            beforeCommit: configuration.holdGroupCommit.map(GroupCommitHold.init)?.hold)
+            commitWindow: configuration.commitWindow, beforeCommit: configuration.holdGroupCommit.map(GroupCommitHold.init)?.hold)
         directory = GameDirectory(store: store, snapshotInterval: configuration.snapshotInterval)
         fanout = LocalFanout(hub: hub)
     case let .postgres(url):
         let postgres = try PostgresSQLDatabase(url: url, logger: logger)
         database = postgres
-        store = Store(database: database, onGroupCommit: metrics.recordCommit, commitInterval: configuration.commitInterval)
+        store = Store(
+            database: database, onGroupCommit: metrics.recordCommit, commitInterval: configuration.commitInterval,
+            commitWindow: configuration.commitWindow)
         directory = GameDirectory(store: store, snapshotInterval: configuration.snapshotInterval)
         let postgresFanout = PostgresFanout(hub: hub, database: postgres, store: store, directory: directory, logger: logger)
         services.append(postgres.client)

@@ -1,3 +1,4 @@
+import Foundation
 import Synchronization
 
 /// Group commit: batches of moves submitted while another group is being written wait and then
@@ -26,6 +27,8 @@ final class CommitQueue: Sendable {
         var waitingMoves = 0
         /// When the last group started (none yet: the first does not wait).
         var lastStart: ContinuousClock.Instant?
+        /// The open transaction waits for more batches (see `window`, `park`).
+        var parked = false
     }
 
     private let database: any SQLDatabase
@@ -34,6 +37,13 @@ final class CommitQueue: Sendable {
     private let maximumWaitingMoves: Int
     /// The least time from one group's start to the next one's (`Store.init`).
     private let interval: Duration
+    /// How long a transaction stays open after its first group, taking the groups that arrive
+    /// meanwhile into its one COMMIT (`Store.init`).
+    private let window: Duration
+    /// The batches past which a transaction stops gathering (see `more`).
+    static let windowBatches = 4
+    /// Signalled when a batch arrives for a parked transaction.
+    private let wakeup = NSCondition()
     /// Waits until the next group may start (a sleep; a test may hold it instead).
     private let waitUntil: Store.CommitWait
     /// Called in each group's transaction after its moves were relayed, just before COMMIT (a
@@ -42,13 +52,16 @@ final class CommitQueue: Sendable {
 
     init(
         database: any SQLDatabase, onCommit: Store.GroupCommitObserver?, maximumWaitingMoves: Int, interval: Duration = .zero,
-        waitUntil: @escaping Store.CommitWait, beforeCommit: (@Sendable () -> Void)? = nil
+        window: Duration = .zero, waitUntil: @escaping Store.CommitWait, beforeCommit: (@Sendable () -> Void)? = nil
     ) {
         self.beforeCommit = beforeCommit
         self.database = database
         self.onCommit = onCommit
         self.maximumWaitingMoves = maximumWaitingMoves
         self.interval = interval
+        // Only a database with a thread of its own for commits (SQLite's writer) may hold it
+        // while the window is open; elsewhere a transaction commits at once.
+        self.window = database.commitExecutor == nil ? .zero : window
         self.waitUntil = waitUntil
     }
 
@@ -57,25 +70,39 @@ final class CommitQueue: Sendable {
     func submit(_ request: AppendRequest) async throws -> AppendOutcome {
         let count = request.moves.count
         return try await withCheckedThrowingContinuation { continuation in
-            enum Admitted { case refused, queued, drainNow }
+            enum Admitted {
+                case refused
+                case queued(wake: Bool)
+                case drainNow
+            }
             let admitted = state.withLock { state -> Admitted in
                 guard state.waitingMoves + count <= maximumWaitingMoves else { return .refused }
                 state.waitingMoves += count
                 state.pending.append(Job(request: request, continuation: continuation))
-                if state.draining { return .queued }
+                if state.draining { return .queued(wake: state.parked) }
                 state.draining = true
                 return .drainNow
             }
             switch admitted {
             case .refused: continuation.resume(throwing: StoreRefusal.busy)
-            case .queued: break
+            // An open transaction waiting for more takes this batch now.
+            case let .queued(wake):
+                if wake {
+                    wakeup.lock()
+                    wakeup.signal()
+                    wakeup.unlock()
+                }
             // On the thread the transactions run on, when the database has one.
             case .drainNow: Task(executorPreference: database.commitExecutor) { await self.drain() }
             }
         }
     }
 
-    /// Commits groups until nothing waits, then stops (the next submit starts it again).
+    /// Commits groups until nothing waits, then stops (the next submit starts it again). With a
+    /// window, a transaction stays open after its first group for up to `window`, and each group
+    /// that arrives meanwhile is checked, ordered and relayed at once and then waits with the
+    /// others for the one COMMIT: the moves reach other screens as soon as before, and only their
+    /// acknowledgement (and the pokes after the commit) waits for the shared fsync.
     private func drain() async {
         let forUpdate = database.forUpdate
         while true {
@@ -89,32 +116,36 @@ final class CommitQueue: Sendable {
                 })
             else { return }
             if due > ContinuousClock.now { await waitUntil(due) }
-            let group = state.withLock { state in
-                state.lastStart = ContinuousClock.now
-                let group = GroupAppend.commitOrder(state.pending.map(\.request.gameID)).map { state.pending[$0] }
-                state.pending = []
-                return group
-            }
-            let requests = group.map(\.request)
+            // The batches this transaction took, whatever becomes of it.
+            let taken = Mutex<[Job]>([])
             let started = ContinuousClock.now
             let outcomes: Result<[Result<AppendOutcome, StoreRefusal>], any Error>
             do {
                 let beforeCommit = beforeCommit
                 outcomes = .success(
                     try await database.transaction { connection in
-                        let outcomes = try await GroupAppend.run(requests, on: connection, forUpdate: forUpdate)
-                        // Ordered and checked: relayed before the COMMIT (see `Store.appendMoves`).
-                        for (request, outcome) in zip(requests, outcomes) {
-                            if let ordered = request.ordered, case let .success(appended) = outcome, !appended.saved.isEmpty { ordered(appended) }
-                        }
+                        let closes = ContinuousClock.now + self.window
+                        var outcomes: [Result<AppendOutcome, StoreRefusal>] = []
+                        repeat {
+                            let group = self.takePending()
+                            taken.withLock { $0 += group }
+                            let requests = group.map(\.request)
+                            let each = try await GroupAppend.run(requests, on: connection, forUpdate: forUpdate)
+                            // Ordered and checked: relayed before the COMMIT (see `Store.appendMoves`).
+                            for (request, outcome) in zip(requests, each) {
+                                if let ordered = request.ordered, case let .success(appended) = outcome, !appended.saved.isEmpty { ordered(appended) }
+                            }
+                            outcomes += each
+                        } while await self.more(before: closes, holding: taken.withLock(\.count))
                         beforeCommit?()
                         return outcomes
                     })
-                onCommit?(requests.count, ContinuousClock.now - started)
+                onCommit?(taken.withLock(\.count), ContinuousClock.now - started)
             } catch {
                 outcomes = .failure(error)
             }
-            let answered = requests.reduce(0) { $0 + $1.moves.count }
+            let group = taken.withLock { $0 }
+            let answered = group.reduce(0) { $0 + $1.request.moves.count }
             state.withLock { $0.waitingMoves -= answered }
             switch outcomes {
             case let .success(each):
@@ -123,5 +154,61 @@ final class CommitQueue: Sendable {
                 for job in group { job.continuation.resume(throwing: error) }
             }
         }
+    }
+
+    /// Everything waiting, in commit order (the group starts now).
+    private func takePending() -> [Job] {
+        state.withLock { state in
+            state.lastStart = ContinuousClock.now
+            let group = GroupAppend.commitOrder(state.pending.map(\.request.gameID)).map { state.pending[$0] }
+            state.pending = []
+            return group
+        }
+    }
+
+    /// Whether the open transaction (which holds `batches`) takes another group before `closes`:
+    /// waits for a batch to arrive (and for the interval after the last group) while the window
+    /// is open. False when the window closes, when the transaction holds `windowBatches` (under
+    /// load the fsync is shared enough: more would only wait longer), or when the moves waiting
+    /// reach half of what may wait (the commit then makes room rather than gather more).
+    private func more(before closes: ContinuousClock.Instant, holding batches: Int) async -> Bool {
+        guard window > .zero, batches < Self.windowBatches else { return false }
+        while true {
+            enum Next {
+                case take, close
+                case pace(ContinuousClock.Instant)
+                case sleep
+            }
+            let now = ContinuousClock.now
+            let next = state.withLock { state -> Next in
+                if now >= closes || state.waitingMoves * 2 >= maximumWaitingMoves { return .close }
+                guard !state.pending.isEmpty else { return .sleep }
+                let due = state.lastStart.map { $0 + interval } ?? now
+                return due <= now ? .take : .pace(min(due, closes))
+            }
+            switch next {
+            case .take: return true
+            case .close: return false
+            case let .pace(until): await waitUntil(until)
+            case .sleep: park(until: closes)
+            }
+        }
+    }
+
+    /// Blocks the writer's own thread (the window is only open where the database has one)
+    /// until a batch arrives or `closes`. Nothing else runs there meanwhile: every other write
+    /// waits for this transaction anyway.
+    private func park(until closes: ContinuousClock.Instant) {
+        let left = ContinuousClock.now.duration(to: closes).components
+        let deadline = Date(timeIntervalSinceNow: Double(left.seconds) + Double(left.attoseconds) / 1e18)
+        wakeup.lock()
+        defer { wakeup.unlock() }
+        while state.withLock({ state in
+            state.parked = state.pending.isEmpty
+            return state.parked
+        }) {
+            guard wakeup.wait(until: deadline) else { break }
+        }
+        state.withLock { $0.parked = false }
     }
 }

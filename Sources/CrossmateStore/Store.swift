@@ -26,21 +26,25 @@ public final class Store: Sendable {
     /// `commitInterval`: the least time from one group commit's start to the next (zero: a group
     /// starts as soon as the one before it ends). A longer interval gathers more pushes into each
     /// transaction and its fsync, for less CPU and a later acknowledgement (BENCHMARKS.md).
-    /// `commitWait` sleeps until the interval is over (a test may hold the group back instead).
+    /// `commitWindow`: how long a group commit's transaction stays open for the pushes that
+    /// arrive after its first group (zero: it commits at once); they are checked, ordered and
+    /// relayed as they come and share its COMMIT and fsync, so only their acknowledgement waits.
+    /// `commitWait` sleeps until the interval is over (and until a window closes) (a test may hold the group back instead).
     /// `beforeCommit` runs in each group commit's transaction once its moves were relayed, just
     /// before COMMIT (where a crash test stops the process). A game takes at most
     /// `maximumMovesPerGame` moves; those past it are rejected.
     public init(
         database: any SQLDatabase, onGroupCommit: GroupCommitObserver? = nil, maximumWaitingMoves: Int = 200_000,
         maximumMovesPerGame: Int = Limits.maximumMovesPerGame,
-        commitInterval: Duration = .zero, commitWait: @escaping CommitWait = { try? await Task.sleep(until: $0, clock: .continuous) },
+        commitInterval: Duration = .zero, commitWindow: Duration = .zero,
+        commitWait: @escaping CommitWait = { try? await Task.sleep(until: $0, clock: .continuous) },
         beforeCommit: (@Sendable () -> Void)? = nil
     ) {
         self.database = database
         self.maximumMovesPerGame = maximumMovesPerGame
         commits = CommitQueue(
             database: database, onCommit: onGroupCommit, maximumWaitingMoves: maximumWaitingMoves, interval: commitInterval,
-            waitUntil: commitWait, beforeCommit: beforeCommit)
+            window: commitWindow, waitUntil: commitWait, beforeCommit: beforeCommit)
     }
 
     /// The moves a game takes at most (`Limits.maximumMovesPerGame`).

@@ -105,6 +105,12 @@ struct Serve: AsyncParsableCommand {
             }
             configuration.commitInterval = .microseconds(Int64(millis * 1000))
         }
+        if let text = environment["CROSSMATE_COMMIT_WINDOW_MS"] {
+            guard let millis = Double(text), (0...100).contains(millis) else {
+                throw ValidationError("CROSSMATE_COMMIT_WINDOW_MS must be 0 to 100 (milliseconds), not \(text)")
+            }
+            configuration.commitWindow = .microseconds(Int64(millis * 1000))
+        }
         // For crash tests, with SQLite (not listed in the help): see `ServerConfiguration.holdGroupCommit`.
         if let text = environment["CROSSMATE_TEST_HOLD_GROUP_COMMIT"] {
             guard let number = Int(text), number >= 1 else {
