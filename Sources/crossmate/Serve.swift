@@ -18,7 +18,9 @@ struct Serve: AsyncParsableCommand {
             CROSSMATE_ACCOUNT_RATE_LIMIT_PER_SECOND (default 0.1); how long a request may take to arrive by \
             CROSSMATE_REQUEST_TIMEOUT_SECONDS (default 10) and an idle connection may stay open by \
             CROSSMATE_IDLE_TIMEOUT_SECONDS (default 75); the least time between two group commits of moves by \
-            CROSSMATE_COMMIT_INTERVAL_MS (default 0: commit as soon as the last commit ends).
+            CROSSMATE_COMMIT_INTERVAL_MS (default 0: commit as soon as the last commit ends); and how long a group commit \
+            waits for more pushes to share its fsync, with SQLite, by CROSSMATE_COMMIT_WINDOW_MS (default 10; moves are relayed \
+            to other screens before it, and only their acknowledgement waits).
             """
     )
 

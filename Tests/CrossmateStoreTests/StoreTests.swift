@@ -393,6 +393,42 @@ import Testing
         #expect(groups.withLock { $0 } == [1, 3])
     }
 
+    /// With a commit window, a transaction stays open for the pushes that follow its first: each
+    /// is ordered (and so relayed) as it arrives, none is answered before their one COMMIT, and
+    /// the fourth closes the window at once (an hour here, so only the batches close it).
+    @Test func aCommitWindowOrdersEachPushAtOnceAndCommitsThemTogether() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("crossmate-window-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let groups = Mutex([Int]())
+        let ordered = Mutex([String]())
+        let store = Store(
+            database: try SQLiteDatabase(path: directory.appendingPathComponent("db.sqlite").path),
+            onGroupCommit: { batches, _ in groups.withLock { $0.append(batches) } }, commitWindow: .seconds(3600))
+        try await store.migrate(now: 1)
+        let ann = try await account(store)
+        let id = try await game(store, owner: ann.author)
+        let before = groups.withLock { $0 }
+
+        var pushes: [Task<AppendOutcome, any Error>] = []
+        for device in ["a", "b", "c", "d"] {
+            let record = move(id, device, 1)
+            let author = ann.author
+            let heard: @Sendable (AppendOutcome) -> Void = { _ in ordered.withLock { $0.append(device) } }
+            pushes.append(Task { try await store.appendMoves(gameID: id, authorID: author, moves: [record], ordered: heard) })
+            if device == "d" { break }
+            try await eventually("\(device)'s push is ordered") { ordered.withLock { $0.last } == device }
+            #expect(groups.withLock { $0 } == before, "nothing commits while the window is open")
+            #expect(await store.waitingMoves == ordered.withLock(\.count))
+        }
+        var sequences: [Int64] = []
+        for push in pushes { sequences += try await push.value.saved.map(\.sequence) }
+        #expect(ordered.withLock { $0 } == ["a", "b", "c", "d"])
+        #expect(groups.withLock { $0 } == before + [4])
+        #expect(sequences == sequences.sorted() && Set(sequences).count == 4)
+        #expect(await store.waitingMoves == 0)
+    }
+
     /// A stored record that no longer decodes is told, never skipped: reading the game and
     /// appending to it both fail with the record named.
     @Test(arguments: Backend.available)
