@@ -27,8 +27,16 @@ final class CommitQueue: Sendable {
         var waitingMoves = 0
         /// When the last group started (none yet: the first does not wait).
         var lastStart: ContinuousClock.Instant?
-        /// The open transaction waits for more batches (see `window`, `park`).
+        /// The writer waits for more batches (see `window`, `park`).
         var parked = false
+        /// Some pending batch is to be ordered as soon as it can be (`AppendRequest.urgent`).
+        var pendingUrgent = false
+        /// Batches the open transaction has taken.
+        var openBatches = 0
+
+        /// Whether the writer should go on now rather than wait for more: a batch is urgent, or
+        /// enough have gathered.
+        var enoughToGo: Bool { pendingUrgent || openBatches + pending.count >= CommitQueue.windowBatches }
     }
 
     private let database: any SQLDatabase
@@ -79,13 +87,14 @@ final class CommitQueue: Sendable {
                 guard state.waitingMoves + count <= maximumWaitingMoves else { return .refused }
                 state.waitingMoves += count
                 state.pending.append(Job(request: request, continuation: continuation))
-                if state.draining { return .queued(wake: state.parked) }
+                state.pendingUrgent = state.pendingUrgent || request.urgent
+                if state.draining { return .queued(wake: state.parked && state.enoughToGo) }
                 state.draining = true
                 return .drainNow
             }
             switch admitted {
             case .refused: continuation.resume(throwing: StoreRefusal.busy)
-            // An open transaction waiting for more takes this batch now.
+            // A writer waiting for more goes on now.
             case let .queued(wake):
                 if wake {
                     wakeup.lock()
@@ -98,11 +107,13 @@ final class CommitQueue: Sendable {
         }
     }
 
-    /// Commits groups until nothing waits, then stops (the next submit starts it again). With a
-    /// window, a transaction stays open after its first group for up to `window`, and each group
-    /// that arrives meanwhile is checked, ordered and relayed at once and then waits with the
-    /// others for the one COMMIT: the moves reach other screens as soon as before, and only their
-    /// acknowledgement (and the pokes after the commit) waits for the shared fsync.
+    /// Commits groups until nothing waits, then stops (the next submit starts it again).
+    ///
+    /// With a window, the batches of up to `window` share one transaction and its COMMIT: an
+    /// urgent batch (one whose moves someone here hears before their commit) is checked, ordered
+    /// and relayed as soon as it arrives, in a group of its own within the open transaction;
+    /// the others wait for the window to close (or for `windowBatches` to gather) and go in one
+    /// group. Only the acknowledgements (and the pokes after the commit) wait for the fsync.
     private func drain() async {
         let forUpdate = database.forUpdate
         while true {
@@ -116,6 +127,9 @@ final class CommitQueue: Sendable {
                 })
             else { return }
             if due > ContinuousClock.now { await waitUntil(due) }
+            let closes = ContinuousClock.now + window
+            // Batches nobody hears before their commit wait here for the others of the window.
+            if window > .zero { park(until: closes) }
             // The batches this transaction took, whatever becomes of it.
             let taken = Mutex<[Job]>([])
             let started = ContinuousClock.now
@@ -124,8 +138,8 @@ final class CommitQueue: Sendable {
                 let beforeCommit = beforeCommit
                 outcomes = .success(
                     try await database.transaction { connection in
-                        let closes = ContinuousClock.now + self.window
                         var outcomes: [Result<AppendOutcome, StoreRefusal>] = []
+                        var last = false
                         repeat {
                             let group = self.takePending()
                             taken.withLock { $0 += group }
@@ -136,7 +150,7 @@ final class CommitQueue: Sendable {
                                 if let ordered = request.ordered, case let .success(appended) = outcome, !appended.saved.isEmpty { ordered(appended) }
                             }
                             outcomes += each
-                        } while await self.more(before: closes, holding: taken.withLock(\.count))
+                        } while await self.more(before: closes, last: &last)
                         beforeCommit?()
                         return outcomes
                     })
@@ -146,7 +160,10 @@ final class CommitQueue: Sendable {
             }
             let group = taken.withLock { $0 }
             let answered = group.reduce(0) { $0 + $1.request.moves.count }
-            state.withLock { $0.waitingMoves -= answered }
+            state.withLock {
+                $0.waitingMoves -= answered
+                $0.openBatches = 0
+            }
             switch outcomes {
             case let .success(each):
                 for (job, outcome) in zip(group, each) { job.continuation.resume(with: outcome.mapError { $0 as any Error }) }
@@ -162,17 +179,20 @@ final class CommitQueue: Sendable {
             state.lastStart = ContinuousClock.now
             let group = GroupAppend.commitOrder(state.pending.map(\.request.gameID)).map { state.pending[$0] }
             state.pending = []
+            state.pendingUrgent = false
+            state.openBatches += group.count
             return group
         }
     }
 
-    /// Whether the open transaction (which holds `batches`) takes another group before `closes`:
-    /// waits for a batch to arrive (and for the interval after the last group) while the window
-    /// is open. False when the window closes, when the transaction holds `windowBatches` (under
-    /// load the fsync is shared enough: more would only wait longer), or when the moves waiting
-    /// reach half of what may wait (the commit then makes room rather than gather more).
-    private func more(before closes: ContinuousClock.Instant, holding batches: Int) async -> Bool {
-        guard window > .zero, batches < Self.windowBatches else { return false }
+    /// Whether the open transaction takes another group before it commits. While the window is
+    /// open it waits for an urgent batch (taken at once, after the interval since the last
+    /// group) or for `windowBatches` to gather. When the window closes, when enough have
+    /// gathered (under load the fsync is shared enough: more would only wait longer) or when the
+    /// moves waiting reach half of what may wait (the commit then makes room), whatever waits
+    /// goes in one last group (`last`).
+    private func more(before closes: ContinuousClock.Instant, last: inout Bool) async -> Bool {
+        guard window > .zero, !last else { return false }
         while true {
             enum Next {
                 case take, close
@@ -181,30 +201,36 @@ final class CommitQueue: Sendable {
             }
             let now = ContinuousClock.now
             let next = state.withLock { state -> Next in
-                if now >= closes || state.waitingMoves * 2 >= maximumWaitingMoves { return .close }
-                guard !state.pending.isEmpty else { return .sleep }
+                if now >= closes || state.waitingMoves * 2 >= maximumWaitingMoves || state.openBatches >= Self.windowBatches {
+                    return .close
+                }
+                guard state.enoughToGo else { return .sleep }
+                if state.openBatches + state.pending.count >= Self.windowBatches { return .close }
                 let due = state.lastStart.map { $0 + interval } ?? now
                 return due <= now ? .take : .pace(min(due, closes))
             }
             switch next {
             case .take: return true
-            case .close: return false
+            case .close:
+                last = true
+                return state.withLock { !$0.pending.isEmpty }
             case let .pace(until): await waitUntil(until)
             case .sleep: park(until: closes)
             }
         }
     }
 
-    /// Blocks the writer's own thread (the window is only open where the database has one)
-    /// until a batch arrives or `closes`. Nothing else runs there meanwhile: every other write
-    /// waits for this transaction anyway.
+    /// Blocks the writer's own thread (a window is only kept where the database has one) until
+    /// it should go on (`State.enoughToGo`) or `closes`. Nothing else runs there meanwhile: every
+    /// other write waits for this transaction anyway.
     private func park(until closes: ContinuousClock.Instant) {
         let left = ContinuousClock.now.duration(to: closes).components
+        guard left.seconds > 0 || left.attoseconds > 0 else { return }
         let deadline = Date(timeIntervalSinceNow: Double(left.seconds) + Double(left.attoseconds) / 1e18)
         wakeup.lock()
         defer { wakeup.unlock() }
         while state.withLock({ state in
-            state.parked = state.pending.isEmpty
+            state.parked = !state.enoughToGo
             return state.parked
         }) {
             guard wakeup.wait(until: deadline) else { break }

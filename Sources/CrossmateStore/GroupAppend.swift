@@ -13,6 +13,9 @@ struct AppendRequest: Sendable {
     /// Told of the batch's outcome once it is checked and ordered, before its group commits
     /// (see `Store.appendMoves`).
     var ordered: (@Sendable (AppendOutcome) -> Void)? = nil
+    /// Someone hears of these moves before their commit (a relay, a hosted replica): they are
+    /// ordered as soon as they arrive, not when a commit window closes (`CommitQueue`).
+    var urgent = true
 }
 
 /// Appends a whole group of batches in a few statements, whatever its size: the group's games

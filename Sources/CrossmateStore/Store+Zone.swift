@@ -16,14 +16,16 @@ extension Store {
     /// sequences, before the group's COMMIT and its fsync: what it shows others may still be
     /// lost to a crash (the device that made the moves resends them, as it was never answered),
     /// or to a failed commit (then this throws, and what was shown must be read again). The
-    /// answer itself comes only once the moves are on disk.
+    /// answer itself comes only once the moves are on disk. With a commit window, `urgent: false`
+    /// (nobody hears of these moves before their commit) lets the batch wait for the window's
+    /// others and be ordered with them.
     public func appendMoves(
-        gameID: String, authorID: String, moves: [MoveRecord], ordered: (@Sendable (AppendOutcome) -> Void)? = nil
+        gameID: String, authorID: String, moves: [MoveRecord], urgent: Bool = true, ordered: (@Sendable (AppendOutcome) -> Void)? = nil
     ) async throws -> AppendOutcome {
         try await commits.submit(
             AppendRequest(
                 gameID: gameID, authorID: authorID, moves: moves, bodies: moves.map(\.sortedJSON), maximumMoves: maximumMovesPerGame,
-                ordered: ordered))
+                ordered: ordered, urgent: urgent))
     }
 
     /// Records a completion with the final grid, unless the game already has one; returns the

@@ -429,6 +429,39 @@ import Testing
         #expect(await store.waitingMoves == 0)
     }
 
+    /// Pushes nobody hears before their commit (`urgent: false`) are not ordered one by one as
+    /// they arrive: they wait for the window's others (here, for the fourth batch, as the window
+    /// lasts an hour) and go in one group, ordered together and committed together.
+    @Test func pushesNobodyHearsBeforeTheCommitWaitForTheWindowsOthers() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("crossmate-window-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let groups = Mutex([Int]())
+        let ordered = Mutex([String]())
+        let store = Store(
+            database: try SQLiteDatabase(path: directory.appendingPathComponent("db.sqlite").path),
+            onGroupCommit: { batches, _ in groups.withLock { $0.append(batches) } }, commitWindow: .seconds(3600))
+        try await store.migrate(now: 1)
+        let ann = try await account(store)
+        let id = try await game(store, owner: ann.author)
+        let before = groups.withLock { $0 }
+
+        var pushes: [Task<AppendOutcome, any Error>] = []
+        for (index, device) in ["a", "b", "c", "d"].enumerated() {
+            let record = move(id, device, 1)
+            let author = ann.author
+            let heard: @Sendable (AppendOutcome) -> Void = { _ in ordered.withLock { $0.append(device) } }
+            pushes.append(Task { try await store.appendMoves(gameID: id, authorID: author, moves: [record], urgent: false, ordered: heard) })
+            if index == 3 { break }
+            try await eventually("\(device)'s push waits") { await store.waitingMoves == index + 1 }
+            #expect(ordered.withLock { $0 }.isEmpty, "nothing is ordered before the window's others are there")
+            #expect(groups.withLock { $0 } == before)
+        }
+        for push in pushes { _ = try await push.value }
+        #expect(ordered.withLock { $0.sorted() } == ["a", "b", "c", "d"])
+        #expect(groups.withLock { $0 } == before + [4])
+    }
+
     /// A stored record that no longer decodes is told, never skipped: reading the game and
     /// appending to it both fail with the record named.
     @Test(arguments: Backend.available)

@@ -74,7 +74,9 @@ struct GameWrites: Sendable {
             // are ordered, before their commit; the sender is answered, and the other devices
             // poked, once it is on disk.
             let (events, sender) = (events, device.deviceID)
-            outcome = try await store.appendMoves(gameID: gameID, authorID: device.authorID, moves: candidates.map(\.record)) { ordered in
+            outcome = try await store.appendMoves(
+                gameID: gameID, authorID: device.authorID, moves: candidates.map(\.record), urgent: events.hearsBeforeCommit(gameID)
+            ) { ordered in
                 events.emit(.ordered(game: gameID, saved: ordered.saved, exceptDevice: sender))
             }
         } catch let refusal as StoreRefusal {

@@ -50,6 +50,14 @@ struct CallBackCandidate: Sendable {
 /// (the fan-out to other instances queues it).
 protocol ZoneEventSink: Sendable {
     func emit(_ event: ZoneEvent)
+    /// Whether anyone here hears of `game`'s moves once they are ordered, before their commit
+    /// (a socket that takes relays, a hosted browser replica with a viewer): then a push is
+    /// ordered at once rather than with the rest of a commit window.
+    func hearsBeforeCommit(_ game: String) -> Bool
+}
+
+extension ZoneEventSink {
+    func hearsBeforeCommit(_ game: String) -> Bool { true }
 }
 
 /// The rules the write path holds every write to, beside the store's.
@@ -138,6 +146,10 @@ final class ZoneEventRouter: ZoneEventSink {
     /// The hosted browser replicas hear of moves from now on.
     func attach(_ host: BrowserHost) {
         browsers.withLock { $0.host = host }
+    }
+
+    func hearsBeforeCommit(_ game: String) -> Bool {
+        hub.takesRelays(game) || browsers.withLock({ $0.host })?.isViewed(game) == true
     }
 
     func emit(_ event: ZoneEvent) {

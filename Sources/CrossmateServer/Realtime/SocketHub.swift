@@ -156,6 +156,11 @@ final class SocketHub: Sendable {
         }
     }
 
+    /// Whether a socket here that takes relays watches `game`.
+    func takesRelays(_ game: String) -> Bool {
+        state.withLock { state in (state.byGame[game] ?? []).contains { state.connections[$0]?.relays == true } }
+    }
+
     /// The socket takes relays from now on.
     func takeRelays(_ id: Int) {
         state.withLock { $0.connections[id]?.relays = true }
