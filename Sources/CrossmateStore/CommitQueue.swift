@@ -221,8 +221,9 @@ final class CommitQueue: Sendable {
     }
 
     /// Blocks the writer's own thread (a window is only kept where the database has one) until
-    /// it should go on (`State.enoughToGo`) or `closes`. Nothing else runs there meanwhile: every
-    /// other write waits for this transaction anyway.
+    /// it should go on (`State.enoughToGo`) or `closes`. Nothing else runs there meanwhile: other
+    /// writes (a new game, a presence) wait at most the window, as they would behind the open
+    /// transaction anyway.
     private func park(until closes: ContinuousClock.Instant) {
         let left = ContinuousClock.now.duration(to: closes).components
         guard left.seconds > 0 || left.attoseconds > 0 else { return }
