@@ -393,73 +393,71 @@ import Testing
         #expect(groups.withLock { $0 } == [1, 3])
     }
 
-    /// With a commit window, a transaction stays open for the pushes that follow its first: each
-    /// is ordered (and so relayed) as it arrives, none is answered before their one COMMIT, and
-    /// the fourth closes the window at once (an hour here, so only the batches close it).
-    @Test func aCommitWindowOrdersEachPushAtOnceAndCommitsThemTogether() async throws {
+    /// What a store with a commit window did: the batches of each group commit, and the pushes
+    /// (by device) in the order they were ordered.
+    final class WindowLog: Sendable {
+        let groups = Mutex([Int]())
+        let ordered = Mutex([String]())
+    }
+
+    /// Pushes one move by each of `devices` into a fresh game on a store whose commit window
+    /// lasts an hour (so only the batches close it); after each but the last, `between` looks at
+    /// the store and the log (and the group commits the setup made). Returns the pushes' outcomes and the log, less the game's setup.
+    func windowedPushes(
+        _ devices: [String], urgent: Bool, between: (Store, WindowLog, _ before: [Int], _ index: Int, _ device: String) async throws -> Void
+    ) async throws -> ([AppendOutcome], WindowLog, before: [Int]) {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("crossmate-window-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
-        let groups = Mutex([Int]())
-        let ordered = Mutex([String]())
+        let log = WindowLog()
         let store = Store(
             database: try SQLiteDatabase(path: directory.appendingPathComponent("db.sqlite").path),
-            onGroupCommit: { batches, _ in groups.withLock { $0.append(batches) } }, commitWindow: .seconds(3600))
+            onGroupCommit: { batches, _ in log.groups.withLock { $0.append(batches) } }, commitWindow: .seconds(3600))
         try await store.migrate(now: 1)
         let ann = try await account(store)
         let id = try await game(store, owner: ann.author)
-        let before = groups.withLock { $0 }
-
+        let before = log.groups.withLock { $0 }
         var pushes: [Task<AppendOutcome, any Error>] = []
-        for device in ["a", "b", "c", "d"] {
+        for (index, device) in devices.enumerated() {
             let record = move(id, device, 1)
             let author = ann.author
-            let heard: @Sendable (AppendOutcome) -> Void = { _ in ordered.withLock { $0.append(device) } }
-            pushes.append(Task { try await store.appendMoves(gameID: id, authorID: author, moves: [record], ordered: heard) })
-            if device == "d" { break }
-            try await eventually("\(device)'s push is ordered") { ordered.withLock { $0.last } == device }
-            #expect(groups.withLock { $0 } == before, "nothing commits while the window is open")
-            #expect(await store.waitingMoves == ordered.withLock(\.count))
+            let heard: @Sendable (AppendOutcome) -> Void = { _ in log.ordered.withLock { $0.append(device) } }
+            pushes.append(Task { try await store.appendMoves(gameID: id, authorID: author, moves: [record], urgent: urgent, ordered: heard) })
+            if index < devices.count - 1 { try await between(store, log, before, index, device) }
         }
-        var sequences: [Int64] = []
-        for push in pushes { sequences += try await push.value.saved.map(\.sequence) }
-        #expect(ordered.withLock { $0 } == ["a", "b", "c", "d"])
-        #expect(groups.withLock { $0 } == before + [4])
-        #expect(sequences == sequences.sorted() && Set(sequences).count == 4)
+        var outcomes: [AppendOutcome] = []
+        for push in pushes { outcomes.append(try await push.value) }
         #expect(await store.waitingMoves == 0)
+        return (outcomes, log, before)
+    }
+
+    /// With a commit window, a transaction stays open for the pushes that follow its first: each
+    /// is ordered (and so relayed) as it arrives, none is answered before their one COMMIT, and
+    /// the fourth closes the window at once.
+    @Test func aCommitWindowOrdersEachPushAtOnceAndCommitsThemTogether() async throws {
+        let (outcomes, log, before) = try await windowedPushes(["a", "b", "c", "d"], urgent: true) { store, log, before, _, device in
+            try await eventually("\(device)'s push is ordered") { log.ordered.withLock { $0.last } == device }
+            #expect(log.groups.withLock { $0 } == before, "nothing commits while the window is open")
+            #expect(await store.waitingMoves == log.ordered.withLock(\.count))
+        }
+        let sequences = outcomes.flatMap { $0.saved.map(\.sequence) }
+        #expect(log.ordered.withLock { $0 } == ["a", "b", "c", "d"])
+        #expect(log.groups.withLock { $0 } == before + [4])
+        #expect(sequences == sequences.sorted() && Set(sequences).count == 4)
     }
 
     /// Pushes nobody hears before their commit (`urgent: false`) are not ordered one by one as
-    /// they arrive: they wait for the window's others (here, for the fourth batch, as the window
-    /// lasts an hour) and go in one group, ordered together and committed together.
+    /// they arrive: they wait for the window's others (here, for the fourth batch) and go in one
+    /// group, ordered together and committed together.
     @Test func pushesNobodyHearsBeforeTheCommitWaitForTheWindowsOthers() async throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("crossmate-window-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let groups = Mutex([Int]())
-        let ordered = Mutex([String]())
-        let store = Store(
-            database: try SQLiteDatabase(path: directory.appendingPathComponent("db.sqlite").path),
-            onGroupCommit: { batches, _ in groups.withLock { $0.append(batches) } }, commitWindow: .seconds(3600))
-        try await store.migrate(now: 1)
-        let ann = try await account(store)
-        let id = try await game(store, owner: ann.author)
-        let before = groups.withLock { $0 }
-
-        var pushes: [Task<AppendOutcome, any Error>] = []
-        for (index, device) in ["a", "b", "c", "d"].enumerated() {
-            let record = move(id, device, 1)
-            let author = ann.author
-            let heard: @Sendable (AppendOutcome) -> Void = { _ in ordered.withLock { $0.append(device) } }
-            pushes.append(Task { try await store.appendMoves(gameID: id, authorID: author, moves: [record], urgent: false, ordered: heard) })
-            if index == 3 { break }
+        let (outcomes, log, before) = try await windowedPushes(["a", "b", "c", "d"], urgent: false) { store, log, before, index, device in
             try await eventually("\(device)'s push waits") { await store.waitingMoves == index + 1 }
-            #expect(ordered.withLock { $0 }.isEmpty, "nothing is ordered before the window's others are there")
-            #expect(groups.withLock { $0 } == before)
+            #expect(log.ordered.withLock { $0 }.isEmpty, "nothing is ordered before the window's others are there")
+            #expect(log.groups.withLock { $0 } == before)
         }
-        for push in pushes { _ = try await push.value }
-        #expect(ordered.withLock { $0.sorted() } == ["a", "b", "c", "d"])
-        #expect(groups.withLock { $0 } == before + [4])
+        #expect(outcomes.flatMap(\.results).map(\.status) == [.saved, .saved, .saved, .saved])
+        #expect(log.ordered.withLock { $0.sorted() } == ["a", "b", "c", "d"])
+        #expect(log.groups.withLock { $0 } == before + [4])
     }
 
     /// A stored record that no longer decodes is told, never skipped: reading the game and
