@@ -43,11 +43,11 @@ public struct ServerConfiguration: Sendable {
     /// the writer is free (the lowest latency); a millisecond or two gathers more pushes into each
     /// transaction and fsync, for less CPU per move (see BENCHMARKS.md).
     public var commitInterval = Duration.zero
-    /// How long a group commit's transaction stays open for more pushes (`Store.init`; SQLite
-    /// only). Pushes in it are relayed at once and acknowledged at its COMMIT: ten milliseconds
-    /// lets a lightly loaded server share each fsync among a few pushes (a fifth less CPU per
-    /// move with 100 devices typing, see BENCHMARKS.md) while every screen still sees each move
-    /// as soon as it is ordered.
+    /// How long a group commit's transaction gathers pushes (`Store.init`; SQLite only). A push
+    /// someone hears before its commit is still relayed the moment it arrives; every push is
+    /// acknowledged at the COMMIT. Ten milliseconds lets a lightly loaded server share each fsync
+    /// among a few pushes (a quarter less CPU per keystroke with 100 devices typing, see
+    /// BENCHMARKS.md) and no screen sees a move later.
     public var commitWindow = Duration.milliseconds(10)
     /// For crash tests only: the group commit of moves with this number (1 is the first) stops
     /// just before its COMMIT, after its moves were relayed to hosted browser replicas, and never

@@ -26,10 +26,10 @@ public final class Store: Sendable {
     /// `commitInterval`: the least time from one group commit's start to the next (zero: a group
     /// starts as soon as the one before it ends). A longer interval gathers more pushes into each
     /// transaction and its fsync, for less CPU and a later acknowledgement (BENCHMARKS.md).
-    /// `commitWindow`: how long a group commit's transaction stays open for the pushes that
-    /// arrive after its first group (zero: it commits at once); they are checked, ordered and
-    /// relayed as they come and share its COMMIT and fsync, so only their acknowledgement waits.
-    /// `commitWait` sleeps until the interval is over (and until a window closes) (a test may hold the group back instead).
+    /// `commitWindow`: how long a group commit's transaction gathers pushes (zero: it commits at
+    /// once; only with a database that has a writer thread of its own, SQLite): they share its
+    /// COMMIT and fsync, so only their acknowledgement waits (see `CommitQueue`).
+    /// `commitWait` sleeps until the interval is over (a test may hold the group back instead).
     /// `beforeCommit` runs in each group commit's transaction once its moves were relayed, just
     /// before COMMIT (where a crash test stops the process). A game takes at most
     /// `maximumMovesPerGame` moves; those past it are rejected.

@@ -167,12 +167,12 @@ final class BrowserHost: Sendable {
         }
     }
 
-    /// The game's replicas somebody views, with their viewers.
     /// Whether a replica of the game here has a viewer.
     func isViewed(_ gameID: String) -> Bool {
         hosted.withLock { $0[gameID]?.values.contains { !$0.viewers.isEmpty } ?? false }
     }
 
+    /// The game's replicas somebody views, with their viewers.
     private func viewed(_ gameID: String) -> [(BrowserGame, Set<Int>)] {
         hosted.withLock { $0[gameID]?.values.filter { !$0.viewers.isEmpty }.map { ($0.game, $0.viewers) } ?? [] }
     }
