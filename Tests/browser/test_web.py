@@ -954,6 +954,21 @@ class WebAppTests(unittest.TestCase):
         ana.screenshot("phone-sheet-chat")
         driver.find_element(By.CSS_SELECTOR, '[data-sheet="chat"] [data-sheet-close]').click()
         until("closed again", lambda: shown() == [])
+        # The clue sheet opens at the cursor's clue, however far down the lists it is, and
+        # scrolls only itself.
+        driver.find_element(By.CSS_SELECTOR, "[data-clues-button]").click()
+        until("the clue lists again", lambda: shown() == ["clues"])
+        last = driver.execute_script("const items = document.querySelectorAll('[data-sheet=\"clues\"] [data-clue$=\"-down\"]'); return items[items.length - 1].dataset.clue")
+        driver.find_element(By.CSS_SELECTOR, f'[data-sheet="clues"] [data-clue="{last}"]').click()
+        until("back to the grid", lambda: shown() == [])
+        driver.find_element(By.CSS_SELECTOR, "[data-clues-button]").click()
+        until("the clue lists once more", lambda: shown() == ["clues"])
+        in_view = f"""const body = document.querySelector('[data-sheet="clues"] .sheet-body').getBoundingClientRect();
+            const item = document.querySelector('[data-sheet="clues"] [data-clue="{last}"]').getBoundingClientRect();
+            return body.height > 0 && item.top >= body.top && item.bottom <= body.bottom"""
+        until(f"{last} in view in the sheet", lambda: driver.execute_script(in_view))
+        self.assertEqual(driver.execute_script("return document.scrollingElement.scrollTop"), 0, "the page itself never scrolls")
+        ana.screenshot("phone-sheet-clues-at-cursor")
 
     def test_the_connection_label_keeps_its_place(self):
         """Offline, and reconnecting with 99 letters unsent, the label says so in its own place:

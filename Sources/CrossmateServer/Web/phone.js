@@ -5,6 +5,7 @@
 // line between them is drawn at any device pixel ratio.
 
 import { el } from "./dom.js";
+import { clueID } from "./keys.js";
 
 /** Builds the page's section for `view` (a GameView) from the parts it built. */
 export function buildPhoneGame(view, { tools, lists, infoParts }) {
@@ -91,8 +92,16 @@ export function openSheet(view, name) {
   view.openSheetName = name;
   const node = view.sheets.get(name);
   node.querySelector(".sheet-body").scrollTop = 0;
-  if (name === "clues") view.clueItems.get(`${view.cursorClue?.() ?? ""}`)?.item.scrollIntoView({ block: "center" });
+  if (name === "clues") showCurrentClue(view, node.querySelector(".sheet-body"));
   if (name !== "chat") node.querySelector("[data-sheet-close]").focus({ preventScroll: true });
+}
+
+/** Scrolls the clue sheet (only the sheet, never the page) to the clue the cursor is in. */
+function showCurrentClue(view, body) {
+  const word = view.board.clue(view.cursor, view.cursor.direction);
+  const item = word && view.clueItems.get(clueID(word.number, word.direction))?.item;
+  if (!item) return;
+  body.scrollTop += item.getBoundingClientRect().top - body.getBoundingClientRect().top - body.clientHeight / 3;
 }
 
 /** Closes the open sheet: back to the grid, which has the keys again. */
