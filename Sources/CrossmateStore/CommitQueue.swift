@@ -201,11 +201,12 @@ final class CommitQueue: Sendable {
             }
             let now = ContinuousClock.now
             let next = state.withLock { state -> Next in
-                if now >= closes || state.waitingMoves * 2 >= maximumWaitingMoves || state.openBatches >= Self.windowBatches {
+                if now >= closes || state.waitingMoves * 2 >= maximumWaitingMoves
+                    || state.openBatches + state.pending.count >= Self.windowBatches
+                {
                     return .close
                 }
-                guard state.enoughToGo else { return .sleep }
-                if state.openBatches + state.pending.count >= Self.windowBatches { return .close }
+                guard state.pendingUrgent else { return .sleep }
                 let due = state.lastStart.map { $0 + interval } ?? now
                 return due <= now ? .take : .pace(min(due, closes))
             }

@@ -101,18 +101,15 @@ struct Serve: AsyncParsableCommand {
             }
             configuration.browserReplicaGraceMillis = seconds * 1000
         }
-        if let text = environment["CROSSMATE_COMMIT_INTERVAL_MS"] {
+        func commitMilliseconds(_ name: String) throws -> Duration? {
+            guard let text = environment[name] else { return nil }
             guard let millis = Double(text), (0...100).contains(millis) else {
-                throw ValidationError("CROSSMATE_COMMIT_INTERVAL_MS must be 0 to 100 (milliseconds), not \(text)")
+                throw ValidationError("\(name) must be 0 to 100 (milliseconds), not \(text)")
             }
-            configuration.commitInterval = .microseconds(Int64(millis * 1000))
+            return .microseconds(Int64(millis * 1000))
         }
-        if let text = environment["CROSSMATE_COMMIT_WINDOW_MS"] {
-            guard let millis = Double(text), (0...100).contains(millis) else {
-                throw ValidationError("CROSSMATE_COMMIT_WINDOW_MS must be 0 to 100 (milliseconds), not \(text)")
-            }
-            configuration.commitWindow = .microseconds(Int64(millis * 1000))
-        }
+        configuration.commitInterval = try commitMilliseconds("CROSSMATE_COMMIT_INTERVAL_MS") ?? configuration.commitInterval
+        configuration.commitWindow = try commitMilliseconds("CROSSMATE_COMMIT_WINDOW_MS") ?? configuration.commitWindow
         // For crash tests, with SQLite (not listed in the help): see `ServerConfiguration.holdGroupCommit`.
         if let text = environment["CROSSMATE_TEST_HOLD_GROUP_COMMIT"] {
             guard let number = Int(text), number >= 1 else {

@@ -75,7 +75,8 @@ struct GameWrites: Sendable {
             // poked, once it is on disk.
             let (events, sender) = (events, device.deviceID)
             outcome = try await store.appendMoves(
-                gameID: gameID, authorID: device.authorID, moves: candidates.map(\.record), urgent: events.hearsBeforeCommit(gameID)
+                gameID: gameID, authorID: device.authorID, moves: candidates.map(\.record),
+                urgent: events.hearsBeforeCommit(gameID, exceptDevice: sender)
             ) { ordered in
                 events.emit(.ordered(game: gameID, saved: ordered.saved, exceptDevice: sender))
             }

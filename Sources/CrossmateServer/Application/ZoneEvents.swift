@@ -50,14 +50,14 @@ struct CallBackCandidate: Sendable {
 /// (the fan-out to other instances queues it).
 protocol ZoneEventSink: Sendable {
     func emit(_ event: ZoneEvent)
-    /// Whether anyone here hears of `game`'s moves once they are ordered, before their commit
-    /// (a socket that takes relays, a hosted browser replica with a viewer): then a push is
-    /// ordered at once rather than with the rest of a commit window.
-    func hearsBeforeCommit(_ game: String) -> Bool
+    /// Whether anyone here but `deviceID` hears of `game`'s moves once they are ordered, before
+    /// their commit (a socket that takes relays, a hosted browser replica with a viewer): then
+    /// `deviceID`'s push is ordered at once rather than with the rest of a commit window.
+    func hearsBeforeCommit(_ game: String, exceptDevice deviceID: String) -> Bool
 }
 
 extension ZoneEventSink {
-    func hearsBeforeCommit(_ game: String) -> Bool { true }
+    func hearsBeforeCommit(_ game: String, exceptDevice deviceID: String) -> Bool { true }
 }
 
 /// The rules the write path holds every write to, beside the store's.
@@ -148,8 +148,8 @@ final class ZoneEventRouter: ZoneEventSink {
         browsers.withLock { $0.host = host }
     }
 
-    func hearsBeforeCommit(_ game: String) -> Bool {
-        hub.takesRelays(game) || browsers.withLock({ $0.host })?.isViewed(game) == true
+    func hearsBeforeCommit(_ game: String, exceptDevice deviceID: String) -> Bool {
+        hub.takesRelays(game, exceptDevice: deviceID) || browsers.withLock({ $0.host })?.isViewed(game) == true
     }
 
     func emit(_ event: ZoneEvent) {

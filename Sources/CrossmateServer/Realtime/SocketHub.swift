@@ -156,9 +156,9 @@ final class SocketHub: Sendable {
         }
     }
 
-    /// Whether a socket here that takes relays watches `game`.
-    func takesRelays(_ game: String) -> Bool {
-        state.withLock { state in (state.byGame[game] ?? []).contains { state.connections[$0]?.relays == true } }
+    /// Whether `relay` would send `game`'s moves from `deviceID` to any socket here.
+    func takesRelays(_ game: String, exceptDevice deviceID: String) -> Bool {
+        state.withLock { $0.listeners(of: game, exceptDevice: deviceID, moves: true).contains { $0.connection.relays } }
     }
 
     /// The socket takes relays from now on.
