@@ -100,4 +100,16 @@ import Testing
             #expect(said.contains(words), "\(said)")
         }
     }
+
+    /// A commit interval or window out of range (or not a number) stops the server, naming the
+    /// variable, its range and what it was given.
+    @Test func aBadCommitIntervalOrWindowStopsTheServerWithAReason() throws {
+        for (name, value) in [("CROSSMATE_COMMIT_WINDOW_MS", "500"), ("CROSSMATE_COMMIT_INTERVAL_MS", "soon"), ("CROSSMATE_COMMIT_WINDOW_MS", "-1")] {
+            let directory = try TemporaryDirectory("crossmate-commit")
+            defer { directory.remove() }
+            let (status, _, said) = try runCrossmate(["serve", "--port", "0", "--data", directory.path], environment: [name: value])
+            #expect(status != 0)
+            #expect(said.contains("\(name) must be 0 to 100 (milliseconds), not \(value)"), "\(said)")
+        }
+    }
 }
