@@ -55,18 +55,10 @@ public final class SQLiteDatabase: SQLDatabase {
         try Self.blockingWrite(pool) { db in try db.execute(sql: "PRAGMA synchronous = FULL; PRAGMA temp_store = MEMORY") }
         self.path = path
         let checkpointer = try DatabaseQueue(path: path)
-        let commits = CommitCount()
-        self.commits = commits
         checkpoints = Task.detached {
-            var last = (commits: 0, at: ContinuousClock.now)
             while !Task.isCancelled {
                 try? await Task.sleep(for: Self.checkpointInterval)
                 guard !Task.isCancelled else { break }  // closing: no checkpoint to run
-                let now = (commits: commits.value.load(ordering: .relaxed), at: ContinuousClock.now)
-                guard now.commits != last.commits,
-                    now.commits - last.commits >= Self.checkpointCommits || last.at.duration(to: now.at) >= Self.quietCheckpointInterval
-                else { continue }
-                last = now
                 do {
                     _ = try await checkpointer.writeWithoutTransaction { db in try db.checkpoint(.passive) }
                 } catch is CancellationError {
@@ -89,20 +81,8 @@ public final class SQLiteDatabase: SQLDatabase {
     /// Four times a second saved a few percent of the CPU with 100 devices typing (a checkpoint
     /// copies each page once however many commits rewrote it) but put 2,000 devices' p99 from
     /// 17–20 ms to 22–25 ms: each checkpoint's bigger burst of writes delayed commits' syncs.
-    ///
-    /// A checkpoint syncs the database file however little it copies, so under a light load it
-    /// waits for `checkpointCommits` transactions, or `quietCheckpointInterval`: 100 devices
-    /// typing checkpointed twenty times a second, a sync for every four or five commits.
     private let checkpoints: Task<Void, Never>
     static let checkpointInterval = Duration.milliseconds(50)
-    static let checkpointCommits = 25
-    static let quietCheckpointInterval = Duration.seconds(1)
-    /// Transactions begun on the writer, for the checkpoints' pace.
-    private let commits: CommitCount
-
-    private final class CommitCount: Sendable {
-        let value = Atomic<Int>(0)
-    }
     /// Page cache per connection.
     static let cacheKilobytes = 32 * 1024
     /// The commit that takes the log past this many pages (32 MB) checkpoints it and lets the
@@ -118,8 +98,7 @@ public final class SQLiteDatabase: SQLDatabase {
     public func transaction<T: Sendable>(_ body: @escaping @Sendable (any SQLConnection) async throws -> T) async throws -> T {
         // An unstructured task: a cancelled request must not stop a transaction halfway and leave
         // the writer connection inside it. It runs on the writer thread.
-        commits.value.add(1, ordering: .relaxed)
-        return try await Task(executorPreference: writer) { [pool, gate] in
+        try await Task(executorPreference: writer) { [pool, gate] in
             await gate.enter()
             let connection = Writer(pool: pool)
             // BEGIN travels with the transaction's first query.
