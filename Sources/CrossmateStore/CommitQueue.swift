@@ -48,8 +48,11 @@ final class CommitQueue: Sendable {
     /// How long a transaction stays open after its first group, taking the groups that arrive
     /// meanwhile into its one COMMIT (`Store.init`).
     private let window: Duration
-    /// The batches past which a transaction stops gathering (see `more`).
-    static let windowBatches = 4
+    /// The batches past which a transaction stops gathering (see `more`). At 2,000 devices
+    /// (4,000 pushes a second) sixteen close a window in 4 ms: 400 commits a second became about
+    /// 150, for 10 % less of the server's CPU a keystroke and the same p99 (15–17 ms against
+    /// 11–22 ms with four, alternating runs), 2 ms more at the median.
+    static let windowBatches = 16
     /// Signalled when a batch arrives for a parked transaction.
     private let wakeup = NSCondition()
     /// Waits until the next group may start (a sleep; a test may hold it instead).
@@ -97,9 +100,12 @@ final class CommitQueue: Sendable {
             // A writer waiting for more goes on now.
             case let .queued(wake):
                 if wake {
+                    // Taking the lock once makes sure a writer that saw no reason to go on is
+                    // already waiting; signalled after unlocking, so that it does not wake only to
+                    // block on the lock still held here.
                     wakeup.lock()
-                    wakeup.signal()
                     wakeup.unlock()
+                    wakeup.signal()
                 }
             // On the thread the transactions run on, when the database has one.
             case .drainNow: Task(executorPreference: database.commitExecutor) { await self.drain() }

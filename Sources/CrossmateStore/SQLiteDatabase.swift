@@ -21,9 +21,9 @@ import Synchronization
 public final class SQLiteDatabase: SQLDatabase {
     private let pool: DatabasePool
     private let gate = WriteGate()
-    private let writer = DatabaseThreads(name: "crossmate-sqlite-writer")
-    private let readers = DatabaseThreads(name: "crossmate-sqlite-reader", count: 2)
-    private let historyReader = DatabaseThreads(name: "crossmate-sqlite-history")
+    private let writer = DatabaseThreads(name: "sqlite-writer")
+    private let readers = DatabaseThreads(name: "sqlite-read", count: 2)
+    private let historyReader = DatabaseThreads(name: "sqlite-history")
     public let path: String
 
     /// `logPages`: how long the write-ahead log may grow before a commit checkpoints it (see
@@ -39,8 +39,6 @@ public final class SQLiteDatabase: SQLDatabase {
             // Pages read from the file cost a system call each; a game's rows are spread over
             // the file, so the default 2 MB cache missed often under load.
             try db.execute(sql: "PRAGMA cache_size = -\(SQLiteDatabase.cacheKilobytes)")
-            // Most checkpointing happens beside the writer (see `checkpoints`).
-            try db.execute(sql: "PRAGMA wal_autocheckpoint = \(logPages)")
         }
         pool = try DatabasePool(path: path, configuration: configuration)
         // Set here, not in `prepareDatabase`: GRDB switches the writer to WAL after preparing it
@@ -52,24 +50,15 @@ public final class SQLiteDatabase: SQLDatabase {
         // commit in three created, wrote and deleted a file (4 % of the server's CPU in a
         // profile). The writer keeps its temporary files in memory; a group is bounded (the
         // commit queue's waiting moves), and so is what its statements journal.
-        try Self.blockingWrite(pool) { db in try db.execute(sql: "PRAGMA synchronous = FULL; PRAGMA temp_store = MEMORY") }
-        self.path = path
-        let checkpointer = try DatabaseQueue(path: path)
-        checkpoints = Task.detached {
-            while !Task.isCancelled {
-                try? await Task.sleep(for: Self.checkpointInterval)
-                guard !Task.isCancelled else { break }  // closing: no checkpoint to run
-                do {
-                    _ = try await checkpointer.writeWithoutTransaction { db in try db.checkpoint(.passive) }
-                } catch is CancellationError {
-                    break
-                } catch {
-                    // The log then grows until a later checkpoint succeeds; nothing is lost.
-                    logger.warning("SQLite checkpoint failed", metadata: ["error": "\(error)"])
-                }
-            }
-            try? checkpointer.close()
+        let frames = LogFrames(logPages: logPages)
+        try Self.blockingWrite(pool) { db in
+            try db.execute(sql: "PRAGMA synchronous = FULL; PRAGMA temp_store = MEMORY")
+            // Most checkpointing happens beside the writer (see `checkpointer`).
+            frames.install(on: db)
         }
+        self.frames = frames
+        self.path = path
+        checkpointer = try LogCheckpointer(path: path, frames: frames, logger: logger)
     }
 
     /// SQLite's own checkpoints run in the connection that commits, so an acknowledged write
@@ -81,8 +70,9 @@ public final class SQLiteDatabase: SQLDatabase {
     /// Four times a second saved a few percent of the CPU with 100 devices typing (a checkpoint
     /// copies each page once however many commits rewrote it) but put 2,000 devices' p99 from
     /// 17–20 ms to 22–25 ms: each checkpoint's bigger burst of writes delayed commits' syncs.
-    private let checkpoints: Task<Void, Never>
-    static let checkpointInterval = Duration.milliseconds(50)
+    private let checkpointer: LogCheckpointer
+    /// Counts the log's frames for `checkpointer` (the writer connection's log hook).
+    private let frames: LogFrames
     /// Page cache per connection.
     static let cacheKilobytes = 32 * 1024
     /// The commit that takes the log past this many pages (32 MB) checkpoints it and lets the
@@ -126,8 +116,7 @@ public final class SQLiteDatabase: SQLDatabase {
     }
 
     public func close() async throws {
-        checkpoints.cancel()
-        await checkpoints.value
+        await checkpointer.stop()
         writer.stop()
         readers.stop()
         historyReader.stop()

@@ -50,6 +50,9 @@ public final class Store: Sendable {
     /// The moves a game takes at most (`Limits.maximumMovesPerGame`).
     public let maximumMovesPerGame: Int
 
+    /// The pushes that close a commit window before its time is up.
+    public static var commitWindowBatches: Int { CommitQueue.windowBatches }
+
     /// Moves submitted and not yet committed or refused.
     public var waitingMoves: Int { get async { commits.waitingMoves } }
 

@@ -431,33 +431,36 @@ import Testing
         return (outcomes, log, before)
     }
 
+    /// Devices enough to close a commit window by their pushes alone.
+    var windowFull: [String] { (1...Store.commitWindowBatches).map { "d\($0)" } }
+
     /// With a commit window, a transaction stays open for the pushes that follow its first: each
     /// is ordered (and so relayed) as it arrives, none is answered before their one COMMIT, and
-    /// the fourth closes the window at once.
+    /// the last the window takes (`Store.commitWindowBatches`) closes it at once.
     @Test func aCommitWindowOrdersEachPushAtOnceAndCommitsThemTogether() async throws {
-        let (outcomes, log, before) = try await windowedPushes(["a", "b", "c", "d"], urgent: true) { store, log, before, _, device in
+        let (outcomes, log, before) = try await windowedPushes(windowFull, urgent: true) { store, log, before, _, device in
             try await eventually("\(device)'s push is ordered") { log.ordered.withLock { $0.last } == device }
             #expect(log.groups.withLock { $0 } == before, "nothing commits while the window is open")
             #expect(await store.waitingMoves == log.ordered.withLock(\.count))
         }
         let sequences = outcomes.flatMap { $0.saved.map(\.sequence) }
-        #expect(log.ordered.withLock { $0 } == ["a", "b", "c", "d"])
-        #expect(log.groups.withLock { $0 } == before + [4])
-        #expect(sequences == sequences.sorted() && Set(sequences).count == 4)
+        #expect(log.ordered.withLock { $0 } == windowFull)
+        #expect(log.groups.withLock { $0 } == before + [windowFull.count])
+        #expect(sequences == sequences.sorted() && Set(sequences).count == windowFull.count)
     }
 
     /// Pushes nobody hears before their commit (`urgent: false`) are not ordered one by one as
-    /// they arrive: they wait for the window's others (here, for the fourth batch) and go in one
-    /// group, ordered together and committed together.
+    /// they arrive: they wait for the window's others (here, for the batch that fills it) and go
+    /// in one group, ordered together and committed together.
     @Test func pushesNobodyHearsBeforeTheCommitWaitForTheWindowsOthers() async throws {
-        let (outcomes, log, before) = try await windowedPushes(["a", "b", "c", "d"], urgent: false) { store, log, before, index, device in
+        let (outcomes, log, before) = try await windowedPushes(windowFull, urgent: false) { store, log, before, index, device in
             try await eventually("\(device)'s push waits") { await store.waitingMoves == index + 1 }
             #expect(log.ordered.withLock { $0 }.isEmpty, "nothing is ordered before the window's others are there")
             #expect(log.groups.withLock { $0 } == before)
         }
-        #expect(outcomes.flatMap(\.results).map(\.status) == [.saved, .saved, .saved, .saved])
-        #expect(log.ordered.withLock { $0.sorted() } == ["a", "b", "c", "d"])
-        #expect(log.groups.withLock { $0 } == before + [4])
+        #expect(outcomes.flatMap(\.results).map(\.status) == Array(repeating: .saved, count: windowFull.count))
+        #expect(log.ordered.withLock { Set($0) } == Set(windowFull))
+        #expect(log.groups.withLock { $0 } == before + [windowFull.count])
     }
 
     /// A stored record that no longer decodes is told, never skipped: reading the game and
