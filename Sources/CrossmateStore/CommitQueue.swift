@@ -48,11 +48,12 @@ final class CommitQueue: Sendable {
     /// How long a transaction stays open after its first group, taking the groups that arrive
     /// meanwhile into its one COMMIT (`Store.init`).
     private let window: Duration
-    /// The batches past which a transaction stops gathering (see `more`). At 2,000 devices
-    /// (4,000 pushes a second) sixteen close a window in 4 ms: 400 commits a second became about
-    /// 150, for 10 % less of the server's CPU a keystroke and the same p99 (15–17 ms against
-    /// 11–22 ms with four, alternating runs), 2 ms more at the median.
-    static let windowBatches = 16
+    /// The batches past which a transaction stops gathering (see `more`). Four closed the window
+    /// within a millisecond or two under load (400 commits a second at 2,000 devices); sixteen
+    /// saved another 7 % there but waited the whole window at 500 devices (peer_bench p99 17 ms,
+    /// close to the 20 allowed). Eight, against four: 500 devices 118 → 96 µs of CPU a delivery,
+    /// p99 10 → 13 ms; 2,000 devices about 7 % less CPU a keystroke, p99 alike (alternating runs).
+    static let windowBatches = 8
     /// Signalled when a batch arrives for a parked transaction.
     private let wakeup = NSCondition()
     /// Waits until the next group may start (a sleep; a test may hold it instead).
