@@ -63,13 +63,15 @@ public final class SQLiteDatabase: SQLDatabase {
 
     /// SQLite's own checkpoints run in the connection that commits, so an acknowledged write
     /// waits while the log is copied into the database and synced, and every write queues behind
-    /// it. Here a second connection copies the log passively (it never blocks the writer) twenty
-    /// times a second, so the database keeps up with the log and the commit's checkpoint, when
-    /// the log reaches `logPages`, finds little left to copy. (Without the commit's checkpoint the
-    /// log never restarts under steady writes and grows without bound: measured at 1 GB in 30 s.)
-    /// Four times a second saved a few percent of the CPU with 100 devices typing (a checkpoint
-    /// copies each page once however many commits rewrote it) but put 2,000 devices' p99 from
-    /// 17–20 ms to 22–25 ms: each checkpoint's bigger burst of writes delayed commits' syncs.
+    /// it. Here a second connection copies the log passively (it never blocks the writer) up to
+    /// twenty times a second, as soon as a few hundred frames wait (`LogCheckpointer`), so the
+    /// database keeps up with the log and the commit's checkpoint, when the log reaches
+    /// `logPages`, finds little left to copy. (Without the commit's checkpoint the log never
+    /// restarts under steady writes and grows without bound: measured at 1 GB in 30 s.) Four
+    /// times a second whatever the load saved a few percent of the CPU with 100 devices typing (a
+    /// checkpoint copies each page once however many commits rewrote it) but put 2,000 devices'
+    /// p99 from 17–20 ms to 22–25 ms: each checkpoint's bigger burst of writes delayed commits'
+    /// syncs. Paced by frames, a light load gets the first and a heavy one keeps twenty a second.
     private let checkpointer: LogCheckpointer
     /// Counts the log's frames for `checkpointer` (the writer connection's log hook).
     private let frames: LogFrames
