@@ -73,13 +73,14 @@ struct GameWrites: Sendable {
             // This instance's browsers, and the devices that take relays, see the moves once they
             // are ordered, before their commit; the sender is answered, and the other devices
             // poked, once it is on disk.
+            // When nobody here hears before the commit, nothing is relayed: the poke after the
+            // commit tells everyone (one who starts listening meanwhile hears it there).
             let (events, sender) = (events, device.deviceID)
+            let urgent = events.hearsBeforeCommit(gameID, exceptDevice: sender)
+            var relay: (@Sendable (AppendOutcome) -> Void)?
+            if urgent { relay = { ordered in events.emit(.ordered(game: gameID, saved: ordered.saved, exceptDevice: sender)) } }
             outcome = try await store.appendMoves(
-                gameID: gameID, authorID: device.authorID, moves: candidates.map(\.record),
-                urgent: events.hearsBeforeCommit(gameID, exceptDevice: sender)
-            ) { ordered in
-                events.emit(.ordered(game: gameID, saved: ordered.saved, exceptDevice: sender))
-            }
+                gameID: gameID, authorID: device.authorID, moves: candidates.map(\.record), urgent: urgent, ordered: relay)
         } catch let refusal as StoreRefusal {
             throw refusal.apiError
         } catch {
