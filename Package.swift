@@ -120,7 +120,10 @@ let package = Package(
             resources: [.copy("Fixtures")]
         ),
         .testTarget(name: "CrossmateProtocolTests", dependencies: ["CrossmateProtocol"]),
-        .testTarget(name: "CrossmateStoreTests", dependencies: ["CrossmateStore"]),
+        .testTarget(
+            name: "CrossmateStoreTests",
+            // SQLite's own calls, to read the database file without its write-ahead log.
+            dependencies: ["CrossmateStore", .product(name: "GRDBSQLite", package: "GRDB.swift")]),
         // Helpers the test targets share: the real `crossmate serve` as a child process.
         .target(name: "CrossmateTestSupport", path: "Tests/CrossmateTestSupport"),
         .testTarget(

@@ -1,5 +1,6 @@
 import CrossmateStore
 import Foundation
+import GRDBSQLite
 import Logging
 
 /// The engines the shared store suite runs on: SQLite always, PostgreSQL when
@@ -50,3 +51,17 @@ func withSQLiteFile<T>(_ body: (String) async throws -> T) async throws -> T {
 }
 
 func unique(_ prefix: String) -> String { "\(prefix)-\(UUID().uuidString.prefix(12).lowercased())" }
+
+/// The moves of `game` in the SQLite database file itself, leaving out what is only in its
+/// write-ahead log (`immutable=1` opens the file alone); 0 while the file has no such table.
+func movesInDatabaseFile(_ path: String, game: String) -> Int {
+    var db: OpaquePointer?
+    defer { sqlite3_close(db) }
+    guard sqlite3_open_v2("file:\(path)?immutable=1", &db, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI, nil) == SQLITE_OK else { return 0 }
+    var statement: OpaquePointer?
+    defer { sqlite3_finalize(statement) }
+    let sql = "SELECT count(*) FROM records WHERE game_id = ? AND record_type = 'move'"
+    guard sqlite3_prepare_v2(db, sql, -1, &statement, nil) == SQLITE_OK else { return 0 }
+    sqlite3_bind_text(statement, 1, game, -1, unsafeBitCast(-1, to: sqlite3_destructor_type.self))
+    return sqlite3_step(statement) == SQLITE_ROW ? Int(sqlite3_column_int64(statement, 0)) : 0
+}

@@ -120,6 +120,26 @@ import Testing
         }
     }
 
+    /// A few moves, far fewer log frames than a checkpoint waits for under load, still reach the
+    /// database file itself within about a second (`LogCheckpointer`): the file is read with
+    /// `immutable=1`, which looks at it alone and never at the write-ahead log.
+    @Test func aLightlyWrittenLogReachesTheDatabaseFileWithinAboutASecond() async throws {
+        try await withSQLiteFile { path in
+            let database = try SQLiteDatabase(path: path)
+            let store = Store(database: database)
+            try await store.migrate(now: 1)
+            let ann = try await account(store)
+            let id = try await game(store, owner: ann.author)
+            for seq in 1...3 {
+                #expect(try await store.appendMoves(gameID: id, authorID: ann.author, moves: [move(id, ann.device, seq)]).saved.count == 1)
+            }
+            let written = ContinuousClock.now
+            try await eventually("the moves are in the database file") { movesInDatabaseFile(path, game: id) == 3 }
+            #expect(ContinuousClock.now - written < .seconds(5))
+            try await database.close()
+        }
+    }
+
     @Test(arguments: Backend.available)
     func accountsDevicesAndOneTimeLinkCodes(backend: Backend) async throws {
         try await withStore(backend) { store in
