@@ -233,9 +233,9 @@ final class CommitQueue: Sendable {
     /// writes (a new game, a presence) wait at most the window, as they would behind the open
     /// transaction anyway.
     private func park(until closes: ContinuousClock.Instant) {
-        let left = ContinuousClock.now.duration(to: closes).components
-        guard left.seconds > 0 || left.attoseconds > 0 else { return }
-        let deadline = Date(timeIntervalSinceNow: Double(left.seconds) + Double(left.attoseconds) / 1e18)
+        let left = ContinuousClock.now.duration(to: closes)
+        guard left > .zero else { return }
+        let deadline = Date(after: left)
         wakeup.lock()
         defer { wakeup.unlock() }
         while state.withLock({ state in

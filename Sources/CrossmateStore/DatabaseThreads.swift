@@ -82,6 +82,14 @@ final class DatabaseThreads: TaskExecutor, @unchecked Sendable {
     }
 }
 
+extension Date {
+    /// `duration` from now, as a condition's `wait(until:)` takes it.
+    init(after duration: Duration) {
+        let parts = duration.components
+        self.init(timeIntervalSinceNow: Double(parts.seconds) + Double(parts.attoseconds) / 1e18)
+    }
+}
+
 /// Names the calling thread as the system shows it (`top -H`, `/proc/PID/task/*/comm`, `perf`):
 /// at most 15 bytes on Linux. (`Thread.name` names it only for Foundation.)
 func nameThisThread(_ name: String) {

@@ -83,7 +83,7 @@ final class LogCheckpointer: @unchecked Sendable {
 
     /// Waits one tick; false once stopped.
     private func waitForTick() -> Bool {
-        let deadline = Date(timeIntervalSinceNow: Double(Self.tick.components.attoseconds) / 1e18 + Double(Self.tick.components.seconds))
+        let deadline = Date(after: Self.tick)
         condition.lock()
         defer { condition.unlock() }
         while !stopped {

@@ -56,7 +56,6 @@ public final class SQLiteDatabase: SQLDatabase {
             // Most checkpointing happens beside the writer (see `checkpointer`).
             frames.install(on: db)
         }
-        self.frames = frames
         self.path = path
         checkpointer = try LogCheckpointer(path: path, frames: frames, logger: logger)
     }
@@ -72,9 +71,8 @@ public final class SQLiteDatabase: SQLDatabase {
     /// checkpoint copies each page once however many commits rewrote it) but put 2,000 devices'
     /// p99 from 17–20 ms to 22–25 ms: each checkpoint's bigger burst of writes delayed commits'
     /// syncs. Paced by frames, a light load gets the first and a heavy one keeps twenty a second.
+    /// Also keeps the writer connection's log hook's `LogFrames` alive.
     private let checkpointer: LogCheckpointer
-    /// Counts the log's frames for `checkpointer` (the writer connection's log hook).
-    private let frames: LogFrames
     /// Page cache per connection.
     static let cacheKilobytes = 32 * 1024
     /// The commit that takes the log past this many pages (32 MB) checkpoints it and lets the

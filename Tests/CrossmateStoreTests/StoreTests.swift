@@ -479,7 +479,7 @@ import Testing
             #expect(log.groups.withLock { $0 } == before)
         }
         #expect(outcomes.flatMap(\.results).map(\.status) == Array(repeating: .saved, count: windowFull.count))
-        #expect(log.ordered.withLock { Set($0) } == Set(windowFull))
+        #expect(log.ordered.withLock { $0.sorted() } == windowFull.sorted())
         #expect(log.groups.withLock { $0 } == before + [windowFull.count])
     }
 
