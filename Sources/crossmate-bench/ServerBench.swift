@@ -42,6 +42,9 @@ struct ServerBench: AsyncParsableCommand {
     @Flag(help: "Print one JSON object instead of a table.")
     var json = false
 
+    @Option(help: "Write each delivery as a line 'sent-ms latency-ms' (time since typing began) to this file, to see when the tail happens.")
+    var latencyLog: String?
+
     func run() async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("crossmate-bench-\(UUID().uuidString)").path
         defer { try? FileManager.default.removeItem(atPath: directory) }
@@ -88,6 +91,8 @@ struct ServerBench: AsyncParsableCommand {
         // Typing: every device on its own schedule until the end, then a moment for the last
         // pushes and pokes to land.
         let start = ContinuousClock.now
+        let startWall = Date().timeIntervalSince1970
+        stats.begin(at: start)
         let cpuBefore = server.cpuSeconds()
         let benchCPUBefore = BenchServer.cpuSeconds(pid: ProcessInfo.processInfo.processIdentifier)
         fleet.start(until: .now() + .seconds(Int64(seconds)))
@@ -102,6 +107,11 @@ struct ServerBench: AsyncParsableCommand {
         try await deviceLoops.shutdownGracefully()
 
         let totals = stats.snapshot
+        if let latencyLog {
+            let lines = zip(totals.sentMillis, totals.latencies).map { String(format: "%.3f %.3f\n", $0, $1) }
+            try (String(format: "# typing began at %.3f (Unix seconds)\n", startWall) + lines.joined())
+                .write(toFile: latencyLog, atomically: true, encoding: .utf8)
+        }
         let latencies = totals.latencies.sorted()
         var report = Report(
             title:
@@ -187,6 +197,9 @@ final class Stats: Sendable {
     struct State {
         var sentAt: [MoveID: ContinuousClock.Instant] = [:]
         var latencies: [Double] = []
+        /// When each of `latencies` was sent, in milliseconds since typing began.
+        var sentMillis: [Double] = []
+        var began: ContinuousClock.Instant?
         var acknowledged = 0
         var failed = 0
         var pushes: [Double] = []
@@ -194,6 +207,7 @@ final class Stats: Sendable {
         var fetches = 0
     }
 
+    func begin(at instant: ContinuousClock.Instant) { state.withLock { $0.began = instant } }
     func sent(_ id: MoveID) { state.withLock { $0.sentAt[id] = .now } }
     func acknowledged(_ count: Int, roundTrip: Duration) {
         state.withLock {
@@ -210,6 +224,7 @@ final class Stats: Sendable {
         state.withLock {
             guard let sent = $0.sentAt[id] else { return }
             $0.latencies.append((now - sent).inSeconds * 1000)
+            $0.sentMillis.append($0.began.map { (sent - $0).inSeconds * 1000 } ?? 0)
         }
     }
     var snapshot: State { state.withLock { $0 } }
