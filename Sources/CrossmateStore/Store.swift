@@ -53,6 +53,9 @@ public final class Store: Sendable {
     /// The pushes that close a commit window before its time is up.
     public static var commitWindowBatches: Int { CommitQueue.windowBatches }
 
+    /// The pushes one transaction takes at most; more waiting go in the next.
+    public static var transactionBatches: Int { CommitQueue.transactionBatches }
+
     /// Moves submitted and not yet committed or refused.
     public var waitingMoves: Int { get async { commits.waitingMoves } }
 

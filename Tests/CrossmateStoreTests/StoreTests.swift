@@ -356,6 +356,47 @@ import Testing
         #expect(later.results.map(\.status) == [.saved, .saved])
     }
 
+    /// However many pushes wait (here, behind a transaction holding the writer), one transaction
+    /// takes at most `Store.transactionBatches` of them, the first to arrive; the rest go in the
+    /// next, so the first are answered without waiting for all to be written.
+    @Test func aTransactionTakesAtMostItsBatchesInArrivalOrder() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("crossmate-cap-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let groups = Mutex([Int]())
+        let store = Store(
+            database: try SQLiteDatabase(path: directory.appendingPathComponent("db.sqlite").path),
+            onGroupCommit: { batches, _ in groups.withLock { $0.append(batches) } })
+        try await store.migrate(now: 1)
+        let ann = try await account(store)
+        let id = try await game(store, owner: ann.author)
+        let before = groups.withLock { $0 }
+
+        let (entered, enteredNow) = AsyncStream<Void>.makeStream()
+        let (release, releaseNow) = AsyncStream<Void>.makeStream()
+        let holder = Task {
+            try await store.database.transaction { _ in
+                enteredNow.yield()
+                for await _ in release { break }
+            }
+        }
+        for await _ in entered { break }
+        // One at a time, so that the order they arrive in is the order they were sent.
+        let count = Store.transactionBatches + 6
+        var pushes: [Task<AppendOutcome, any Error>] = []
+        for index in 0..<count {
+            let (author, record) = (ann.author, move(id, "device-\(index)", 1))
+            pushes.append(Task { try await store.appendMoves(gameID: id, authorID: author, moves: [record]) })
+            try await eventually("push \(index) waits") { await store.waitingMoves == index + 1 }
+        }
+        releaseNow.yield()
+        try await holder.value
+        var sequences: [Int64] = []
+        for push in pushes { sequences += try await push.value.saved.map(\.sequence) }
+        #expect(groups.withLock { $0 } == before + [Store.transactionBatches, count - Store.transactionBatches])
+        #expect(sequences == sequences.sorted() && Set(sequences).count == count, "committed in the order they arrived")
+    }
+
     /// Waits (polling, up to a minute) until `condition` holds.
     func eventually(_ what: String, _ condition: () async throws -> Bool) async throws {
         let deadline = ContinuousClock.now + .seconds(60)
