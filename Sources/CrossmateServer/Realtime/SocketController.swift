@@ -84,7 +84,7 @@ struct SocketController {
     func serve(device: StoredDevice, channel: any Channel, inbound: WebSocketInboundStream) async throws {
         let unsent = configuration.socketBufferBytes
         try? await channel.setOption(ChannelOptions.writeBufferWaterMark, value: .init(low: unsent / 2, high: unsent)).get()
-        let id = hub.register(deviceID: device.deviceID, authorID: device.authorID, channel: channel)
+        let id = hub.register(deviceID: device.deviceID, authorID: device.authorID, channel: channel, writer: await FrameWriter.install(on: channel))
         metrics.connectedSockets.record(hub.count)
         let decoder = JSONDecoder()
         var ending: (any Error)?

@@ -53,7 +53,8 @@ final class SocketHub: Sendable {
         var deviceID: String
         var authorID: String
         var games: Set<String> = []
-        var channel: any Channel
+        var out: SocketOut
+        var channel: any Channel { out.channel }
         /// Games a browser has open on this socket: it hears of their changes as squares from
         /// its hosted replica, so their pokes (moves to merge) are not sent to it.
         var openInBrowser: Set<String> = []
@@ -125,10 +126,16 @@ final class SocketHub: Sendable {
 
     var count: Int { state.withLock { $0.connections.count } }
 
-    func register(deviceID: String, authorID: String, channel: any Channel) -> Int {
+    /// Where a socket's frames go: its channel, through its `FrameWriter` when it has one.
+    struct SocketOut: Sendable {
+        var channel: any Channel
+        var writer: FrameWriter?
+    }
+
+    func register(deviceID: String, authorID: String, channel: any Channel, writer: FrameWriter? = nil) -> Int {
         state.withLock {
             $0.nextID += 1
-            $0.connections[$0.nextID] = Connection(deviceID: deviceID, authorID: authorID, channel: channel)
+            $0.connections[$0.nextID] = Connection(deviceID: deviceID, authorID: authorID, out: SocketOut(channel: channel, writer: writer))
             return $0.nextID
         }
     }
@@ -171,7 +178,7 @@ final class SocketHub: Sendable {
     /// sequence as committed so far (the last poked: pokes follow commits).
     func relay(game: String, _ moves: InlineChanges, exceptDevice deviceID: String) {
         guard let last = moves.changes.last else { return }
-        let (channels, committed) = state.withLock { state -> ([any Channel], Int64) in
+        let (channels, committed) = state.withLock { state -> ([SocketOut], Int64) in
             let relayed = state.listeners(of: game, exceptDevice: deviceID, moves: true).filter(\.connection.relays)
             if !relayed.isEmpty {
                 let ids = Set(relayed.map(\.id))
@@ -179,7 +186,7 @@ final class SocketHub: Sendable {
                 // This relay carries the commit so far: those it goes to are owed no notice.
                 if let owed = state.owedNotices[game] { state.owedNotices[game] = owed.filter { !ids.contains($0.key) } }
             }
-            return (relayed.map(\.connection.channel), state.lastPoked[game] ?? 0)
+            return (relayed.map(\.connection.out), state.lastPoked[game] ?? 0)
         }
         guard !channels.isEmpty else { return }
         write(
@@ -290,7 +297,7 @@ final class SocketHub: Sendable {
     func lastPoked(_ game: String) -> Int64 { state.withLock { $0.lastPoked[game] ?? 0 } }
 
     private func poke(game: String, sequence: Int64, exceptDevice: String? = nil, inline: InlineChanges? = nil) {
-        let (channels, schedule) = state.withLock { state -> ([any Channel], (any EventLoop)?) in
+        let (channels, schedule) = state.withLock { state -> ([SocketOut], (any EventLoop)?) in
             if state.byGame[game] != nil, sequence > state.lastPoked[game, default: 0] { state.lastPoked[game] = sequence }
             // The sockets these changes were relayed to have them. Their commit comes with the
             // next relay; a socket that has been relayed nothing since is owed a notice, sent
@@ -310,7 +317,7 @@ final class SocketHub: Sendable {
                 }
             }
             let listeners = state.listeners(of: game, exceptDevice: exceptDevice, moves: true)
-            return (listeners.filter { !heard.contains($0.id) }.map(\.connection.channel), schedule)
+            return (listeners.filter { !heard.contains($0.id) }.map(\.connection.out), schedule)
         }
         // Encoded only for a socket that is to hear it: where every device took the relay, none.
         if !channels.isEmpty { write(Self.pokeText(game: game, sequence: sequence, inline: inline), to: channels) }
@@ -354,9 +361,9 @@ final class SocketHub: Sendable {
     /// Tells the sockets still owed a notice for `game` that it is committed as far as poked, in
     /// a relay of no changes.
     private func sendCommitNotices(game: String) {
-        let (owed, committed) = state.withLock { state -> ([any Channel], Int64) in
+        let (owed, committed) = state.withLock { state -> ([SocketOut], Int64) in
             let ids = (state.owedNotices.removeValue(forKey: game) ?? [:]).keys
-            let channels = ids.compactMap { id in state.connections[id].flatMap { $0.games.contains(game) ? $0.channel : nil } }
+            let channels = ids.compactMap { id in state.connections[id].flatMap { $0.games.contains(game) ? $0.out : nil } }
             return (channels, state.lastPoked[game] ?? 0)
         }
         guard !owed.isEmpty, committed > 0 else { return }
@@ -397,11 +404,11 @@ final class SocketHub: Sendable {
 
     /// `tell`, with a message already encoded.
     func tell(_ audience: Audience, text: @autoclosure () -> String) {
-        let channels = state.withLock { state -> [any Channel] in
+        let channels = state.withLock { state -> [SocketOut] in
             switch audience {
-            case let .socket(id): state.connections[id].map { [$0.channel] } ?? []
-            case let .account(authorID): state.connections.values.filter { $0.authorID == authorID }.map(\.channel)
-            case let .game(game): state.listeners(of: game, exceptDevice: nil, moves: false).map(\.connection.channel)
+            case let .socket(id): state.connections[id].map { [$0.out] } ?? []
+            case let .account(authorID): state.connections.values.filter { $0.authorID == authorID }.map(\.out)
+            case let .game(game): state.listeners(of: game, exceptDevice: nil, moves: false).map(\.connection.out)
             }
         }
         if !channels.isEmpty { write(text(), to: channels) }
@@ -430,25 +437,29 @@ final class SocketHub: Sendable {
     /// Sends `text` to every socket watching `game`, but not the sockets of `deviceID`; encoded
     /// only if some socket is to hear it.
     private func send(_ text: @autoclosure () -> String, toGame game: String, exceptDevice deviceID: String?) {
-        let channels = state.withLock { $0.listeners(of: game, exceptDevice: deviceID, moves: false).map(\.connection.channel) }
+        let channels = state.withLock { $0.listeners(of: game, exceptDevice: deviceID, moves: false).map(\.connection.out) }
         if !channels.isEmpty { write(text(), to: channels) }
     }
 
-    /// Writes one text frame to each channel: one trip to each event loop involved, however many
-    /// of its sockets the frame goes to. The frame's bytes are shared, not copied per socket. A
-    /// channel that has more than `socketBufferBytes` unsent (its writability) is closed.
-    private func write(_ text: String, to channels: [any Channel]) {
-        guard !channels.isEmpty else { return }
-        let frame = WebSocketFrame(fin: true, opcode: .text, data: ByteBuffer(string: text))
+    /// Writes one text frame to each socket: one trip to each event loop involved, however many
+    /// of its sockets the frame goes to. The frame is encoded once and its bytes shared, not
+    /// copied per socket (`FrameWriter`). A channel that has more than `socketBufferBytes` unsent
+    /// (its writability) is closed.
+    private func write(_ text: String, to sockets: [SocketOut]) {
+        guard !sockets.isEmpty else { return }
+        let bytes = FrameWriter.encode(text)
         let queuedAt = ContinuousClock.now
-        var remaining = channels
+        var remaining = sockets
         while let first = remaining.first {
-            let loop = first.eventLoop
-            let onLoop = remaining.filter { $0.eventLoop === loop }
-            remaining.removeAll { $0.eventLoop === loop }
+            let loop = first.channel.eventLoop
+            let onLoop = remaining.filter { $0.channel.eventLoop === loop }
+            remaining.removeAll { $0.channel.eventLoop === loop }
             loop.execute { [metrics, logger] in
-                for channel in onLoop where channel.isActive {
-                    channel.writeAndFlush(frame, promise: nil)
+                for socket in onLoop where socket.channel.isActive {
+                    let channel = socket.channel
+                    if socket.writer?.write(bytes) != true {
+                        channel.writeAndFlush(WebSocketFrame(fin: true, opcode: .text, data: ByteBuffer(string: text)), promise: nil)
+                    }
                     if !channel.isWritable {
                         logger.notice(
                             "closing a WebSocket that is not reading what it is sent",
