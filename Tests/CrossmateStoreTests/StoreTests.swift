@@ -329,16 +329,7 @@ import Testing
         let ann = try await account(store)
         let id = try await game(store, owner: ann.author)
 
-        // A transaction that holds the single writer until told to finish.
-        let (entered, enteredNow) = AsyncStream<Void>.makeStream()
-        let (release, releaseNow) = AsyncStream<Void>.makeStream()
-        let holder = Task {
-            try await store.database.transaction { _ in
-                enteredNow.yield()
-                for await _ in release { break }
-            }
-        }
-        for await _ in entered { break }
+        let (releaseWriter, holder) = await holdTheWriter(store)
         let first = Task { try await store.appendMoves(gameID: id, authorID: ann.author, moves: [move(id, ann.device, 1)]) }
         let second = Task { try await store.appendMoves(gameID: id, authorID: ann.author, moves: [move(id, "\(ann.device)-tablet", 1)]) }
         let deadline = ContinuousClock.now + .seconds(10)
@@ -347,7 +338,7 @@ import Testing
         await #expect(throws: StoreRefusal.busy) {
             try await store.appendMoves(gameID: id, authorID: ann.author, moves: [move(id, ann.device, 2), move(id, ann.device, 3)])
         }
-        releaseNow.yield()
+        releaseWriter()
         try await holder.value
         let saved = [try await first.value, try await second.value].flatMap(\.results).map(\.status)
         #expect(saved == [.saved, .saved])
@@ -372,15 +363,7 @@ import Testing
         let id = try await game(store, owner: ann.author)
         let before = groups.withLock { $0 }
 
-        let (entered, enteredNow) = AsyncStream<Void>.makeStream()
-        let (release, releaseNow) = AsyncStream<Void>.makeStream()
-        let holder = Task {
-            try await store.database.transaction { _ in
-                enteredNow.yield()
-                for await _ in release { break }
-            }
-        }
-        for await _ in entered { break }
+        let (releaseWriter, holder) = await holdTheWriter(store)
         // One at a time, so that the order they arrive in is the order they were sent.
         let count = Store.transactionBatches + 6
         var pushes: [Task<AppendOutcome, any Error>] = []
@@ -389,12 +372,27 @@ import Testing
             pushes.append(Task { try await store.appendMoves(gameID: id, authorID: author, moves: [record]) })
             try await eventually("push \(index) waits") { await store.waitingMoves == index + 1 }
         }
-        releaseNow.yield()
+        releaseWriter()
         try await holder.value
         var sequences: [Int64] = []
         for push in pushes { sequences += try await push.value.saved.map(\.sequence) }
         #expect(groups.withLock { $0 } == before + [Store.transactionBatches, count - Store.transactionBatches])
         #expect(sequences == sequences.sorted() && Set(sequences).count == count, "committed in the order they arrived")
+    }
+
+    /// A transaction that holds the single writer until `release` is called; returns once it
+    /// holds it (await `held` after releasing).
+    func holdTheWriter(_ store: Store) async -> (release: @Sendable () -> Void, held: Task<Void, any Error>) {
+        let (entered, enteredNow) = AsyncStream<Void>.makeStream()
+        let (release, releaseNow) = AsyncStream<Void>.makeStream()
+        let held = Task {
+            try await store.database.transaction { _ in
+                enteredNow.yield()
+                for await _ in release { break }
+            }
+        }
+        for await _ in entered { break }
+        return ({ releaseNow.yield() }, held)
     }
 
     /// Waits (polling, up to a minute) until `condition` holds.
