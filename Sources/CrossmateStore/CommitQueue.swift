@@ -2,13 +2,13 @@ import Foundation
 import Synchronization
 
 /// Group commit: batches of moves submitted while another group is being written wait and then
-/// go together into a single database transaction (`GroupAppend`), up to `transactionBatches`
-/// of them, so a burst of pushes shares one BEGIN, a few statements, one COMMIT and one fsync. Each batch's outcome is delivered only
-/// after that COMMIT. A refusal (`StoreRefusal`) refuses only its own batch; any other error
-/// aborts the whole group, and then no batch in it is acknowledged. Within a group, batches go in
-/// order of their game, and in arrival order within a game: every group takes its games' row
-/// locks in the same order, so groups on other connections (or other server instances) cannot
-/// deadlock with it.
+/// go together into a single database transaction (`GroupAppend`), up to `transactionBatches` of
+/// them, so a burst of pushes shares one BEGIN, a few statements, one COMMIT and one fsync. Each
+/// batch's outcome is delivered only after that COMMIT. A refusal (`StoreRefusal`) refuses only
+/// its own batch; any other error aborts the whole group, and then no batch in it is
+/// acknowledged. Within a group, batches go in order of their game, and in arrival order within a
+/// game: every group takes its games' row locks in the same order, so groups on other
+/// connections (or other server instances) cannot deadlock with it.
 ///
 /// Not an actor: a push hands its batch over under a lock, without a hop to another executor,
 /// and the one draining task takes whatever has gathered each time the last group is done.
@@ -54,11 +54,11 @@ final class CommitQueue: Sendable {
     /// close to the 20 allowed). Eight, against four: 500 devices 118 → 96 µs of CPU a delivery,
     /// p99 10 → 13 ms; 2,000 devices about 7 % less CPU a keystroke, p99 alike (alternating runs).
     static let windowBatches = 8
-    /// The batches one transaction takes at most, in arrival order; the rest go in the next. After
-    /// a stall (an 80 ms fsync, seen at 2,000 devices) 300 waited and went in one transaction:
-    /// 19 ms of statements and a 7 ms COMMIT before the first was answered, then the writer idle
-    /// while the event loop sent all their answers and pokes. In transactions of this many the
-    /// first are answered while the next are written, and no transaction grows with a backlog.
+    /// The batches one transaction takes at most, in arrival order; the rest go in the next.
+    /// After a stall (an 80 ms fsync, seen at 2,000 devices) about 320 waited and went in one
+    /// transaction: 19 ms of statements and a 7 ms COMMIT before the first was answered, then the
+    /// writer idle while the event loop sent all their answers and pokes. In transactions of this
+    /// many the first are answered while the next are written, and none grows with a backlog.
     static let transactionBatches = 64
     /// Signalled when a batch arrives for a parked transaction.
     private let wakeup = NSCondition()

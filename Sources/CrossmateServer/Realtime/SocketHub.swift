@@ -455,10 +455,14 @@ final class SocketHub: Sendable {
             let onLoop = remaining.filter { $0.channel.eventLoop === loop }
             remaining.removeAll { $0.channel.eventLoop === loop }
             loop.execute { [metrics, logger] in
+                // For a socket without a frame writer (or whose writer is gone as it closes).
+                var frame: WebSocketFrame?
                 for socket in onLoop where socket.channel.isActive {
                     let channel = socket.channel
                     if socket.writer?.write(bytes) != true {
-                        channel.writeAndFlush(WebSocketFrame(fin: true, opcode: .text, data: ByteBuffer(string: text)), promise: nil)
+                        let unencoded = frame ?? WebSocketFrame(fin: true, opcode: .text, data: ByteBuffer(string: text))
+                        frame = unencoded
+                        channel.writeAndFlush(unencoded, promise: nil)
                     }
                     if !channel.isWritable {
                         logger.notice(
