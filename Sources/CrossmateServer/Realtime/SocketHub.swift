@@ -178,7 +178,7 @@ final class SocketHub: Sendable {
     /// sequence as committed so far (the last poked: pokes follow commits).
     func relay(game: String, _ moves: InlineChanges, exceptDevice deviceID: String) {
         guard let last = moves.changes.last else { return }
-        let (channels, committed) = state.withLock { state -> ([SocketOut], Int64) in
+        let (sockets, committed) = state.withLock { state -> ([SocketOut], Int64) in
             let relayed = state.listeners(of: game, exceptDevice: deviceID, moves: true).filter(\.connection.relays)
             if !relayed.isEmpty {
                 let ids = Set(relayed.map(\.id))
@@ -188,12 +188,12 @@ final class SocketHub: Sendable {
             }
             return (relayed.map(\.connection.out), state.lastPoked[game] ?? 0)
         }
-        guard !channels.isEmpty else { return }
+        guard !sockets.isEmpty else { return }
         write(
             ServerSocketMessage.relayJSON(
                 zone: game, after: ChangeToken(zone: game, sequence: moves.after), changes: moves.changes,
                 committed: ChangeToken(zone: game, sequence: committed)),
-            to: channels)
+            to: sockets)
     }
 
     /// Relays of `game` were not committed after all (their group failed): the sockets they went
@@ -297,7 +297,7 @@ final class SocketHub: Sendable {
     func lastPoked(_ game: String) -> Int64 { state.withLock { $0.lastPoked[game] ?? 0 } }
 
     private func poke(game: String, sequence: Int64, exceptDevice: String? = nil, inline: InlineChanges? = nil) {
-        let (channels, schedule) = state.withLock { state -> ([SocketOut], (any EventLoop)?) in
+        let (sockets, schedule) = state.withLock { state -> ([SocketOut], (any EventLoop)?) in
             if state.byGame[game] != nil, sequence > state.lastPoked[game, default: 0] { state.lastPoked[game] = sequence }
             // The sockets these changes were relayed to have them. Their commit comes with the
             // next relay; a socket that has been relayed nothing since is owed a notice, sent
@@ -320,7 +320,7 @@ final class SocketHub: Sendable {
             return (listeners.filter { !heard.contains($0.id) }.map(\.connection.out), schedule)
         }
         // Encoded only for a socket that is to hear it: where every device took the relay, none.
-        if !channels.isEmpty { write(Self.pokeText(game: game, sequence: sequence, inline: inline), to: channels) }
+        if !sockets.isEmpty { write(Self.pokeText(game: game, sequence: sequence, inline: inline), to: sockets) }
         if let schedule {
             schedule.scheduleTask(in: Self.noticeDelay) { [self] in sendCommitNotices(game: game) }
         }
@@ -363,8 +363,8 @@ final class SocketHub: Sendable {
     private func sendCommitNotices(game: String) {
         let (owed, committed) = state.withLock { state -> ([SocketOut], Int64) in
             let ids = (state.owedNotices.removeValue(forKey: game) ?? [:]).keys
-            let channels = ids.compactMap { id in state.connections[id].flatMap { $0.games.contains(game) ? $0.out : nil } }
-            return (channels, state.lastPoked[game] ?? 0)
+            let sockets = ids.compactMap { id in state.connections[id].flatMap { $0.games.contains(game) ? $0.out : nil } }
+            return (sockets, state.lastPoked[game] ?? 0)
         }
         guard !owed.isEmpty, committed > 0 else { return }
         let token = ChangeToken(zone: game, sequence: committed)
@@ -404,14 +404,14 @@ final class SocketHub: Sendable {
 
     /// `tell`, with a message already encoded.
     func tell(_ audience: Audience, text: @autoclosure () -> String) {
-        let channels = state.withLock { state -> [SocketOut] in
+        let sockets = state.withLock { state -> [SocketOut] in
             switch audience {
             case let .socket(id): state.connections[id].map { [$0.out] } ?? []
             case let .account(authorID): state.connections.values.filter { $0.authorID == authorID }.map(\.out)
             case let .game(game): state.listeners(of: game, exceptDevice: nil, moves: false).map(\.connection.out)
             }
         }
-        if !channels.isEmpty { write(text(), to: channels) }
+        if !sockets.isEmpty { write(text(), to: sockets) }
     }
 
     /// Called with each device whose sockets close because it was revoked (the device cache
@@ -437,8 +437,8 @@ final class SocketHub: Sendable {
     /// Sends `text` to every socket watching `game`, but not the sockets of `deviceID`; encoded
     /// only if some socket is to hear it.
     private func send(_ text: @autoclosure () -> String, toGame game: String, exceptDevice deviceID: String?) {
-        let channels = state.withLock { $0.listeners(of: game, exceptDevice: deviceID, moves: false).map(\.connection.out) }
-        if !channels.isEmpty { write(text(), to: channels) }
+        let sockets = state.withLock { $0.listeners(of: game, exceptDevice: deviceID, moves: false).map(\.connection.out) }
+        if !sockets.isEmpty { write(text(), to: sockets) }
     }
 
     /// Writes one text frame to each socket: one trip to each event loop involved, however many
