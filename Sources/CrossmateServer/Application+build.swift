@@ -27,6 +27,8 @@ public func buildApplication(_ configuration: ServerConfiguration, logger: Logge
         // Owner-only before SQLite opens it (SQLite gives its -wal and -shm the main file's mode).
         try PrivateFiles.prepareDatabase(at: path)
         database = try SQLiteDatabase(path: path, logger: logger)
+        // First in the list, so the last to stop: after everything that writes on the way out.
+        services.append(DatabaseClosing(database: database, logger: logger))
         store = Store(
             database: database, onGroupCommit: metrics.recordCommit, commitInterval: configuration.commitInterval,
             commitWindow: configuration.commitWindow, beforeCommit: configuration.holdGroupCommit.map(GroupCommitHold.init)?.hold)
@@ -91,7 +93,8 @@ public func buildApplication(_ configuration: ServerConfiguration, logger: Logge
             clock: clock
         ).routes)
     router.addRoutes(StatsController(store: store, history: history, clock: clock).routes)
-    router.addRoutes(ExportController(store: store, directory: directory, clock: clock).routes)
+    let exports = GameExports(store: store, directory: directory, snapshotInterval: configuration.snapshotInterval)
+    router.addRoutes(ExportController(store: store, exports: exports, clock: clock).routes)
     router.addRoutes(PushController(store: store, notifier: notifier, clock: clock).routes)
     // WebSocket upgrades get a router of their own, so ordinary requests never try to match it.
     let socketRouter = Router(context: CrossmateRequestContext.self)
@@ -139,6 +142,23 @@ public func buildApplication(_ configuration: ServerConfiguration, logger: Logge
         try await store.migrate(now: configuration.clock())
     }
     return app
+}
+
+/// Closes the database when the server stops cleanly, so SQLite's log is copied into the
+/// database and removed: a stopped server's data directory is its database file alone.
+struct DatabaseClosing: Service {
+    let database: any SQLDatabase
+    let logger: Logger
+
+    func run() async throws {
+        try? await gracefulShutdown()
+        do {
+            try await database.close()
+            logger.info("the database is closed")
+        } catch {
+            logger.error("the database could not be closed cleanly (\(error)); its log is replayed at the next start")
+        }
+    }
 }
 
 /// Health and metrics.

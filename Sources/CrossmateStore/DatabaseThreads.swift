@@ -6,7 +6,7 @@ import Foundation
 /// pool's threads, which every socket and request shares: two blocking reads there stopped
 /// every other player on a 2-core machine. Running a whole transaction here also means no trip
 /// through another executor's queue between one statement and the next.
-final class DatabaseThreads: TaskExecutor, @unchecked Sendable {
+public final class DatabaseThreads: TaskExecutor, @unchecked Sendable {
     // The queue and the stop flag are guarded by `condition`.
     private let condition = NSCondition()
     private var jobs: [UnownedJob] = []
@@ -15,7 +15,7 @@ final class DatabaseThreads: TaskExecutor, @unchecked Sendable {
     /// A lane of one thread takes everything queued in one turn of the lock.
     private let batches: Bool
 
-    init(name: String, count: Int = 1) {
+    public init(name: String, count: Int = 1) {
         precondition(count >= 1)
         batches = count == 1
         for index in 0..<count {
@@ -28,7 +28,7 @@ final class DatabaseThreads: TaskExecutor, @unchecked Sendable {
         }
     }
 
-    func enqueue(_ job: consuming ExecutorJob) {
+    public func enqueue(_ job: consuming ExecutorJob) {
         let job = UnownedJob(job)
         condition.lock()
         jobs.append(job)
@@ -39,14 +39,14 @@ final class DatabaseThreads: TaskExecutor, @unchecked Sendable {
     }
 
     /// How many jobs wait for a thread (a lane's queue length).
-    var waiting: Int {
+    public var waiting: Int {
         condition.lock()
         defer { condition.unlock() }
         return jobs.count - head
     }
 
     /// Lets the threads finish what is queued and end.
-    func stop() {
+    public func stop() {
         condition.lock()
         stopped = true
         condition.broadcast()

@@ -208,14 +208,16 @@ enum Migrations {
     /// newer Crossmate, and is refused (`SchemaTooNew`).
     static let newestVersion = all.map(\.version).max() ?? 0
 
+    /// The table that records which migrations a database has had.
+    static let ledger = "CREATE TABLE IF NOT EXISTS schema_migrations (version BIGINT PRIMARY KEY, applied_at BIGINT NOT NULL)"
+
     /// Applies every migration not yet recorded (up to `version`), each in its own transaction;
     /// throws `SchemaTooNew`, changing nothing, for a database a newer build has migrated.
     static func run(on database: any SQLDatabase, now: Int64, through version: Int64 = .max) async throws {
         let lock = database.migrationLock
         try await database.unhurriedTransaction { connection in
             if let lock { _ = try await connection.query(lock) }
-            try await connection.execute(
-                "CREATE TABLE IF NOT EXISTS schema_migrations (version BIGINT PRIMARY KEY, applied_at BIGINT NOT NULL)")
+            try await connection.execute(ledger)
             let newest = try await connection.first("SELECT MAX(version) AS newest FROM schema_migrations")?.int("newest") ?? 0
             if newest > newestVersion { throw SchemaTooNew(found: newest) }
         }

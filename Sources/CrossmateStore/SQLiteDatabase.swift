@@ -40,7 +40,11 @@ public final class SQLiteDatabase: SQLDatabase {
             // the file, so the default 2 MB cache missed often under load.
             try db.execute(sql: "PRAGMA cache_size = -\(SQLiteDatabase.cacheKilobytes)")
         }
-        pool = try DatabasePool(path: path, configuration: configuration)
+        do {
+            pool = try DatabasePool(path: path, configuration: configuration)
+        } catch let error as DatabaseError where [.SQLITE_CORRUPT, .SQLITE_NOTADB].contains(error.resultCode) {
+            throw DamagedDatabase(path: path, problems: [error.message ?? "\(error)"])
+        }
         // Set here, not in `prepareDatabase`: GRDB switches the writer to WAL after preparing it
         // and sets `synchronous = NORMAL` as it does (no sync at commit), so a write acknowledged
         // just before a power cut could be lost. The pool keeps this one writer connection open.
@@ -57,6 +61,13 @@ public final class SQLiteDatabase: SQLDatabase {
             frames.install(on: db)
         }
         self.path = path
+        // A damaged file (a log replayed onto a database it does not belong to, a disk that lost
+        // writes) is refused before anything is served from it or written into it.
+        let problems = try Self.blockingRead(pool) { db in try String.fetchAll(db, sql: "PRAGMA quick_check(5)") }
+        guard problems == ["ok"] else {
+            try? pool.close()
+            throw DamagedDatabase(path: path, problems: problems)
+        }
         checkpointer = try LogCheckpointer(path: path, frames: frames, logger: logger)
     }
 
@@ -115,12 +126,32 @@ public final class SQLiteDatabase: SQLDatabase {
         return try await withTaskExecutorPreference(threads) { [pool] in try await body(Reader(pool: pool)) }
     }
 
+    /// Copies the whole log into the database and closes every connection, so a clean stop
+    /// leaves the database file alone, with no `-wal` or `-shm` beside it (SQLite removes them
+    /// when its last connection closes after a complete checkpoint).
     public func close() async throws {
         await checkpointer.stop()
+        try await Task(executorPreference: writer) { [pool, gate] in
+            await gate.enter()
+            let checkpoint = Result { try SQLiteDatabase.blockingWrite(pool) { db in try db.execute(sql: "PRAGMA wal_checkpoint(TRUNCATE)") } }
+            await gate.leave()
+            try checkpoint.get()
+        }.value
         writer.stop()
         readers.stop()
         historyReader.stop()
         try pool.close()
+        // The pool's last connection to close may be a reader, which may not remove the log: a
+        // writing connection, alone now, checkpoints and removes it as it closes.
+        try Self.removeLog(path)
+    }
+
+    /// Opens `path` alone, checkpoints its whole log and closes it: SQLite removes the log and
+    /// its index as the last connection closes.
+    private static func removeLog(_ path: String) throws {
+        let last = try DatabaseQueue(path: path)
+        try last.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA wal_checkpoint(TRUNCATE)") }
+        try last.close()
     }
 
     /// GRDB's synchronous access (from a synchronous function, so the async overload is not chosen).
@@ -239,6 +270,16 @@ public final class SQLiteDatabase: SQLDatabase {
 
     struct SQLiteReadOnly: Error, CustomStringConvertible {
         var description: String { "a read connection cannot write" }
+    }
+}
+
+/// A database file that fails SQLite's check when the server opens it.
+public struct DamagedDatabase: Error, CustomStringConvertible {
+    public var path: String
+    public var problems: [String]
+    public var description: String {
+        "\(path) fails SQLite's integrity check (\(problems.prefix(3).joined(separator: "; "))), so it is not served: "
+            + "move it away with its -wal and -shm files and restore the latest backup (`crossmate restore`, README \"Hosting Crossmate\")"
     }
 }
 

@@ -79,8 +79,9 @@ extension Store {
         }
     }
 
-    public func game(_ gameID: String) async throws -> StoredGame? {
-        try await database.read { db in
+    /// A game with its puzzle; `lane` `.history` for reads beside the interactive path (exports).
+    public func game(_ gameID: String, lane: ReadLane = .interactive) async throws -> StoredGame? {
+        try await database.read(lane) { db in
             try await db.first(
                 """
                 SELECT \(Self.gameColumns) FROM games g JOIN game_puzzles gp ON gp.game_id = g.game_id WHERE g.game_id = ?

@@ -312,8 +312,8 @@ extension Store {
     }
 
     /// The newest snapshot: for a completed game, its final grid.
-    public func latestSnapshot(gameID: String) async throws -> StoredSnapshot? {
-        try await database.read { db in try await Self.latestSnapshot(db, gameID: gameID) }
+    public func latestSnapshot(gameID: String, lane: ReadLane = .interactive) async throws -> StoredSnapshot? {
+        try await database.read(lane) { db in try await Self.latestSnapshot(db, gameID: gameID) }
     }
 
     static func latestSnapshot(_ db: any SQLConnection, gameID: String) async throws -> StoredSnapshot? {
