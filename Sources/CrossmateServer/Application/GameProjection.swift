@@ -33,7 +33,10 @@ actor GameProjection {
     nonisolated var puzzle: Puzzle { game.puzzle }
     var completion: Completion? { replica.completion }
 
-    init(game: GameRecord, store: Store, snapshotInterval: Int, orderingWait: Duration = .milliseconds(20)) async throws {
+    /// `lane`: where its history is read (`.history` for a projection made for an export).
+    init(
+        game: GameRecord, store: Store, snapshotInterval: Int, orderingWait: Duration = .milliseconds(20), lane: ReadLane = .interactive
+    ) async throws {
         self.game = game
         self.store = store
         self.snapshotInterval = snapshotInterval
@@ -41,11 +44,12 @@ actor GameProjection {
         let puzzle = game.puzzle
         var snapshot = Snapshot(width: puzzle.width, height: puzzle.height)
         var from: Int64 = 0
-        if let stored = try await store.latestSnapshot(gameID: game.gameID) {
+        if let stored = try await store.latestSnapshot(gameID: game.gameID, lane: lane) {
             snapshot = stored.snapshot
             from = stored.zoneSeq
         }
-        let (moves, last) = try await Self.moves(store: store, gameID: game.gameID, after: from)
+        let (sequenced, last) = try await Self.sequencedMoves(store: store, gameID: game.gameID, after: from, lane: lane)
+        let moves = sequenced.map(\.move)
         self.snapshot = snapshot
         for cell in snapshot.grid.cells {
             if let key = cell.key { players.insert(key.authorID) }
@@ -67,8 +71,10 @@ actor GameProjection {
     }
 
     /// Every move in the zone after `sequence` with its zone sequence, and the last sequence read.
-    static func sequencedMoves(store: Store, gameID: String, after sequence: Int64) async throws -> ([(sequence: Int64, move: Move)], Int64) {
-        let read = try await sequencedActivity(store: store, gameID: gameID, after: sequence)
+    static func sequencedMoves(
+        store: Store, gameID: String, after sequence: Int64, lane: ReadLane = .interactive
+    ) async throws -> ([(sequence: Int64, move: Move)], Int64) {
+        let read = try await sequencedActivity(store: store, gameID: gameID, after: sequence, lane: lane)
         return (read.moves, read.through)
     }
 

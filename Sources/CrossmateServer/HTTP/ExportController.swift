@@ -14,7 +14,7 @@ import NIOCore
 /// game stays readable to them). Costs are in `Limits.gameExport` and `Limits.allGamesExport`.
 struct ExportController {
     let store: Store
-    let directory: GameDirectory
+    let exports: GameExports
     let gameLimiter = RateLimiter(Limits.gameExport.perAccount!)
     let allLimiter = RateLimiter(Limits.allGamesExport.perAccount!)
     let clock: @Sendable () -> Int64
@@ -46,18 +46,6 @@ struct ExportController {
         }
     }
 
-    /// One game's file, named after its title.
-    func file(_ game: StoredGame, format: PuzzleFormat, fill: Bool) async throws -> (name: String, bytes: [UInt8]) {
-        let projection = try await directory.projection(for: game)
-        let grid = await projection.replica.grid
-        let puzzle = GameExport.puzzle(projection.puzzle, grid: grid, withFill: fill)
-        do {
-            return (GameExport.fileName(title: puzzle.title, extension: format.rawValue), try format.write(puzzle))
-        } catch {
-            throw APIError(.invalid, "this game cannot be written as .\(format.rawValue): \(error.description)")
-        }
-    }
-
     static func attachment(_ bytes: [UInt8], name: String, type: String) -> Response {
         var headers = HTTPFields()
         headers[.contentType] = type
@@ -72,35 +60,15 @@ struct ExportController {
         let (format, fill) = try Self.options(request)
         let (game, _) = try await store.access(gameID, for: device, write: false)
         try limit(gameLimiter, device, what: "a game")
-        let (name, bytes) = try await file(game, format: format, fill: fill)
-        return Self.attachment(bytes, name: name, type: format == .ipuz ? "application/json" : "application/octet-stream")
+        let file = try await exports.file(game, format: format, fill: fill)
+        return Self.attachment(file.bytes, name: file.name, type: format == .ipuz ? "application/json" : "application/octet-stream")
     }
 
     @Sendable func exportAll(_ request: Request, context: CrossmateRequestContext) async throws -> Response {
         let device = try context.requireDevice()
         let (format, fill) = try Self.options(request)
         try limit(allLimiter, device, what: "all your games")
-        let most = Limits.maximumGamesExported
-        let games = try await store.games(of: device.authorID, limit: most + 1)
-        var files: [(name: String, bytes: [UInt8])] = []
-        var taken: Set<String> = []
-        var skipped: [String] = []
-        for (game, participant, _) in games.prefix(most) where !participant.hasLeft {
-            do {
-                var (name, bytes) = try await file(game, format: format, fill: fill)
-                // Two games of one title: the later gets its id beside the name.
-                if taken.contains(name) { name = name.replacingOccurrences(of: ".\(format.rawValue)", with: " \(game.gameID).\(format.rawValue)") }
-                taken.insert(name)
-                files.append((name, bytes))
-            } catch let error as APIError {
-                skipped.append("\(game.gameID): \(error.body.message)")
-            }
-        }
-        var notes: [String] = []
-        if games.count > most { notes.append("Only your latest \(most) games are in this file; older ones can be exported one at a time.") }
-        notes += skipped.map { "Left out \($0)" }
-        if !notes.isEmpty { files.append(("README.txt", Array((notes.joined(separator: "\n") + "\n").utf8))) }
-        let zip = try ZipWriter.write(files)
+        let zip = try await exports.zip(of: device.authorID, format: format, fill: fill)
         return Self.attachment(zip, name: "crossmate-games.zip", type: "application/zip")
     }
 }
