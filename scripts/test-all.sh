@@ -58,6 +58,13 @@ if timeout -k 10 300 "$work/venv/bin/python" Tests/oracle/webpush_oracle.py "$(s
 webpush=$(tail -1 "$work/webpush.log" | grep -o '^[0-9]*' || echo 0)
 passed=$((passed + webpush))
 
+echo "== Web Push against hostile endpoints (tarpit, drip, refused, one URL for eight devices, loopback in every spelling, revocation mid-request)"
+mkdir -p "$work/push-hostile"
+if timeout -k 10 300 "$work/venv/bin/python" Tests/oracle/push_hostile.py "$(swift build --show-bin-path)/crossmate" "$work/push-hostile" \
+    | tee "$work/push-hostile.log"; then :; else failed=$((failed + 1)); fi
+hostile=$(tail -1 "$work/push-hostile.log" | grep -o '^[0-9]*' || echo 0)
+passed=$((passed + hostile))
+
 echo "== the web app in Chromium (Selenium; screenshots and web-bench.json in .artifacts/web)"
 "$work/venv/bin/pip" install --quiet --disable-pip-version-check selenium axe-selenium-python
 rm -rf .artifacts/web

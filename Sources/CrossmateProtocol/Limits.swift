@@ -125,8 +125,28 @@ public enum Limits {
     public static let pushNotification = RecordLimit(
         kind: "push notification", size: "\(3_993) bytes at most, sent", perAccount: chatMessage.perAccount,
         perGame: "moves: one per player every 10 minutes; chat and nudges: each, while the player is away",
-        lifetime: "not kept; \(1_000) waiting at most, one push at a time",
+        lifetime:
+            "not kept; \(pushesWaiting) waiting at most (\(pushesWaitingPerPlayer) per player); \(pushesInFlight) sent at once "
+            + "(\(pushesInFlightPerPlayer) per player, \(pushesInFlightPerService) per push service), each whole exchange within "
+            + "\(pushDeadlineSeconds) s; one endpoint \(pushEndpointRate.words); a failing endpoint rests \(pushRestSeconds.lowerBound) s, "
+            + "doubling to \(pushRestSeconds.upperBound / 60) minutes",
         shares: "the nudge and chat buckets of whoever caused it")
+    /// Pushes waiting to be sent, at most, and per player called back (a full queue drops the
+    /// oldest of the player with most waiting, and says so).
+    public static let pushesWaiting = 1_000
+    public static let pushesWaitingPerPlayer = 50
+    /// Pushes on their way at once, and at once per player called back and per push service
+    /// (one origin): no player's or service's slowness holds the others.
+    public static let pushesInFlight = 16
+    public static let pushesInFlightPerPlayer = 2
+    public static let pushesInFlightPerService = 4
+    /// How long one push may take, from the address lookup to the answer's head.
+    public static let pushDeadlineSeconds = 5
+    /// Pushes to one endpoint (however many devices or accounts name it).
+    public static let pushEndpointRate = Rate(burst: 20, perSecond: 0.5)
+    /// How long an endpoint (and, when it cannot be reached, its service) is passed over after
+    /// a failure: the first, doubling with each failure in a row up to the last.
+    public static let pushRestSeconds: ClosedRange<Int64> = 30...600
     public static let gameExport = RecordLimit(
         kind: "export of a game", size: "one puzzle file (a \(Puzzle.maximumSide)×\(Puzzle.maximumSide) grid at most)",
         perAccount: Rate(burst: 20, perSecond: 20.0 / 60), perGame: "read from the game as it is; nothing stored",

@@ -16,6 +16,11 @@ public final class ServerMetrics: Sendable {
     /// Group commits of moves: each transaction's duration and how many pushes it held.
     let commitDuration: CoreMetrics.Timer
     let commitBatches: CoreMetrics.Recorder
+    /// Web Push: pushes answered 2xx, pushes dropped (a full queue, a resting or overused
+    /// endpoint), and the time from a push's queueing to its answer.
+    let webPushesSent: CoreMetrics.Counter
+    let webPushesDropped: CoreMetrics.Counter
+    let webPushDuration: CoreMetrics.Timer
     /// Replays assembled from a finished game's moves (a replay asked for again is kept).
     let replaysAssembled: CoreMetrics.Counter
 
@@ -29,11 +34,14 @@ public final class ServerMetrics: Sendable {
         requests = CoreMetrics.Counter(label: "crossmate_requests_total", factory: factory)
         movesIngested = CoreMetrics.Counter(label: "crossmate_moves_ingested_total", factory: factory)
         replaysAssembled = CoreMetrics.Counter(label: "crossmate_replays_assembled_total", factory: factory)
+        webPushesSent = CoreMetrics.Counter(label: "crossmate_web_pushes_sent_total", factory: factory)
+        webPushesDropped = CoreMetrics.Counter(label: "crossmate_web_pushes_dropped_total", factory: factory)
         connectedSockets = CoreMetrics.Gauge(label: "crossmate_connected_sockets", factory: factory)
         browserReplicas = CoreMetrics.Gauge(label: "crossmate_browser_replicas", factory: factory)
         gameProjections = CoreMetrics.Gauge(label: "crossmate_game_projections", factory: factory)
         factory.defaultValueHistogramBuckets = [1, 2, 4, 8, 16, 32, 64, 128, 256, 512]
         pushLatency = CoreMetrics.Timer(label: "crossmate_push_latency_seconds", factory: factory)
+        webPushDuration = CoreMetrics.Timer(label: "crossmate_web_push_seconds", factory: factory)
         commitDuration = CoreMetrics.Timer(label: "crossmate_commit_seconds", factory: factory)
         commitBatches = CoreMetrics.Recorder(label: "crossmate_commit_batches", factory: factory)
     }

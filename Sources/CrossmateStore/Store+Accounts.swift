@@ -87,6 +87,15 @@ extension Store {
 
     /// Revokes one of the account's devices: its token stops working, and what it issued (socket
     /// tickets, link codes) goes with it. False when the account has no such device.
+    /// Refuses a write a revoked device began (`StoreRefusal.signedOut`): called inside the
+    /// write's transaction, with the device's row locked until it commits, so a revocation is
+    /// either before the write (refused) or after it (and undoes it: it drops what hangs on the device).
+    static func requireDevice(_ db: any SQLConnection, _ deviceID: String, forUpdate: String) async throws {
+        guard try await db.first("SELECT device_id FROM devices WHERE device_id = ?\(forUpdate)", .text(deviceID)) != nil else {
+            throw StoreRefusal.signedOut
+        }
+    }
+
     public func revokeDevice(_ deviceID: String, of authorID: String) async throws -> Bool {
         try await database.transaction { db in
             guard

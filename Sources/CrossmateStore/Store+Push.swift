@@ -20,9 +20,12 @@ public struct StoredPushSubscription: Hashable, Sendable {
 }
 
 extension Store {
-    /// Keeps `subscription` as its device's one subscription.
+    /// Keeps `subscription` as its device's one subscription; refused (`StoreRefusal.signedOut`)
+    /// once the device is revoked, however long the request took to arrive.
     public func putPushSubscription(_ subscription: StoredPushSubscription, now: Int64) async throws {
+        let forUpdate = database.forUpdate
         try await database.transaction { db in
+            try await Self.requireDevice(db, subscription.deviceID, forUpdate: forUpdate)
             try await db.execute(
                 """
                 INSERT INTO push_subscriptions (device_id, author_id, endpoint, p256dh, auth, created_at) VALUES (?, ?, ?, ?, ?, ?)
@@ -46,14 +49,18 @@ extension Store {
         }
     }
 
-    /// The subscriptions of `authorIDs`' devices.
+    /// The subscriptions of `authorIDs`' devices (of devices still signed in).
     public func pushSubscriptions(of authorIDs: [String]) async throws -> [StoredPushSubscription] {
         guard !authorIDs.isEmpty else { return [] }
         return try await database.read { db in
             var found: [StoredPushSubscription] = []
             for chunk in GroupAppend.chunks(authorIDs) {
                 found += try await db.query(
-                    "SELECT device_id, author_id, endpoint, p256dh, auth FROM push_subscriptions WHERE author_id IN (\(GroupAppend.placeholders(chunk.count))) ORDER BY device_id",
+                    """
+                    SELECT s.device_id, s.author_id, s.endpoint, s.p256dh, s.auth FROM push_subscriptions s
+                    JOIN devices d ON d.device_id = s.device_id
+                    WHERE s.author_id IN (\(GroupAppend.placeholders(chunk.count))) ORDER BY s.device_id
+                    """,
                     chunk.map { .text($0) }
                 ).map {
                     StoredPushSubscription(

@@ -120,12 +120,12 @@ extension Store {
     /// unless one is kept under its key already: then that one and its sequence (a resend after
     /// a lost answer changes nothing). `isNew` says which.
     public func putMessage(
-        _ message: ChatMessage, maximum: Int = Chat.maximumMessagesPerGame
+        _ message: ChatMessage, maximum: Int = Chat.maximumMessagesPerGame, by deviceID: String? = nil
     ) async throws -> (
         sequence: Int64, kept: ChatMessage, isNew: Bool
     ) {
         // Written once: the one kept never gives way.
-        try await putLatest(message, as: ZoneChange.Record.message, gameID: message.gameID, maximum: maximum) {
+        try await putLatest(message, as: ZoneChange.Record.message, gameID: message.gameID, maximum: maximum, by: deviceID) {
             if case let .message(kept) = $0 { kept } else { nil }
         } wins: { _, _ in
             false
@@ -136,11 +136,11 @@ extension Store {
     /// decides over it (`Reaction.wins`): then that one stays, with its sequence, and `isNew` is
     /// false.
     public func putReaction(
-        _ reaction: Reaction, maximum: Int = Chat.maximumReactionsPerGame
+        _ reaction: Reaction, maximum: Int = Chat.maximumReactionsPerGame, by deviceID: String? = nil
     ) async throws -> (
         sequence: Int64, kept: Reaction, isNew: Bool
     ) {
-        try await putLatest(reaction, as: ZoneChange.Record.reaction, gameID: reaction.gameID, maximum: maximum) {
+        try await putLatest(reaction, as: ZoneChange.Record.reaction, gameID: reaction.gameID, maximum: maximum, by: deviceID) {
             if case let .reaction(kept) = $0 { kept } else { nil }
         } wins: {
             $0.wins(over: $1)
@@ -148,8 +148,8 @@ extension Store {
     }
 
     /// Stores a clue flag as `putReaction` stores a reaction (`ClueFlag.wins` decides).
-    public func putFlag(_ flag: ClueFlag) async throws -> (sequence: Int64, kept: ClueFlag, isNew: Bool) {
-        try await putLatest(flag, as: ZoneChange.Record.flag, gameID: flag.gameID) {
+    public func putFlag(_ flag: ClueFlag, by deviceID: String? = nil) async throws -> (sequence: Int64, kept: ClueFlag, isNew: Bool) {
+        try await putLatest(flag, as: ZoneChange.Record.flag, gameID: flag.gameID, by: deviceID) {
             if case let .flag(kept) = $0 { kept } else { nil }
         } wins: {
             $0.wins(over: $1)
@@ -161,12 +161,13 @@ extension Store {
     /// while the game holds fewer than `maximum` of its kind. The game's row is locked first, so
     /// two devices' records decide in one order and two resends cannot both be stored.
     private func putLatest<Value: Equatable & Sendable>(
-        _ value: Value, as record: @escaping @Sendable (Value) -> ZoneChange.Record, gameID: String, maximum: Int? = nil,
+        _ value: Value, as record: @escaping @Sendable (Value) -> ZoneChange.Record, gameID: String, maximum: Int? = nil, by deviceID: String?,
         read: @escaping @Sendable (ZoneChange.Record) -> Value?, wins: @escaping @Sendable (Value, Value) -> Bool
     ) async throws -> (sequence: Int64, kept: Value, isNew: Bool) {
         let written = record(value)
         let forUpdate = database.forUpdate
         return try await database.transaction { db in
+            if let deviceID { try await Self.requireDevice(db, deviceID, forUpdate: forUpdate) }
             guard try await db.first("SELECT zone_seq FROM games WHERE game_id = ?\(forUpdate)", .text(gameID)) != nil else {
                 throw StoreRefusal.gameNotFound
             }

@@ -222,4 +222,6 @@ public enum StoreRefusal: Error, Hashable, Sendable {
     case tooManyDecisions(maximum: Int)
     /// The game already holds the most records of this kind it keeps (chat messages, reactions).
     case tooManyRecords(ZoneChange.Record.Kind, maximum: Int)
+    /// The device that began the write was revoked before it was stored.
+    case signedOut
 }

@@ -107,3 +107,80 @@ import Testing
         }
     }
 }
+
+/// Where pushes may go, and in what order they go out.
+@Suite struct PushDeliveryTests {
+    @Test func addressesAreCheckedAsNumbersAfterResolving() async {
+        // Every spelling of loopback the system's resolver understands resolves to loopback.
+        for host in ["0177.0.0.1", "0x7f.1", "127.1", "0.0", "2130706433", "[0::1]", "[::ffff:7f00:1]", "localhost"] {
+            if case .allowed = await PushAddress.check(host: host, port: 443, allowLoopback: false) { Issue.record("\(host) allowed") }
+            guard case .allowed = await PushAddress.check(host: host, port: 443, allowLoopback: true) else {
+                if host != "0.0" { Issue.record("\(host) is loopback, allowed in tests' mode") }
+                continue
+            }
+        }
+        let ipv4: [([UInt8], Bool)] = [
+            ([8, 8, 8, 8], true), ([142, 250, 1, 1], true), ([10, 0, 0, 1], false), ([172, 16, 0, 1], false), ([172, 32, 0, 1], true),
+            ([192, 168, 1, 1], false), ([169, 254, 169, 254], false), ([100, 64, 0, 1], false), ([100, 128, 0, 1], true), ([0, 1, 2, 3], false),
+            ([224, 0, 0, 1], false), ([255, 255, 255, 255], false), ([198, 18, 0, 1], false), ([192, 0, 2, 1], false), ([127, 9, 9, 9], false),
+        ]
+        for (address, allowed) in ipv4 { #expect(PushAddress.isPublic(address) == allowed, "\(address)") }
+        func v6(_ text: String) -> [UInt8] {
+            var address = in6_addr()
+            _ = inet_pton(AF_INET6, text, &address)
+            return withUnsafeBytes(of: address) { Array($0) }
+        }
+        let ipv6: [(String, Bool)] = [
+            ("2a00:1450:4001::200e", true), ("::1", false), ("::", false), ("::ffff:7f00:1", false), ("::ffff:8.8.8.8", true),
+            ("64:ff9b::a00:1", false), ("64:ff9b::808:808", true), ("2002:a00:1::", false), ("2002:808:808::", true), ("fe80::1", false),
+            ("fd00::1", false), ("ff02::1", false), ("2001:db8::1", false), ("2001::1", false), ("::127.0.0.1", false), ("100::1", false),
+        ]
+        for (text, allowed) in ipv6 { #expect(PushAddress.isPublic(v6(text)) == allowed, "\(text)") }
+    }
+
+    @Test func aFairQueueTakesKeysInTurnAndDropsTheOldestOfTheLongest() {
+        var queue = FairQueue<Int>(perKey: 3, total: 5)
+        for item in 1...3 { #expect(queue.push(item, key: "busy").isEmpty) }
+        #expect(queue.push(4, key: "busy") == [1], "a key past its bound drops its own oldest")
+        #expect(queue.push(10, key: "quiet").isEmpty)
+        #expect(queue.push(20, key: "other").isEmpty)
+        #expect(queue.push(21, key: "other") == [2], "a full queue drops the oldest of the longest")
+        var order: [Int] = []
+        while let (_, item) = queue.pop() { order.append(item) }
+        #expect(order == [3, 10, 20, 4, 21])
+    }
+
+    func delivery(_ recipient: String, _ endpoint: String) -> PushDelivery {
+        PushDelivery(
+            recipient: recipient, subscription: StoredPushSubscription(deviceID: "d", authorID: recipient, endpoint: endpoint, p256dh: "", auth: ""),
+            message: PushMessage(CallBackCandidate(event: .chat, gameID: "g", sender: "s", sequence: 1, text: "hi"), senderName: "S", title: "T"),
+            queuedAt: .now)
+    }
+
+    @Test func oneSlowPlayerOrServiceNeverHoldsTheOthers() {
+        let schedule = PushSchedule()
+        for index in 0..<6 { _ = schedule.enqueue(delivery("mal", "https://tarpit.example/\(index)"), now: 0) }
+        _ = schedule.enqueue(delivery("ben", "https://push.example/ben"), now: 0)
+        var taken: [PushDelivery] = []
+        while let next = schedule.next(now: 0) { taken.append(next) }
+        // Mal's two in flight, then Ben's, though Mal's six were queued first.
+        #expect(taken.map(\.recipient) == ["mal", "ben", "mal"])
+        #expect(taken.filter { $0.recipient == "mal" }.count == Limits.pushesInFlightPerPlayer)
+        // A tarpit that timed out rests, with its service: Mal's others are dropped, not sent.
+        for mal in taken where mal.recipient == "mal" { schedule.finished(mal, .unreachable, now: 1_000) }
+        #expect(schedule.next(now: 2_000) == nil)
+        #expect(schedule.takeDropped().0.resting == 4)
+        _ = schedule.enqueue(delivery("mal", "https://tarpit.example/late"), now: 2_000)
+        #expect(schedule.next(now: 2_000) == nil, "the service rests")
+        // Two failures in a row: the service rests 30 s, then 60 s.
+        _ = schedule.enqueue(delivery("mal", "https://tarpit.example/later"), now: 70_000)
+        #expect(schedule.next(now: 70_000)?.recipient == "mal", "and is tried again after its rest")
+    }
+
+    @Test func oneEndpointTakesItsShareOfPushes() {
+        let schedule = PushSchedule()
+        var dropped = 0
+        for _ in 0..<30 { dropped += schedule.enqueue(delivery("mal", "https://push.example/shared"), now: 0) }
+        #expect(dropped == 30 - Int(Limits.pushEndpointRate.burst))
+    }
+}

@@ -278,7 +278,7 @@ struct GameWrites: Sendable {
         let message = ChatMessage(
             gameID: gameID, authorID: device.authorID, replicaID: device.deviceID, messageID: body.messageID, text: text, timestamp: body.timestamp)
         // A resend finds the message kept the first time: it is answered with that one.
-        let (sequence, kept, isNew) = try await refusedInWords { try await store.putMessage(message) }
+        let (sequence, kept, isNew) = try await refusedInWords { try await store.putMessage(message, by: device.deviceID) }
         if isNew {
             await stored(in: gameID, at: sequence)
             events.emit(.callBack(CallBackCandidate(event: .chat, gameID: gameID, sender: device.authorID, sequence: sequence, text: text)))
@@ -302,7 +302,7 @@ struct GameWrites: Sendable {
         let now = try admitSocial(body.timestamp, "reaction", in: game, by: device)
         let reaction = Reaction(
             gameID: gameID, authorID: device.authorID, messageKey: body.messageKey, emoji: body.emoji, on: body.on, timestamp: body.timestamp)
-        let (sequence, kept, isNew) = try await refusedInWords { try await store.putReaction(reaction) }
+        let (sequence, kept, isNew) = try await refusedInWords { try await store.putReaction(reaction, by: device.deviceID) }
         if isNew { await stored(in: gameID, at: sequence) }
         return PostReactionResponse(reaction: kept, sequence: sequence, serverTime: now)
     }
@@ -319,7 +319,7 @@ struct GameWrites: Sendable {
         let now = try admitSocial(body.timestamp, "flag", in: game, by: device)
         let flag = ClueFlag(
             gameID: gameID, authorID: device.authorID, number: body.number, direction: body.direction, on: body.on, timestamp: body.timestamp)
-        let (sequence, kept, isNew) = try await store.putFlag(flag)
+        let (sequence, kept, isNew) = try await refusedInWords { try await store.putFlag(flag, by: device.deviceID) }
         if isNew { await stored(in: gameID, at: sequence) }
         return PostFlagResponse(flag: kept, sequence: sequence, serverTime: now)
     }

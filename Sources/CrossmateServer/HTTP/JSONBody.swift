@@ -57,6 +57,7 @@ extension StoreRefusal {
         case .notPlayedWith: APIError(.invalid, "a Decision's key is an account you have played a game with")
         case let .tooManyDecisions(maximum):
             APIError(.limitExceeded, "an account keeps at most \(maximum) Decisions; clear some (delete) or change one you have")
+        case .signedOut: APIError(.unauthorized, "this device was signed out while the request arrived; sign in again")
         case let .tooManyRecords(kind, maximum):
             APIError(
                 .limitExceeded, "this game keeps at most \(maximum) \(kind == .message ? "chat messages" : "\(kind.rawValue)s"), and holds as many")

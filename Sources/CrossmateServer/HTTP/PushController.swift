@@ -1,5 +1,6 @@
 import CrossmateProtocol
 import CrossmateStore
+import Foundation
 import Hummingbird
 
 /// Web Push subscriptions: the server's VAPID public key, and each device's one subscription
@@ -26,11 +27,29 @@ struct PushController {
         let device = try context.requireDevice()
         let body = try await JSONBody.decode(PushSubscriptionRequest.self, from: request, limit: Limits.pushSubscriptionBytes)
         if let refusal = PushNotifier.refusal(of: body.endpoint, allowLoopback: notifier.allowLoopback) { throw APIError(.invalid, refusal) }
+        // The host as it resolves now: a name for a private address is refused here, in words
+        // (and checked again before every push, which connects to the address it checked).
+        // A name that does not resolve is refused too (a push service's always does); one whose
+        // lookup takes over 2 s is taken, and checked at the push.
+        if let url = URL(string: body.endpoint), let host = url.host, let scheme = url.scheme?.lowercased() {
+            switch try await withinDeadline(
+                .seconds(2),
+                {
+                    await PushAddress.check(host: host, port: url.port ?? 443, allowLoopback: notifier.allowLoopback && scheme == "http")
+                })
+            {
+            case let .refused(reason)?: throw APIError(.invalid, reason)
+            case let .unresolved(reason)?: throw APIError(.invalid, "endpoint must be a push service that can be reached: \(reason)")
+            case .allowed?, nil: break
+            }
+        }
         _ = try WebPush.SubscriberKeys(p256dh: body.keys.p256dh, auth: body.keys.auth)
-        try await store.putPushSubscription(
-            StoredPushSubscription(
-                deviceID: device.deviceID, authorID: device.authorID, endpoint: body.endpoint, p256dh: body.keys.p256dh, auth: body.keys.auth),
-            now: clock())
+        do {
+            try await store.putPushSubscription(
+                StoredPushSubscription(
+                    deviceID: device.deviceID, authorID: device.authorID, endpoint: body.endpoint, p256dh: body.keys.p256dh, auth: body.keys.auth),
+                now: clock())
+        } catch let refusal as StoreRefusal { throw refusal.apiError }
         return PushSubscriptionResponse(subscribed: true, serverTime: clock())
     }
 

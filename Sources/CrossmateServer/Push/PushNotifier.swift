@@ -14,39 +14,52 @@ import Synchronization
 /// Calls players back to their games by Web Push, as `CallBack.calls` decides: a nudge, a chat
 /// message or a friend's moves, for each subscribed device of each player the rule calls.
 ///
-/// Bounded whatever one account does: candidates wait in a queue of `maximumWaiting` (the oldest
-/// go first), moves are considered at most once per game every `movesConsideredEvery`, and
-/// pushes go out one at a time with a deadline, so a slow push service delays only other
-/// pushes, never a move. The write path hands candidates over without waiting (`consider`).
+/// Bounded whatever one account does, and whatever a push service does. Candidates wait in
+/// turns per sender (`FairQueue`); moves are considered at most once per game every
+/// `movesConsideredEvery`; each player's pushes wait in turns per player, and go out several at
+/// once with none able to hold the rest (`PushSchedule`: at most a few per player and per push
+/// service, a deadline on each whole exchange, an endpoint that fails rests a while). Each push
+/// connects to the address its host was checked to have (`PushAddress`). What is dropped is
+/// counted and logged. The write path hands candidates over without waiting (`consider`).
 final class PushNotifier: Service, Sendable {
     typealias Candidate = CallBackCandidate
 
-    static let maximumWaiting = 1_000
     static let movesConsideredEvery: Int64 = 30_000
-    static let deadline = TimeAmount.seconds(10)
+    static let deadline = Duration.seconds(Int64(Limits.pushDeadlineSeconds))
 
     private let store: Store
     private let clock: @Sendable () -> Int64
     private let logger: Logger
-    /// Whether `http://127.0.0.1` endpoints are admitted (`CROSSMATE_PUSH_ALLOW_LOOPBACK=1`, tests only).
+    private let metrics: ServerMetrics?
+    /// Whether `http://` endpoints on loopback are admitted (`CROSSMATE_PUSH_ALLOW_LOOPBACK=1`, tests only).
     let allowLoopback: Bool
     /// Who the VAPID claims name as the sender (RFC 8292 `sub`).
     let subject: String
-    private let queue: AsyncStream<Candidate>
-    private let sink: AsyncStream<Candidate>.Continuation
+    private let candidates = Mutex(FairQueue<Candidate>(perKey: 100, total: Limits.pushesWaiting))
+    private let candidateDropped = Atomic<Int>(0)
+    private let candidateWake: AsyncStream<Void>
+    private let candidateSignal: AsyncStream<Void>.Continuation
+    let schedule = PushSchedule()
+    private let deliveryWake: AsyncStream<Void>
+    private let deliverySignal: AsyncStream<Void>.Continuation
     private let movesConsidered = Mutex([String: Int64]())
     /// The VAPID key's raw bytes, once read.
     private let key = Mutex<[UInt8]?>(nil)
     /// Pushes sent and answered 2xx, for tests and metrics.
     let delivered = Atomic<Int>(0)
 
-    init(store: Store, clock: @escaping @Sendable () -> Int64, logger: Logger, allowLoopback: Bool, subject: String = "mailto:crossmate@localhost") {
+    init(
+        store: Store, clock: @escaping @Sendable () -> Int64, logger: Logger, allowLoopback: Bool, subject: String = "mailto:crossmate@localhost",
+        metrics: ServerMetrics? = nil
+    ) {
         self.store = store
         self.clock = clock
         self.logger = logger
         self.allowLoopback = allowLoopback
         self.subject = subject
-        (queue, sink) = AsyncStream.makeStream(bufferingPolicy: .bufferingNewest(Self.maximumWaiting))
+        self.metrics = metrics
+        (candidateWake, candidateSignal) = AsyncStream.makeStream(bufferingPolicy: .bufferingNewest(1))
+        (deliveryWake, deliverySignal) = AsyncStream.makeStream(bufferingPolicy: .bufferingNewest(1))
     }
 
     /// The server's VAPID key, made once and kept in the store.
@@ -73,23 +86,69 @@ final class PushNotifier: Service, Sendable {
             }
             guard due else { return }
         }
-        sink.yield(candidate)
+        let dropped = candidates.withLock { $0.push(candidate, key: candidate.sender).count }
+        if dropped > 0 {
+            candidateDropped.add(dropped, ordering: .relaxed)
+            metrics?.webPushesDropped.increment(by: Int64(dropped))
+        }
+        candidateSignal.yield()
     }
 
     func run() async throws {
-        let client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: .init(redirectConfiguration: .disallow))
         await cancelWhenGracefulShutdown {
-            for await candidate in self.queue {
-                do { try await self.handle(candidate, client: client) } catch {
-                    self.logger.warning("a push could not be sent", metadata: ["game": "\(candidate.gameID)", "error": "\(error)"])
+            await withDiscardingTaskGroup { group in
+                group.addTask { await self.weighCandidates() }
+                group.addTask { await self.sendDeliveries() }
+                group.addTask { await self.reportDrops() }
+            }
+        }
+    }
+
+    /// Works out whom each candidate calls back, one at a time, in turns per sender.
+    private func weighCandidates() async {
+        for await _ in candidateWake {
+            while let (_, candidate) = candidates.withLock({ $0.pop() }) {
+                do { try await handle(candidate) } catch {
+                    logger.warning("a push could not be prepared", metadata: ["game": "\(candidate.gameID)", "error": "\(error)"])
                 }
             }
         }
-        try await client.shutdown()
     }
 
-    /// Works out whom `candidate` calls back and pushes to their devices.
-    private func handle(_ candidate: Candidate, client: HTTPClient) async throws {
+    /// Sends what the schedule hands out, each push in a task of its own.
+    private func sendDeliveries() async {
+        await withDiscardingTaskGroup { group in
+            for await _ in deliveryWake {
+                while let delivery = schedule.next(now: clock()) {
+                    group.addTask {
+                        let outcome = await self.push(delivery)
+                        self.schedule.finished(delivery, outcome, now: self.clock())
+                        self.deliverySignal.yield()
+                    }
+                }
+            }
+        }
+    }
+
+    /// Says once a minute how many pushes were dropped, and why.
+    private func reportDrops() async {
+        while !Task.isCancelled {
+            do { try await Task.sleep(for: .seconds(60)) } catch { return }
+            let (dropped, waiting) = schedule.takeDropped()
+            let candidates = candidateDropped.exchange(0, ordering: .relaxed)
+            guard dropped.total + candidates > 0 else { continue }
+            logger.warning(
+                "pushes dropped in the last minute",
+                metadata: [
+                    "queue_full": "\(dropped.queueFull)", "endpoint_resting": "\(dropped.resting)", "endpoint_limit": "\(dropped.endpointLimit)",
+                    "candidates": "\(candidates)", "waiting": "\(waiting)",
+                ])
+        }
+    }
+
+    /// Works out whom `candidate` calls back and queues a push to each of their endpoints (one
+    /// per endpoint, however many of their devices name it).
+    private func handle(_ candidate: Candidate) async throws {
         let players = try await store.participants(gameID: candidate.gameID).filter { !$0.hasLeft && !$0.revoked }
         let recipients = players.map(\.authorID).filter { $0 != candidate.sender && (candidate.recipient == nil || $0 == candidate.recipient) }
         let subscriptions = try await store.pushSubscriptions(of: recipients)
@@ -97,6 +156,7 @@ final class PushNotifier: Service, Sendable {
         let now = clock()
         let senderName = try await store.displayNames([candidate.sender])[candidate.sender] ?? "A friend"
         let message = PushMessage(candidate, senderName: senderName, title: heading.title)
+        var queued = false
         for authorID in Set(subscriptions.map(\.authorID)).sorted() {
             let decisions = try await store.decisions(of: authorID)
             let facts = CallBack.Facts(
@@ -107,41 +167,99 @@ final class PushNotifier: Service, Sendable {
                 lastCalledForMoves: candidate.event == .moves ? try await store.lastCalledBack(authorID: authorID, gameID: candidate.gameID) : nil)
             guard CallBack.calls(facts, now: now) else { continue }
             if candidate.event == .moves { try await store.calledBack(authorID: authorID, gameID: candidate.gameID, at: now) }
-            for subscription in subscriptions where subscription.authorID == authorID {
-                await push(message, to: subscription, client: client)
+            var endpoints: Set<String> = []
+            for subscription in subscriptions where subscription.authorID == authorID && endpoints.insert(subscription.endpoint).inserted {
+                let dropped = schedule.enqueue(
+                    PushDelivery(recipient: authorID, subscription: subscription, message: message, queuedAt: .now), now: now)
+                if dropped > 0 { metrics?.webPushesDropped.increment(by: Int64(dropped)) }
+                queued = true
             }
+        }
+        if queued { deliverySignal.yield() }
+    }
+
+    /// Sends one push and says how it went: to the address its host was checked to have, the
+    /// whole exchange (lookup, connection, TLS, request, the answer's head) within `deadline`.
+    /// A subscription the push service no longer knows (404, 410), or whose host has become a
+    /// private address, is dropped.
+    func push(_ delivery: PushDelivery) async -> PushOutcome {
+        let subscription = delivery.subscription
+        let outcome: PushOutcome
+        do {
+            outcome = try await withinDeadline(Self.deadline) { try await self.exchange(delivery) } ?? .unreachable
+        } catch let refused as PushAddress.Refused {
+            logger.notice(
+                "a push endpoint's host is not a public address: its subscription is dropped",
+                metadata: ["device": "\(subscription.deviceID)", "reason": "\(refused.reason)"])
+            _ = try? await store.deletePushSubscription(deviceID: subscription.deviceID, endpoint: subscription.endpoint)
+            return .unreachable
+        } catch {
+            logger.notice("a push could not be delivered", metadata: ["device": "\(subscription.deviceID)", "error": "\(error)"])
+            return .unreachable
+        }
+        switch outcome {
+        case .delivered:
+            delivered.add(1, ordering: .relaxed)
+            metrics?.webPushesSent.increment()
+        case .gone: _ = try? await store.deletePushSubscription(deviceID: subscription.deviceID, endpoint: subscription.endpoint)
+        case let .refused(status):
+            logger.notice("a push service refused a push", metadata: ["status": "\(status)", "device": "\(subscription.deviceID)"])
+        case .unreachable:
+            logger.notice("a push endpoint did not answer in time", metadata: ["device": "\(subscription.deviceID)"])
+        }
+        return outcome
+    }
+
+    private func exchange(_ delivery: PushDelivery) async throws -> PushOutcome {
+        let subscription = delivery.subscription
+        guard let endpoint = URL(string: subscription.endpoint), let host = endpoint.host, let scheme = endpoint.scheme?.lowercased() else {
+            throw PushAddress.Refused(reason: "not a URL")
+        }
+        let port = endpoint.port ?? (scheme == "https" ? 443 : 80)
+        let address: PushAddress.Resolved
+        switch await PushAddress.check(host: host, port: port, allowLoopback: allowLoopback && scheme == "http") {
+        case let .allowed(resolved): address = resolved
+        case let .refused(reason): throw PushAddress.Refused(reason: reason)
+        case .unresolved: return .unreachable
+        }
+        if scheme == "http" && !PushAddress.isLoopback(address.bytes) { throw PushAddress.Refused(reason: "endpoint must be https") }
+        let keys = try WebPush.SubscriberKeys(p256dh: subscription.p256dh, auth: subscription.auth)
+        let body = try WebPush.encrypt(delivery.message.bytes, for: keys)
+        var request = HTTPClientRequest(url: subscription.endpoint)
+        request.method = .POST
+        request.headers.add(name: "TTL", value: "86400")
+        request.headers.add(name: "Urgency", value: delivery.message.type == .moves ? "low" : "normal")
+        request.headers.add(name: "Content-Encoding", value: "aes128gcm")
+        request.headers.add(name: "Content-Type", value: "application/octet-stream")
+        request.headers.add(
+            name: "Authorization",
+            value: try WebPush.vapidAuthorization(endpoint: endpoint, key: try await vapidKey(), subject: subject, now: clock() / 1000))
+        request.body = .bytes(ByteBuffer(bytes: body))
+        // A client of its own, told to connect to the checked address whatever the name
+        // resolves to now (TLS still checks the certificate against the name).
+        var configuration = HTTPClient.Configuration(
+            tlsConfiguration: nil, redirectConfiguration: .disallow, timeout: .init(connect: .seconds(3), read: Self.timeAmount))
+        configuration.connectionPool.retryConnectionEstablishment = false
+        configuration.dnsOverride = [host: address.text, "[\(host)]": address.text]
+        let client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
+        let status: UInt
+        do {
+            // The answer's head is all a push needs: its body is never waited for.
+            status = try await client.execute(request, timeout: Self.timeAmount).status.code
+        } catch {
+            try? await client.shutdown()
+            throw error
+        }
+        try? await client.shutdown()
+        metrics?.webPushDuration.recordNanoseconds(delivery.queuedAt.duration(to: .now).inNanoseconds)
+        switch status {
+        case 200..<300: return .delivered
+        case 404, 410: return .gone
+        default: return .refused(status)
         }
     }
 
-    /// Sends one message to one subscription; a subscription the push service no longer knows
-    /// (404, 410) is dropped.
-    func push(_ message: PushMessage, to subscription: StoredPushSubscription, client: HTTPClient) async {
-        do {
-            guard let endpoint = URL(string: subscription.endpoint) else { return }
-            let keys = try WebPush.SubscriberKeys(p256dh: subscription.p256dh, auth: subscription.auth)
-            let body = try WebPush.encrypt(message.bytes, for: keys)
-            var request = HTTPClientRequest(url: subscription.endpoint)
-            request.method = .POST
-            request.headers.add(name: "TTL", value: "86400")
-            request.headers.add(name: "Urgency", value: message.type == .moves ? "low" : "normal")
-            request.headers.add(name: "Content-Encoding", value: "aes128gcm")
-            request.headers.add(name: "Content-Type", value: "application/octet-stream")
-            request.headers.add(
-                name: "Authorization",
-                value: try WebPush.vapidAuthorization(endpoint: endpoint, key: try await vapidKey(), subject: subject, now: clock() / 1000))
-            request.body = .bytes(ByteBuffer(bytes: body))
-            let response = try await client.execute(request, timeout: Self.deadline)
-            _ = try? await response.body.collect(upTo: 16 * 1024)
-            switch response.status.code {
-            case 200..<300: delivered.add(1, ordering: .relaxed)
-            case 404, 410: try await store.deletePushSubscription(deviceID: subscription.deviceID, endpoint: subscription.endpoint)
-            default:
-                logger.notice("a push service refused a push", metadata: ["status": "\(response.status.code)", "device": "\(subscription.deviceID)"])
-            }
-        } catch {
-            logger.notice("a push could not be delivered", metadata: ["device": "\(subscription.deviceID)", "error": "\(error)"])
-        }
-    }
+    static let timeAmount = TimeAmount.seconds(Int64(Limits.pushDeadlineSeconds))
 
     /// Why `endpoint` cannot take pushes, or nil: `https` to a name or a public address (no
     /// loopback, private, link-local or unspecified address: the server must not be made to
@@ -150,7 +268,9 @@ final class PushNotifier: Service, Sendable {
         guard endpoint.utf8.count <= 1_024, let url = URL(string: endpoint), let scheme = url.scheme?.lowercased(),
             let host = url.host?.lowercased(), !host.isEmpty, url.user == nil, url.password == nil
         else { return "endpoint is an https URL of at most 1 KB" }
-        if allowLoopback, scheme == "http", host == "127.0.0.1" { return nil }
+        // Tests' stand-in push services: plain http to 127.0.0.1, or to a name (the push checks
+        // that it resolves to loopback).
+        if allowLoopback, scheme == "http", host == "127.0.0.1" || (Self.ipv4(host) == nil && !host.contains(":")) { return nil }
         guard scheme == "https" else { return "endpoint must be https" }
         if host == "localhost" || host.hasSuffix(".localhost") || host.hasSuffix(".local") || host.hasSuffix(".internal")
             || !host.contains(".") && !host.contains(":")
