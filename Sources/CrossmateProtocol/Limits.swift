@@ -70,8 +70,16 @@ public enum Limits {
         kind: "move",
         size:
             "one square: \(SquareText.maximumLength) letters at most; \(ProtocolLimits.maximumRecordsPerBatch) a push, \(ProtocolLimits.maximumBatchBytes / 1_048_576) MB a push",
-        perDevice: request, perGame: "\(maximumMovesPerGame)", lifetime: "kept with the game",
-        shares: "the device's request bucket")
+        perDevice: request, perAccount: accountMoves,
+        perGame: "\(maximumMovesPerGame), at most \(maximumMovesPerPlayer) of them one player's; a removed player's no longer count",
+        lifetime: "kept with the game", shares: "the device's request bucket")
+    /// Moves one account stores, in all its games and from all its devices: a bound on what one
+    /// account writes to the server's disk (a move is about 600 bytes stored), well above any
+    /// solving (an offline solve of a 25×25 grid sends about 2,000 at once).
+    public static let accountMoves = Rate(burst: 20_000, perSecond: 20)
+    /// Moves one player's account may store in one game: no player can fill a shared game's
+    /// `maximumMovesPerGame` alone.
+    public static let maximumMovesPerPlayer = 100_000
     /// Moves one game keeps at most: a game's history (what a browser opening it and a replay
     /// read) is bounded whatever its players do. A 21×21 grid solved with every square changed
     /// fifty times over is about 20,000.
@@ -192,7 +200,7 @@ public enum Limits {
     }
 
     /// 60, 0.5, 12: a number as README writes it.
-    static func number(_ value: Double) -> String {
+    public static func number(_ value: Double) -> String {
         value == value.rounded() ? String(Int(value)) : String(value)
     }
 }

@@ -10,6 +10,8 @@ struct AppendRequest: Sendable {
     var bodies: [String]
     /// The moves the game takes at most: those past it are rejected.
     var maximumMoves: Int
+    /// The moves one player stores in the game at most.
+    var maximumPlayerMoves: Int = .max
     /// Told of the batch's outcome once it is checked and ordered, before its group commits
     /// (see `Store.appendMoves`).
     var ordered: (@Sendable (AppendOutcome) -> Void)? = nil
@@ -59,6 +61,9 @@ struct GroupAppend {
     private var games: [String: GameState] = [:]
     private var order: [String] = []
     private var revoked: [Key: Bool] = [:]
+    /// Each player's moves in each game, and the players whose count the group changed.
+    private var playerMoves: [Key: Int64] = [:]
+    private var changedPlayers: Set<Key> = []
     private var heads: [Key: Int64] = [:]
     /// Stored bodies of the moves resent from before the group, and bodies saved in it.
     private var earlier: [Key: String] = [:]
@@ -100,12 +105,17 @@ struct GroupAppend {
             let list = Self.placeholders(chunk.count)
             for row in try await db.query(
                 """
-                SELECT 'p' AS kind, game_id, author_id AS id, revoked AS value FROM participants WHERE game_id IN (\(list))
-                UNION ALL SELECT 'h', game_id, replica_id, last_seq FROM replica_heads WHERE game_id IN (\(list))
+                SELECT 'p' AS kind, game_id, author_id AS id, revoked AS value, move_count AS moves FROM participants WHERE game_id IN (\(list))
+                UNION ALL SELECT 'h', game_id, replica_id, last_seq, 0 FROM replica_heads WHERE game_id IN (\(list))
                 """, (chunk + chunk).map(SQLValue.text))
             {
                 let key = Key(game: try row.string("game_id"), id: try row.string("id"))
-                if row.text("kind") == "p" { revoked[key] = row.bool("value") } else { heads[key] = try row.integer("value") }
+                if row.text("kind") == "p" {
+                    revoked[key] = row.bool("value")
+                    playerMoves[key] = try row.integer("moves")
+                } else {
+                    heads[key] = try row.integer("value")
+                }
             }
         }
         earlier = try await Self.storedBodies(of: requests, below: heads, on: db)
@@ -114,7 +124,8 @@ struct GroupAppend {
     /// One batch, against the group's state so far: its outcome, and its moves taken into the state.
     private mutating func check(_ request: AppendRequest) -> Result<AppendOutcome, StoreRefusal> {
         guard var game = games[request.gameID] else { return .failure(.gameNotFound) }
-        switch revoked[Key(game: request.gameID, id: request.authorID)] {
+        let player = Key(game: request.gameID, id: request.authorID)
+        switch revoked[player] {
         case nil: return .failure(.notParticipant)
         case true?: return .failure(.revoked)
         case false?: break
@@ -157,9 +168,21 @@ struct GroupAppend {
                             .limitExceeded, "this game holds \(request.maximumMoves) moves, as many as a game keeps; start a new game to go on")))
                 continue
             }
+            guard playerMoves[player, default: 0] < request.maximumPlayerMoves else {
+                results.append(
+                    RecordResult(
+                        replicaID: move.replicaID, seq: move.seq, status: .rejected,
+                        error: ErrorBody(
+                            .limitExceeded,
+                            "you have made \(request.maximumPlayerMoves) moves in this game, as many as one player keeps in a game; start a new game to go on"
+                        )))
+                continue
+            }
             game.zoneSeq += 1
             game.moveCount += 1
             game.touched = true
+            playerMoves[player, default: 0] += 1
+            changedPlayers.insert(player)
             heads[replica] = head + 1
             changedHeads.insert(replica)
             bodiesNow[recordKey] = body
@@ -196,6 +219,15 @@ struct GroupAppend {
                     INSERT INTO replica_heads (game_id, replica_id, last_seq) VALUES \(Self.rows(chunk.count, of: 3))
                     ON CONFLICT (game_id, replica_id) DO UPDATE SET last_seq = excluded.last_seq
                     """, chunk.flatMap { key in [.text(key.game), .text(key.id), .integer(heads[key]!)] }
+                ))
+        }
+        for chunk in Self.chunks(changedPlayers.sorted { ($0.game, $0.id) < ($1.game, $1.id) }) {
+            writes.append(
+                (
+                    """
+                    UPDATE participants SET move_count = v.column3
+                    FROM (VALUES \(Self.rows(chunk.count, of: 3))) AS v WHERE participants.game_id = v.column1 AND participants.author_id = v.column2
+                    """, chunk.flatMap { key in [.text(key.game), .text(key.id), .integer(playerMoves[key]!)] }
                 ))
         }
         for chunk in Self.chunks(order.filter { games[$0]!.touched }) {

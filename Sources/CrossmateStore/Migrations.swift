@@ -202,6 +202,9 @@ enum Migrations {
         // The zone sequence at which each player joined: colours are handed out in joining order.
         // Players of older games keep 0 and sort by account id among themselves, as before.
         (15, ["ALTER TABLE participants ADD COLUMN joined BIGINT NOT NULL DEFAULT 0"]),
+        // The moves each player has stored in each game (bounded per player; a removed player's
+        // leave the game's count). Players of older games start from 0.
+        (16, ["ALTER TABLE participants ADD COLUMN move_count BIGINT NOT NULL DEFAULT 0"]),
     ]
 
     /// The newest schema this build knows: a database recording a later one was written by a

@@ -25,7 +25,7 @@ extension Store {
         try await commits.submit(
             AppendRequest(
                 gameID: gameID, authorID: authorID, moves: moves, bodies: moves.map(\.sortedJSON), maximumMoves: maximumMovesPerGame,
-                ordered: ordered, urgent: urgent))
+                maximumPlayerMoves: maximumMovesPerPlayer, ordered: ordered, urgent: urgent))
     }
 
     /// Records a completion with the final grid, unless the game already has one; returns the

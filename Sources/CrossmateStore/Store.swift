@@ -32,16 +32,18 @@ public final class Store: Sendable {
     /// `commitWait` sleeps until the interval is over (a test may hold the group back instead).
     /// `beforeCommit` runs in each group commit's transaction once its moves were relayed, just
     /// before COMMIT (where a crash test stops the process). A game takes at most
-    /// `maximumMovesPerGame` moves; those past it are rejected.
+    /// `maximumMovesPerGame` moves, and one player `maximumMovesPerPlayer` of them; those past either are
+    /// rejected.
     public init(
         database: any SQLDatabase, onGroupCommit: GroupCommitObserver? = nil, maximumWaitingMoves: Int = 200_000,
-        maximumMovesPerGame: Int = Limits.maximumMovesPerGame,
+        maximumMovesPerGame: Int = Limits.maximumMovesPerGame, maximumMovesPerPlayer: Int = Limits.maximumMovesPerPlayer,
         commitInterval: Duration = .zero, commitWindow: Duration = .zero,
         commitWait: @escaping CommitWait = { try? await Task.sleep(until: $0, clock: .continuous) },
         beforeCommit: (@Sendable () -> Void)? = nil
     ) {
         self.database = database
         self.maximumMovesPerGame = maximumMovesPerGame
+        self.maximumMovesPerPlayer = maximumMovesPerPlayer
         commits = CommitQueue(
             database: database, onCommit: onGroupCommit, maximumWaitingMoves: maximumWaitingMoves, interval: commitInterval,
             window: commitWindow, waitUntil: commitWait, beforeCommit: beforeCommit)
@@ -49,6 +51,8 @@ public final class Store: Sendable {
 
     /// The moves a game takes at most (`Limits.maximumMovesPerGame`).
     public let maximumMovesPerGame: Int
+    /// The moves one player stores in one game at most (`Limits.maximumMovesPerPlayer`).
+    public let maximumMovesPerPlayer: Int
 
     /// The pushes that close a commit window before its time is up.
     public static var commitWindowBatches: Int { CommitQueue.windowBatches }

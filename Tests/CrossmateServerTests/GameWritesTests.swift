@@ -107,4 +107,34 @@ import Testing
             #expect(try await store.changes(gameID: "g1", after: 0, limit: 100).filter { $0.kind == .move }.count == 3)
         }
     }
+
+    /// An account stores moves at a bounded rate whatever its devices do (`Limits.accountMoves`):
+    /// past its burst a push is refused whole, with when to send the rest, and nothing of it is
+    /// stored; the bucket fills again with time.
+    @Test func anAccountStoresMovesAtABoundedRate() async throws {
+        try await withAnnsGames(["g1"]) { store in
+            let clock = TestClock(2_000_000)
+            let writes = GameWrites(
+                store: store, directory: GameDirectory(store: store, snapshotInterval: 100), events: Recorder(),
+                rules: WriteRules(maximumSkewMillis: 60_000), clock: { clock.now }, logger: Logger(label: "test"),
+                accountMoves: RateLimiter(burst: 4, perSecond: 1))
+            let ann = StoredDevice(deviceID: "phone", authorID: "ann", displayName: "Ann")
+            var replica = GameReplica(puzzle: greenLight, gameID: "g1", replicaID: "phone", authorID: "ann")
+            var moves: [Move] = []
+            for (index, square) in greenLight.letterPositions.prefix(7).enumerated() {
+                moves += try replica.perform(.setLetter(square, "A"), wallMillis: clock.now + Int64(index))
+            }
+            let records = moves.map(MoveRecord.init)
+            #expect(try await writes.ingest(Array(records[0..<3]), into: "g1", from: ann).results.allSatisfy { $0.status == .saved })
+            do {
+                _ = try await writes.ingest(Array(records[3..<7]), into: "g1", from: ann)
+                Issue.record("a push past the account's bucket was taken")
+            } catch let error as APIError {
+                #expect(error.body.error == .rateLimited && error.body.message.contains("kept on your device"), "\(error.body.message)")
+            }
+            #expect(try await store.changes(gameID: "g1", after: 0, limit: 100).filter { $0.kind == .move }.count == 3)
+            clock.advance(byMillis: 3_000)
+            #expect(try await writes.ingest(Array(records[3..<7]), into: "g1", from: ann).results.allSatisfy { $0.status == .saved })
+        }
+    }
 }

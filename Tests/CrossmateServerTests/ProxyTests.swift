@@ -17,6 +17,13 @@ import Testing
         #expect(ClientAddress.resolve(peer: "127.0.0.1", forwardedFor: ["6.6.6.6", "1.2.3.4"], trusted: trusted) == "1.2.3.4")
         // A trusted proxy that names nobody: the proxy.
         #expect(ClientAddress.resolve(peer: "127.0.0.1", forwardedFor: [], trusted: trusted) == "127.0.0.1")
+        // IPv6 clients are counted by their /64: a client cannot rotate through its addresses.
+        #expect(ClientAddress.limitKey("2001:db8:1:2:aaaa:bbbb:cccc:dddd") == "2001:db8:1:2::/64")
+        #expect(ClientAddress.limitKey("2001:0db8:0001:0002::1") == "2001:db8:1:2::/64")
+        #expect(ClientAddress.limitKey("[2001:db8:1:3::9]") == "2001:db8:1:3::/64")
+        #expect(ClientAddress.limitKey("::ffff:203.0.113.5") == "203.0.113.5")
+        #expect(ClientAddress.limitKey("203.0.113.5") == "203.0.113.5")
+        #expect(ClientAddress.limitKey("unknown") == "unknown")
         #expect(ClientAddress.resolve(peer: "127.0.0.1", forwardedFor: [" , "], trusted: trusted) == "127.0.0.1")
         // What is kept per address stays short whatever the header holds.
         let long = String(repeating: "a", count: 10_000)
@@ -65,6 +72,12 @@ import Testing
             #expect(try Self.call(port, "POST", "/v1/accounts", body: account, headers: ann).status == 429)
             // Another client behind the same proxy is not held to Ann's limit.
             #expect(try Self.call(port, "POST", "/v1/accounts", body: account, headers: ["X-Forwarded-For": "198.51.100.8"]).status == 201)
+            // An IPv6 client counts by its /64: other addresses of the same block share its limit.
+            let block = (1...3).map {
+                try? Self.call(port, "POST", "/v1/accounts", body: account, headers: ["X-Forwarded-For": "2001:db8:5:6::\($0)"]).status
+            }
+            #expect(block == [201, 201, 429], "\(block)")
+            #expect(try Self.call(port, "POST", "/v1/accounts", body: account, headers: ["X-Forwarded-For": "2001:db8:5:7::1"]).status == 201)
             // The link names the public address, whatever address the request came in on.
             let token = try #require(first.body.firstMatch(of: #/"token":"([^"]+)"/#)?.1)
             let bearer = ["Authorization": "Bearer \(token)"]

@@ -101,3 +101,36 @@ extension StoreTests {
         }
     }
 }
+
+extension StoreTests {
+    /// One invited player cannot fill a shared game: a player's moves stop at their own bound,
+    /// the others' go on to the game's; and the owner removing a filler frees the room their
+    /// moves took (they stay in the history).
+    @Test(arguments: Backend.available)
+    func aPlayerFillsOnlyTheirShareOfASharedGame(backend: Backend) async throws {
+        try await withStore(backend) { store in
+            let ann = try await account(store)
+            let mal = try await account(store)
+            let gameID = try await game(store, owner: ann.author)
+            _ = try await store.setParticipant(
+                ParticipantRecord(gameID: gameID, authorID: mal.author, displayName: "Mal", role: .player), feedState: .active)
+            func push(_ author: String, _ replica: String, _ seqs: ClosedRange<Int>) async throws -> [RecordResult.Status] {
+                let moves = seqs.map { move(gameID, replica, $0) }
+                let request = AppendRequest(
+                    gameID: gameID, authorID: author, moves: moves, bodies: moves.map(\.sortedJSON), maximumMoves: 10, maximumPlayerMoves: 6)
+                return statuses(try await appendGroup(store, [request])[0])
+            }
+            // Mal, from two devices: six moves in all, then refused with a reason.
+            #expect(try await push(mal.author, "mal-1", 1...4) == Array(repeating: .saved, count: 4))
+            #expect(try await push(mal.author, "mal-2", 1...4) == [.saved, .saved, .rejected, .rejected])
+            // Ann goes on to the game's bound.
+            #expect(try await push(ann.author, "ann-1", 1...5) == [.saved, .saved, .saved, .saved, .rejected])
+            // Ann removes Mal: his six leave the game's count, and Ann has room again.
+            _ = try await store.setParticipant(
+                ParticipantRecord(gameID: gameID, authorID: mal.author, displayName: "Mal", role: .player, revoked: true), feedState: .readOnly)
+            #expect(try await store.game(gameID)?.moveCount == 4)
+            #expect(try await push(ann.author, "ann-1", 5...6) == [.saved, .saved])
+            #expect(try await push(mal.author, "mal-1", 5...5) == [])
+        }
+    }
+}

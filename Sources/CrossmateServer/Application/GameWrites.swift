@@ -22,6 +22,8 @@ struct GameWrites: Sendable {
     let rules: WriteRules
     let clock: @Sendable () -> Int64
     let logger: Logger
+    /// Moves each account stores, from all its devices (`Limits.accountMoves`).
+    var accountMoves = RateLimiter(Limits.accountMoves)
     /// Counts moves stored (the server's metrics; none in a test).
     var movesIngested: (@Sendable (Int) -> Void)? = nil
 
@@ -68,6 +70,12 @@ struct GameWrites: Sendable {
             }
         }
 
+        if !candidates.isEmpty, let wait = accountMoves.take(device.authorID, cost: candidates.count, now: now) {
+            throw APIError(
+                .rateLimited,
+                "your account has stored \(Limits.number(Limits.accountMoves.burst)) moves in a short time, as many as an account may; the rest are kept on your device and go in \(wait) s",
+                retryAfterSeconds: wait)
+        }
         let outcome: AppendOutcome
         do {
             // This instance's browsers, and the devices that take relays, see the moves once they
