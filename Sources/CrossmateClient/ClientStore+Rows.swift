@@ -201,6 +201,7 @@ struct SettingRow: Codable, FetchableRecord, PersistableRecord {
     var value: String
 
     static let serverOffsetMillis = "server_offset_millis"
+    static let checkedRestore = "checked_restore"
 }
 
 /// A chat message this device knows: heard from the server (with its zone sequence), or

@@ -290,6 +290,19 @@ public final class ClientStore: Sendable {
         }
     }
 
+    /// The server holds this device's moves of a game only up to `seq` - 1 (it was restored from
+    /// a backup): every one from `seq` on goes back in the outbox, in order, to be sent again.
+    /// How many; 0 when this device does not hold the move at `seq` (nothing can fill the gap).
+    @discardableResult
+    public func resend(gameID: String, replicaID: String, from seq: Int) throws -> Int {
+        try queue.write { db in
+            let replica = Self.moves(of: gameID, replica: replicaID)
+            guard try replica.filter(MoveRow.Columns.seq == seq).fetchCount(db) == 1 else { return 0 }
+            return try replica.filter(MoveRow.Columns.seq >= seq).filter(!MoveRow.isWaiting)
+                .updateAll(db, MoveRow.Columns.pending.set(to: MoveRow.Outbox.waiting))
+        }
+    }
+
     /// The server refused one of this device's moves for good (it will never take it): it leaves
     /// the outbox but stays known, marked refused.
     public func markRefused(gameID: String, replicaID: String, seq: Int) throws {
@@ -527,6 +540,29 @@ public final class ClientStore: Sendable {
 
     public func setServerOffsetMillis(_ offset: Int64) throws {
         try queue.write { db in try SettingRow(key: SettingRow.serverOffsetMillis, value: String(offset)).upsert(db) }
+    }
+
+    /// The server's last restore from a backup this device has checked its moves against.
+    public func checkedRestore() throws -> Int64? {
+        try queue.read { db in try SettingRow.fetchOne(db, key: SettingRow.checkedRestore).flatMap { Int64($0.value) } }
+    }
+
+    public func setCheckedRestore(_ restoredAt: Int64) throws {
+        try queue.write { db in try SettingRow(key: SettingRow.checkedRestore, value: String(restoredAt)).upsert(db) }
+    }
+
+    /// Puts this device's last acknowledged move of every game back in the outbox: sent again,
+    /// the server answers that it holds it (a duplicate), or that it lost it and where to go
+    /// on from (`RecordResult.nextSeq`). How many games.
+    public func recheckAcknowledged(replicaID: String) throws -> Int {
+        var games = 0
+        for gameID in try queue.read({ db in
+            try MoveRow.filter(MoveRow.Columns.replicaID == replicaID).select(MoveRow.Columns.gameID, as: String.self).distinct().fetchAll(db)
+        }) {
+            let through = try acknowledgedThrough(gameID: gameID, replicaID: replicaID)
+            if through > 0, try resend(gameID: gameID, replicaID: replicaID, from: through) > 0 { games += 1 }
+        }
+        return games
     }
 
     // MARK: Snapshots

@@ -470,6 +470,14 @@ public actor SyncEngine {
         var changed = false
         repeat {
             let page = try await api.games(after: cursor)
+            if cursor == nil, let restoredAt = page.restoredAt, (try? store.checkedRestore()) != restoredAt {
+                // The server was restored from a backup since this device last looked: it may
+                // lack moves this device saw acknowledged. Each game's last is sent again.
+                let games = (try? store.recheckAcknowledged(replicaID: identity.deviceID)) ?? 0
+                logger.notice("the server was restored from a backup: checking this device's moves", metadata: ["games": "\(games)"])
+                try? store.setCheckedRestore(restoredAt)
+                kickPush()
+            }
             for summary in page.games {
                 unread[summary.gameID] = summary.unread ?? false
                 unreadMessages[summary.gameID] = summary.unreadMessages ?? 0
@@ -1172,12 +1180,26 @@ public actor SyncEngine {
     private func settle(_ response: PushMovesResponse, batch: [Move], gameID: String) {
         var acknowledged = 0
         var sequences: [Int64] = []
+        var resent = false
         for result in response.results {
             switch result.status {
             case .saved, .duplicate:
                 acknowledged = max(acknowledged, result.seq)
                 if result.status == .saved, let sequence = result.sequence { sequences.append(sequence) }
+            case .rejected where resent:
+                continue
             case .rejected:
+                // The server's count of this device's moves is behind this device's own (it was
+                // restored from a backup): the moves it lost go again, then the rest.
+                if let next = result.nextSeq, next < result.seq, result.replicaID == identity.deviceID,
+                    let count = try? store.resend(gameID: gameID, replicaID: result.replicaID, from: next), count > 0
+                {
+                    logger.notice(
+                        "the server holds fewer of this device's moves than were acknowledged (restored from a backup?): sending them again",
+                        metadata: ["game": "\(gameID)", "from": "\(next)", "moves": "\(count)"])
+                    resent = true
+                    continue
+                }
                 try? store.markRefused(gameID: gameID, replicaID: result.replicaID, seq: result.seq)
                 emit(.moveRefused(gameID: gameID, seq: result.seq, reason: result.error?.message ?? "refused"))
             }

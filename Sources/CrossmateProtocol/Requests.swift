@@ -228,7 +228,12 @@ public struct GameListResponse: Codable, Hashable, Sendable {
     /// Where the next page starts (`GET /v1/games?after=NEXT`), or nil on the last page.
     public var next: GameListCursor?
     public var serverTime: Int64
-    public init(games: [GameSummary], next: GameListCursor? = nil, serverTime: Int64, unreadCount: Int? = nil) {
+    /// When this server's database was last restored from a backup (`crossmate restore`), if
+    /// ever. A device that has not seen this value yet checks that the server holds every move
+    /// of its own it acknowledged, and sends again those the backup did not have.
+    public var restoredAt: Int64?
+    public init(games: [GameSummary], next: GameListCursor? = nil, serverTime: Int64, unreadCount: Int? = nil, restoredAt: Int64? = nil) {
+        self.restoredAt = restoredAt
         self.games = games
         self.unreadCount = unreadCount
         self.next = next
@@ -283,13 +288,18 @@ public struct RecordResult: Codable, Hashable, Sendable {
     /// own moves can take a poke's inline changes that start after them without fetching.
     public var sequence: Int64?
     public var error: ErrorBody?
+    /// For a move refused as leaving a gap: the next seq the server takes from its replica (the
+    /// server holds its moves 1…nextSeq-1). A device whose own moves the server no longer holds
+    /// (it was restored from a backup) sends them again from there.
+    public var nextSeq: Int?
 
-    public init(replicaID: String, seq: Int, status: Status, sequence: Int64? = nil, error: ErrorBody? = nil) {
+    public init(replicaID: String, seq: Int, status: Status, sequence: Int64? = nil, error: ErrorBody? = nil, nextSeq: Int? = nil) {
         self.replicaID = replicaID
         self.seq = seq
         self.status = status
         self.sequence = sequence
         self.error = error
+        self.nextSeq = nextSeq
     }
 }
 

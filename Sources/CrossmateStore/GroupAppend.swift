@@ -150,7 +150,8 @@ struct GroupAppend {
                 results.append(
                     RecordResult(
                         replicaID: move.replicaID, seq: move.seq, status: .rejected,
-                        error: ErrorBody(.invalid, "seq \(move.seq) leaves a gap: the next seq of \(move.replicaID) is \(head + 1)")))
+                        error: ErrorBody(.invalid, "seq \(move.seq) leaves a gap: the next seq of \(move.replicaID) is \(head + 1)"),
+                        nextSeq: Int(head + 1)))
                 continue
             }
             if let completion = game.completion, move.timestamp > completion.at {

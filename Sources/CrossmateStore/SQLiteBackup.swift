@@ -103,6 +103,7 @@ public enum SQLiteBackup {
             }
             // What is checked is the copy that will be served, not the file it came from.
             summary = try check(partial, naming: backup)
+            do { try markRestored(partial) } catch { throw BackupFailure("\(partial) could not be written (\(error))") }
             guard rename(partial, database) == 0 else {
                 throw BackupFailure("\(database) could not be written (\(String(cString: strerror(errno))))")
             }
@@ -111,6 +112,35 @@ public enum SQLiteBackup {
             throw error
         }
         return summary
+    }
+
+    /// How far a restore moves every game's and every feed's next sequence number on.
+    public static let sequenceJump: Int64 = 1 << 32
+
+    /// Moves every game's zone sequence and every account's feed sequence `sequenceJump` on.
+    /// Devices hold change tokens from before the disaster, past what the backup holds: without
+    /// the jump, the records the restored server writes next would take sequence numbers those
+    /// devices have already read past, and they would never fetch them. With it, every token a
+    /// device holds is behind everything written after the restore. (The moves the backup
+    /// lost come back from the devices that made them: `RecordResult.nextSeq`.)
+    ///
+    /// Also records when the restore happened (`restored-at`, in the games list as
+    /// `restoredAt`), so each device checks once that the server holds its acknowledged moves.
+    static func markRestored(_ path: String) throws {
+        let queue = try DatabaseQueue(path: path)
+        defer { try? queue.close() }
+        try queue.write { db in
+            try db.execute(sql: "UPDATE games SET zone_seq = zone_seq + ?", arguments: [sequenceJump])
+            try db.execute(sql: "UPDATE accounts SET feed_seq = feed_seq + ?", arguments: [sequenceJump])
+            // The table came with schema 14; an older backup gains it as the server migrates it,
+            // and its devices are not told (they send again what they hold once they type).
+            if try db.tableExists("server_secrets") {
+                let now = Int64(Date().timeIntervalSince1970 * 1000)
+                try db.execute(
+                    sql: "INSERT INTO server_secrets (name, value) VALUES ('restored-at', ?) ON CONFLICT (name) DO UPDATE SET value = excluded.value",
+                    arguments: [String(now)])
+            }
+        }
     }
 
     /// Whether `path` is a whole Crossmate database this build can serve: its tables and

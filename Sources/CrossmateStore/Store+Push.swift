@@ -92,6 +92,13 @@ extension Store {
 
     /// The server's secret named `name`, made by `make` and kept the first time it is asked for
     /// (every instance on one database gets the same one).
+    /// A value the server keeps about itself (`restored-at`), or nil.
+    public func serverValue(_ name: String) async throws -> String? {
+        try await database.read { db in
+            try await db.first("SELECT value FROM server_secrets WHERE name = ?", .text(name)).map { try $0.string("value") }
+        }
+    }
+
     public func serverSecret(_ name: String, make: @Sendable () -> String) async throws -> String {
         if let kept = try await database.read({ db in
             try await db.first("SELECT value FROM server_secrets WHERE name = ?", .text(name)).map { try $0.string("value") }

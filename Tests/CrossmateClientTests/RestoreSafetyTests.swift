@@ -212,4 +212,81 @@ import Testing
         #expect(refusal.status != 0)
         #expect(refusal.message.contains("fails SQLite's integrity check") && refusal.message.contains("crossmate restore"), "\(refusal.message)")
     }
+
+    /// The moves of a game a server holds, counted.
+    func storedMoves(_ gameID: String, server: ServerProcess, token: String) async throws -> Int {
+        let api = ServerAPI(baseURL: server.baseURL, token: token)
+        var count = 0
+        var since: ChangeToken?
+        while true {
+            let page = try await api.changes(gameID: gameID, since: since)
+            count += page.changes.count { if case .move = $0.record { true } else { false } }
+            since = page.token
+            if !page.moreComing { return count }
+        }
+    }
+
+    /// A restore is the disaster path: devices that typed after the backup hold moves the
+    /// restored server lost. Each gives them back on its own once it reconnects (it checks its
+    /// acknowledged moves against the restored server), goes on typing, and a device that
+    /// joins afterwards sees every letter.
+    @Test func devicesThatTypedAfterTheBackupGiveTheirMovesBack() async throws {
+        let directory = try TemporaryDirectory("crossmate-restore-devices")
+        defer { directory.remove() }
+        var server = try ServerProcess(dataDirectory: directory.path + "/server")
+        defer { server.kill() }
+        let ann = try await TestPlayer.login("Ann", server: server.baseURL, in: directory)
+        let bob = try await TestPlayer.login("Bob", server: server.baseURL, in: directory)
+        let gameID = try await ann.engine.createGame(CreateGameRequest(bundled: "green-light"))
+        #expect(try await bob.engine.join(try await ann.engine.invite(gameID)) == gameID)
+        await ann.engine.start()
+        await bob.engine.start()
+        let annSession = try await ann.engine.open(gameID)
+        let bobSession = try await bob.engine.open(gameID)
+        try await type("GREEN", at: GridPosition(row: 1, col: 0), in: annSession)
+        try await eventually("Ann's first word acknowledged") { await ann.engine.status.unsent == 0 }
+        let backup = try crossmate(["backup", directory.path + "/backup.sqlite", "--data", directory.path + "/server"])
+        #expect(backup.status == 0, "\(backup.errors)")
+        // After the backup: a word each, acknowledged.
+        try await type("LEGAL", at: GridPosition(row: 2, col: 0), in: annSession)
+        try await type("UNITY", at: GridPosition(row: 3, col: 0), in: bobSession)
+        try await eventually("both words acknowledged") {
+            let (annUnsent, bobUnsent) = (await ann.engine.status.unsent, await bob.engine.status.unsent)
+            return annUnsent == 0 && bobUnsent == 0
+        }
+        #expect(try await storedMoves(gameID, server: server, token: ann.identity.token) == 15)
+
+        // The disk is lost: the server is killed and the backup restored in a new place, served
+        // where the old one was.
+        server.kill()
+        let restore = try crossmate(["restore", directory.path + "/backup.sqlite", "--data", directory.path + "/restored"])
+        #expect(restore.status == 0, "\(restore.errors)")
+        server = try ServerProcess(dataDirectory: directory.path + "/restored", port: server.port)
+        try await eventually("both devices gave back what the backup lacked", within: .seconds(30)) {
+            try await storedMoves(gameID, server: server, token: ann.identity.token) == 15
+        }
+        // A device that joins now sees every letter (it joins before the last words finish the
+        // puzzle; a finished puzzle takes no one new).
+        let cy = try await TestPlayer.login("Cy", server: server.baseURL, in: directory)
+        #expect(try await cy.engine.join(try await ann.engine.invite(gameID)) == gameID)
+        // Typing goes on: nothing is refused, nothing is stuck.
+        try await type("EATS", at: GridPosition(row: 4, col: 0), in: annSession)
+        try await type("ALSO", at: GridPosition(row: 0, col: 1), in: bobSession)
+        try await eventually("the new words acknowledged") {
+            let (annUnsent, bobUnsent) = (await ann.engine.status.unsent, await bob.engine.status.unsent)
+            return annUnsent == 0 && bobUnsent == 0
+        }
+        #expect(try await storedMoves(gameID, server: server, token: ann.identity.token) == 23)
+        #expect(try ann.store.unsent(gameID: gameID, limit: 100).isEmpty)
+
+        // Cy sees the whole grid; and Bob's screen has Ann's last word.
+        await cy.engine.start()
+        let cySession = try await cy.engine.open(gameID)
+        let solution = ["#ALSO", "GREEN", "LEGAL", "UNITY", "EATS#"].joined().map { $0 == "#" ? "" : String($0) }
+        try await eventually("Cy sees the whole grid") { try await cySession.view().grid.letters == solution }
+        try await eventually("Bob sees Ann's last word") { try await bobSession.view().grid.letters == solution }
+        await ann.engine.stop()
+        await bob.engine.stop()
+        await cy.engine.stop()
+    }
 }

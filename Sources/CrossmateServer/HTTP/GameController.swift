@@ -144,7 +144,9 @@ struct GameController {
         }
         let next = page.count > limit ? page.prefix(limit).last.map { GameListCursor(createdAt: $0.0.createdAt, gameID: $0.0.gameID) } : nil
         let unread = summaries.count { $0.unread == true || ($0.unreadMessages ?? 0) > 0 }
-        return GameListResponse(games: summaries, next: next, serverTime: clock(), unreadCount: unread)
+        return GameListResponse(
+            games: summaries, next: next, serverTime: clock(), unreadCount: unread,
+            restoredAt: try await store.serverValue("restored-at").flatMap { Int64($0) })
     }
 
     /// A game as one player's list shows it, from the game's projection.
