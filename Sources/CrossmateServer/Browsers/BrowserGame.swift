@@ -131,8 +131,11 @@ actor BrowserGame {
     }
 
     /// The whole game as it now is, for a browser opening it.
-    func open(services: BrowserServices) async throws -> GameOpened {
-        try await exclusively { () async throws -> GameOpened in
+    /// The game as a page opens it, handed to `deliver` before anything else may change the
+    /// replica: an update folded after it reaches the page after it, never before (a page that
+    /// took an update and then an older `opened` would show the older grid until the next change).
+    func open(services: BrowserServices, deliver: (GameOpened) throws -> Void) async throws {
+        try await exclusively { () async throws -> Void in
             _ = try await catchUp(services: services)
             roster.here = services.hub.devicesViewing(gameID)
             try await readAccountZone(services: services)
@@ -159,7 +162,7 @@ actor BrowserGame {
             if baseline > 0, let sentence = summary.sentence(name: roster.name) {
                 opened.catchUp = CatchUpView(squares: summary.squares.map { [$0.row, $0.col] }, sentence: sentence)
             }
-            return opened
+            try deliver(opened)
         }
     }
 

@@ -159,8 +159,9 @@ final class BrowserHost: Sendable {
                     return true
                 }
                 guard kept else { continue }
-                let opened = ServerSocketMessage.opened(try await fresh.open(services: services))
-                for viewer in viewers { services.hub.tell(.socket(viewer), opened) }
+                try await fresh.open(services: services) { opened in
+                    for viewer in viewers { services.hub.tell(.socket(viewer), .opened(opened)) }
+                }
             } catch {
                 services.logger.error("a browser's replica could not be read again", metadata: ["game": "\(gameID)", "error": "\(error)"])
             }

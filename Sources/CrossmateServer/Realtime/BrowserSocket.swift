@@ -33,11 +33,13 @@ struct BrowserSocket {
             services.metrics.browserReplicas.record(browsers.count)
             // A game made before uploads were held to `FrameBudget` may not fit: it is
             // refused in words rather than cut off mid-frame.
-            let opened = SocketHub.encode(.opened(try await game.open(services: services)))
-            guard opened.utf8.count <= configuration.socketBufferBytes * 3 / 4 else {
-                throw APIError(.limitExceeded, "this game is too large to open in a browser; play it with crossmate play")
+            try await game.open(services: services) { opened in
+                let text = SocketHub.encode(.opened(opened))
+                guard text.utf8.count <= configuration.socketBufferBytes * 3 / 4 else {
+                    throw APIError(.limitExceeded, "this game is too large to open in a browser; play it with crossmate play")
+                }
+                services.hub.tell(.socket(connection), text: text)
             }
-            services.hub.tell(.socket(connection), text: opened)
             browsers.changed(gameID: gameID)  // the others see this device arrive
             await services.writes.announceHere(gameID)
         } catch let error as APIError {
