@@ -32,8 +32,14 @@ struct BystanderBench: AsyncParsableCommand {
     @Option(help: "Seconds of flooding to measure.")
     var seconds = 15
 
-    @Option(help: "What Fay floods: replay, stats, or both (comma-separated), or none (the baseline).")
+    @Option(
+        help:
+            "What is flooded, comma-separated: replay, stats (Fay's), exports (Fay's and Gus's zips of all games), tarpit (Mal's push endpoints never answer while Fay chats), shared (Mal floods Bob's game with moves); or none (the baseline)."
+    )
     var flood = "replay,stats"
+
+    @Option(help: "Games of a 58×58 grid each exporting account has (exports).")
+    var exportGames = 100
 
     @Option(help: "PostgreSQL URL; without it the server uses an SQLite file in a temporary directory.")
     var postgres: String?
@@ -45,7 +51,8 @@ struct BystanderBench: AsyncParsableCommand {
         let floods = Set(flood.split(separator: ",").map(String.init))
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("crossmate-bench-\(UUID().uuidString)").path
         defer { try? FileManager.default.removeItem(atPath: directory) }
-        let server = try BenchServer(dataDirectory: directory, postgres: postgres)
+        let server = try BenchServer(
+            dataDirectory: directory, postgres: postgres, environment: floods.contains("tarpit") ? ["CROSSMATE_PUSH_ALLOW_LOOPBACK": "1"] : [:])
         defer { server.stop() }
         let http = HTTPClient(eventLoopGroupProvider: .singleton)
         let api = API(http: http, base: "http://127.0.0.1:\(server.port)")
@@ -63,6 +70,45 @@ struct BystanderBench: AsyncParsableCommand {
         let bobGame: GameSummary = try await api.call(.POST, "/v1/games", token: bob.token, json: CreateGameRequest(bundled: "daybreak"))
         var bobReplica = GameReplica(puzzle: puzzle, gameID: bobGame.gameID, replicaID: bob.deviceID, authorID: bob.account.authorID)
         let squares = puzzle.letterPositions
+
+        let scenarios = BystanderScenarios(api: api, puzzle: puzzle)
+        var exporters: [DeviceSession] = []
+        if floods.contains("exports") {
+            for name in ["Fay", "Gus"] { exporters.append(try await scenarios.exporter(name, games: exportGames, side: 58)) }
+        }
+        // Tarpit: Mal's devices name endpoints that never answer; Bob's phone a push service that
+        // answers at once; Fay writes in a game the three of them play.
+        var tarpit: LocalListener?
+        var pushService: LocalListener?
+        var chatGame: GameSummary?
+        if floods.contains("tarpit") {
+            let listener = try LocalListener(answering: false)
+            let service = try LocalListener(answering: true)
+            (tarpit, pushService) = (listener, service)
+            let mal = try await scenarios.tarpitted(listener)
+            let game: GameSummary = try await api.call(.POST, "/v1/games", token: fay.token, json: CreateGameRequest(bundled: "green-light"))
+            let invitation: InvitationResponse = try await api.call(.POST, "/v1/games/\(game.gameID)/invitations", token: fay.token)
+            for player in [mal[0], bob] {
+                let _: GameSummary = try await api.call(.POST, "/v1/invitations/\(invitation.token)/accept", token: player.token)
+            }
+            let _: PushSubscriptionResponse = try await api.call(
+                .POST, "/v1/push/subscriptions", token: bob.token,
+                json: PushSubscriptionRequest(
+                    endpoint: "\(service.origin)/push/bob", keys: .init(p256dh: BystanderScenarios.p256dh, auth: BystanderScenarios.auth)))
+            chatGame = game
+        }
+        // Shared: Mal, with four devices, is invited into Bob's game.
+        var flooders: [DeviceSession] = []
+        if floods.contains("shared") {
+            let mal: DeviceSession = try await api.call(.POST, "/v1/accounts", json: CreateAccountRequest(displayName: "Mal"))
+            flooders = [mal]
+            for _ in 0..<3 {
+                let code: LinkCodeResponse = try await api.call(.POST, "/v1/devices/link-codes", token: mal.token)
+                flooders.append(try await api.call(.POST, "/v1/devices", json: LinkDeviceRequest(code: code.code)))
+            }
+            let invitation: InvitationResponse = try await api.call(.POST, "/v1/games/\(bobGame.gameID)/invitations", token: bob.token)
+            let _: GameSummary = try await api.call(.POST, "/v1/invitations/\(invitation.token)/accept", token: mal.token)
+        }
 
         let loops = MultiThreadedEventLoopGroup(numberOfThreads: 1)
         let counts = FloodCounts()
@@ -99,6 +145,17 @@ struct BystanderBench: AsyncParsableCommand {
                     })
             }
         }
+        var floodTasks: [Task<Void, Never>] = []
+        for exporter in exporters {
+            floodTasks.append(Task { await scenarios.exportLoop(exporter, until: end, counts: counts) })
+        }
+        let chatsSent = SentTimes()
+        if let chatGame {
+            floodTasks.append(Task { await scenarios.chatLoop(fay, gameID: chatGame.gameID, until: end, sent: chatsSent) })
+        }
+        if !flooders.isEmpty {
+            floodTasks.append(Task { await scenarios.moveFlood(flooders, gameID: bobGame.gameID, until: end, counts: counts) })
+        }
         let health = Task { () -> [Double] in
             var times: [Double] = []
             while ContinuousClock.now < end {
@@ -116,6 +173,7 @@ struct BystanderBench: AsyncParsableCommand {
         // Bob types: one key every 50 ms, each push answered before the next.
         var pushes: [Double] = []
         var failedPushes = 0
+        var refusedMoves = 0
         var index = 0
         while ContinuousClock.now < end {
             let sent = ContinuousClock.now
@@ -123,8 +181,9 @@ struct BystanderBench: AsyncParsableCommand {
                 .setLetter(squares[index % squares.count], index % 2 == 0 ? "A" : "B", pencil: false), wallMillis: Self.now())
             index += 1
             do {
-                let _: PushMovesResponse = try await api.call(
+                let answer: PushMovesResponse = try await api.call(
                     .POST, "/v1/games/\(bobGame.gameID)/moves", token: bob.token, json: PushMovesRequest(moves: move.map(MoveRecord.init)))
+                refusedMoves += answer.results.count { $0.status == .rejected }
             } catch {
                 failedPushes += 1  // timed out (30 s) or refused: counted, and its time kept
             }
@@ -136,6 +195,15 @@ struct BystanderBench: AsyncParsableCommand {
         let rssGrowth = server.residentKilobytes() - rssBefore
         let healthTimes = await health.value
         for loop in statsLoops { await loop.value }
+        for task in floodTasks { await task.value }
+        // Bob's notifications: the n-th chat's request to the n-th push reaching his phone.
+        try? await Task.sleep(for: .seconds(Int64(Limits.pushDeadlineSeconds) + 1))
+        let sentTimes = chatsSent.times.withLock { $0 }
+        let arrived = pushService?.arrivals("/push/bob") ?? []
+        var notifications = zip(sentTimes, arrived).map { ($1 - $0).inSeconds * 1000 }
+        notifications.sort()
+        tarpit?.stop()
+        pushService?.stop()
         for socket in sockets { try? await socket.close() }
         try await http.shutdown()
         try await loops.shutdownGracefully()
@@ -152,6 +220,21 @@ struct BystanderBench: AsyncParsableCommand {
         report.add("bystanderPushMaxMillis", "Bob's push round trip, max", pushes.last ?? 0, "ms")
         report.add("bystanderPushes", "Bob's pushes", Double(pushes.count), "")
         report.add("bystanderPushesFailed", "Bob's pushes failed (timed out or refused)", Double(failedPushes), "")
+        report.add("bystanderMovesRefused", "Bob's moves refused", Double(refusedMoves), "")
+        if chatGame != nil {
+            report.add(
+                "bystanderNotificationP50Millis", "Bob's notification (chat sent to push received), p50", percentile(notifications, 0.50), "ms")
+            report.add("bystanderNotificationP99Millis", "Bob's notification, p99", percentile(notifications, 0.99), "ms")
+            report.add(
+                "bystanderNotifications", "Bob's notifications received / chats sent", Double(arrived.count) / Double(max(1, sentTimes.count)), "")
+        }
+        if !exporters.isEmpty {
+            report.add("exportsMade", "zips of all games made", Double(flooded.exports), "")
+            report.add("exportMillisMax", "the slowest zip", flooded.exportMillis.max() ?? 0, "ms")
+        }
+        if !flooders.isEmpty {
+            report.add("floodMovesPerSecond", "Mal's moves stored", Double(flooded.floodMoves) / measured, "/s")
+        }
         report.add("healthzP99Millis", "/healthz round trip, p99", percentile(healthSorted, 0.99), "ms")
         report.add("healthzMaxMillis", "/healthz round trip, max", healthSorted.last ?? 0, "ms")
         report.add("firstStatsMillis", "Fay's first stats request", firstStatsMillis, "ms")
@@ -194,6 +277,9 @@ final class FloodCounts: Sendable {
         var refused = 0
         var refusedOnSocket = 0
         var stats = 0
+        var exports = 0
+        var exportMillis: [Double] = []
+        var floodMoves = 0
     }
 
     private let counts = Mutex(Counts())
@@ -206,6 +292,13 @@ final class FloodCounts: Sendable {
     func add(refused: Int) { counts.withLock { $0.refused += refused } }
     func add(refusedOnSocket: Int) { counts.withLock { $0.refusedOnSocket += refusedOnSocket } }
     func add(stats: Int) { counts.withLock { $0.stats += stats } }
+    func add(export bytes: Int, millis: Double) {
+        counts.withLock {
+            $0.exports += 1
+            $0.exportMillis.append(millis)
+        }
+    }
+    func add(floodMoves: Int) { counts.withLock { $0.floodMoves += floodMoves } }
     var snapshot: Counts { counts.withLock { $0 } }
 }
 
