@@ -1,5 +1,6 @@
 import CrossmateCore
 import CrossmateFormats
+import Foundation
 import Testing
 
 @Suite struct WriterTests {
@@ -105,6 +106,20 @@ import Testing
         #expect(reread.cells.map(\.given) == original.cells.map(\.given))
         #expect(reread.isDiagramless == original.isDiagramless)
         #expect(reread.savedProgress?.letters == original.savedProgress?.letters)
+    }
+
+    /// The .ipuz JSON written by hand is JSON as Foundation writes it: read back by
+    /// JSONSerialization and written again (keys sorted, slashes kept), it comes out byte for
+    /// byte the same, awkward text (quotes, backslashes, control characters, emoji) included.
+    @Test(arguments: ["kotwords/ipuz/test.ipuz", "kotwords/jpz/test-barred.jpz", "kotwords/jpz/test-prefilled.jpz", "kotwords/puz/test.puz"])
+    func ipuzJSONIsFoundationsJSON(path: String) throws {
+        var puzzle = try Fixture.puzzle(path)
+        puzzle.title = "A \"quoted\" back\\slash / tab\t, bell\u{07} and 🧩"
+        puzzle.notes = "line one\nline two\r\n\u{1F}"
+        let written = try IpuzWriter.write(puzzle)
+        let object = try JSONSerialization.jsonObject(with: Data(written), options: [.fragmentsAllowed])
+        let again = try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])
+        #expect(Array(again) == written, "\(String(decoding: written.prefix(300), as: UTF8.self))")
     }
 
     @Test func barredPuzzlesCannotBeWrittenAsPuz() throws {
