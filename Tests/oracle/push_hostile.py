@@ -22,32 +22,19 @@ import http.server
 import json
 import os
 import queue
-import re
 import socket
-import subprocess
 import sys
 import threading
 import time
-import urllib.error
-import urllib.request
 
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import ec
 
+from oracle import Api, Checks, free_port, start_server
+
 crossmate, work = sys.argv[1:3]
-passed = 0
-failed = 0
+check = Checks()
 DEADLINE = 5  # Limits.pushDeadlineSeconds
-
-
-def check(name, condition, detail=""):
-    global passed, failed
-    if condition:
-        passed += 1
-        print(f"ok   {name}")
-    else:
-        failed += 1
-        print(f"FAIL {name} {detail}")
 
 
 def b64url(data):
@@ -128,10 +115,7 @@ closed.bind(("127.0.0.1", 0))
 closed_port = closed.getsockname()[1]
 closed.close()  # nothing listens there: connection refused
 
-probe = socket.socket()
-probe.bind(("127.0.0.1", 0))
-port = probe.getsockname()[1]
-probe.close()
+port = free_port()
 # The server runs in a mount namespace of its own whose /etc/hosts maps names to loopback and
 # private addresses: the system's resolver answers for them as DNS would for an attacker's names.
 hosts = os.path.join(work, "hosts")
@@ -140,33 +124,10 @@ with open(hosts, "w") as file:
     file.write("10.1.2.3 intranet.attacker.example\n127.0.0.1 push.flip.example\n")
     file.write(open("/etc/hosts").read())
 serve = [crossmate, "serve", "--port", str(port), "--data", os.path.join(work, "data"), "--log-level", "warning"]
-server = subprocess.Popen(
-    ["unshare", "--mount", "sh", "-c", 'mount --bind "$0" /etc/hosts && exec "$@"', hosts] + serve,
-    stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,
-    env={**os.environ, "CROSSMATE_PUSH_ALLOW_LOOPBACK": "1", "CROSSMATE_ACCOUNT_RATE_LIMIT_BURST": "100"})
-url = None
-deadline = time.monotonic() + 30
-while time.monotonic() < deadline and url is None:
-    line = server.stdout.readline()
-    match = re.search(r"serving at (http://\S+)/", line)
-    if match:
-        url = match.group(1)
-if url is None:
-    print("FAIL the server did not start")
-    sys.exit(1)
-
-
-def api(method, path, body=None, token=None):
-    request = urllib.request.Request(url + path, method=method, data=None if body is None else json.dumps(body).encode())
-    request.add_header("Content-Type", "application/json")
-    if token:
-        request.add_header("Authorization", f"Bearer {token}")
-    try:
-        with urllib.request.urlopen(request, timeout=10) as response:
-            text = response.read().decode()
-            return response.status, json.loads(text) if text else None
-    except urllib.error.HTTPError as error:
-        return error.code, json.loads(error.read().decode() or "null")
+server, url = start_server(
+    ["unshare", "--mount", "sh", "-c", 'mount --bind "$0" /etc/hosts && exec "$@"', hosts] + serve, port,
+    {**os.environ, "CROSSMATE_PUSH_ALLOW_LOOPBACK": "1", "CROSSMATE_ACCOUNT_RATE_LIMIT_BURST": "100"})
+api = Api(url)
 
 
 def subscription(endpoint):
@@ -360,5 +321,4 @@ finally:
     server.wait()
     service.shutdown()
 
-print(f"{passed} passed, {failed} failed")
-sys.exit(1 if failed else 0)
+check.finish()

@@ -17,19 +17,10 @@ import sys
 
 import puz
 
+from oracle import Checks
+
 crossmate, fixtures, work = sys.argv[1:4]
-passed = 0
-failed = 0
-
-
-def check(name, condition, detail=""):
-    global passed, failed
-    if condition:
-        passed += 1
-        print(f"ok   {name}")
-    else:
-        failed += 1
-        print(f"FAIL {name} {detail}")
+check = Checks()
 
 
 def run(*args):
@@ -205,5 +196,4 @@ run("convert", diagramless, again)
 with open(diagramless, "rb") as a, open(again, "rb") as b:
     check("a diagramless .puz written, read and written again is the same file", a.read() == b.read())
 
-print(f"{passed} passed, {failed} failed")
-sys.exit(1 if failed else 0)
+check.finish()

@@ -16,13 +16,9 @@ import json
 import os
 import queue
 import re
-import socket
-import subprocess
 import sys
 import threading
 import time
-import urllib.error
-import urllib.request
 
 import http_ece
 from cryptography.hazmat.primitives import serialization
@@ -30,19 +26,10 @@ from cryptography.hazmat.primitives.asymmetric import ec
 from py_vapid import Vapid02
 from py_vapid.utils import b64urldecode as vapid_b64urldecode
 
+from oracle import Api, Checks, free_port, start_server
+
 crossmate, work = sys.argv[1:3]
-passed = 0
-failed = 0
-
-
-def check(name, condition, detail=""):
-    global passed, failed
-    if condition:
-        passed += 1
-        print(f"ok   {name}")
-    else:
-        failed += 1
-        print(f"FAIL {name} {detail}")
+check = Checks()
 
 
 def b64urldecode(text):
@@ -75,36 +62,11 @@ service = http.server.ThreadingHTTPServer(("127.0.0.1", 0), PushService)
 threading.Thread(target=service.serve_forever, daemon=True).start()
 service_origin = f"http://127.0.0.1:{service.server_address[1]}"
 
-probe = socket.socket()
-probe.bind(("127.0.0.1", 0))
-port = probe.getsockname()[1]
-probe.close()
-server = subprocess.Popen(
-    [crossmate, "serve", "--port", str(port), "--data", os.path.join(work, "data"), "--log-level", "warning"],
-    stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env={**os.environ, "CROSSMATE_PUSH_ALLOW_LOOPBACK": "1"})
-url = None
-deadline = time.monotonic() + 30
-while time.monotonic() < deadline and url is None:
-    line = server.stdout.readline()
-    match = re.search(r"serving at (http://\S+)/", line)
-    if match:
-        url = match.group(1)
-if url is None:
-    print("FAIL the server did not start")
-    sys.exit(1)
-
-
-def api(method, path, body=None, token=None):
-    request = urllib.request.Request(url + path, method=method, data=None if body is None else json.dumps(body).encode())
-    request.add_header("Content-Type", "application/json")
-    if token:
-        request.add_header("Authorization", f"Bearer {token}")
-    try:
-        with urllib.request.urlopen(request, timeout=10) as response:
-            text = response.read().decode()
-            return response.status, json.loads(text) if text else None
-    except urllib.error.HTTPError as error:
-        return error.code, json.loads(error.read().decode() or "null")
+port = free_port()
+server, url = start_server(
+    [crossmate, "serve", "--port", str(port), "--data", os.path.join(work, "data"), "--log-level", "warning"], port,
+    {**os.environ, "CROSSMATE_PUSH_ALLOW_LOOPBACK": "1"})
+api = Api(url)
 
 
 def next_push(within=15):
@@ -234,5 +196,4 @@ finally:
     server.wait()
     service.shutdown()
 
-print(f"{passed} passed, {failed} failed")
-sys.exit(1 if failed else 0)
+check.finish()
