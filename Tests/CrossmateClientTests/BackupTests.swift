@@ -11,19 +11,6 @@ import Testing
 @Suite(.serialized) struct BackupTests {
     func crossmate(_ arguments: [String]) throws -> (status: Int32, output: String, errors: String) { try runCrossmate(arguments) }
 
-    /// The zone sequences of a game's moves, as a server holds them.
-    func moveSequences(_ gameID: String, server: String, token: String) async throws -> Set<Int64> {
-        let api = ServerAPI(baseURL: server, token: token)
-        var sequences: Set<Int64> = []
-        var since: ChangeToken?
-        while true {
-            let page = try await api.changes(gameID: gameID, since: since)
-            for change in page.changes { if case .move = change.record { sequences.insert(change.sequence) } }
-            since = page.token
-            if !page.moreComing { return sequences }
-        }
-    }
-
     @Test func aBackupTakenWhileTypingHoldsEveryAcknowledgedMoveAndRestores() async throws {
         let directory = try TemporaryDirectory("crossmate-backup")
         defer { directory.remove() }
@@ -35,7 +22,7 @@ import Testing
         let session = try await ann.engine.open(gameID)
         try await type("BETA", at: GridPosition(row: 0, col: 0), in: session)
         try await eventually("Ann's letters acknowledged") { await ann.engine.status.unsent == 0 }
-        let acknowledged = try await moveSequences(gameID, server: server.baseURL, token: ann.identity.token)
+        let acknowledged = try await storedMoveSequences(gameID, server: server.baseURL, token: ann.identity.token)
         #expect(acknowledged.count == 4)
         // Ann goes on typing while the backup is taken.
         let typing = Task {
@@ -64,7 +51,7 @@ import Testing
         let into = try crossmate(["restore", copy, "--data", restoredDirectory])
         #expect(into.status == 1 && into.errors.contains("already exists"), "a restore overwrote a database: \(into.errors)")
         server = try ServerProcess(dataDirectory: restoredDirectory)
-        let held = try await moveSequences(gameID, server: server.baseURL, token: ann.identity.token)
+        let held = try await storedMoveSequences(gameID, server: server.baseURL, token: ann.identity.token)
         #expect(acknowledged.isSubset(of: held), "missing after the restore: \(acknowledged.subtracting(held).sorted())")
         server.kill()
 

@@ -70,6 +70,25 @@ func withLiveServer<T>(
     return try await body(server, directory)
 }
 
+/// The zone sequences of a game's moves, as a server holds them (read page by page).
+func storedMoveSequences(_ gameID: String, server: String, token: String) async throws -> Set<Int64> {
+    let api = ServerAPI(baseURL: server, token: token)
+    var sequences: Set<Int64> = []
+    var since: ChangeToken?
+    while true {
+        let page = try await api.changes(gameID: gameID, since: since)
+        for change in page.changes { if case .move = change.record { sequences.insert(change.sequence) } }
+        since = page.token
+        if !page.moreComing { return sequences }
+    }
+}
+
+/// Whether every one of `players` has had all its moves acknowledged.
+func allSent(_ players: TestPlayer...) async -> Bool {
+    for player in players where await player.engine.status.unsent > 0 { return false }
+    return true
+}
+
 /// Types `word` from `start` along `direction`, one command per letter.
 func type(_ word: String, at start: GridPosition, _ direction: Direction = .across, in session: GameSession) async throws {
     for (offset, letter) in word.enumerated() {

@@ -213,19 +213,6 @@ import Testing
         #expect(refusal.message.contains("fails SQLite's integrity check") && refusal.message.contains("crossmate restore"), "\(refusal.message)")
     }
 
-    /// The moves of a game a server holds, counted.
-    func storedMoves(_ gameID: String, server: ServerProcess, token: String) async throws -> Int {
-        let api = ServerAPI(baseURL: server.baseURL, token: token)
-        var count = 0
-        var since: ChangeToken?
-        while true {
-            let page = try await api.changes(gameID: gameID, since: since)
-            count += page.changes.count { if case .move = $0.record { true } else { false } }
-            since = page.token
-            if !page.moreComing { return count }
-        }
-    }
-
     /// A restore is the disaster path: devices that typed after the backup hold moves the
     /// restored server lost. Each gives them back on its own once it reconnects (it checks its
     /// acknowledged moves against the restored server), goes on typing, and a device that
@@ -250,11 +237,8 @@ import Testing
         // After the backup: a word each, acknowledged.
         try await type("LEGAL", at: GridPosition(row: 2, col: 0), in: annSession)
         try await type("UNITY", at: GridPosition(row: 3, col: 0), in: bobSession)
-        try await eventually("both words acknowledged") {
-            let (annUnsent, bobUnsent) = (await ann.engine.status.unsent, await bob.engine.status.unsent)
-            return annUnsent == 0 && bobUnsent == 0
-        }
-        #expect(try await storedMoves(gameID, server: server, token: ann.identity.token) == 15)
+        try await eventually("both words acknowledged") { await allSent(ann, bob) }
+        #expect(try await storedMoveSequences(gameID, server: server.baseURL, token: ann.identity.token).count == 15)
 
         // The disk is lost: the server is killed and the backup restored in a new place, served
         // where the old one was.
@@ -263,7 +247,7 @@ import Testing
         #expect(restore.status == 0, "\(restore.errors)")
         server = try ServerProcess(dataDirectory: directory.path + "/restored", port: server.port)
         try await eventually("both devices gave back what the backup lacked", within: .seconds(30)) {
-            try await storedMoves(gameID, server: server, token: ann.identity.token) == 15
+            try await storedMoveSequences(gameID, server: server.baseURL, token: ann.identity.token).count == 15
         }
         // A device that joins now sees every letter (it joins before the last words finish the
         // puzzle; a finished puzzle takes no one new).
@@ -272,11 +256,8 @@ import Testing
         // Typing goes on: nothing is refused, nothing is stuck.
         try await type("EATS", at: GridPosition(row: 4, col: 0), in: annSession)
         try await type("ALSO", at: GridPosition(row: 0, col: 1), in: bobSession)
-        try await eventually("the new words acknowledged") {
-            let (annUnsent, bobUnsent) = (await ann.engine.status.unsent, await bob.engine.status.unsent)
-            return annUnsent == 0 && bobUnsent == 0
-        }
-        #expect(try await storedMoves(gameID, server: server, token: ann.identity.token) == 23)
+        try await eventually("the new words acknowledged") { await allSent(ann, bob) }
+        #expect(try await storedMoveSequences(gameID, server: server.baseURL, token: ann.identity.token).count == 23)
         #expect(try ann.store.unsent(gameID: gameID, limit: 100).isEmpty)
 
         // Cy sees the whole grid; and Bob's screen has Ann's last word.
