@@ -61,9 +61,10 @@ struct GroupAppend {
     private var games: [String: GameState] = [:]
     private var order: [String] = []
     private var revoked: [Key: Bool] = [:]
-    /// Each player's moves in each game, and the players whose count the group changed.
+    /// Each player's moves in each game (the sum of their replicas' heads), and whose each
+    /// replica the group moved on is.
     private var playerMoves: [Key: Int64] = [:]
-    private var changedPlayers: Set<Key> = []
+    private var headAuthors: [Key: String] = [:]
     private var heads: [Key: Int64] = [:]
     /// Stored bodies of the moves resent from before the group, and bodies saved in it.
     private var earlier: [Key: String] = [:]
@@ -105,16 +106,17 @@ struct GroupAppend {
             let list = Self.placeholders(chunk.count)
             for row in try await db.query(
                 """
-                SELECT 'p' AS kind, game_id, author_id AS id, revoked AS value, move_count AS moves FROM participants WHERE game_id IN (\(list))
-                UNION ALL SELECT 'h', game_id, replica_id, last_seq, 0 FROM replica_heads WHERE game_id IN (\(list))
+                SELECT 'p' AS kind, game_id, author_id AS id, revoked AS value, '' AS owner FROM participants WHERE game_id IN (\(list))
+                UNION ALL SELECT 'h', game_id, replica_id, last_seq, author_id FROM replica_heads WHERE game_id IN (\(list))
                 """, (chunk + chunk).map(SQLValue.text))
             {
                 let key = Key(game: try row.string("game_id"), id: try row.string("id"))
                 if row.text("kind") == "p" {
                     revoked[key] = row.bool("value")
-                    playerMoves[key] = try row.integer("moves")
                 } else {
-                    heads[key] = try row.integer("value")
+                    let head = try row.integer("value")
+                    heads[key] = head
+                    if let owner = row.text("owner"), !owner.isEmpty { playerMoves[Key(game: key.game, id: owner), default: 0] += head }
                 }
             }
         }
@@ -183,9 +185,9 @@ struct GroupAppend {
             game.moveCount += 1
             game.touched = true
             playerMoves[player, default: 0] += 1
-            changedPlayers.insert(player)
             heads[replica] = head + 1
             changedHeads.insert(replica)
+            headAuthors[replica] = request.authorID
             bodiesNow[recordKey] = body
             savedHere.append(SavedMove(sequence: game.zoneSeq, move: move, body: body))
             results.append(RecordResult(replicaID: move.replicaID, seq: move.seq, status: .saved, sequence: game.zoneSeq))
@@ -217,18 +219,9 @@ struct GroupAppend {
             writes.append(
                 (
                     """
-                    INSERT INTO replica_heads (game_id, replica_id, last_seq) VALUES \(Self.rows(chunk.count, of: 3))
+                    INSERT INTO replica_heads (game_id, replica_id, last_seq, author_id) VALUES \(Self.rows(chunk.count, of: 4))
                     ON CONFLICT (game_id, replica_id) DO UPDATE SET last_seq = excluded.last_seq
-                    """, chunk.flatMap { key in [.text(key.game), .text(key.id), .integer(heads[key]!)] }
-                ))
-        }
-        for chunk in Self.chunks(changedPlayers.sorted { ($0.game, $0.id) < ($1.game, $1.id) }) {
-            writes.append(
-                (
-                    """
-                    UPDATE participants SET move_count = v.column3
-                    FROM (VALUES \(Self.rows(chunk.count, of: 3))) AS v WHERE participants.game_id = v.column1 AND participants.author_id = v.column2
-                    """, chunk.flatMap { key in [.text(key.game), .text(key.id), .integer(playerMoves[key]!)] }
+                    """, chunk.flatMap { key in [.text(key.game), .text(key.id), .integer(heads[key]!), .text(headAuthors[key] ?? "")] }
                 ))
         }
         for chunk in Self.chunks(order.filter { games[$0]!.touched }) {

@@ -202,9 +202,18 @@ enum Migrations {
         // The zone sequence at which each player joined: colours are handed out in joining order.
         // Players of older games keep 0 and sort by account id among themselves, as before.
         (15, ["ALTER TABLE participants ADD COLUMN joined BIGINT NOT NULL DEFAULT 0"]),
-        // The moves each player has stored in each game (bounded per player; a removed player's
-        // leave the game's count). Players of older games start from 0.
-        (16, ["ALTER TABLE participants ADD COLUMN move_count BIGINT NOT NULL DEFAULT 0"]),
+        // Whose each replica is: a player's moves in a game are the sum of their replicas' heads
+        // (seqs run from 1 without gaps), bounded per player; a removed player's leave the
+        // game's count. Replicas of devices since revoked stay unattributed.
+        (
+            16,
+            [
+                "ALTER TABLE replica_heads ADD COLUMN author_id TEXT NOT NULL DEFAULT ''",
+                """
+                UPDATE replica_heads SET author_id = COALESCE((SELECT d.author_id FROM devices d WHERE d.device_id = replica_heads.replica_id), '')
+                """,
+            ]
+        ),
     ]
 
     /// The newest schema this build knows: a database recording a later one was written by a

@@ -76,12 +76,17 @@ extension Store {
             // A player keeps the place they joined at through every later change (colours).
             var participant = participant
             let kept = try await db.first(
-                "SELECT joined, revoked, move_count FROM participants WHERE game_id = ? AND author_id = ?", .text(participant.gameID),
-                .text(participant.authorID))
+                "SELECT joined, revoked FROM participants WHERE game_id = ? AND author_id = ?", .text(participant.gameID), .text(participant.authorID)
+            )
             participant.joined = kept?.int("joined") ?? sequence
             // A removed player's moves stay in the game's history but leave its count: the
             // game's cap bounds what its players can do, and a filler removed frees it again.
-            if participant.revoked, let kept, !kept.bool("revoked"), let moves = kept.int("move_count"), moves > 0 {
+            if participant.revoked, let kept, !kept.bool("revoked"),
+                let moves = try await db.first(
+                    "SELECT CAST(COALESCE(SUM(last_seq), 0) AS BIGINT) AS moves FROM replica_heads WHERE game_id = ? AND author_id = ?",
+                    .text(participant.gameID),
+                    .text(participant.authorID))?.int("moves"), moves > 0
+            {
                 try await db.execute(
                     "UPDATE games SET move_count = CASE WHEN move_count > ? THEN move_count - ? ELSE 0 END WHERE game_id = ?", .integer(moves),
                     .integer(moves), .text(participant.gameID))
