@@ -3,8 +3,6 @@ public enum InputKey: Hashable, Sendable {
     case character(Character)
     /// Control plus a letter: `control("z")` for ctrl-z.
     case control(Character)
-    /// Escape then a character (what Alt sends, or Esc pressed before it).
-    case alt(Character)
     case left, right, up, down
     /// Shift with an arrow (replay's larger steps).
     case shiftLeft, shiftRight
@@ -19,8 +17,20 @@ public enum InputKey: Hashable, Sendable {
 /// Turns the bytes a terminal sends into keys. A lone Escape is only known to be one when
 /// nothing follows it: `decode` leaves it pending and `flushEscape` (after a short wait)
 /// delivers it.
+///
+/// A control sequence that has begun is finished or discarded, never typed: one split across
+/// reads waits for its end, however long the gap (a loaded machine, SSH, mosh), and when an
+/// Escape went out alone because the rest came late, a read that then starts with "[" is read
+/// as that sequence's rest. Escape followed by anything else is Escape, then that key: Esc and
+/// a letter typed straight on keep the letter (there are no Alt bindings to take it for).
 public struct KeyDecoder: Sendable {
     private var pending: [UInt8] = []
+    /// An Escape went out alone at the last `flushEscape`, and nothing was read since.
+    private var escapeWentAlone = false
+
+    /// A sequence still waiting for its final byte past this many bytes is no sequence a
+    /// terminal sends: it is dropped.
+    static let longestSequence = 32
 
     public init() {}
 
@@ -28,6 +38,10 @@ public struct KeyDecoder: Sendable {
     public var hasPendingEscape: Bool { pending == [0x1B] }
 
     public mutating func decode(_ bytes: [UInt8]) -> [InputKey] {
+        // "[" is no letter of a grid: after an Escape that went out alone it is the rest of a
+        // control sequence the line split (an arrow's "[B", a click's "[<0;11;4M").
+        if escapeWentAlone, pending.isEmpty, bytes.first == UInt8(ascii: "[") { pending = [0x1B] }
+        escapeWentAlone = false
         pending += bytes
         var keys: [InputKey] = []
         var index = 0
@@ -45,21 +59,23 @@ public struct KeyDecoder: Sendable {
                     return keys
                 }
                 let next = input[index + 1]
-                if next == UInt8(ascii: "[") || next == UInt8(ascii: "O") {
-                    // CSI or SS3: parameters, then a final byte in 0x40...0x7E.
+                if next == UInt8(ascii: "[") {
+                    // CSI: parameters, then a final byte in 0x40...0x7E.
                     var end = index + 2
                     while end < input.count, !(0x40...0x7E).contains(input[end]) { end += 1 }
                     guard end < input.count else {
-                        pending = Array(input[index...])
+                        // Unfinished: wait for the rest, unless it is longer than any sequence.
+                        pending = input.count - index > Self.longestSequence ? [] : Array(input[index...])
                         return keys
                     }
                     let parameters = String(decoding: input[(index + 2)..<end], as: UTF8.self)
                     take(end - index + 1, Self.sequence(final: input[end], parameters: parameters))
-                } else if next == 0x1B {
-                    take(1, .escape)
+                } else if next == UInt8(ascii: "O"), index + 2 < input.count, Self.ss3Finals.contains(input[index + 2]) {
+                    // SS3 (F1–F4, and Home or End on some terminals): always sent whole. An
+                    // Escape then a typed O is Escape and the letter.
+                    take(3, Self.sequence(final: input[index + 2], parameters: ""))
                 } else {
-                    let rest = Self.character(in: input, at: index + 1)
-                    take(1 + rest.length, rest.character.map(InputKey.alt))
+                    take(1, .escape)
                 }
             case 0x0D, 0x0A: take(1, .enter)
             case 0x09: take(1, .tab)
@@ -84,8 +100,12 @@ public struct KeyDecoder: Sendable {
     public mutating func flushEscape() -> [InputKey] {
         guard hasPendingEscape else { return [] }
         pending = []
+        escapeWentAlone = true
         return [.escape]
     }
+
+    /// The final bytes of the SS3 sequences read whole.
+    private static let ss3Finals: Set<UInt8> = Set("ABCDHFPQRS".utf8)
 
     private static func sequence(final: UInt8, parameters: String) -> InputKey? {
         // SGR mouse reports: "<button;column;row" and M for a press (m for a release, ignored).

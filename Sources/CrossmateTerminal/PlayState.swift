@@ -79,7 +79,7 @@ public struct PlayState: Sendable {
 
     /// Handles one key: moves the cursor, opens or answers menus, and returns what to perform.
     public mutating func handle(_ key: InputKey, view: GameView) -> [PlayAction] {
-        if key == .control("q") || key == .alt("q") || key == .control("c") { return [.quit] }
+        if key == .control("q") || key == .control("c") { return [.quit] }
         if showingHelp {
             showingHelp = false
             return []
@@ -300,7 +300,7 @@ public struct PlayState: Sendable {
         case .enter: return .enter
         case .escape: return .escape
         // ^R is the rebus key every keyboard has (a Mac laptop has no Insert).
-        case .insert, .alt("r"), .control("r"): return .rebus
+        case .insert, .control("r"): return .rebus
         case .control("p"): return .pencil
         default: return nil
         }

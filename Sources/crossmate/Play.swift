@@ -397,7 +397,7 @@ struct ReplayLoop {
             switch input {
             case let .key(key):
                 switch key {
-                case .control("q"), .alt("q"), .character("q"), .control("c"), .escape: return
+                case .control("q"), .character("q"), .control("c"), .escape: return
                 case .left: step = max(0, step - 1)
                 case .right: step = min(timeline.count, step + 1)
                 case .shiftLeft: step = max(0, step - tenth)

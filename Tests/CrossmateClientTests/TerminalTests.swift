@@ -606,6 +606,37 @@ import Testing
         #expect(decoder.decode(Array(";2M".utf8)) == [.click(row: 1, col: 11)])
     }
 
+    /// A control sequence that has begun is finished or discarded, never typed: split after
+    /// its Escape with the Escape already gone out alone (the rest came late), split anywhere
+    /// inside, or never finished.
+    @Test func aSplitControlSequenceIsNeverTyped() {
+        var decoder = KeyDecoder()
+        // The Escape waited its time and went out; the rest of a click arrives after.
+        #expect(decoder.decode([0x1B]).isEmpty)
+        #expect(decoder.flushEscape() == [.escape])
+        #expect(decoder.decode(Array("[<0;11;4M".utf8)) == [.click(row: 3, col: 10)])
+        // The same for an arrow.
+        #expect(decoder.decode([0x1B]).isEmpty)
+        #expect(decoder.flushEscape() == [.escape])
+        #expect(decoder.decode(Array("[B".utf8)) == [.down])
+        // Only the read right after: later, "[" is what it is.
+        #expect(decoder.decode([0x1B]).isEmpty)
+        #expect(decoder.flushEscape() == [.escape])
+        #expect(decoder.decode(Array("a".utf8)) == [.character("a")])
+        #expect(decoder.decode(Array("[".utf8)) == [.character("[")])
+        // Split inside, in three reads with nothing in between.
+        #expect(decoder.decode(Array("\u{1B}[<0".utf8)).isEmpty)
+        #expect(decoder.decode(Array(";110;".utf8)).isEmpty)
+        #expect(decoder.decode(Array("4Mab".utf8)) == [.click(row: 3, col: 109), .character("a"), .character("b")])
+        // A sequence past any terminal's length is dropped, and typing goes on.
+        #expect(decoder.decode(Array("\u{1B}[".utf8) + Array(repeating: UInt8(ascii: "1"), count: 40)).isEmpty)
+        #expect(decoder.decode(Array("xy".utf8)) == [.character("x"), .character("y")])
+        // SS3 read whole; Escape then O apart is Escape and the letter.
+        #expect(decoder.decode(Array("\u{1B}OP\u{1B}OH".utf8)) == [.home])
+        #expect(decoder.decode([0x1B]).isEmpty)
+        #expect(decoder.decode(Array("ON".utf8)) == [.escape, .character("O"), .character("N")])
+    }
+
     /// A click on a square moves there (again: turns), on a clue goes to its word; PgDn and
     /// PgUp walk the words in list order; the wheel scrolls a list and any key puts it back.
     @Test func clicksAndPageKeysMoveTheCursor() throws {
@@ -665,9 +696,12 @@ import Testing
             decoder.decode([0x1A, 0x19, 0x10, 0x11, 0x7F, 0x09, 0x0D]) == [
                 .control("z"), .control("y"), .control("p"), .control("q"), .backspace, .tab, .enter,
             ])
-        // Esc then q arriving apart is Alt-q; a lone Esc is Escape once nothing follows.
+        // Esc then a letter is Escape and the letter, apart or in one read; a lone Esc is
+        // Escape once nothing follows.
         #expect(decoder.decode([0x1B]).isEmpty && decoder.hasPendingEscape)
-        #expect(decoder.decode(Array("q".utf8)) == [.alt("q")])
+        #expect(decoder.decode(Array("q".utf8)) == [.escape, .character("q")])
+        #expect(decoder.decode(Array("\u{1B}BETA".utf8)) == [.escape, .character("B"), .character("E"), .character("T"), .character("A")])
+        #expect(decoder.decode(Array("\u{1B}ONE".utf8)) == [.escape, .character("O"), .character("N"), .character("E")])
         #expect(decoder.decode([0x1B]).isEmpty)
         #expect(decoder.flushEscape() == [.escape])
         // A sequence split across reads, and UTF-8 split across reads.
@@ -687,9 +721,9 @@ import Testing
         #expect(state.handle(.control("x"), view: empty).isEmpty && state.menu == .action)
         #expect(state.handle(.character("c"), view: empty).isEmpty)
         #expect(state.handle(.character("w"), view: empty) == [.perform(.check(.word(state.cursor.position, .across)))])
-        // A plain q is a letter; ctrl-q and Esc-q leave.
+        // A plain q is a letter; ctrl-q leaves.
         #expect(state.handle(.character("q"), view: empty).first != .quit)
-        #expect(state.handle(.alt("q"), view: empty) == [.quit])
+        #expect(state.handle(.control("q"), view: empty) == [.quit])
         #expect(state.handle(.control("p"), view: empty).isEmpty && state.cursor.pencil)
         #expect(state.handle(.insert, view: empty).isEmpty && state.cursor.rebus == "")
     }

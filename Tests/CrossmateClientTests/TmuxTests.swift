@@ -85,6 +85,35 @@ import Testing
         return (ann, bob)
     }
 
+    /// No key misfires in a real terminal: Esc and a word in one write types the whole word; a
+    /// click's report and an arrow split after their Escape, the halves more than the Escape's
+    /// wait apart (a loaded machine, SSH), move the cursor and type nothing.
+    @Test func splitControlSequencesAreNeverTyped() async throws {
+        let lab = try Lab("crossmate-tmux-keys")
+        defer { lab.close() }
+        let session = try await annPlaysGreenLightAlone(lab)
+        try await eventually("the game is drawn") { try lab.screen(session).contains("1A") }
+        // The notes are up: Esc puts them away and the word typed straight on stays whole.
+        try lab.tmux(["send-keys", "-t", session, "Escape", "A", "L", "S", "O"])
+        try await eventually("ALSO typed whole") { try lab.screen(session).contains("[ALSO]") }
+        // Split after the Escape, the rest 600 ms later (the Escape's wait is 350 ms): the pause is
+        // the input under test, not a wait for anything.
+        for rest in ["[<0;11;4M", "[B", "[<0;30;9M", "[A"] {
+            try lab.tmux(["send-keys", "-t", session, "-H", "1b"])
+            try await Task.sleep(for: .milliseconds(600))
+            try lab.tmux(["send-keys", "-t", session, "-l", rest])
+        }
+        try lab.tmux(["send-keys", "-t", session, "C-g", "5", "a"])
+        try lab.tmux(["send-keys", "-t", session, "-l", "GREEN"])
+        try await eventually("GREEN typed at 5 Across") { try lab.screen(session).contains("[GREEN]") }
+        // The answers in the clue lists ("[ALSO]", "[G____]"): letters and blanks only, no
+        // digit, "<" or ";" of a report typed into a square.
+        let answers = try lab.screen(session).matches(of: #/\[[A-Z0-9_()<;]+\]/#).map { String($0.output) }
+        #expect(answers.contains("[ALSO]") && answers.contains("[GREEN]"), "\(answers)")
+        #expect(answers.allSatisfy { !$0.contains(where: { $0.isNumber || $0 == "<" || $0 == ";" }) }, "\(answers)")
+        try lab.tmux(["send-keys", "-t", session, "C-q"])
+    }
+
     @Test func offlineCommandsWorkOnLocalDataAndSaySo() async throws {
         let directory = try TemporaryDirectory("crossmate-cli")
         defer { directory.remove() }
