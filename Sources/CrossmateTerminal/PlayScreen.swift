@@ -779,7 +779,7 @@ public struct PlayScreen: Sendable {
         + "previous unfilled word, PgDn/PgUp to the next/previous word. Click a square (again: turn) or a clue. Backspace erases back, Delete here, Home/End go to the word's ends. ^R (or Insert) opens "
         + "a rebus, Enter writes it, Esc cancels. ^P pencil. ^Z undo, ^Y redo. ^X then c, r or x checks, reveals or clears. ^G "
         + "and a number then a or d goes to a clue. ^O shows the puzzle's notes. ^F follows another player (again: the next; any other key "
-        + "stops). ^T chat (Enter sends; PgUp/PgDn or the wheel scroll the conversation). ^W flags the word for the others. ^N nudges them to come and help with it. ^K pins a player's colour (on all your devices). At the finish, ^E starts the next puzzle with everyone. ^Q (or Esc q) quits. Any key closes this help."
+        + "stops). ^T chat (Enter sends; PgUp/PgDn or the wheel scroll the conversation). ^W flags the word for the others. ^N nudges them to come and help with it. ^K pins a player's colour (on all your devices). At the finish, ^E starts the next puzzle with everyone. ^Q quits. Any key closes this help."
 
     /// `text` in lines of at most `width` characters, broken between words; lines after the
     /// first are indented by `hanging` spaces (within the width).

@@ -465,7 +465,7 @@ import Testing
         #expect(text.split(separator: "\n").allSatisfy { $0.count <= 80 })
         // Read as one text (the help wraps wherever the width puts its words).
         let flat = text.split(whereSeparator: \.isWhitespace).joined(separator: " ")
-        #expect(flat.contains("Any key closes this help.") && flat.contains("^R (or Insert) opens") && flat.contains("(or Esc q) quits."))
+        #expect(flat.contains("Any key closes this help.") && flat.contains("^R (or Insert) opens") && flat.contains("^Q quits."))
         #expect(flat.contains("PgDn/PgUp to the next/previous word"))
         var typing = PlayState(puzzle: puzzle) { _ in "" }
         _ = typing.handle(.control("r"), view: view(puzzle))
