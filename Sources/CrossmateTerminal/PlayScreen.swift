@@ -692,7 +692,9 @@ public struct PlayScreen: Sendable {
         switch state.menu {
         case .action: lines.append(("c check   r reveal   x clear   (Esc cancels)", Style(bold: true)))
         case let .scope(action): lines.append(("\(action.rawValue.capitalized): s square   w word   p puzzle", Style(bold: true)))
-        case .confirmClearPuzzle: lines.append((Self.clip(clearQuestion, to: width), Style(bold: true)))
+        case let .confirmPuzzle(action):
+            let question = action == .reveal ? revealQuestion : clearQuestion
+            for line in Self.wrap(question, to: width, hanging: 2) { lines.append((line, Style(bold: true))) }
         case .pinWhom:
             let others = PlayState.pinnable(view).enumerated().map { "\($0.offset + 1) \($0.element.displayName)" }
             lines.append((Self.clip("Pin whose colour? " + others.joined(separator: "  ") + "   (Esc cancels)", to: width), Style(bold: true)))
@@ -722,6 +724,14 @@ public struct PlayScreen: Sendable {
     }
 
     /// "Clear the whole puzzle: 3 of Ben's letters and 2 of yours? y clears, any other key keeps them."
+    /// Revealing the whole puzzle finishes it, with help, for everyone in it.
+    private var revealQuestion: String {
+        let empty = view.puzzle.letterPositions.count { view.grid.state(at: $0).letter.isEmpty }
+        let others = view.players.count { $0.authorID != view.me && !$0.revoked }
+        let everyone = others == 0 ? "" : others == 1 ? " for you and 1 other player" : " for you and \(others) other players"
+        return "Reveal every answer (\(empty) squares still empty)? It finishes the puzzle with help\(everyone). y reveals, any other key keeps playing."
+    }
+
     private var clearQuestion: String {
         var counts: [String: Int] = [:]
         for position in view.puzzle.letterPositions {

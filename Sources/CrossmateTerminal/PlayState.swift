@@ -27,8 +27,9 @@ public struct PlayState: Sendable {
     public enum Menu: Hashable, Sendable {
         case action
         case scope(Action)
-        /// Clearing the whole puzzle (friends' letters too) waits for a y.
-        case confirmClearPuzzle
+        /// Clearing or revealing the whole puzzle waits for a y: clearing takes friends' letters
+        /// too, and revealing ends the game for everyone.
+        case confirmPuzzle(Action)
         /// ^K: whose colour to pin (a digit for each other player), then which colour.
         case pinWhom
         case pinColour(String)
@@ -355,13 +356,13 @@ public struct PlayState: Sendable {
             default: menu = nil
             }
             return []
-        case .confirmClearPuzzle:
+        case let .confirmPuzzle(action):
             menu = nil
             guard choice == "y" else {
-                notice = "Nothing was cleared."
+                notice = action == .reveal ? "Nothing was revealed." : "Nothing was cleared."
                 return []
             }
-            return [.perform(.clear(.puzzle))]
+            return [.perform(action == .reveal ? .reveal(.puzzle) : .clear(.puzzle))]
         case let .scope(action):
             menu = nil
             let scope: Scope
@@ -369,8 +370,8 @@ public struct PlayState: Sendable {
             case "s": scope = .square(cursor.position)
             case "w": scope = .word(cursor.position, cursor.direction)
             case "p":
-                if action == .clear {
-                    menu = .confirmClearPuzzle
+                if action != .check {
+                    menu = .confirmPuzzle(action)
                     return []
                 }
                 scope = .puzzle

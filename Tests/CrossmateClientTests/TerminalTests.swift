@@ -486,13 +486,25 @@ import Testing
         var state = PlayState(puzzle: puzzle) { replica.grid.letter(at: $0) }
         let shown = view(puzzle, grid: replica.grid)
         for key in [InputKey.control("x"), .character("x")] { #expect(state.handle(key, view: shown).isEmpty) }
-        #expect(state.handle(.character("p"), view: shown).isEmpty && state.menu == .confirmClearPuzzle)
+        #expect(state.handle(.character("p"), view: shown).isEmpty && state.menu == .confirmPuzzle(.clear))
         let asked = PlayScreen(view: shown, state: state, status: SyncStatus(connection: .online, unsent: 0), elapsedSeconds: 0)
             .render(width: 100, height: 24).text
         #expect(asked.contains("Clear the whole puzzle: 3 of Bob's letters and 2 of yours? y clears"))
         #expect(state.handle(.character("n"), view: shown).isEmpty && state.notice == "Nothing was cleared.")
         for key in [InputKey.control("x"), .character("x"), .character("p")] { _ = state.handle(key, view: shown) }
         #expect(state.handle(.character("y"), view: shown) == [.perform(.clear(.puzzle))])
+        // Revealing the whole puzzle ends it for everyone: it asks too.
+        for key in [InputKey.control("x"), .character("r")] { #expect(state.handle(key, view: shown).isEmpty) }
+        #expect(state.handle(.character("p"), view: shown).isEmpty && state.menu == .confirmPuzzle(.reveal))
+        let revealing = PlayScreen(view: shown, state: state, status: SyncStatus(connection: .online, unsent: 0), elapsedSeconds: 0)
+            .render(width: 100, height: 24).text
+        #expect(revealing.contains("Reveal every answer") && revealing.contains("finishes the puzzle with help"), "\(revealing)")
+        #expect(state.handle(.character("n"), view: shown).isEmpty && state.notice == "Nothing was revealed.")
+        for key in [InputKey.control("x"), .character("r"), .character("p")] { _ = state.handle(key, view: shown) }
+        #expect(state.handle(.character("y"), view: shown) == [.perform(.reveal(.puzzle))])
+        // A square or a word is revealed at once.
+        for key in [InputKey.control("x"), .character("r")] { _ = state.handle(key, view: shown) }
+        #expect(state.handle(.character("w"), view: shown) == [.perform(.reveal(.word(state.cursor.position, state.cursor.direction)))])
 
         try replica.perform(.check(.word(GridPosition(row: 0, col: 1), .across)), wallMillis: 3_000)
         let checked = view(puzzle, grid: replica.grid)

@@ -371,7 +371,7 @@ import Testing
         try lab.tmux(["send-keys", "-t", ann, "9"])
         try await eventually("Ann is told") { try screen(ann).contains("Bob is magenta on all your devices.") }
         // Bob reveals the grid: the finish offers the next puzzle.
-        try lab.tmux(["send-keys", "-t", bob, "C-x", "r", "p"])
+        try lab.tmux(["send-keys", "-t", bob, "C-x", "r", "p", "y"])
         try await eventually("Ann sees the finish") { try screen(ann).contains("^E next puzzle together") }
         try lab.tmux(["send-keys", "-t", ann, "C-e"])
         try await eventually("the puzzles are offered") { try screen(ann).contains("Next puzzle with everyone here:") }
@@ -398,7 +398,7 @@ import Testing
         let bob = try await tmux.play("Green --profile bob", xdg: directory.path + "/xdg")
         let screen = lab.screen
         // The next puzzle follows a finished game: Bob reveals the grid.
-        try tmux(["send-keys", "-t", bob, "C-x", "r", "p"])
+        try tmux(["send-keys", "-t", bob, "C-x", "r", "p", "y"])
         try await eventually("Green is finished") { try crossmate(["games", "--json"], home).contains(#""completed":true"#) }
         let started = try crossmate(["new", "--bundled", "daybreak", "--with", "Green"], home)
         #expect(started.contains("Started Daybreak") && started.contains("with Bob"))
@@ -447,7 +447,7 @@ import Testing
         #expect(try crossmate(["stats"], home).contains("No finished puzzles yet"))
         let ann = try await tmux.play("Green", xdg: directory.path + "/xdg")
         let screen = lab.screen
-        for key in ["C-x", "r", "p"] { try tmux(["send-keys", "-t", ann, key]) }
+        for key in ["C-x", "r", "p", "y"] { try tmux(["send-keys", "-t", ann, key]) }
         try await eventually("finished with help") { try screen(ann).contains("Finished with help (") }
         try tmux(["send-keys", "-t", ann, "C-q"])
         try await eventually("closed") { try screen(ann).contains("play exited 0") }
