@@ -729,7 +729,8 @@ public struct PlayScreen: Sendable {
         let empty = view.puzzle.letterPositions.count { view.grid.state(at: $0).letter.isEmpty }
         let others = view.players.count { $0.authorID != view.me && !$0.revoked }
         let everyone = others == 0 ? "" : others == 1 ? " for you and 1 other player" : " for you and \(others) other players"
-        return "Reveal every answer (\(empty) squares still empty)? It finishes the puzzle with help\(everyone). y reveals, any other key keeps playing."
+        return
+            "Reveal every answer (\(empty) squares still empty)? It finishes the puzzle with help\(everyone). y reveals, any other key keeps playing."
     }
 
     private var clearQuestion: String {

@@ -13,7 +13,7 @@ struct Play: AsyncParsableCommand {
         discussion: """
             Letters fill and move on; arrows move (an arrow across the direction turns); space turns; Tab and \
             Shift-Tab go to the next and previous unfilled word; Backspace erases back, Delete in place; Home/End; \
-            Insert (or Esc r) opens a rebus entry; ctrl-p pencil; ctrl-x check/reveal/clear; ctrl-z undo, ctrl-y \
+            Insert (or ctrl-r) opens a rebus entry; ctrl-p pencil; ctrl-x check/reveal/clear; ctrl-z undo, ctrl-y \
             redo; ctrl-g go to a clue; ctrl-f follow another player; ctrl-t chat; ctrl-w flag the word for the others; \
             ? help; ctrl-q leaves. Works offline: what you type is kept and sent when the server is back. \
             When another player starts the next puzzle from this one, play goes straight into it. NO_COLOR turns colour off.
