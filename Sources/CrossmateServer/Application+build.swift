@@ -52,7 +52,8 @@ public func buildApplication(_ configuration: ServerConfiguration, logger: Logge
     // RFC 8292: the push service may contact the sender at an https URL (or a mailto: address).
     let contact = configuration.publicURL.flatMap { $0.hasPrefix("https://") ? $0 : nil } ?? "mailto:crossmate@localhost"
     let notifier = PushNotifier(
-        store: store, clock: clock, logger: logger, allowLoopback: configuration.pushAllowLoopback, subject: contact, metrics: metrics)
+        store: store, clock: clock, logger: logger, allowLoopback: configuration.pushAllowLoopback, subject: contact, metrics: metrics,
+        movesWindowMillis: configuration.pushMovesWindowMillis)
     let events = ZoneEventRouter(hub: hub, fanout: fanout, history: history, notifier: notifier, logger: logger)
     let writes = GameWrites(
         store: store, directory: directory, events: events, rules: WriteRules(maximumSkewMillis: configuration.maximumSkewMillis),

@@ -59,6 +59,10 @@ public struct ServerConfiguration: Sendable {
     /// Whether Web Push subscriptions may name `http://127.0.0.1` endpoints: for tests, where a
     /// local endpoint stands in for a push service (`CROSSMATE_PUSH_ALLOW_LOOPBACK=1`).
     public var pushAllowLoopback = false
+    /// How long after a game's moves were weighed for call-backs its next moves wait to be
+    /// weighed (they are looked at again when it ends). Tests shorten it
+    /// (`CROSSMATE_TEST_PUSH_MOVES_WINDOW_MS`).
+    public var pushMovesWindowMillis: Int64 = 30_000
     /// Uploaded puzzle files parsed or waiting to be parsed at once; more are refused as busy.
     public var maximumConcurrentUploads = 8
     /// Timeouts and sizes for HTTP requests (`HTTPGuard`).

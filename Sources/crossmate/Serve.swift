@@ -120,6 +120,13 @@ struct Serve: AsyncParsableCommand {
         // For crash tests: see `ServerConfiguration.commitNotices`.
         if environment["CROSSMATE_TEST_NO_COMMIT_NOTICES"] == "1" { configuration.commitNotices = false }
         if environment["CROSSMATE_PUSH_ALLOW_LOOPBACK"] == "1" { configuration.pushAllowLoopback = true }
+        // For tests (not listed in the help): see `ServerConfiguration.pushMovesWindowMillis`.
+        if let text = environment["CROSSMATE_TEST_PUSH_MOVES_WINDOW_MS"] {
+            guard let millis = Int64(text), (1...600_000).contains(millis) else {
+                throw ValidationError("CROSSMATE_TEST_PUSH_MOVES_WINDOW_MS is 1 to 600000 (milliseconds), not \(text)")
+            }
+            configuration.pushMovesWindowMillis = millis
+        }
         // How long a client may take over a request's head and between requests (seconds).
         if let seconds = try positive("CROSSMATE_REQUEST_TIMEOUT_SECONDS") {
             configuration.httpLimits.headTimeout = .milliseconds(Int64(seconds * 1000))

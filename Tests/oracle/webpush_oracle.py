@@ -65,7 +65,8 @@ service_origin = f"http://127.0.0.1:{service.server_address[1]}"
 port = free_port()
 server, url = start_server(
     [crossmate, "serve", "--port", str(port), "--data", os.path.join(work, "data"), "--log-level", "warning"], port,
-    {**os.environ, "CROSSMATE_PUSH_ALLOW_LOOPBACK": "1"})
+    # A game's moves are weighed for call-backs at most once per window: 3 s here, not 30.
+    {**os.environ, "CROSSMATE_PUSH_ALLOW_LOOPBACK": "1", "CROSSMATE_TEST_PUSH_MOVES_WINDOW_MS": "3000"})
 api = Api(url)
 
 
@@ -190,6 +191,49 @@ try:
             break
     check("the push service that answered 410 is asked once", paths.count("/push/ben") == 1, str(paths))
     check("Cleo gets both messages", paths.count("/push/cleo") == 2, str(paths))
+
+    # Moves weighed while Dee is in the game call nobody and open the game's window; the few
+    # Ana makes after Dee left, inside that window, are weighed again when it ends and call
+    # Dee back (before, they were passed over for good).
+    status, dee = api("POST", "/v1/accounts", {"displayName": "Dee"})
+    status, second = api("POST", "/v1/games", {"bundled": "green-light"}, ana["token"])
+    second_id = second["game"]["gameID"] if "game" in second else second["gameID"]
+    _, second_invitation = api("POST", f"/v1/games/{second_id}/invitations", {}, ana["token"])
+    api("POST", f"/v1/invitations/{second_invitation['token']}/accept", {}, dee["token"])
+    status, _, dee_private, dee_auth = subscribe(dee["token"], "/push/dee")
+    check("Dee's phone subscribes", status in (200, 201))
+    api("POST", f"/v1/games/{second_id}/presence", {"action": "enter"}, dee["token"])
+    squares = [(0, 1), (0, 2), (0, 3), (0, 4), (1, 0)]
+    clock = [0]
+
+    def type_moves(moves):
+        records = []
+        for row, col in moves:
+            clock[0] = max(clock[0] + 1, int(time.time() * 1000) << 16)
+            seq = len(type_moves.made) + 1
+            type_moves.made.append(seq)
+            records.append({
+                "gameID": second_id, "replicaID": ana["deviceID"], "authorID": ana["account"]["authorID"], "seq": seq,
+                "timestamp": {"wallMillis": clock[0] >> 16, "counter": clock[0] & 0xFFFF}, "row": row, "col": col, "letter": "A",
+                "mark": 0, "cellAuthorID": ana["account"]["authorID"], "kind": "input", "batchID": f"{ana['deviceID']}:{seq}"})
+        status, answer = api("POST", f"/v1/games/{second_id}/moves", {"moves": records}, ana["token"])
+        return status, answer
+    type_moves.made = []
+
+    status, answer = type_moves(squares[:1])
+    check("Ana types while Dee is in the game", status == 200 and answer["results"][0]["status"] == "saved", str(answer))
+    status, _ = api("POST", f"/v1/games/{second_id}/presence", {"action": "leave"}, dee["token"])
+    status, answer = type_moves(squares[1:])
+    check("Ana types four more after Dee left", status == 200 and all(r["status"] == "saved" for r in answer["results"]), str(answer))
+    called = None
+    while True:
+        push = next_push(within=15)
+        if push is None or push[0] == "/push/dee":
+            called = push
+            break
+    message = opened(called, dee_private, dee_auth, server_key) if called else {}
+    check("the moves after Dee left call her back when the window ends", message.get("type") == "moves" and message.get("gameID") == second_id,
+          str(message))
 
 finally:
     server.kill()

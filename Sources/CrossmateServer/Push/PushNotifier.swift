@@ -15,8 +15,8 @@ import Synchronization
 /// message or a friend's moves, for each subscribed device of each player the rule calls.
 ///
 /// Bounded whatever one account does, and whatever a push service does. Candidates wait in
-/// turns per sender (`FairQueue`); moves are considered at most once per game every
-/// `movesConsideredEvery`; each player's pushes wait in turns per player, and go out several at
+/// turns per sender (`FairQueue`); a game's moves are weighed at most once per
+/// `movesWindowMillis`, the newest that came meanwhile looked at again when it ends; each player's pushes wait in turns per player, and go out several at
 /// once with none able to hold the rest (`PushSchedule`: at most a few per player and per push
 /// service, a deadline on each whole exchange, an endpoint that fails rests a while). Each push
 /// connects to the address its host was checked to have (`PushAddress`). What is dropped is
@@ -24,7 +24,6 @@ import Synchronization
 final class PushNotifier: Service, Sendable {
     typealias Candidate = CallBackCandidate
 
-    static let movesConsideredEvery: Int64 = 30_000
     static let deadline = Duration.seconds(Int64(Limits.pushDeadlineSeconds))
 
     private let store: Store
@@ -42,7 +41,15 @@ final class PushNotifier: Service, Sendable {
     let schedule = PushSchedule()
     private let deliveryWake: AsyncStream<Void>
     private let deliverySignal: AsyncStream<Void>.Continuation
-    private let movesConsidered = Mutex([String: Int64]())
+    /// Per game: when its moves were last weighed, the newest that came since (to look at when
+    /// the window ends), and whether that look is set.
+    private let movesConsidered = Mutex([String: MovesWindow]())
+    private struct MovesWindow {
+        var weighedAt: Int64
+        var waiting: Candidate?
+        var lookSet = false
+    }
+    let movesWindowMillis: Int64
     /// The VAPID key's raw bytes, once read.
     private let key = Mutex<[UInt8]?>(nil)
     /// Pushes sent and answered 2xx, for tests and metrics.
@@ -50,8 +57,9 @@ final class PushNotifier: Service, Sendable {
 
     init(
         store: Store, clock: @escaping @Sendable () -> Int64, logger: Logger, allowLoopback: Bool, subject: String = "mailto:crossmate@localhost",
-        metrics: ServerMetrics? = nil
+        metrics: ServerMetrics? = nil, movesWindowMillis: Int64 = 30_000
     ) {
+        self.movesWindowMillis = movesWindowMillis
         self.store = store
         self.clock = clock
         self.logger = logger
@@ -73,19 +81,52 @@ final class PushNotifier: Service, Sendable {
         return loaded
     }
 
-    /// Hands over a candidate; never waits. Moves of a game considered less than
-    /// `movesConsideredEvery` ago are passed over (the rule calls at most once in ten minutes).
+    /// Hands over a candidate; never waits. Moves of a game weighed less than
+    /// `movesWindowMillis` ago wait: the newest of them is weighed when the window ends, so moves
+    /// weighed while a player was still in the game never hide the ones made after they left.
+    /// (The rule itself calls each player at most once in ten minutes.)
     func consider(_ candidate: Candidate) {
         if candidate.event == .moves {
             let now = clock()
-            let due = movesConsidered.withLock { considered -> Bool in
-                if let last = considered[candidate.gameID], now - last < Self.movesConsideredEvery { return false }
-                if considered.count >= 100_000 { considered.removeAll() }
-                considered[candidate.gameID] = now
-                return true
+            let window = movesWindowMillis
+            let (due, lookIn) = movesConsidered.withLock { considered -> (Bool, Int64?) in
+                if let last = considered[candidate.gameID], now - last.weighedAt < window {
+                    considered[candidate.gameID]!.waiting = candidate
+                    guard !last.lookSet else { return (false, nil) }
+                    considered[candidate.gameID]!.lookSet = true
+                    return (false, last.weighedAt + window - now)
+                }
+                if considered.count >= 100_000 { considered = considered.filter { $0.value.lookSet } }
+                considered[candidate.gameID] = MovesWindow(weighedAt: now)
+                return (true, nil)
+            }
+            if let lookIn {
+                Task {
+                    try? await Task.sleep(for: .milliseconds(lookIn))
+                    self.lookAgain(at: candidate.gameID)
+                }
             }
             guard due else { return }
         }
+        queue(candidate)
+    }
+
+    /// A game's moves window ended: the newest moves that came in it are weighed now.
+    private func lookAgain(at gameID: String) {
+        let now = clock()
+        let waiting = movesConsidered.withLock { considered -> Candidate? in
+            guard var window = considered[gameID] else { return nil }
+            let waiting = window.waiting
+            window.waiting = nil
+            window.lookSet = false
+            if waiting != nil { window.weighedAt = now }
+            considered[gameID] = window
+            return waiting
+        }
+        if let waiting { queue(waiting) }
+    }
+
+    private func queue(_ candidate: Candidate) {
         let dropped = candidates.withLock { $0.push(candidate, key: candidate.sender).count }
         if dropped > 0 {
             candidateDropped.add(dropped, ordering: .relaxed)

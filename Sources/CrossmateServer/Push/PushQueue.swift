@@ -99,6 +99,9 @@ final class PushSchedule: Sendable {
         var inFlight = 0
         var byPlayer: [String: Int] = [:]
         var byOrigin: [String: Int] = [:]
+        /// Endpoints with a push on its way: one at a time each, so a device's pushes keep their
+        /// order and an endpoint that answers 404 or 410 is asked once.
+        var busyEndpoints: Set<String> = []
         /// Endpoints and origins passed over until a time (milliseconds), with failures in a row.
         var resting: [String: (until: Int64, failures: Int)] = [:]
         var dropped = Dropped()
@@ -140,12 +143,15 @@ final class PushSchedule: Sendable {
             state.dropped.resting += resting.count
             let byPlayer = state.byPlayer
             let byOrigin = state.byOrigin
+            let busy = state.busyEndpoints
             guard
                 let (_, delivery) = state.waiting.pop(where: { player, delivery in
                     byPlayer[player, default: 0] < Limits.pushesInFlightPerPlayer
                         && byOrigin[delivery.origin, default: 0] < Limits.pushesInFlightPerService
+                        && !busy.contains(delivery.subscription.endpoint)
                 })
             else { return nil }
+            state.busyEndpoints.insert(delivery.subscription.endpoint)
             state.inFlight += 1
             state.byPlayer[delivery.recipient, default: 0] += 1
             state.byOrigin[delivery.origin, default: 0] += 1
@@ -162,13 +168,18 @@ final class PushSchedule: Sendable {
             if state.byPlayer[delivery.recipient] == 0 { state.byPlayer[delivery.recipient] = nil }
             state.byOrigin[delivery.origin, default: 1] -= 1
             if state.byOrigin[delivery.origin] == 0 { state.byOrigin[delivery.origin] = nil }
+            state.busyEndpoints.remove(delivery.subscription.endpoint)
             func rest(_ key: String) {
                 let failures = (state.resting[key]?.failures ?? 0) + 1
                 let seconds = min(Limits.pushRestSeconds.upperBound, Limits.pushRestSeconds.lowerBound << Int64(min(failures - 1, 10)))
                 state.resting[key] = (now + seconds * 1_000, failures)
             }
             switch outcome {
-            case .delivered, .gone:
+            case .gone:
+                // The subscription is dropped: what waits for it goes too.
+                _ = state.waiting.removeAll { $0.subscription.endpoint == delivery.subscription.endpoint }
+                state.resting[delivery.origin] = nil
+            case .delivered:
                 state.resting[delivery.subscription.endpoint] = nil
                 state.resting[delivery.origin] = nil
             case .refused:
