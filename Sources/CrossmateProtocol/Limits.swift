@@ -135,7 +135,7 @@ public enum Limits {
         perGame: "moves: one per player every 10 minutes; chat and nudges: each, while the player is away",
         lifetime:
             "not kept; \(pushesWaiting) waiting at most (\(pushesWaitingPerPlayer) per player); \(pushesInFlight) sent at once "
-            + "(\(pushesInFlightPerPlayer) per player, \(pushesInFlightPerService) per push service), each whole exchange within "
+            + "(\(pushesInFlightPerPlayer) per player, \(pushesInFlightPerService) per push service, 1 per endpoint), each whole exchange within "
             + "\(pushDeadlineSeconds) s; one endpoint \(pushEndpointRate.words); a failing endpoint rests \(pushRestSeconds.lowerBound) s, "
             + "doubling to \(pushRestSeconds.upperBound / 60) minutes",
         shares: "the nudge and chat buckets of whoever caused it")
