@@ -36,6 +36,11 @@ public struct ServerConfiguration: Sendable {
     /// How long a browser's hosted replica outlives its last socket: a browser that reconnects
     /// within it finds the commands it already sent answered (and not performed twice).
     public var browserReplicaGraceMillis: Int64 = 300_000
+    /// How long a page with a game open may be hidden (a phone in a pocket, another tab in
+    /// front) before its device counts as away from the game: no lease, not "here", called back
+    /// as any device that left. Shown again, it is back. Tests shorten it
+    /// (`CROSSMATE_TEST_BROWSER_HIDDEN_GRACE_MS`).
+    public var browserHiddenGraceMillis: Int64 = 15_000
     /// How often changed games' list summaries are stored and idle browser replicas (older than
     /// the grace above) are freed.
     public var housekeepingInterval = Duration.seconds(2)

@@ -120,6 +120,13 @@ struct Serve: AsyncParsableCommand {
         // For crash tests: see `ServerConfiguration.commitNotices`.
         if environment["CROSSMATE_TEST_NO_COMMIT_NOTICES"] == "1" { configuration.commitNotices = false }
         if environment["CROSSMATE_PUSH_ALLOW_LOOPBACK"] == "1" { configuration.pushAllowLoopback = true }
+        // For tests (not listed in the help): see `ServerConfiguration.browserHiddenGraceMillis`.
+        if let text = environment["CROSSMATE_TEST_BROWSER_HIDDEN_GRACE_MS"] {
+            guard let millis = Int64(text), (0...600_000).contains(millis) else {
+                throw ValidationError("CROSSMATE_TEST_BROWSER_HIDDEN_GRACE_MS is 0 to 600000 (milliseconds), not \(text)")
+            }
+            configuration.browserHiddenGraceMillis = millis
+        }
         // For tests (not listed in the help): see `ServerConfiguration.pushMovesWindowMillis`.
         if let text = environment["CROSSMATE_TEST_PUSH_MOVES_WINDOW_MS"] {
             guard let millis = Int64(text), (1...600_000).contains(millis) else {

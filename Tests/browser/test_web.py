@@ -7,6 +7,7 @@ keystroke-to-other-screen latency and page weight to ARTIFACTS_DIR/web-bench.jso
 """
 
 import base64
+import http.server
 import json
 import os
 import re
@@ -743,6 +744,54 @@ class WebAppTests(unittest.TestCase):
         games = self.server.api("GET", "/v1/games", token=ana.token())["games"]
         self.assertEqual([g["filled"] for g in games if g["gameID"] == game], [5])
         self.assertEqual(ana.row(0), "#ALSO")
+
+    def test_a_page_in_the_background_is_away_and_called_back(self):
+        """A phone in a pocket: its page hidden and frozen (the Page Lifecycle API, as phones do
+        to a page not in front) keeps its socket, yet after a short grace its player is no longer
+        here for the others and is called back by Web Push like a player who left; shown again,
+        they are back. (The browser's own push service is not reachable here: Ana's device is
+        subscribed to a local one through the API.)"""
+        (ana, ben), game = self.solving_together("Ana", "Ben")
+        received = []
+
+        class PushService(http.server.BaseHTTPRequestHandler):
+            def do_POST(self):
+                self.rfile.read(int(self.headers.get("Content-Length", 0)))
+                received.append(self.path)
+                self.send_response(201)
+                self.send_header("Content-Length", "0")
+                self.end_headers()
+
+            def log_message(self, *args):
+                pass
+
+        service = http.server.ThreadingHTTPServer(("127.0.0.1", 0), PushService)
+        threading.Thread(target=service.serve_forever, daemon=True).start()
+        self.addCleanup(service.shutdown)
+        self.server.kill()
+        self.server.start({"CROSSMATE_PUSH_ALLOW_LOOPBACK": "1", "CROSSMATE_TEST_BROWSER_HIDDEN_GRACE_MS": "1500"})
+        ana.wait_live()
+        ben.wait_live()
+        # The generator point of P-256 as the device's key: nobody decrypts here.
+        point = bytes.fromhex("046b17d1f2e12c4247f8bce6e563a440f277037d812deb33a0f4a13945d898c2964fe342e2fe1a7f9b8ee7eb4a7c0f9e162bce33576b315ececbb6406837bf51f5")
+        keys = {"p256dh": base64.urlsafe_b64encode(point).rstrip(b"=").decode(), "auth": base64.urlsafe_b64encode(bytes(16)).rstrip(b"=").decode()}
+        self.server.api("POST", "/v1/push/subscriptions", {"endpoint": f"http://127.0.0.1:{service.server_address[1]}/push/ana", "keys": keys},
+                        token=ana.token())
+        roster = lambda: ben.driver.find_element(By.CSS_SELECTOR, ".roster").text
+        until("Ben sees Ana here", lambda: "Ana · here" in roster())
+
+        def chat(text):
+            self.server.api("POST", f"/v1/games/{game}/messages",
+                            {"messageID": text, "text": text, "timestamp": {"wallMillis": int(time.time() * 1000), "counter": 0}}, token=ben.token())
+
+        chat("in-front")  # Ana's page is in front: nobody is called
+        ana.driver.execute_cdp_cmd("Page.setWebLifecycleState", {"state": "frozen"})
+        until("Ana is away once the grace is over", lambda: "Ana · here" not in roster())
+        chat("in-the-pocket")
+        until("the chat calls Ana back", lambda: received)
+        self.assertEqual(received, ["/push/ana"], "one push: for the chat written while Ana was away, none for the one before")
+        ana.driver.execute_cdp_cmd("Page.setWebLifecycleState", {"state": "active"})
+        until("Ana is back when her page is shown", lambda: "Ana · here" in roster())
 
     def test_a_letter_shown_before_its_commit_survives_a_crash_there(self):
         """A move reaches the other browsers once it is ordered, before its group commit is on

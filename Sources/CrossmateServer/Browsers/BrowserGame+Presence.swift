@@ -23,6 +23,8 @@ extension BrowserGame {
     /// writes to the database. Leaving stores it too; a crash loses at most that second of the
     /// horizon (the next catch-up then names a letter or two already seen).
     func showed(through shown: Int64, services: BrowserServices) async throws {
+        // A hidden page shows nothing and holds no lease (`goAway`).
+        guard !away else { return }
         let now = services.now()
         let leaseDue = Presence.needsRefresh(presence, now: now)
         guard shown > presence.readThrough || leaseDue else { return }
@@ -46,6 +48,28 @@ extension BrowserGame {
             do {
                 try await services.writes.store(presence, tellFeed: false)
                 presenceStoredAt = services.now()
+            } catch {
+                services.logger.error("a browser's presence could not be stored", metadata: ["game": "\(gameID)", "error": "\(error)"])
+            }
+        }
+    }
+
+    /// The page has been hidden past its grace: the device's lease ends as if it left, and
+    /// what it shows stops moving on, until it is shown again (`comeBack`).
+    func goAway(services: BrowserServices) async {
+        await exclusively { away = true }
+        await leave(services: services)
+    }
+
+    /// The page is shown again: a lease, and everything through the replica's sequence shown.
+    func comeBack(services: BrowserServices) async {
+        await exclusively {
+            away = false
+            let now = services.now()
+            presence = Presence.showed(Presence.enter(presence, now: now), through: min(sequence, committed))
+            do {
+                try await services.writes.store(presence, tellFeed: true)
+                presenceStoredAt = now
             } catch {
                 services.logger.error("a browser's presence could not be stored", metadata: ["game": "\(gameID)", "error": "\(error)"])
             }

@@ -43,6 +43,8 @@ actor BrowserGame {
     var presence: DevicePresence
     var presenceStoredAt: Int64?
     var presenceFlush: Task<Void, Never>?
+    /// Its page has been hidden past the grace (`goAway`): no lease, nothing shown.
+    var away = false
     private var refreshing = false
     private var refreshAgain = false
     /// Whether this device's Seal (all its moves are stored) has been written since completion.
@@ -136,6 +138,7 @@ actor BrowserGame {
     /// took an update and then an older `opened` would show the older grid until the next change).
     func open(services: BrowserServices, deliver: (GameOpened) throws -> Void) async throws {
         try await exclusively { () async throws -> Void in
+            away = false  // a page opening the game is in front
             _ = try await catchUp(services: services)
             roster.here = services.hub.devicesViewing(gameID)
             try await readAccountZone(services: services)

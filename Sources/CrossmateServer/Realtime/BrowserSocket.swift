@@ -97,6 +97,34 @@ struct BrowserSocket {
         services.hub.tell(.socket(connection), await game.perform(request, services: services))
     }
 
+    /// A page with the game open was hidden or shown again (a phone put in a pocket, another
+    /// tab brought in front). Hidden past `browserHiddenGraceMillis`, the device is away: its
+    /// lease ends and it is no longer here, so the others see it go and it is called back as any
+    /// device that left. Shown again, it is back. The page keeps its socket and replica meanwhile.
+    func setShown(_ gameID: String, _ shown: Bool, connection: Int, device: StoredDevice) async {
+        let hub = services.hub
+        if shown {
+            guard hub.show(connection, game: gameID), let game = browsers.game(gameID, deviceID: device.deviceID, connection: connection) else {
+                return
+            }
+            await game.comeBack(services: services)
+            browsers.changed(gameID: gameID)
+            await services.writes.announceHere(gameID)
+            return
+        }
+        guard let hiding = hub.hide(connection, game: gameID) else { return }
+        let (browsers, services, grace) = (browsers, services, configuration.browserHiddenGraceMillis)
+        Task {
+            try? await Task.sleep(for: .milliseconds(grace))
+            guard hub.goAway(connection, game: gameID, hiding: hiding),
+                let game = browsers.game(gameID, deviceID: device.deviceID, connection: connection)
+            else { return }
+            await game.goAway(services: services)
+            browsers.changed(gameID: gameID)
+            await services.writes.announceHere(gameID)
+        }
+    }
+
     /// The socket stops showing a game: the page it goes back to (the games list) keeps the
     /// subscription, which it wants for its badges and pictures.
     func close(_ gameID: String, connection: Int) async {

@@ -166,7 +166,12 @@ struct SocketController {
         case .relays: hub.takeRelays(connection)
         case let .open(gameID): await browser.open(gameID, connection: connection, device: device)
         case let .close(gameID): await browser.close(gameID, connection: connection)
-        case let .viewing(gameID, viewing): await setViewing(gameID, viewing, connection: connection)
+        case let .viewing(gameID, viewing):
+            if browsers.game(gameID, deviceID: device.deviceID, connection: connection) != nil {
+                await browser.setShown(gameID, viewing, connection: connection, device: device)
+            } else {
+                await setViewing(gameID, viewing, connection: connection)
+            }
         case let .replay(gameID, from): await browser.replay(gameID, from: from, connection: connection, device: device)
         case let .command(request): await browser.command(request, connection: connection, device: device)
         }

@@ -60,12 +60,16 @@ final class SocketHub: Sendable {
         var openInBrowser: Set<String> = []
         /// Games a native device shows on screen on this socket.
         var viewing: Set<String> = []
+        /// Games open in this browser whose page is hidden, each with the hiding's number (a
+        /// page hidden and shown again is a new hiding), and those hidden past the grace: away.
+        var hidden: [String: Int] = [:]
+        var away: Set<String> = []
         /// The socket asked for `relays`: it hears of moves when they are ordered, before their
         /// commit, and not again in the poke after it.
         var relays = false
 
         /// The socket shows `game` (open in a browser, or viewed by a native device).
-        func shows(_ game: String) -> Bool { openInBrowser.contains(game) || viewing.contains(game) }
+        func shows(_ game: String) -> Bool { (openInBrowser.contains(game) || viewing.contains(game)) && !away.contains(game) }
     }
 
     private struct State {
@@ -209,6 +213,36 @@ final class SocketHub: Sendable {
     func openInBrowser(_ id: Int, game: String, _ open: Bool) {
         state.withLock {
             if open { $0.connections[id]?.openInBrowser.insert(game) } else { $0.connections[id]?.openInBrowser.remove(game) }
+            $0.connections[id]?.hidden[game] = nil
+            $0.connections[id]?.away.remove(game)
+        }
+    }
+
+    /// A browser's page with `game` open was hidden: the hiding's number, to make it away with
+    /// once the grace is over (nil when the game is not open on that socket).
+    func hide(_ id: Int, game: String) -> Int? {
+        state.withLock { state -> Int? in
+            guard state.connections[id]?.openInBrowser.contains(game) == true else { return nil }
+            state.nextID += 1
+            state.connections[id]!.hidden[game] = state.nextID
+            return state.nextID
+        }
+    }
+
+    /// The grace of hiding `number` is over: when the page is still hidden, the socket no longer
+    /// shows the game (away). Whether it went away now.
+    func goAway(_ id: Int, game: String, hiding number: Int) -> Bool {
+        state.withLock { state -> Bool in
+            guard state.connections[id]?.hidden[game] == number else { return false }
+            return state.connections[id]!.away.insert(game).inserted
+        }
+    }
+
+    /// The page is shown again: whether it had gone away (and is back now).
+    func show(_ id: Int, game: String) -> Bool {
+        state.withLock { state -> Bool in
+            state.connections[id]?.hidden[game] = nil
+            return state.connections[id]?.away.remove(game) != nil
         }
     }
 

@@ -98,15 +98,22 @@ class GamePage extends GameView {
     };
     document.addEventListener("visibilitychange", hiding);
     window.addEventListener("pagehide", hiding);
+    // In front or not: a page hidden (a phone in a pocket, another tab in front) counts as away
+    // once the server's grace is over, and is back when shown (or resumed after a freeze).
+    const shown = () => this.sayShown();
+    document.addEventListener("visibilitychange", shown);
+    document.addEventListener("resume", shown);
     this.stops.push(
       () => document.removeEventListener("visibilitychange", back),
       () => document.removeEventListener("visibilitychange", hiding),
       () => window.removeEventListener("pagehide", hiding),
+      () => document.removeEventListener("visibilitychange", shown),
+      () => document.removeEventListener("resume", shown),
     );
     document.addEventListener("click", outside);
     document.addEventListener("keydown", escape);
     this.stops.push(() => document.removeEventListener("click", outside), () => document.removeEventListener("keydown", escape));
-    if (connection.live) connection.send({ type: "open", gameID: this.gameID });
+    if (connection.live) this.sendOpen();
     this.ticker = setInterval(() => this.renderTimer(), 1000);
     if (!saved && !connection.live) {
       this.main.replaceChildren(el("p", { class: "loading" }, "Waiting for the server…"));
@@ -123,12 +130,23 @@ class GamePage extends GameView {
     connection.send({ type: "close", gameID: this.gameID });
   }
 
+  /// Opens the game on the socket; a page already hidden says so at once.
+  sendOpen() {
+    connection.send({ type: "open", gameID: this.gameID });
+    if (document.hidden) this.sayShown();
+  }
+
+  /// Tells the server whether the page is in front.
+  sayShown() {
+    if (connection.live) connection.send({ type: "viewing", gameID: this.gameID, viewing: !document.hidden });
+  }
+
   // MARK: From the server
 
   heard(message) {
     switch (message.type) {
       case "state":
-        if (message.state === "live") connection.send({ type: "open", gameID: this.gameID });
+        if (message.state === "live") this.sendOpen();
         else this.state.disconnected();
         this.renderStatus();
         if (this.view) this.renderPlayers();  // who is here is not known while reconnecting
