@@ -25,23 +25,12 @@ struct GameExports: Sendable {
         self.lane = lane
     }
 
-    /// A file of one game, in `format` or, when that cannot hold this game (a locked puzzle
-    /// as .ipuz, bars as .puz), the first of the others that can; `written` says which.
-    struct File: Sendable {
-        var name: String
-        var bytes: [UInt8]
-        var written: PuzzleFormat
-        /// Why `format` could not hold it, when another was used.
-        var refusal: String?
-    }
-
-    /// One game's file in `format`, or the reason it cannot be written so.
-    func file(_ game: StoredGame, format: PuzzleFormat, fill: Bool) async throws -> File {
+    /// One game's file in `format`, named after its title, or the reason it cannot be written so.
+    func file(_ game: StoredGame, format: PuzzleFormat, fill: Bool) async throws -> (name: String, bytes: [UInt8]) {
         try await withTaskExecutorPreference(lane) {
             let puzzle = try await exported(game, fill: fill)
             do throws(PuzzleFileError) {
-                return File(
-                    name: GameExport.fileName(title: puzzle.title, extension: format.rawValue), bytes: try format.write(puzzle), written: format)
+                return (GameExport.fileName(title: puzzle.title, extension: format.rawValue), try format.write(puzzle))
             } catch {
                 throw APIError(.invalid, "this game cannot be written as .\(format.rawValue): \(error.description)")
             }

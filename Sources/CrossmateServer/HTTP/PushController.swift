@@ -1,6 +1,5 @@
 import CrossmateProtocol
 import CrossmateStore
-import Foundation
 import Hummingbird
 
 /// Web Push subscriptions: the server's VAPID public key, and each device's one subscription
@@ -31,17 +30,11 @@ struct PushController {
         // (and checked again before every push, which connects to the address it checked).
         // A name that does not resolve is refused too (a push service's always does); one whose
         // lookup takes over 2 s is taken, and checked at the push.
-        if let url = URL(string: body.endpoint), let host = url.host, let scheme = url.scheme?.lowercased() {
-            switch try await withinDeadline(
-                .seconds(2),
-                {
-                    await PushAddress.check(host: host, port: url.port ?? 443, allowLoopback: notifier.allowLoopback && scheme == "http")
-                })
-            {
-            case let .refused(reason)?: throw APIError(.invalid, reason)
-            case let .unresolved(reason)?: throw APIError(.invalid, "endpoint must be a push service that can be reached: \(reason)")
-            case .allowed?, nil: break
-            }
+        let (endpoint, allowLoopback) = (body.endpoint, notifier.allowLoopback)
+        switch try await withinDeadline(.seconds(2), { await PushAddress.check(endpoint: endpoint, allowLoopback: allowLoopback) }) {
+        case let .refused(reason)?: throw APIError(.invalid, reason)
+        case let .unresolved(reason)?: throw APIError(.invalid, "endpoint must be a push service that can be reached: \(reason)")
+        case .allowed?, nil: break
         }
         _ = try WebPush.SubscriberKeys(p256dh: body.keys.p256dh, auth: body.keys.auth)
         do {

@@ -9,6 +9,8 @@ import Foundation
 enum PushAddress {
     /// An address an endpoint's host resolved to, in numbers and as text for connecting.
     struct Resolved: Sendable, Equatable {
+        /// The endpoint's host, as its URL names it.
+        var host: String
         var bytes: [UInt8]
         var text: String
     }
@@ -23,6 +25,18 @@ enum PushAddress {
     /// Threads of their own for the resolver, which blocks (never the task pool's).
     static let lookups = DatabaseThreads(name: "push-resolve", count: 2)
 
+    /// Where a push to `endpoint` may go: its host resolved and checked (`check(host:)`); plain
+    /// http only to loopback, and only with `allowLoopback` (tests' stand-in push services). The
+    /// one check a subscription and every push go through.
+    static func check(endpoint: String, allowLoopback: Bool) async -> Verdict {
+        guard let url = URL(string: endpoint), let host = url.host, let scheme = url.scheme?.lowercased() else {
+            return .refused("endpoint is not a URL")
+        }
+        let verdict = await check(host: host, port: url.port ?? (scheme == "https" ? 443 : 80), allowLoopback: allowLoopback && scheme == "http")
+        if case let .allowed(address) = verdict, scheme == "http", !isLoopback(address.bytes) { return .refused("endpoint must be https") }
+        return verdict
+    }
+
     /// Resolves `host` and checks every address: refused when any is not public (with
     /// `allowLoopback`, loopback is allowed too).
     static func check(host: String, port: Int, allowLoopback: Bool) async -> Verdict {
@@ -35,7 +49,7 @@ enum PushAddress {
             for address in addresses where !isPublic(address) && !(allowLoopback && isLoopback(address)) {
                 return .refused("endpoint must be a public push service; \(host) is \(text(address))")
             }
-            return .allowed(Resolved(bytes: first, text: text(first)))
+            return .allowed(Resolved(host: host, bytes: first, text: text(first)))
         }
     }
 

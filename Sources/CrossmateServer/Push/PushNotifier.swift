@@ -253,17 +253,13 @@ final class PushNotifier: Service, Sendable {
 
     private func exchange(_ delivery: PushDelivery) async throws -> PushOutcome {
         let subscription = delivery.subscription
-        guard let endpoint = URL(string: subscription.endpoint), let host = endpoint.host, let scheme = endpoint.scheme?.lowercased() else {
-            throw PushAddress.Refused(reason: "not a URL")
-        }
-        let port = endpoint.port ?? (scheme == "https" ? 443 : 80)
         let address: PushAddress.Resolved
-        switch await PushAddress.check(host: host, port: port, allowLoopback: allowLoopback && scheme == "http") {
+        switch await PushAddress.check(endpoint: subscription.endpoint, allowLoopback: allowLoopback) {
         case let .allowed(resolved): address = resolved
         case let .refused(reason): throw PushAddress.Refused(reason: reason)
         case .unresolved: return .unreachable
         }
-        if scheme == "http" && !PushAddress.isLoopback(address.bytes) { throw PushAddress.Refused(reason: "endpoint must be https") }
+        guard let endpoint = URL(string: subscription.endpoint) else { throw PushAddress.Refused(reason: "endpoint is not a URL") }
         let keys = try WebPush.SubscriberKeys(p256dh: subscription.p256dh, auth: subscription.auth)
         let body = try WebPush.encrypt(delivery.message.bytes, for: keys)
         var request = HTTPClientRequest(url: subscription.endpoint)
@@ -281,7 +277,7 @@ final class PushNotifier: Service, Sendable {
         var configuration = HTTPClient.Configuration(
             tlsConfiguration: nil, redirectConfiguration: .disallow, timeout: .init(connect: .seconds(3), read: Self.timeAmount))
         configuration.connectionPool.retryConnectionEstablishment = false
-        configuration.dnsOverride = [host: address.text, "[\(host)]": address.text]
+        configuration.dnsOverride = [address.host: address.text, "[\(address.host)]": address.text]
         let client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
         let status: UInt
         do {

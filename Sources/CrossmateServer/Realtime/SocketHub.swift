@@ -76,6 +76,8 @@ final class SocketHub: Sendable {
         var connections: [Int: Connection] = [:]
         var byGame: [String: Set<Int>] = [:]
         var nextID = 0
+        /// Pages hidden so far (`hide`): each hiding's number.
+        var hidings = 0
         /// The newest zone sequence poked per watched game, so a reconnecting listener can tell
         /// what it missed. Only games some socket here watches are kept (as in `byGame`), so
         /// neither grows with games nobody here is looking at.
@@ -223,9 +225,9 @@ final class SocketHub: Sendable {
     func hide(_ id: Int, game: String) -> Int? {
         state.withLock { state -> Int? in
             guard state.connections[id]?.openInBrowser.contains(game) == true else { return nil }
-            state.nextID += 1
-            state.connections[id]!.hidden[game] = state.nextID
-            return state.nextID
+            state.hidings += 1
+            state.connections[id]!.hidden[game] = state.hidings
+            return state.hidings
         }
     }
 
