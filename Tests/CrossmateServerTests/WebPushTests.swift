@@ -177,6 +177,22 @@ import Testing
         #expect(schedule.next(now: 70_000)?.recipient == "mal", "and is tried again after its rest")
     }
 
+    /// An endpoint the push service no longer knows (404, 410) is asked once: what waits for
+    /// it goes, and so does what is queued for it afterwards (weighed before it went).
+    @Test func aGoneEndpointIsAskedOnce() {
+        let schedule = PushSchedule()
+        _ = schedule.enqueue(delivery("ben", "https://push.example/ben"), now: 0)
+        _ = schedule.enqueue(delivery("ben", "https://push.example/ben"), now: 0)
+        let first = schedule.next(now: 0)
+        #expect(first != nil && schedule.next(now: 0) == nil, "one push at a time per endpoint")
+        schedule.finished(first!, .gone, now: 10)
+        #expect(schedule.next(now: 10) == nil)
+        _ = schedule.enqueue(delivery("ben", "https://push.example/ben"), now: 20)
+        #expect(schedule.next(now: 20) == nil)
+        _ = schedule.enqueue(delivery("cleo", "https://push.example/cleo"), now: 20)
+        #expect(schedule.next(now: 20)?.recipient == "cleo")
+    }
+
     @Test func oneEndpointTakesItsShareOfPushes() {
         let schedule = PushSchedule()
         var dropped = 0

@@ -176,8 +176,10 @@ final class PushSchedule: Sendable {
             }
             switch outcome {
             case .gone:
-                // The subscription is dropped: what waits for it goes too.
+                // The subscription is dropped: what waits for it goes too, and so does what is
+                // queued for it later by a candidate weighed before the subscription went.
                 _ = state.waiting.removeAll { $0.subscription.endpoint == delivery.subscription.endpoint }
+                state.resting[delivery.subscription.endpoint] = (now + Limits.pushRestSeconds.upperBound * 1_000, 0)
                 state.resting[delivery.origin] = nil
             case .delivered:
                 state.resting[delivery.subscription.endpoint] = nil
