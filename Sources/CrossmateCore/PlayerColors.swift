@@ -12,20 +12,21 @@ public enum PlayerColors {
         public var darkHex: String
     }
 
-    /// Chosen so that every colour reads at 4.5:1 on white and 3:1 on the current-word and
-    /// current-square highlights below (its dark twin likewise on the dark theme's squares), none is near the checked-wrong red, and the nine stay
+    /// Chosen so that every colour reads at 4.5:1 on white and on the current-word and
+    /// current-square highlights below, where the player is reading (its dark twin likewise on
+    /// the dark theme's squares), none is near the checked-wrong red, and the nine stay
     /// apart (CIELAB distance) for normal vision and simulated deuteranopia and protanopia
     /// (PlayerColorsTests checks each).
     public static let palette: [Color] = [
-        Color(name: "brown", hue: 16, hex: "#733721", darkHex: "#d38265"),
-        Color(name: "orange", hue: 24, hex: "#8a4314", darkHex: "#e27b36"),
-        Color(name: "olive", hue: 52, hex: "#867503", darkHex: "#ae990e"),
-        Color(name: "green", hue: 140, hex: "#138639", darkHex: "#19ae4a"),
-        Color(name: "teal", hue: 183, hex: "#257a7e", darkHex: "#33a8ad"),
-        Color(name: "blue", hue: 214, hex: "#24497b", darkHex: "#6e99d4"),
-        Color(name: "indigo", hue: 242, hex: "#3935b6", darkHex: "#9391df"),
-        Color(name: "purple", hue: 272, hex: "#7f06ea", darkHex: "#bb7bf4"),
-        Color(name: "magenta", hue: 300, hex: "#ba36ba", darkHex: "#d671d6"),
+        Color(name: "brown", hue: 16, hex: "#682f1b", darkHex: "#e89477"),
+        Color(name: "orange", hue: 24, hex: "#7c3c12", darkHex: "#f98e48"),
+        Color(name: "olive", hue: 53, hex: "#736500", darkHex: "#c0a926"),
+        Color(name: "green", hue: 141, hex: "#0d7531", darkHex: "#38c15b"),
+        Color(name: "teal", hue: 183, hex: "#186f73", darkHex: "#49b9be"),
+        Color(name: "blue", hue: 214, hex: "#22497c", darkHex: "#82ace8"),
+        Color(name: "indigo", hue: 244, hex: "#3d34b5", darkHex: "#a4a1f0"),
+        Color(name: "purple", hue: 271, hex: "#8009ec", darkHex: "#cb90fe"),
+        Color(name: "magenta", hue: 300, hex: "#ab26ab", darkHex: "#ea83e9"),
     ]
 
     /// The squares letters are drawn on, as every client's grid colours them (the web app's
@@ -33,9 +34,14 @@ public enum PlayerColors {
     public static let squareBackground = "#ffffff"
     public static let wordHighlight = "#dbe9f7"
     public static let squareHighlight = "#ffe27a"
-    public static let darkSquareBackground = "#1f252c"
-    public static let darkWordHighlight = "#27384c"
-    public static let darkSquareHighlight = "#5a4800"
+    public static let darkSquareBackground = "#0e1114"
+    public static let darkWordHighlight = "#1f3046"
+    public static let darkSquareHighlight = "#4a3c00"
+    /// The black squares, which stand out from the empty ones at 3:1 in either theme: in the
+    /// dark theme they are lighter than the squares (dark on darker, the grid's pattern was
+    /// 1.36:1).
+    public static let block = "#2b2f33"
+    public static let darkBlock = "#656d76"
     /// The colour of a checked-wrong mark, which no player's colour may be mistaken for.
     public static let checkedWrong = "#c62828"
 

@@ -119,19 +119,22 @@ import Testing
     @Test func everyColourReadsOnEverySquareALetterSitsOn() {
         for color in PlayerColors.palette {
             #expect(Self.contrast(color.hex, PlayerColors.squareBackground) >= 4.5, "\(color.name) on white")
-            #expect(Self.contrast(color.hex, PlayerColors.wordHighlight) >= 3, "\(color.name) on the current word")
-            #expect(Self.contrast(color.hex, PlayerColors.squareHighlight) >= 3, "\(color.name) on the current square")
+            #expect(Self.contrast(color.hex, PlayerColors.wordHighlight) >= 4.5, "\(color.name) on the current word")
+            #expect(Self.contrast(color.hex, PlayerColors.squareHighlight) >= 4.5, "\(color.name) on the current square")
         }
     }
 
     @Test func everyDarkTwinReadsOnTheDarkThemesSquares() {
         for color in PlayerColors.palette {
             #expect(Self.contrast(color.darkHex, PlayerColors.darkSquareBackground) >= 4.5, "\(color.name) on a dark square")
-            #expect(Self.contrast(color.darkHex, PlayerColors.darkWordHighlight) >= 3, "\(color.name) on the dark current word")
-            #expect(Self.contrast(color.darkHex, PlayerColors.darkSquareHighlight) >= 3, "\(color.name) on the dark current square")
+            #expect(Self.contrast(color.darkHex, PlayerColors.darkWordHighlight) >= 4.5, "\(color.name) on the dark current word")
+            #expect(Self.contrast(color.darkHex, PlayerColors.darkSquareHighlight) >= 4.5, "\(color.name) on the dark current square")
         }
         // The highlights are told apart from a plain square, and the dark twins from each other.
         #expect(Self.contrast(PlayerColors.darkSquareHighlight, PlayerColors.darkSquareBackground) >= 1.5)
+        // The grid's pattern: black squares against empty ones at 3:1, as any shape must be.
+        #expect(Self.contrast(PlayerColors.block, PlayerColors.squareBackground) >= 3)
+        #expect(Self.contrast(PlayerColors.darkBlock, PlayerColors.darkSquareBackground) >= 3)
         for (index, color) in PlayerColors.palette.enumerated() {
             for other in PlayerColors.palette[(index + 1)...] {
                 #expect(Self.distance(Self.rgb(color.darkHex), Self.rgb(other.darkHex)) >= 15, "\(color.name) and \(other.name) in the dark")

@@ -58,6 +58,7 @@ import Testing
                 ("--cell", theme(PlayerColors.squareBackground, PlayerColors.darkSquareBackground)),
                 ("--word", theme(PlayerColors.wordHighlight, PlayerColors.darkWordHighlight)),
                 ("--current", theme(PlayerColors.squareHighlight, PlayerColors.darkSquareHighlight)), ("--wrong", PlayerColors.checkedWrong),
+                ("--block", theme(PlayerColors.block, PlayerColors.darkBlock)),
             ] {
                 let declarations = sheet.components(separatedBy: "\(variable):").dropFirst()
                 #expect(!declarations.isEmpty, "style.css does not set \(variable)")

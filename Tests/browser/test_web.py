@@ -163,6 +163,14 @@ def png_pixels(data):
     return width, height, lambda x, y: tuple(rows[y][x * channels:x * channels + 3])
 
 
+# The grid has the keys: on a wide screen its input (whose active descendant is the current
+# square), on a touch screen the current square itself (a roving tabindex).
+GRID_HAS_KEYS = """
+    const active = document.activeElement;
+    return active.dataset.keys !== undefined || (active.closest('.grid') !== null && active.classList.contains('current'));
+"""
+
+
 class Player:
     """One person in one browser."""
 
@@ -908,7 +916,7 @@ class WebAppTests(unittest.TestCase):
         self.assertGreaterEqual(bar, bottom)
         ana.driver.find_element(By.CSS_SELECTOR, '.cell[data-r="0"][data-c="0"]').click()
         # Tapping a square focuses the input that brings up the phone's keyboard.
-        self.assertEqual(ana.driver.execute_script("return document.activeElement.dataset.keys !== undefined"), True)
+        self.assertEqual(ana.driver.execute_script(GRID_HAS_KEYS), True)
         ana.type("SUN")
         until("typed on the phone", lambda: ana.letter(0, 0) == "S")
         ana.screenshot("game-phone")
@@ -971,6 +979,124 @@ class WebAppTests(unittest.TestCase):
             ana.quit()
             self.players.remove(ana)
 
+    def focused_node(self, driver):
+        """What a screen reader is on: the focused node of the accessibility tree (read through
+        CDP), as role, name and its states."""
+        active = driver.execute_cdp_cmd("Runtime.evaluate", {"expression": "document.activeElement"})["result"]["objectId"]
+        node = driver.execute_cdp_cmd("Accessibility.getPartialAXTree", {"objectId": active, "fetchRelatives": False})["nodes"][0]
+        states = {item["name"]: item["value"].get("value") for item in node.get("properties", [])}
+        return node.get("role", {}).get("value"), node.get("name", {}).get("value", ""), states
+
+    def live_texts(self, driver):
+        """The text of every live region in the page (what a screen reader says by itself)."""
+        return driver.execute_script(
+            "return [...document.querySelectorAll('[aria-live], [role=status], [role=alert]')].map((node) => node.textContent)")
+
+    def test_a_phone_screen_reader_hears_each_square_and_clue_once(self):
+        """On a phone the focus is the current square's (a roving tabindex, which VoiceOver and
+        TalkBack follow): the square the cursor enters a word at says the clue, once; the clue
+        bar is no live region; ‹ › and the on-screen keys leave the focus on the grid; a turn on
+        the same square says the new clue by itself; the clue lists are buttons that say their
+        direction and which is current; the whole of a long clue shows in the bar; no key types
+        under a sheet; and the letters and black squares are read at the contrast they need."""
+        long_clue = ("Where a ship's anchor is stowed, in the bow, when it is not in use at sea, "
+                     "as any sailor who has ever hauled one up would tell you at length")
+        ana = self.player("Ana", width=390, height=844, mobile=True, pixel_ratio=3)
+        ana.sign_up()
+        text, _ = fifteen_xd()
+        text = re.sub(r"A1\. Across clue 1 ~", f"A1. {long_clue} ~", text)
+        game = self.server.api("POST", "/v1/games", {"fileName": "fifteen.xd", "fileBase64": base64.b64encode(text.encode()).decode()}, token=ana.token())
+        ana.open("/games/" + game["gameID"])
+        ana.wait_live()
+        driver = ana.driver
+        until("the first square has the focus", lambda: self.focused_node(driver)[0] == "gridcell")
+        role, name, states = self.focused_node(driver)
+        self.assertTrue(name.startswith("1 Across, square 1 of 4, " + long_clue), name)
+        self.assertIsNone(driver.find_element(By.CSS_SELECTOR, "[data-clue-bar]").get_attribute("aria-live"))
+        self.assertFalse(any(long_clue in text for text in self.live_texts(driver)), "the clue is said twice")
+        # The whole clue in the bar, at a size that reads, below the grid and over nothing.
+        bar = driver.execute_script("""
+            const bar = document.querySelector('.dock .cluebar');
+            return { text: bar.textContent, fits: bar.scrollHeight <= bar.clientHeight + 1, size: parseFloat(getComputedStyle(bar).fontSize),
+                     top: bar.getBoundingClientRect().top, gridBottom: document.querySelector('.grid').getBoundingClientRect().bottom,
+                     label: bar.querySelector('.label').getBoundingClientRect().width, width: bar.getBoundingClientRect().width,
+                     grid: document.querySelector('.grid').getBoundingClientRect().toJSON() };
+        """)
+        self.assertIn(long_clue, bar["text"])
+        self.assertTrue(bar["fits"], bar)
+        self.assertGreaterEqual(bar["size"], 11, bar)
+        self.assertGreaterEqual(bar["top"], bar["gridBottom"], bar)
+        self.assertLess(bar["label"], bar["width"] * 0.15, bar)
+        ana.screenshot("phone-long-clue")
+        # A key on the on-screen keyboard types and leaves the focus on the next square, which
+        # is heard without the clue.
+        driver.find_element(By.CSS_SELECTOR, '[data-key="Q"]').click()
+        until("typed", lambda: ana.letter(0, 0) == "Q")
+        until("the next square has the focus", lambda: self.focused_node(driver)[1].startswith("1 Across, square 2 of 4"))
+        self.assertNotIn(long_clue, self.focused_node(driver)[1])
+        # The next clue: the focus is on its first square, which says it; the grid stayed put.
+        driver.find_element(By.CSS_SELECTOR, '[data-clue-step="tab"]').click()
+        until("at 5 Across", lambda: self.focused_node(driver)[1].startswith("5 Across, square 1 of 4, Across clue 5"))
+        self.assertEqual(driver.execute_script("return document.querySelector('.grid').getBoundingClientRect().toJSON()"), bar["grid"])
+        self.assertTrue(driver.execute_script(GRID_HAS_KEYS))
+        # A turn on the same square: the new clue is said by itself (there is no new square).
+        announced = driver.find_element(By.CSS_SELECTOR, "[data-clue-announcer]")
+        self.assertEqual(announced.get_attribute("textContent"), "")
+        driver.find_element(By.CSS_SELECTOR, '.cell[data-r="0"][data-c="5"]').click()
+        until("at 5 Down", lambda: ana.cursor() == "0,5,down")
+        until("the clue is said", lambda: announced.get_attribute("textContent").startswith("5 Down, Down clue 5"))
+        driver.find_element(By.CSS_SELECTOR, '.cell[data-r="0"][data-c="5"]').click()
+        until("turned", lambda: ana.cursor() == "0,5,across")
+        until("the clue is said", lambda: announced.get_attribute("textContent").startswith("5 Across, Across clue 5"))
+        # Under a sheet the keyboard is away and types nothing.
+        driver.find_element(By.CSS_SELECTOR, "[data-clues-button]").click()
+        until("the clue sheet", lambda: not driver.find_element(By.CSS_SELECTOR, '[data-sheet="clues"]').get_attribute("hidden"))
+        self.assertFalse(driver.find_element(By.CSS_SELECTOR, "[data-keyboard]").is_displayed())
+        driver.execute_script("document.querySelector('[data-key=\"Z\"]').click()")
+        buttons = driver.execute_script("""
+            return [...document.querySelectorAll('[data-sheet="clues"] .clues li button')].slice(0, 3)
+              .map((b) => [b.textContent, b.getAttribute('aria-current')]);
+        """)
+        self.assertEqual(buttons[0][0].split(" ~")[0], "1 Across: " + long_clue)
+        current = driver.execute_script("return document.querySelector('[data-sheet=\"clues\"] [data-clue=\"5-across\"] button').getAttribute('aria-current')")
+        self.assertEqual(current, "true")
+        ana.screenshot("phone-clue-sheet-buttons")
+        driver.find_element(By.CSS_SELECTOR, '[data-sheet="clues"] [data-sheet-close]').click()
+        until("back on the grid", lambda: driver.execute_script(GRID_HAS_KEYS))
+        self.assertEqual(ana.letter(0, 5), "", "a key typed under the sheet")
+        # Contrast, computed from what is drawn: her letters on the cursor's square and on its
+        # word at 4.5:1, black squares against empty ones at 3:1, in both themes.
+        driver.find_element(By.CSS_SELECTOR, '[data-key="W"]').click()
+        driver.find_element(By.CSS_SELECTOR, '[data-key="X"]').click()
+        until("typed", lambda: ana.letter(0, 6) == "X")
+        driver.find_element(By.CSS_SELECTOR, '[data-clue-step="shiftTab"]').click()
+        until("back at 1 Across", lambda: ana.cursor().startswith("0,"))
+        driver.find_element(By.CSS_SELECTOR, '.cell[data-r="0"][data-c="5"]').click()
+        until("on the W", lambda: ana.cursor() == "0,5,across")
+
+        def luminance(rgb):
+            channels = [int(value) / 255 for value in re.findall(r"[\d.]+", rgb)[:3]]
+            linear = [c / 12.92 if c <= 0.04045 else ((c + 0.055) / 1.055) ** 2.4 for c in channels]
+            return 0.2126 * linear[0] + 0.7152 * linear[1] + 0.0722 * linear[2]
+
+        def contrast(a, b):
+            x, y = sorted([luminance(a), luminance(b)], reverse=True)
+            return (x + 0.05) / (y + 0.05)
+
+        for theme in ["light", "dark"]:
+            driver.execute_script(f"document.documentElement.dataset.theme = '{theme}'")
+            drawn = driver.execute_script("""
+                const style = (r, c) => document.querySelector(`.cell[data-r="${r}"][data-c="${c}"]`);
+                const colours = (cell) => [getComputedStyle(cell.querySelector('.letter')).color, getComputedStyle(cell).backgroundColor];
+                return { current: colours(style(0, 5)), word: colours(style(0, 6)),
+                         block: getComputedStyle(document.querySelector('.cell.block')).backgroundColor,
+                         empty: getComputedStyle(style(14, 0)).backgroundColor };
+            """)
+            self.assertGreaterEqual(contrast(*drawn["current"]), 4.5, f"{theme}: {drawn}")
+            self.assertGreaterEqual(contrast(*drawn["word"]), 4.5, f"{theme}: {drawn}")
+            self.assertGreaterEqual(contrast(drawn["block"], drawn["empty"]), 3, f"{theme}: {drawn}")
+            ana.screenshot(f"phone-contrast-{theme}")
+
     def test_sheets_open_over_the_grid_and_close_back_to_it(self):
         """Clues, chat, players and the puzzle's notes open as sheets over the grid and close back
         to it, with the keys on the grid again; a clue tapped in the list is where the cursor goes."""
@@ -983,7 +1109,7 @@ class WebAppTests(unittest.TestCase):
         driver.find_element(By.CSS_SELECTOR, '[data-sheet="clues"] [data-clue="5-down"]').click()
         until("back to the grid", lambda: shown() == [])
         until("at 5 Down", lambda: ana.cursor().endswith("down"))
-        self.assertTrue(driver.execute_script("return document.activeElement.dataset.keys !== undefined"))
+        self.assertTrue(driver.execute_script(GRID_HAS_KEYS))
         driver.find_element(By.CSS_SELECTOR, "[data-players-button]").click()
         until("the players", lambda: shown() == ["players"])
         self.assertIn("Ana", driver.find_element(By.CSS_SELECTOR, '[data-sheet="players"]').text)
@@ -1147,7 +1273,7 @@ class WebAppTests(unittest.TestCase):
         until("the dialog closes", lambda: not ana.driver.find_elements(By.CSS_SELECTOR, "dialog[open]"))
         self.assertEqual(ana.row(1), "GRE..")
         # Focus is back on the grid: the next letters are typed, not lost.
-        self.assertEqual(ana.driver.execute_script("return document.activeElement.dataset.keys !== undefined"), True)
+        self.assertEqual(ana.driver.execute_script(GRID_HAS_KEYS), True)
         # Escape closes it too; confirming clears.
         ana.action("reveal-puzzle", confirm=False)
         until("the reveal question", lambda: ana.driver.find_element(By.CSS_SELECTOR, "dialog[open][data-confirm=reveal]"))
@@ -1189,7 +1315,7 @@ class WebAppTests(unittest.TestCase):
         until("the link", lambda: ana.driver.find_element(By.CSS_SELECTOR, "[data-invite-link]").get_attribute("value"))
         ana.driver.switch_to.active_element.send_keys(Keys.ESCAPE)
         until("the dialog closes", lambda: not ana.driver.find_elements(By.CSS_SELECTOR, "[data-share-dialog]"))
-        until("focus is back on the grid", lambda: ana.driver.execute_script("return document.activeElement.dataset.keys !== undefined"))
+        until("focus is back on the grid", lambda: ana.driver.execute_script(GRID_HAS_KEYS))
         ana.type("B")
         until("typed after Share", lambda: ana.letter(0, 1) == "B")
         # A menu closes on Escape.
@@ -1368,10 +1494,10 @@ class WebAppTests(unittest.TestCase):
         until("Ana's cursor on Ben's", lambda: ana.cursor() == "2,2,down")
         until("it says so", lambda: ana.driver.find_element(By.CSS_SELECTOR, "button[data-follow]").text == "Following"
               and ana.driver.find_element(By.CSS_SELECTOR, "button[data-follow]").get_attribute("aria-pressed") == "true")
-        until("the keys are the grid's after Follow", lambda: ana.driver.execute_script("return document.activeElement.dataset.keys !== undefined"))
+        until("the keys are the grid's after Follow", lambda: ana.driver.execute_script(GRID_HAS_KEYS))
         # A click on nothing that takes the keys leaves them with the grid.
         ana.driver.find_element(By.TAG_NAME, "h1").click()
-        until("still the grid's", lambda: ana.driver.execute_script("return document.activeElement.dataset.keys !== undefined"))
+        until("still the grid's", lambda: ana.driver.execute_script(GRID_HAS_KEYS))
         ben.click_square(1, 0, "across")
         until("Ana's cursor follows", lambda: ana.cursor() == "1,0,across")
         ana.screenshot("game-following-desktop")
@@ -1844,15 +1970,21 @@ class WebAppTests(unittest.TestCase):
         ana.type(Keys.ARROW_RIGHT)
         until("the next square is described", lambda: described().startswith("1 Across, square 2 of 4"))
         ana.type(Keys.ESCAPE)
-        until("the current clue has the focus", lambda: active().get_attribute("data-clue") == "1-across")
+        clue = lambda: driver.execute_script("return document.activeElement.closest('[data-clue]')?.dataset.clue")
+        until("the current clue has the focus", lambda: clue() == "1-across")
+        # A button that says its direction and that it is the current clue.
+        self.assertEqual(active().tag_name, "button")
+        self.assertEqual(active().get_attribute("aria-current"), "true")
+        self.assertIn("1 Across:", driver.execute_script("return document.activeElement.textContent"))
         active().send_keys(Keys.ARROW_DOWN)
-        until("the next clue", lambda: active().get_attribute("data-clue") == "5-across")
+        until("the next clue", lambda: clue() == "5-across")
+        self.assertNotEqual(active().get_attribute("aria-current"), "true")
         active().send_keys(Keys.ARROW_RIGHT)
-        until("the Down list", lambda: active().get_attribute("data-clue") == "1-down")
+        until("the Down list", lambda: clue() == "1-down")
         active().send_keys(Keys.ARROW_DOWN, Keys.ENTER)
         until("the grid at 2 Down", lambda: ana.cursor() == "0,1,down" and active().get_attribute("data-keys") is not None)
         ana.type(Keys.ESCAPE)
-        until("the clue list again, at 2 Down", lambda: active().get_attribute("data-clue") == "2-down")
+        until("the clue list again, at 2 Down", lambda: clue() == "2-down")
         active().send_keys(Keys.ESCAPE)
         until("back in the grid", lambda: active().get_attribute("data-keys") is not None)
 

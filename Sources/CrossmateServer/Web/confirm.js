@@ -39,7 +39,7 @@ export function confirmPuzzle(page, kind) {
   );
   dialog.addEventListener("close", () => {
     dialog.remove();
-    page.input.focus();
+    page.focusGrid();
   });
   document.body.append(dialog);
   dialog.showModal();

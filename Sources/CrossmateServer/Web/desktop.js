@@ -16,6 +16,7 @@ export function buildDesktopGame(view, { tools, lists, byline, noSolution }) {
       view.timerBox,
       view.statusBox,
       view.statusAnnouncer,
+      view.clueAnnouncer,
       tools,
     ),
     byline,

@@ -74,7 +74,7 @@ class GamePage extends GameView {
       // A click on nothing that takes the keys leaves them with the grid, not the page.
       setTimeout(() => {
         const nowhere = document.activeElement === document.body || document.activeElement === this.main;
-        if (nowhere && !this.paused && !document.querySelector("dialog[open]")) this.input?.focus({ preventScroll: true });
+        if (nowhere && !this.paused && !document.querySelector("dialog[open]")) this.focusGrid();
       }, 0);
     };
     const escape = (event) => {
@@ -85,7 +85,7 @@ class GamePage extends GameView {
       if (event.key === "Escape" && (this.main.querySelector("details.menu[open]") || this.more?.classList.contains("open"))) {
         this.closeMenus();
         this.toggleMore(false);
-        this.input?.focus();
+        this.focusGrid();
       }
     };
     document.body.classList.add("solving");
@@ -454,13 +454,13 @@ class GamePage extends GameView {
 
   jumpTo(number, direction) {
     this.pressKey({ jump: number, direction });
-    this.input.focus();
+    this.focusGrid();
   }
 
   async openSettings() {
     this.toggleMore(false);
     const { openSettings } = await import("./settingsdialog.js");
-    openSettings(() => this.input.focus());
+    openSettings(() => this.focusGrid());
   }
 
   /** Pause hides the grid and the clues and stops this player's share of the shared clock
@@ -475,7 +475,7 @@ class GamePage extends GameView {
       this.pausedCover.querySelector("button").focus();
     } else {
       this.pausedAt = null;
-      this.input.focus();
+      this.focusGrid();
     }
     this.renderTimer();
   }
@@ -505,7 +505,7 @@ class GamePage extends GameView {
     if (event.key === "Escape" && this.cursor.rebus === null) {
       // The documented way out of the grid: focus moves to the current clue.
       event.preventDefault();
-      this.main.querySelector(".clues li.current")?.focus();
+      this.main.querySelector(".clues li.current button")?.focus();
       return;
     }
     let pressed = KEYS[event.key];
@@ -525,7 +525,7 @@ class GamePage extends GameView {
     this.cursor = next;
     this.sendCursor();
     this.render();
-    this.input.focus();
+    this.focusGrid();
   }
 
   /** Nudge (sides.js): asks the others to come and help. */
@@ -543,7 +543,7 @@ class GamePage extends GameView {
   async share() {
     try {
       const { openShare } = await import("./share.js");
-      openShare({ gameID: this.gameID, title: this.view.layout.title || "Untitled" }, () => this.input.focus());
+      openShare({ gameID: this.gameID, title: this.view.layout.title || "Untitled" }, () => this.focusGrid());
     } catch (failure) {
       toast(failure.message, "error");
     }

@@ -9,7 +9,7 @@
 import { connection } from "./connection.js";
 import { clock, el, setAttribute, setStyle, setText, stylesheet } from "./dom.js";
 import { clueID, key } from "./keys.js";
-import { buildPhoneGame, fitGrid, openSheet } from "./phone.js";
+import { buildPhoneGame, fitClue, fitGrid, openSheet } from "./phone.js";
 
 export class GameView {
   /** Unseen messages: on the Chat button and in the tab's title. */
@@ -50,7 +50,7 @@ export class GameView {
               // Revealing or clearing the whole puzzle asks first, saying what will go.
               if (scope === "puzzle" && name !== "check") return this.confirmPuzzle(name);
               this.scoped(name, scope);
-              this.input.focus();
+              this.focusGrid();
             } }, scope[0].toUpperCase() + scope.slice(1)),
           ),
         ),
@@ -70,7 +70,10 @@ export class GameView {
     this.chatSlot = el("div", { "data-chat-slot": true });
     this.chatBadge = el("span", { class: "badge", "data-chat-unseen": true, hidden: true });
     this.chatButton = el("button", { type: "button", class: "chat-button", "data-chat-button": true, "aria-label": "chat", title: "Chat", onclick: () => this.openChat() }, ...labelled("✉", "Chat"), this.chatBadge);
-    this.clueBar = el("div", { class: "cluebar", "aria-live": "polite", "data-clue-bar": true });
+    // The clue is heard with the square the cursor enters it at (its name says so), so the bar
+    // is not read out as well; a turn on the same square says the new clue here, once.
+    this.clueBar = el("div", { class: "cluebar", "data-clue-bar": true });
+    this.clueAnnouncer = el("span", { class: "sr-only", role: "status", "data-clue-announcer": true });
     this.notice = el("div", { class: "notice", role: "status" });
     this.catchUpBox = el("div", { class: "catchup", role: "status", "data-catch-up": true });
     this.banner = el("div", { class: "banner", "aria-live": "polite" });
@@ -85,9 +88,14 @@ export class GameView {
           continue;
         }
         const letter = el("span", { class: "letter", dataset: { row, col } });
+        // On a touch screen each square takes the focus in turn (a roving tabindex): the
+        // square a phone's screen reader is on is the cursor's.
         const cell = el(
           "div",
-          { role: "gridcell", id: `cell-${row}-${col}`, class: `cell${square.circled ? " circled" : ""}${square.shaded ? " shaded" : ""}`, dataset: { r: row, c: col } },
+          {
+            role: "gridcell", id: `cell-${row}-${col}`, class: `cell${square.circled ? " circled" : ""}${square.shaded ? " shaded" : ""}`, dataset: { r: row, c: col },
+            tabindex: this.touch ? "-1" : null,
+          },
           square.number ? el("span", { class: "num", "aria-hidden": "true" }, square.number) : null,
           letter,
         );
@@ -130,7 +138,14 @@ export class GameView {
       if (this.composing || event.isComposing) return;
       typeText();
     });
-    this.grid.addEventListener("pointerup", () => this.input.focus());
+    this.grid.addEventListener("pointerup", () => this.focusGrid());
+    // A hardware keyboard on a touch screen types on the focused square.
+    if (this.touch) this.grid.addEventListener("keydown", (event) => this.keydown(event));
+    // A screen reader's activation of a square (a click with no pointer before it) moves there.
+    this.grid.addEventListener("click", (event) => {
+      const cell = event.target.closest(".cell[data-r]");
+      if (cell && event.detail === 0) this.tap({ row: Number(cell.dataset.r), col: Number(cell.dataset.c) });
+    });
     // The clue lists and the players come with the chat, once the grid is drawn (sides.js); until
     // then their places in the page are kept. Each clue's list item is kept with its clue.
     this.clueItems = new Map();
@@ -161,7 +176,7 @@ export class GameView {
           if (!button || event.target.closest("summary") || button === this.moreButton || button === this.chatButton) return;
           this.toggleMore(false);
           // (Paused, the focus stays on the cover's button.)
-          setTimeout(() => this.paused || this.input.focus(), 0);
+          setTimeout(() => this.paused || this.focusGrid(), 0);
         },
       },
       this.undoButton, this.pencilButton, this.chatButton, this.more,
@@ -191,7 +206,16 @@ export class GameView {
     this.freezable = [...tools.querySelectorAll("button:not([data-share]):not([data-nudge-button]):not([data-more]):not([data-settings]):not([data-chat-button]), summary")];
     this.answerButtons = [...tools.querySelectorAll("[data-action^=check],[data-action^=reveal]")];
     if (this.touch) fitGrid(this);
-    this.input.focus();
+    this.focusGrid();
+  }
+
+  /** Gives the keys to the grid: on a touch screen its current square (roving focus, which
+   * phones' screen readers follow), elsewhere the input over it, whose active descendant is the
+   * current square. */
+  focusGrid() {
+    if (!this.grid) return;
+    if (!this.touch) return this.input.focus({ preventScroll: true });
+    this.cells.get(key(this.cursor))?.cell.focus({ preventScroll: true });
   }
 
   /** The phone's dock: the clue bar (‹ and › step clues, a tap on the clue turns the
@@ -208,14 +232,22 @@ export class GameView {
     this.keyboard.addEventListener("mousedown", (event) => event.preventDefault());
     this.keyboard.addEventListener("click", (event) => {
       const name = event.target.closest("[data-key]")?.dataset.key;
-      if (!name) return;
+      // A sheet over the grid: no key types where the player cannot see.
+      if (!name || this.openSheetName) return;
       if (name === "rebus") this.pressKey(this.cursor.rebus === null ? "rebus" : "enter");
       else if (name === "backspace") this.pressKey("backspace");
       else this.pressKey({ letter: name });
-      this.input.focus({ preventScroll: true });
+      this.focusGrid();
     });
     const step = (pressed, symbol, label) =>
-      el("button", { type: "button", class: "step", "aria-label": label, "data-clue-step": pressed, onclick: () => this.pressKey(pressed) }, symbol);
+      el("button", {
+        type: "button", class: "step", "aria-label": label, "data-clue-step": pressed,
+        // The focus goes to the square the new clue starts at, which says the clue.
+        onclick: () => {
+          this.pressKey(pressed);
+          this.focusGrid();
+        },
+      }, symbol);
     this.clueBar.setAttribute("role", "button");
     this.clueBar.setAttribute("tabindex", "0");
     this.clueBar.addEventListener("click", () => this.tap({ row: this.cursor.row, col: this.cursor.col }));
@@ -336,9 +368,19 @@ export class GameView {
 
   renderGrid() {
     setAttribute(this.grid, "data-cursor", `${this.cursor.row},${this.cursor.col},${this.cursor.direction}`);
-    // A screen reader hears the current square through the input that has the focus.
-    setAttribute(this.input, "aria-activedescendant", `cell-${this.cursor.row}-${this.cursor.col}`);
+    // A screen reader hears the current square through the input that has the focus (on a
+    // touch screen, the square itself has it).
+    if (!this.touch) setAttribute(this.input, "aria-activedescendant", `cell-${this.cursor.row}-${this.cursor.col}`);
     const word = this.board.clue(this.cursor, this.cursor.direction);
+    // Where the cursor entered its word: that square's name says the clue (as a word's first
+    // square's always does), heard once as the cursor arrives. A turn on the same square has
+    // no new square to hear, so the new clue is said by itself.
+    const wordID = word ? clueID(word.number, word.direction) : "";
+    if (this.entered?.wordID !== wordID) {
+      const turned = this.entered && this.entered.at === key(this.cursor);
+      this.entered = { wordID, at: key(this.cursor) };
+      setText(this.clueAnnouncer, turned && word ? `${word.number} ${word.direction === "across" ? "Across" : "Down"}, ${word.text}` : "");
+    }
     const inWord = new Set((word?.cells ?? []).map(key));
     const peerAt = new Map();
     const peerWord = new Map();
@@ -368,7 +410,8 @@ export class GameView {
       const peerColor = peer ? this.colorOf(peer.authorID) : "transparent";
       const alongColor = along ? this.colorOf(along.authorID) : "transparent";
       // What a screen reader hears of the square, described again only when it would change.
-      const heard = [text, square.pencil, square.verdict, square.pendingEdit, this.cursor.direction,
+      const withClue = here && this.entered.at === where;
+      const heard = [text, square.pencil, square.verdict, square.pendingEdit, this.cursor.direction, withClue,
         text && square.authorID ? this.nameOf(square.authorID) : "", flag ? this.nameOf(flag.authorID) : ""].join("|");
       const drawn = [heard, here, inWord.has(where), !!this.caught?.has(where), color, flagColor, peerColor, alongColor].join("|");
       if (entry.drawn === drawn) continue;
@@ -392,11 +435,14 @@ export class GameView {
       setStyle(cell, "--peerword", alongColor);
       if (entry.heard !== heard) {
         entry.heard = heard;
-        setAttribute(cell, "aria-label", this.describe({ row, col }, square, text));
+        setAttribute(cell, "aria-label", this.describe({ row, col }, square, text, withClue));
       }
       setAttribute(cell, "aria-selected", String(here));
+      if (this.touch) setAttribute(cell, "tabindex", here ? "0" : "-1");
     }
     this.renderRebusEntry();
+    // The focus follows the cursor from square to square while it is in the grid.
+    if (this.touch && document.activeElement?.closest?.(".grid") === this.grid) this.focusGrid();
   }
 
   /** The open rebus entry over the current square, grown to its text and kept inside the grid. */
@@ -415,15 +461,16 @@ export class GameView {
     setStyle(this.rebusEntry, "top", `${Math.max(0, cell.offsetTop - 4)}px`);
   }
 
-  /** "17 Across, square 3 of 5, A, pencil" (the clue on a word's first square). */
-  describe(position, square, text) {
+  /** "17 Across, square 3 of 5, A, pencil" (the clue on a word's first square, and on the
+   * square the cursor entered the word at). */
+  describe(position, square, text, withClue = false) {
     const direction = this.board.clue(position, this.cursor.direction) ? this.cursor.direction : this.cursor.direction === "across" ? "down" : "across";
     const clue = this.board.clue(position, direction);
     const parts = [];
     if (clue) {
       const index = this.board.indexInWord(position, direction);
       parts.push(`${clue.number} ${direction === "across" ? "Across" : "Down"}, square ${index + 1} of ${clue.cells.length}`);
-      if (index === 0) parts.push(clue.text);
+      if (index === 0 || withClue) parts.push(clue.text);
     }
     parts.push(text ? text : "blank");
     if (square.pencil) parts.push("pencil");
@@ -439,6 +486,8 @@ export class GameView {
   renderClues() {
     const word = this.board.clue(this.cursor, this.cursor.direction);
     const label = word ? `${word.number} ${word.direction === "across" ? "Across" : "Down"}` : "";
+    // On a phone the label is short ("17A"), leaving the width to the clue; it is read in full.
+    const shortLabel = word ? `${word.number}${word.direction === "across" ? "A" : "D"}` : "";
     // Rebuilt only when the clue changes, so a screen reader announces a new clue, not every key.
     const shown = word ? `${clueID(word.number, word.direction)}:${word.text}` : "";
     const flags = word ? this.state.flags.filter((flag) => flag.number === word.number && flag.direction === word.direction) : [];
@@ -447,7 +496,10 @@ export class GameView {
       this.clueBar.dataset.shown = shown + flaggedBy;
       // The label is one unit ("47 Down" never breaks inside); the clue wraps between words.
       this.clueBar.replaceChildren(
-        el("b", { class: "label" }, label), " ",
+        ...(this.touch
+          ? [el("b", { class: "label", "aria-hidden": "true" }, shortLabel), el("span", { class: "sr-only" }, label)]
+          : [el("b", { class: "label" }, label)]),
+        " ",
         el(
           "span",
           { class: "text" },
@@ -455,6 +507,7 @@ export class GameView {
           ...(flags.length ? [el("span", { class: "flagnote", "data-flagged-by": flaggedBy, style: `color:${this.colorOf(flags[0].authorID)}` }, ` ⚑ ${flaggedBy}`)] : []),
         ),
       );
+      if (this.touch) fitClue(this);
     }
     const mine = !!this.myFlag();
     setAttribute(this.flagButton, "aria-pressed", String(mine));

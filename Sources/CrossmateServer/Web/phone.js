@@ -46,7 +46,7 @@ export function buildPhoneGame(view, { tools, lists, infoParts }) {
       el("h1", {}, el("button", { type: "button", class: "title-button", "data-title": true, title: "About this puzzle", onclick: () => openSheet(view, "info") }, title)),
       tools,
     ),
-    el("div", { class: "statusline" }, view.timerBox, view.statusBox, view.statusAnnouncer, view.playersButton),
+    el("div", { class: "statusline" }, view.timerBox, view.statusBox, view.statusAnnouncer, view.clueAnnouncer, view.playersButton),
     view.notice,
     view.catchUpBox,
     view.banner,
@@ -62,27 +62,51 @@ export function buildPhoneGame(view, { tools, lists, infoParts }) {
     view.dock,
   );
   document.body.classList.add("touch-game");
-  view.stops.push(() => document.body.classList.remove("touch-game"));
+  view.stops.push(() => document.body.classList.remove("touch-game", "sheet-open"));
   const observer = new ResizeObserver(() => fitGrid(view));
   observer.observe(view.play);
   view.stops.push(() => observer.disconnect());
   return section;
 }
 
+/** The clue bar's least height; a long clue may take what the grid leaves below it. */
+const clueBarHeight = 56;
+
 /** The squares' size: the largest whole number of CSS pixels that fits the grid in its place,
- * which is then put on a whole pixel too (a half-pixel offset blurs every line). */
+ * which is then put on a whole pixel too (a half-pixel offset blurs every line). The room the
+ * grid leaves below it is the clue bar's to grow into (a long clue shows whole): the grid is
+ * fitted to its place as if the bar were at its least, so a clue never moves the grid. */
 export function fitGrid(view) {
   const { width: cols, height: rows } = view.view.layout;
+  // Under a sheet the keyboard is away and the grid out of sight: fitted when it closes.
+  if (view.openSheetName) return;
   const box = view.play.getBoundingClientRect();
   if (!box.width || !box.height) return;
+  const grown = Math.max(0, view.clueBar.offsetHeight - clueBarHeight);
+  const height = box.height + grown;
   const border = 2;
   const gap = 1;
-  const size = Math.max(8, Math.floor(Math.min((box.width - 2 * border - (cols - 1) * gap) / cols, (box.height - 2 * border - (rows - 1) * gap) / rows)));
+  const size = Math.max(8, Math.floor(Math.min((box.width - 2 * border - (cols - 1) * gap) / cols, (height - 2 * border - (rows - 1) * gap) / rows)));
   const width = cols * size + (cols - 1) * gap + 2 * border;
+  const room = Math.max(0, Math.floor(height - (rows * size + (rows - 1) * gap + 2 * border)));
   view.grid.style.setProperty("--sq", `${size}px`);
+  if (view.clueRoom !== room) {
+    view.clueRoom = room;
+    view.clueBar.style.maxHeight = `${clueBarHeight + Math.min(room, 120)}px`;
+    fitClue(view);
+  }
   const wrap = view.grid.parentElement;
   wrap.style.marginLeft = `${Math.max(0, Math.floor((box.width - width) / 2))}px`;
   wrap.style.marginTop = `${Math.ceil(box.top) - box.top}px`;
+}
+
+/** The clue bar's type, shrunk a step at a time until the whole clue fits the bar. */
+export function fitClue(view) {
+  const bar = view.clueBar;
+  for (const size of [1, 0.94, 0.88, 0.82, 0.76, 0.7]) {
+    bar.style.fontSize = `${size}rem`;
+    if (bar.scrollHeight <= bar.clientHeight + 1) return;
+  }
 }
 
 /** Opens one sheet over the grid (closing any other). */
@@ -90,6 +114,9 @@ export function openSheet(view, name) {
   view.toggleMore?.(false);
   for (const [other, node] of view.sheets) node.hidden = other !== name;
   view.openSheetName = name;
+  // The sheet covers the grid, so the on-screen keyboard steps aside: a key would type a
+  // letter the player cannot see.
+  document.body.classList.add("sheet-open");
   const node = view.sheets.get(name);
   node.querySelector(".sheet-body").scrollTop = 0;
   if (name === "clues") showCurrentClue(view, node.querySelector(".sheet-body"));
@@ -109,5 +136,7 @@ export function closeSheet(view) {
   if (!view.openSheetName) return;
   view.sheets.get(view.openSheetName).hidden = true;
   view.openSheetName = null;
-  view.input.focus({ preventScroll: true });
+  document.body.classList.remove("sheet-open");
+  fitGrid(view);
+  view.focusGrid();
 }

@@ -22,12 +22,19 @@ export function buildLists(view) {
         "ol",
         {},
         ...view.board[direction].map((clue) => {
+          // Each clue is a button that says its direction ("17 Across") and, when it is the
+          // cursor's, that it is the current one.
           const item = el(
             "li",
-            { dataset: { clue: clueID(clue.number, direction) }, tabindex: "-1", onclick: () => view.jumpTo(clue.number, direction) },
-            el("b", {}, clue.number),
-            " ",
-            clue.text,
+            { dataset: { clue: clueID(clue.number, direction) }, onclick: () => view.jumpTo(clue.number, direction) },
+            el(
+              "button",
+              { type: "button", class: "clue", tabindex: "-1" },
+              el("b", {}, clue.number),
+              el("span", { class: "sr-only" }, ` ${direction === "across" ? "Across" : "Down"}:`),
+              " ",
+              clue.text,
+            ),
           );
           view.clueItems.set(clueID(clue.number, direction), { item, clue });
           return item;
@@ -37,13 +44,13 @@ export function buildLists(view) {
   view.acrossList = clueList("across");
   view.downList = clueList("down");
   // The clue lists from the keyboard: arrows move between clues (and lists), Enter or Space
-  // goes to the clue in the grid, Escape goes back to the grid.
+  // (the button's own click) goes to the clue in the grid, Escape goes back to the grid.
   const lists = view.lists;
   lists.replaceChildren(view.acrossList, view.downList);
   lists.addEventListener("keydown", (event) => {
-    const item = event.target.closest?.(".clues li");
+    const item = event.target.closest?.(".clues li button");
     if (!item) return;
-    const all = [...lists.querySelectorAll(".clues li")];
+    const all = [...lists.querySelectorAll(".clues li button")];
     const index = all.indexOf(item);
     const sideways = { ArrowLeft: -1, ArrowRight: 1 }[event.key];
     let next = null;
@@ -51,14 +58,10 @@ export function buildLists(view) {
     else if (event.key === "ArrowUp") next = all[index - 1];
     else if (event.key === "Home") next = all[0];
     else if (event.key === "End") next = all.at(-1);
-    else if (sideways) next = (sideways > 0 ? view.downList : view.acrossList).querySelector("li");
-    else if (event.key === "Enter" || event.key === " ") {
+    else if (sideways) next = (sideways > 0 ? view.downList : view.acrossList).querySelector("li button");
+    else if (event.key === "Escape") {
       event.preventDefault();
-      const [number, direction] = item.dataset.clue.split("-");
-      return view.jumpTo(Number(number), direction);
-    } else if (event.key === "Escape") {
-      event.preventDefault();
-      return view.input.focus();
+      return view.focusGrid();
     } else return;
     event.preventDefault();
     if (next) {
@@ -93,12 +96,14 @@ export function renderLists(view, word) {
       });
     }
     item.classList.toggle("current", current);
+    const button = item.firstChild;
+    if (current !== (button.getAttribute("aria-current") === "true")) setAttribute(button, "aria-current", current ? "true" : "false");
     if (current && document.activeElement?.closest?.(".lists") == null) {
       // Tab reaches the lists at the current clue (one stop; arrows go on from there).
       // (One item at a time is the stop: when it is this one, the others are not.)
-      if (item.tabIndex !== 0) {
-        for (const other of view.main.querySelectorAll(".clues li[tabindex='0']")) other.tabIndex = -1;
-        item.tabIndex = 0;
+      if (button.tabIndex !== 0) {
+        for (const other of view.main.querySelectorAll(".clues li button[tabindex='0']")) other.tabIndex = -1;
+        button.tabIndex = 0;
       }
     }
     item.classList.toggle("crossing", id === crossID);
@@ -107,8 +112,8 @@ export function renderLists(view, word) {
     const flag = flagOf.get(id);
     const note = flag ? `⚑ ${view.nameOf(flag.authorID)}` : "";
     if ((item.dataset.flagged ?? "") !== note) {
-      item.querySelector(".flagnote")?.remove();
-      if (flag) item.append(el("span", { class: "flagnote", style: `color:${view.colorOf(flag.authorID)}` }, ` ${note}`));
+      button.querySelector(".flagnote")?.remove();
+      if (flag) button.append(el("span", { class: "flagnote", style: `color:${view.colorOf(flag.authorID)}` }, ` ${note}`));
       if (flag) item.dataset.flagged = note;
       else delete item.dataset.flagged;
     }
@@ -174,7 +179,7 @@ function follow(view, player) {
   view.render();
   // The keys go back to the grid (on a phone, the Players sheet closes back to it).
   if (view.openSheetName) closeSheet(view);
-  else view.input.focus({ preventScroll: true });
+  else view.focusGrid();
 }
 
 /** The owner takes a player out of the game (their letters stay). */
