@@ -668,7 +668,7 @@ class WebAppTests(unittest.TestCase):
         # A colour other than the one Ben has now (his stable colour depends on his random id).
         names = ["brown", "orange", "olive", "green", "teal", "blue", "indigo", "purple", "magenta"]
         # PlayerColors.palette, as the browser reports colours.
-        rgb = ["115, 55, 33", "138, 67, 20", "134, 117, 3", "19, 134, 57", "37, 122, 126", "36, 73, 123", "57, 53, 182", "127, 6, 234", "186, 54, 186"]
+        rgb = ["104, 47, 27", "124, 60, 18", "115, 101, 0", "13, 117, 49", "24, 111, 115", "34, 73, 124", "61, 52, 181", "128, 9, 236", "171, 38, 171"]
         now = next(f for f in self.server.api("GET", "/v1/friends", token=ana.token())["friends"] if f["authorID"] == ben_id)["colorIndex"]
         chosen = (now + 4) % 9
         pin.send_keys(names[chosen])
@@ -682,8 +682,9 @@ class WebAppTests(unittest.TestCase):
         ana.driver.switch_to.window(ana.driver.window_handles[0])
         until("Ben's letter in the pinned colour", lambda: colour() != before and rgb[chosen] in colour())
         # Ben nudges: Ana hears it at once; after Ana blocks Ben, his nudges are not shown.
-        ben.driver.execute_script("window.prompt = () => 'come and help with 6-Across'")
         ben.driver.find_element(By.CSS_SELECTOR, "[data-nudge-button]").click()
+        until("the nudge's question", lambda: ben.driver.find_element(By.CSS_SELECTOR, "dialog[open] [data-nudge-message]")).send_keys("come and help with 6-Across" + Keys.ENTER)
+        until("the question closes", lambda: not ben.driver.find_elements(By.CSS_SELECTOR, "[data-nudge-dialog]"))
         until("Ana is nudged", lambda: "Ben nudged you" in ana.toast() and "6-Across" in ana.toast())
         ana.open("/")
         until("the nudge on Ana's list", lambda: ana.driver.find_elements(By.CSS_SELECTOR, f'[data-game="{game}"] [data-nudge]'))
@@ -1096,6 +1097,71 @@ class WebAppTests(unittest.TestCase):
             self.assertGreaterEqual(contrast(*drawn["word"]), 4.5, f"{theme}: {drawn}")
             self.assertGreaterEqual(contrast(drawn["block"], drawn["empty"]), 3, f"{theme}: {drawn}")
             ana.screenshot(f"phone-contrast-{theme}")
+
+    def test_inviting_and_nudging_from_a_phone_feel_like_an_app(self):
+        """Share is the first of ⋯ and in the Players sheet, and hands the link to the phone's
+        share sheet; Nudge asks in the page, not in a browser prompt, and says why it failed."""
+        ana = self.player("Ana", width=390, height=844, mobile=True)
+        ana.sign_up()
+        game = ana.start_bundled()
+        ben = self.invited("Ben", game, ana)
+        driver = ana.driver
+        driver.find_element(By.CSS_SELECTOR, "[data-more]").click()
+        first = driver.execute_script("return document.querySelector('#more-tools > *').dataset")
+        self.assertIn("share", first)
+        driver.find_element(By.CSS_SELECTOR, "[data-more]").click()
+        # The share sheet is the phone's (here one that keeps what it was given).
+        driver.execute_script("Object.defineProperty(navigator, 'share', { configurable: true, value: async (data) => { window.__shared = data; } })")
+        driver.find_element(By.CSS_SELECTOR, "[data-players-button]").click()
+        until("the Invite button", lambda: driver.find_element(By.CSS_SELECTOR, "[data-invite-button]").is_displayed())
+        driver.find_element(By.CSS_SELECTOR, "[data-invite-button]").click()
+        until("the share dialog", lambda: driver.find_element(By.CSS_SELECTOR, "[data-make-link]")).click()
+        link = until("the link", lambda: driver.find_element(By.CSS_SELECTOR, "[data-invite-link]").get_attribute("value"))
+        driver.find_element(By.CSS_SELECTOR, "[data-share-sheet]").click()
+        shared = until("handed to the share sheet", lambda: driver.execute_script("return window.__shared"))
+        self.assertEqual(shared["url"], link)
+        self.assertIn("Green", shared["title"] + shared["text"])
+        ana.screenshot("phone-share-dialog")
+        driver.find_element(By.CSS_SELECTOR, "[data-share-close]").click()
+        until("closed", lambda: not driver.find_elements(By.CSS_SELECTOR, "[data-share-dialog]"))
+        until("the grid has the keys", lambda: driver.execute_script(GRID_HAS_KEYS))
+        # Nudge: a question in the page; a message over the limit is refused with the reason.
+        driver.execute_script("window.prompt = () => { window.__prompted = true; return null; }")
+        driver.find_element(By.CSS_SELECTOR, "[data-more]").click()
+        driver.find_element(By.CSS_SELECTOR, "[data-nudge-button]").click()
+        field = until("the nudge's question", lambda: driver.find_element(By.CSS_SELECTOR, "dialog[open] [data-nudge-message]"))
+        ana.screenshot("phone-nudge-dialog")
+        driver.execute_script("arguments[0].removeAttribute('maxlength'); arguments[0].value = 'é'.repeat(150)", field)
+        driver.find_element(By.CSS_SELECTOR, "[data-nudge-send]").click()
+        until("the reason", lambda: "200" in driver.find_element(By.CSS_SELECTOR, "[data-nudge-dialog] .error").text)
+        field.clear()
+        field.send_keys("the long one at 9 Down" + Keys.ENTER)
+        until("the question closes", lambda: not driver.find_elements(By.CSS_SELECTOR, "[data-nudge-dialog]"))
+        until("Ben is nudged", lambda: "9 Down" in ben.toast())
+        self.assertIsNone(driver.execute_script("return window.__prompted ?? null"))
+        until("the grid has the keys", lambda: driver.execute_script(GRID_HAS_KEYS))
+
+    def test_a_browser_with_no_push_service_is_told_so(self):
+        """Where the browser's push service never answers (this Chromium has none), the device's
+        switch comes back unticked with the reason, and the account's choices say they are for
+        the account's other devices while this one is off."""
+        ana = self.player("Ana", width=390, height=844, mobile=True)
+        ana.sign_up()
+        driver = ana.driver
+        driver.execute_cdp_cmd("Browser.grantPermissions", {"permissions": ["notifications"], "origin": self.server.url})
+        ana.start_bundled()
+        driver.execute_script("document.querySelector('[data-settings]').click()")
+        switch = until("the device's switch", lambda: driver.find_element(By.CSS_SELECTOR, "[data-push-device]"))
+        until("it can be turned on", lambda: switch.is_enabled())
+        self.assertFalse(switch.is_selected())
+        self.assertIn("This device is not notified", driver.find_element(By.CSS_SELECTOR, "[data-account-note]").text)
+        driver.execute_script("arguments[0].click()", switch)
+        until("it says it is asking", lambda: "Asking" in driver.find_element(By.CSS_SELECTOR, "[data-push-note]").text)
+        until("the reason, in sight", lambda: "No push service answered" in driver.find_element(By.CSS_SELECTOR, "[data-push-note]").text, timeout=30)
+        self.assertFalse(switch.is_selected())
+        self.assertTrue(switch.is_enabled())
+        self.assertIn("This device is not notified", driver.find_element(By.CSS_SELECTOR, "[data-account-note]").text)
+        ana.screenshot("phone-settings-no-push-service")
 
     def test_sheets_open_over_the_grid_and_close_back_to_it(self):
         """Clues, chat, players and the puzzle's notes open as sheets over the grid and close back

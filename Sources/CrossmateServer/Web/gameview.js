@@ -162,8 +162,9 @@ export class GameView {
       el(
         "div",
         { class: "overflow", id: "more-tools" },
-        this.redoButton, this.rebusButton, this.flagButton, menu("check", "Check"), menu("reveal", "Reveal"), menu("clear", "Clear"),
-        this.pauseButton, this.settingsButton, this.shareButton, this.nudgeButton,
+        // Inviting comes first: it is what a player opens ⋯ for most.
+        this.shareButton, this.nudgeButton, this.redoButton, this.rebusButton, this.flagButton, menu("check", "Check"), menu("reveal", "Reveal"), menu("clear", "Clear"),
+        this.pauseButton, this.settingsButton,
       ),
     );
     const tools = el(
@@ -341,6 +342,7 @@ export class GameView {
     // Any player can invite; a removed player can neither invite nor nudge.
     // A finished puzzle takes nobody new (the next puzzle together is how to go on).
     this.shareButton.hidden = this.view.readOnly || !!this.view.completion;
+    if (this.inviteButton) this.inviteButton.hidden = this.shareButton.hidden;
     this.nudgeButton.hidden = this.view.readOnly;
     setAttribute(this.pencilButton, "aria-pressed", String(this.cursor.pencil));
     this.pencilButton.classList.toggle("on", this.cursor.pencil);

@@ -35,6 +35,11 @@ export function buildPhoneGame(view, { tools, lists, infoParts }) {
     { type: "button", class: "players-button", "data-players-button": true, "aria-label": "players", onclick: () => openSheet(view, "players") },
     view.rosterFaces,
   );
+  // The Players sheet invites too (on a phone that is where a player looks for it).
+  view.inviteButton = el("button", { type: "button", class: "primary invite", "data-invite-button": true, onclick: () => {
+    closeSheet(view);
+    view.share();
+  } }, "Invite players");
   view.play = el("div", { class: "play" }, el("div", { class: "gridwrap" }, view.grid, view.rebusEntry, view.input, view.pausedCover));
   const section = el(
     "section",
@@ -56,7 +61,7 @@ export function buildPhoneGame(view, { tools, lists, infoParts }) {
       view.play,
       sheet("clues", "Clues", lists),
       sheet("chat", "Chat", view.chatSlot),
-      sheet("players", "Players", view.roster),
+      sheet("players", "Players", view.roster, view.inviteButton),
       sheet("info", "This puzzle", el("p", { class: "full-title", "data-full-title": true }, title), ...infoParts),
     ),
     view.dock,

@@ -19,6 +19,16 @@ export async function pushState() {
   return subscription && Notification.permission === "granted" ? "on" : "off";
 }
 
+/** How long a push service has to answer a subscription: a browser with none never does. */
+const subscribeSeconds = 12;
+
+/** `promise`, or a clear error when it has not settled in `seconds`. */
+function answered(promise, seconds, message) {
+  let timer;
+  const late = new Promise((_, reject) => (timer = setTimeout(() => reject(new Error(message)), seconds * 1000)));
+  return Promise.race([promise, late]).finally(() => clearTimeout(timer));
+}
+
 function keyBytes(base64url) {
   const text = atob(base64url.replace(/-/g, "+").replace(/_/g, "/"));
   return Uint8Array.from(text, (c) => c.charCodeAt(0));
@@ -40,7 +50,18 @@ export async function turnPushOn() {
       subscription = null;
     }
   }
-  subscription ??= await registration.pushManager.subscribe({ userVisibleOnly: true, applicationServerKey: keyBytes(publicKey) });
+  try {
+    subscription ??= await answered(
+      registration.pushManager.subscribe({ userVisibleOnly: true, applicationServerKey: keyBytes(publicKey) }),
+      subscribeSeconds,
+      "No push service answered this browser, so notifications cannot reach this device. Install Crossmate from a browser that has one (Chrome, Edge, Firefox, Safari).",
+    );
+  } catch (failure) {
+    if (failure.name === "AbortError" || failure.name === "NotAllowedError" || failure.name === "InvalidStateError") {
+      throw new Error(`This browser's push service refused (${failure.message}), so notifications cannot reach this device.`);
+    }
+    throw failure;
+  }
   const { endpoint, keys } = subscription.toJSON();
   await api(...route("pushSubscribe"), { endpoint, keys: { p256dh: keys.p256dh, auth: keys.auth } });
 }

@@ -18,10 +18,13 @@ const WORDS = {
   "notify-moves": { label: "Notify me when friends solve without me (at most every 10 minutes a game)", choices: {} },
 };
 
-/** This device's notifications: a switch that subscribes it (or says why it cannot). */
-function deviceNotifications() {
+/** This device's notifications: a switch that subscribes it (or says why it cannot). The
+ * account's choices below it (`accountChoices`) are dimmed, with a word, while this device is off:
+ * they are what the account's other devices are sent. */
+function deviceNotifications(accountChoices) {
   const box = el("input", { type: "checkbox", id: "push-device", "data-push-device": true, disabled: true });
-  const note = el("p", { class: "help", "data-push-note": true });
+  // (A note, not help: the help the page hides on a phone; this is where a phone needs it.)
+  const note = el("p", { class: "note", role: "status", "data-push-note": true });
   const row = el("div", { class: "setting switch" }, box, el("label", { for: "push-device" }, "Notifications on this device"));
   const show = (state) => {
     box.checked = state === "on";
@@ -30,11 +33,15 @@ function deviceNotifications() {
       state === "unsupported" ? "This browser cannot show notifications; add Crossmate to the home screen first on a phone."
       : state === "denied" ? "Notifications are blocked for this site: allow them in the browser's site settings."
       : "";
+    accountChoices.classList.toggle("device-off", state !== "on");
+    accountChoices.querySelector("[data-account-note]").textContent = state === "on"
+      ? "What calls you back, on this device and your others:"
+      : "This device is not notified. What your other devices with notifications on are sent:";
   };
   pushState().then(show, () => show("unsupported"));
   box.addEventListener("change", async () => {
     box.disabled = true;
-    note.textContent = "";
+    note.textContent = box.checked ? "Asking this browser's push service…" : "";
     try {
       if (box.checked) await turnPushOn();
       else await turnPushOff();
@@ -86,8 +93,10 @@ export async function openSettings(done = () => {}) {
     controls.length ? null : el("p", {}, "The settings could not be loaded; connect and try again."),
     ...controls,
     notifying.length ? el("h3", {}, "Notifications") : null,
-    notifying.length ? deviceNotifications() : null,
-    ...notifying,
+    ...(notifying.length ? (() => {
+      const choices = el("div", { class: "account-notify", "data-account-notify": true }, el("p", { class: "note", "data-account-note": true }), ...notifying);
+      return [deviceNotifications(choices), choices];
+    })() : []),
     el("p", { class: "note" }, "Kept with your account: your other devices solve the same way and are notified alike."),
     error,
     el("div", { class: "buttons" }, el("button", { type: "button", class: "primary", "data-settings-done": true, onclick: () => dialog.close() }, "Done")),

@@ -38,7 +38,11 @@ export async function openShare(game, done) {
     onfocus: (event) => event.target.select(),
   });
   const copy = el("button", { type: "button", "data-copy-link": true, onclick: () => copyLink() }, "Copy");
-  const copyRow = el("div", { class: "copy", hidden: true }, field, copy);
+  // A phone's own share sheet (messages, mail, chat apps), where the browser has one.
+  const shareSheet = navigator.share
+    ? el("button", { type: "button", "data-share-sheet": true, onclick: () => shareLink() }, "Send…")
+    : null;
+  const copyRow = el("div", { class: "copy", hidden: true }, field, copy, shareSheet);
   const lifetime = el("select", { id: "invite-lifetime", "data-invite-lifetime": true },
     ...LIFETIMES.map(([value, words]) => el("option", { value }, words)));
   const makeButton = el("button", { type: "button", class: "primary", "data-make-link": true, onclick: () => makeLink() }, "Make a link");
@@ -69,6 +73,16 @@ export async function openShare(game, done) {
     } catch {
       field.focus();
       status.textContent = "Copy the selected link (Ctrl+C, or long-press on a phone).";
+    }
+  }
+
+  async function shareLink() {
+    try {
+      await navigator.share({ title: game.title, text: `Solve “${game.title}” with me on Crossmate`, url: field.value });
+      status.textContent = "Sent. Anyone with the link can join this game.";
+    } catch (failure) {
+      // Closed without sending: nothing to say.
+      if (failure.name !== "AbortError") status.textContent = "This device could not share the link: copy it instead.";
     }
   }
 

@@ -5,7 +5,7 @@
 
 import { api } from "./api.js";
 import { connection } from "./connection.js";
-import { el, rebuildIf, setAttribute, setStyle, toast } from "./dom.js";
+import { el, rebuildIf, setAttribute, setStyle, stylesheet, toast } from "./dom.js";
 import { clueID } from "./keys.js";
 import { closeSheet } from "./phone.js";
 import { route } from "./routes.js";
@@ -217,12 +217,40 @@ export function downloadMenu(view) {
 
 /** Nudge: asks the others to come and help, with a short message or none. */
 export async function nudge(view) {
-  const message = prompt("Nudge the other players (a short message, or leave it empty):", "");
-  if (message === null) return;
-  try {
-    await api(...route("nudge", view.gameID), { message });
-    toast("Nudged.");
-  } catch (failure) {
-    toast(failure.message, "error");
-  }
+  await stylesheet("pages.css");
+  const field = el("input", { id: "nudge-message", "data-nudge-message": true, maxlength: "200", autocomplete: "off", enterkeyhint: "send", placeholder: "Come and help with 17 Across?" });
+  const error = el("p", { class: "error", role: "alert" });
+  const send = el("button", { type: "submit", class: "primary", "data-nudge-send": true }, "Nudge");
+  const form = el(
+    "form",
+    { method: "dialog" },
+    el("h2", { id: "nudge-title" }, "Nudge the others"),
+    el("p", {}, "Everyone else in this game hears it, on whatever page they have open, or as a notification."),
+    el("label", { for: "nudge-message" }, "A short message (or none)"),
+    field,
+    error,
+    el("div", { class: "buttons" }, el("button", { type: "button", "data-nudge-cancel": true, onclick: () => dialog.close() }, "Cancel"), send),
+  );
+  const dialog = el("dialog", { class: "confirm", "data-nudge-dialog": true, "aria-labelledby": "nudge-title" }, form);
+  form.addEventListener("submit", async (event) => {
+    event.preventDefault();
+    send.disabled = true;
+    error.textContent = "";
+    try {
+      await api(...route("nudge", view.gameID), { message: field.value });
+      dialog.close();
+      toast("Nudged.");
+    } catch (failure) {
+      error.textContent = failure.message;
+    } finally {
+      send.disabled = false;
+    }
+  });
+  dialog.addEventListener("close", () => {
+    dialog.remove();
+    view.focusGrid();
+  });
+  document.body.append(dialog);
+  dialog.showModal();
+  field.focus();
 }
