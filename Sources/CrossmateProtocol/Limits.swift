@@ -111,6 +111,10 @@ public enum Limits {
     public static let pause = RecordLimit(
         kind: "pause", size: "a time", perDevice: request, perGame: "one per device (the latest)", lifetime: "kept with the game",
         shares: "the device's request bucket")
+    public static let linkCode = RecordLimit(
+        kind: "device link code", size: "\(LinkCode.length) symbols (50 bits)", perAccount: Rate(burst: 5, perSecond: 1.0 / 60),
+        perGame: "one working code per account, in no game (a new one replaces it)", lifetime: "10 minutes, one use",
+        shares: "using one: the address's bucket for new accounts and links")
     public static let rename = RecordLimit(
         kind: "rename", size: "\(ProtocolLimits.maximumDisplayNameLength) characters, \(ProtocolLimits.maximumDisplayNameBytes) bytes",
         perAccount: Rate(burst: 3, perSecond: 1.0 / 60), perGame: "one participant record per game the account is in", lifetime: "until renamed")
@@ -178,7 +182,7 @@ public enum Limits {
 
     /// Every row, in the order README lists them.
     public static let table: [RecordLimit] = [
-        move, chatMessage, reaction, flag, nudge, nextGame, invitation, decision, pause, rename, replayPage, statsRequest, pushSubscription,
+        move, chatMessage, reaction, flag, nudge, nextGame, invitation, decision, pause, linkCode, rename, replayPage, statsRequest, pushSubscription,
         pushNotification, gameExport, allGamesExport,
     ]
 

@@ -214,6 +214,15 @@ enum Migrations {
                 """,
             ]
         ),
+        // Link codes are short (LinkCode) and one per account: a new one replaces the account's
+        // last, found by its account. Long codes made before this go (a new one takes a moment).
+        (
+            17,
+            [
+                "DELETE FROM link_codes",
+                "CREATE INDEX link_codes_by_author ON link_codes (author_id)",
+            ]
+        ),
     ]
 
     /// The newest schema this build knows: a database recording a later one was written by a

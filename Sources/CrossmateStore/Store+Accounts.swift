@@ -29,9 +29,11 @@ extension Store {
         }
     }
 
-    /// A one-time link code made by `deviceID`; it works only while that device does.
+    /// A one-time link code made by `deviceID`; it works only while that device does. The
+    /// account's earlier codes stop working: an account has one working code at a time.
     public func createLinkCode(codeHash: String, authorID: String, issuedBy deviceID: String, expiresAt: Int64) async throws {
         try await database.transaction { db in
+            try await db.execute("DELETE FROM link_codes WHERE author_id = ?", .text(authorID))
             try await db.execute(
                 "INSERT INTO link_codes (code_hash, author_id, issued_by, expires_at) VALUES (?, ?, ?, ?)",
                 .text(codeHash), .text(authorID), .text(deviceID), .integer(expiresAt))

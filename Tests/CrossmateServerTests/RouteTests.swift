@@ -99,6 +99,45 @@ import Testing
         }
     }
 
+    /// A link code is short and typed as a person types it; an account has one working code at
+    /// a time, makes a few a minute, and an address guesses a few a minute.
+    @Test func aLinkCodeIsShortOnePerAccountAndBoundedBothWays() async throws {
+        try await withServer { client, _ in
+            let ann = try await client.account("Ann")
+            let first: LinkCodeResponse = try await client.call(.post, "/v1/devices/link-codes", token: ann.token)
+            #expect(first.code.count == 11 && first.code.dropFirst(5).first == "-")
+            // A newer code replaces it.
+            let second: LinkCodeResponse = try await client.call(.post, "/v1/devices/link-codes", token: ann.token)
+            #expect(try await client.failure(.post, "/v1/devices", json: LinkDeviceRequest(code: first.code)).0 == .gone)
+            // Typed in lower case, with a space for the dash.
+            let typed = second.code.lowercased().replacingOccurrences(of: "-", with: " ")
+            let phone: DeviceSession = try await client.call(.post, "/v1/devices", json: LinkDeviceRequest(code: typed))
+            #expect(phone.account == ann.account)
+            // What cannot be a code is told so, without echoing it.
+            let (status, error) = try await client.failure(.post, "/v1/devices", json: LinkDeviceRequest(code: String(repeating: "Z", count: 5000)))
+            #expect(status == .badRequest && error.error == .invalid && error.message.contains("10 letters and digits") && !error.message.contains("ZZZ"))
+            // An account makes five codes at once, then one a minute.
+            for _ in 0..<3 { let _: LinkCodeResponse = try await client.call(.post, "/v1/devices/link-codes", token: ann.token) }
+            let limited = try await client.failure(.post, "/v1/devices/link-codes", token: ann.token)
+            #expect(limited.0 == .tooManyRequests && limited.1.message.contains("link codes"))
+        }
+        // An address guesses as often as it may make accounts: ten at once, then one every 10 s
+        // (the server's defaults; the other tests lift them).
+        let defaults = ServerConfiguration(storage: .sqlite(path: ""))
+        try await withServer({
+            $0.accountRateLimitBurst = defaults.accountRateLimitBurst
+            $0.accountRateLimitPerSecond = defaults.accountRateLimitPerSecond
+        }) { client, _ in
+            var refused = 0
+            for guess in 0..<12 {
+                let code = LinkCode.shown(String(String(guess).padding(toLength: 10, withPad: "0", startingAt: 0)))
+                let (status, _) = try await client.failure(.post, "/v1/devices", json: LinkDeviceRequest(code: code))
+                if status == .tooManyRequests { refused += 1 } else { #expect(status == .gone) }
+            }
+            #expect(refused == 2)
+        }
+    }
+
     @Test func gamesFromBundledPuzzlesAndUploadedFiles() async throws {
         try await withServer { client, _ in
             let ann = try await client.account("Ann")

@@ -1,6 +1,7 @@
 import CrossmateCore
 import CrossmateProtocol
 import CrossmateStore
+import CrossmateSync
 import Hummingbird
 import Logging
 
@@ -16,6 +17,7 @@ struct AccountController {
     let addresses: ClientAddress
     /// Renames, per account: each writes a record into every game the account is in.
     let renameLimiter: RateLimiter
+    let linkCodeLimiter = RateLimiter(Limits.linkCode.perAccount!)
     let configuration: ServerConfiguration
     let logger: Logger
     let clock: @Sendable () -> Int64
@@ -64,12 +66,18 @@ struct AccountController {
                     deviceID: deviceID, token: token, serverTime: clock()))
     }
 
+    /// A short code (LinkCode) another device types to join the account; it replaces the
+    /// account's earlier working code, so an account has one at a time.
     @Sendable func createLinkCode(_ request: Request, context: CrossmateRequestContext) async throws -> EditedResponse<LinkCodeResponse> {
         let device = try context.requireDevice()
-        let code = Secrets.token()
+        if let wait = linkCodeLimiter.take(device.authorID, now: clock()) {
+            throw APIError(.rateLimited, "too many link codes for this account; retry after \(wait) s", retryAfterSeconds: wait)
+        }
+        var random = SystemRandomNumberGenerator()
+        let code = LinkCode.make(using: &random)
         let expiresAt = clock() + configuration.linkCodeLifetimeMillis
         try await store.createLinkCode(
-            codeHash: Secrets.hash(code), authorID: device.authorID, issuedBy: device.deviceID, expiresAt: expiresAt)
+            codeHash: Secrets.hash(LinkCode.normalized(code)!), authorID: device.authorID, issuedBy: device.deviceID, expiresAt: expiresAt)
         return EditedResponse(status: .created, response: LinkCodeResponse(code: code, expiresAt: expiresAt, serverTime: clock()))
     }
 
@@ -78,9 +86,12 @@ struct AccountController {
         let body = try await JSONBody.decode(LinkDeviceRequest.self, from: request, limit: 16 * 1024)
         let deviceID = Secrets.identifier(prefix: "dev")
         let token = Secrets.token()
-        guard body.code.utf8.count <= 200,
+        guard let code = LinkCode.normalized(body.code) else {
+            throw APIError(.invalid, "a link code is \(LinkCode.length) letters and digits, like K7QM4-XPD2R; make one under “Use on another device”")
+        }
+        guard
             let device = try await store.linkDevice(
-                codeHash: Secrets.hash(body.code), deviceID: deviceID, tokenHash: Secrets.hash(token), now: clock())
+                codeHash: Secrets.hash(code), deviceID: deviceID, tokenHash: Secrets.hash(token), now: clock())
         else {
             throw APIError(.gone, "this link code is unknown, already used or expired; make a new one on a signed-in device")
         }

@@ -60,7 +60,10 @@ export async function welcome(path) {
     el("button", { type: "submit", class: "primary" }, joining ? "Join the game" : "Start"),
     error,
   );
-  const code = el("input", { name: "linkCode", id: "linkCode", autocomplete: "off", placeholder: "code from your other device" });
+  const code = el("input", {
+    name: "linkCode", id: "linkCode", autocomplete: "one-time-code", autocapitalize: "characters", spellcheck: "false", maxlength: "24",
+    placeholder: "K7QM4-XPD2R", class: "link-code-field",
+  });
   const linkError = el("p", { class: "error", role: "alert" });
   const link = el(
     "form",
@@ -121,7 +124,7 @@ export async function linkPage() {
       "section",
       { class: "card" },
       el("h2", {}, "Use Crossmate on another device"),
-      el("p", {}, "On the other device, open this site and enter this code under “Already play on another device?”. It works once, for ten minutes."),
+      el("p", {}, "On the other device, open this site and enter this code under “Already play on another device?”. It works once, for ten minutes; making another replaces it."),
       shown,
       el("a", { href: "/", "data-route": true, class: "button" }, "Back to your games"),
     ),
