@@ -1,4 +1,5 @@
 import CrossmateProtocol
+import CrossmateSync
 import Foundation
 import Logging
 
@@ -40,7 +41,7 @@ public struct ServerConfiguration: Sendable {
     /// front) before its device counts as away from the game: no lease, not "here", called back
     /// as any device that left. Shown again, it is back. Tests shorten it
     /// (`CROSSMATE_TEST_BROWSER_HIDDEN_GRACE_MS`).
-    public var browserHiddenGraceMillis: Int64 = 15_000
+    public var browserHiddenGraceMillis: Int64 = Presence.awayGraceMillis
     /// How often changed games' list summaries are stored and idle browser replicas (older than
     /// the grace above) are freed.
     public var housekeepingInterval = Duration.seconds(2)

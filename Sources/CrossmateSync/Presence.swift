@@ -25,6 +25,10 @@ public struct DevicePresence: Hashable, Sendable, Codable {
 public enum Presence {
     /// Entering a game leases it for ten minutes.
     public static let leaseMillis: Int64 = 600_000
+    /// A device whose game is out of the player's sight (a hidden or frozen page, a terminal
+    /// that lost the focus) counts as away once it has been out of sight this long: its lease
+    /// ends and it is called back as any player who left; shown again, it is back at once.
+    public static let awayGraceMillis: Int64 = 15_000
     /// A lease is refreshed once less than five minutes remain.
     public static let refreshBelowMillis: Int64 = 300_000
 

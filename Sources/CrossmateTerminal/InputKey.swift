@@ -12,6 +12,8 @@ public enum InputKey: Hashable, Sendable {
     case click(row: Int, col: Int)
     /// The wheel turned over a cell: up or not.
     case wheel(up: Bool, row: Int, col: Int)
+    /// The terminal window gained (true) or lost the focus (focus reporting, CSI ?1004).
+    case focus(Bool)
 }
 
 /// Turns the bytes a terminal sends into keys. A lone Escape is only known to be one when
@@ -127,6 +129,8 @@ public struct KeyDecoder: Sendable {
         case UInt8(ascii: "H"): .home
         case UInt8(ascii: "F"): .end
         case UInt8(ascii: "Z"): .shiftTab
+        case UInt8(ascii: "I") where parameters.isEmpty: .focus(true)
+        case UInt8(ascii: "O") where parameters.isEmpty: .focus(false)
         case UInt8(ascii: "~"):
             switch parameters.split(separator: ";").first {
             case "1", "7": .home

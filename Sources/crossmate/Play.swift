@@ -47,25 +47,17 @@ struct Play: AsyncParsableCommand {
             defer { keys.cancel() }
             var opening: String?
             while true {
-                // This device is in the game while it plays (a lease renewed every few minutes),
-                // and leaves it on the way out, having shown everything it holds. Entering after
-                // others moved brings the catch-up, shown as the opening notice.
+                // This device is in the game while it plays (a lease the loop renews every few
+                // minutes while the player is in front), and leaves it on the way out, having
+                // shown everything it holds. Entering after others moved brings the catch-up,
+                // shown as the opening notice.
                 let entered = await engine.presence(session.gameID, entering: true)
                 await engine.viewing(session.gameID, true)
-                let gameID = session.gameID
-                let lease = Task {
-                    while !Task.isCancelled {
-                        try? await Task.sleep(for: .seconds(240))
-                        if !Task.isCancelled { await engine.presence(gameID, entering: true) }
-                    }
-                }
-                defer { lease.cancel() }
                 let outcome = try await PlayLoop(
                     engine: engine, session: session, terminal: terminal, merge: merge, bell: !quiet,
                     opening: opening ?? entered?.catchUp.map { "Since you were last here: \($0)." },
-                    caught: Set((entered?.catchUpSquares ?? []).compactMap { $0.count == 2 ? GridPosition(row: $0[0], col: $0[1]) : nil })
+                    caught: PlayLoop.squares(entered?.catchUpSquares)
                 ).run()
-                lease.cancel()
                 await engine.viewing(session.gameID, false)
                 await engine.presence(session.gameID, entering: false)
                 // Another player started the next puzzle from this one: straight into it.
@@ -101,6 +93,22 @@ struct PlayLoop {
     var opening: String?
     var caught: Set<GridPosition> = []
 
+    /// The lease on the game is renewed this often while the player is in front.
+    static let leaseRenewalMillis: Int64 = 240_000
+
+    /// How long the terminal may be out of focus before the player is away
+    /// (`Presence.awayGraceMillis`; tests shorten it with `CROSSMATE_TEST_AWAY_GRACE_MS`).
+    static var awayGrace: Int64 {
+        ProcessInfo.processInfo.environment["CROSSMATE_TEST_AWAY_GRACE_MS"].flatMap { Int64($0) } ?? Presence.awayGraceMillis
+    }
+
+    /// The catch-up's squares as the server lists them ([row, col] pairs).
+    static func squares(_ pairs: [[Int]]?) -> Set<GridPosition> {
+        Set((pairs ?? []).compactMap { $0.count == 2 ? GridPosition(row: $0[0], col: $0[1]) : nil })
+    }
+
+    static func now() -> Int64 { Int64(Date().timeIntervalSince1970 * 1000) }
+
     enum Outcome {
         case quit
         /// The next puzzle from this game, started by another player or this one: the game to
@@ -124,6 +132,16 @@ struct PlayLoop {
         // read again whenever one of the account's devices changes them.
         var zone = try? await engine.friends()
         var pins = Self.pins(zone)
+        // In front of the terminal or away from it (its focus), and what calls the player back.
+        var attention = Attention(grace: Self.awayGrace)
+        var callBack = await Self.callBackSettings(engine)
+        var leased = Self.now()
+        func ring(_ event: CallBack.Event, from sender: String) {
+            let blocked = Set((zone?.friends ?? []).filter(\.blocked).map(\.authorID))
+            if bell, attention.rings(event, from: sender, to: view.me, settings: callBack, blocked: blocked, now: Self.now()) {
+                terminal.write("\u{07}")
+            }
+        }
         let events = await engine.events()
         let forward = Task {
             for await event in events {
@@ -163,6 +181,15 @@ struct PlayLoop {
         await session.moveCursor(to: state.cursor.position, direction: state.cursor.direction)
         for await input in merge.stream {
             switch input {
+            case let .terminal(.key(.focus(focused))):
+                if attention.focus(focused, now: Self.now()) == .back {
+                    // In front again: in the game again, with what came meanwhile said.
+                    await engine.viewing(session.gameID, true)
+                    let entered = await engine.presence(session.gameID, entering: true)
+                    leased = Self.now()
+                    state.notice = entered?.catchUp.map { "Since you were last here: \($0)." } ?? "Back in the game."
+                    state.caught = Self.squares(entered?.catchUpSquares)
+                }
             case let .terminal(.key(key)):
                 switch key {
                 case let .click(row, col): state.click(shown?.target(row: row, col: col), view: view)
@@ -238,6 +265,16 @@ struct PlayLoop {
                 terminal.write("\u{1B}[2J")
             case .terminal(.tick):
                 elapsed = await engine.solvingSeconds(session.gameID)
+                let now = Self.now()
+                if attention.tick(now: now) == .away {
+                    // Out of sight past the grace: out of the game until the focus comes back.
+                    await engine.viewing(session.gameID, false)
+                    await engine.presence(session.gameID, entering: false)
+                    state.notice = "Away: the others no longer see you here, and the bell calls you back."
+                } else if !attention.isAway, now - leased >= Self.leaseRenewalMillis {
+                    await engine.presence(session.gameID, entering: true)
+                    leased = now
+                }
             case let .engine(event):
                 switch event {
                 case let .status(new): status = new
@@ -245,7 +282,9 @@ struct PlayLoop {
                 case let .moveRefused(_, seq, reason): state.notice = "The server refused move \(seq): \(reason)"
                 case let .nudged(nudge):
                     state.notice = "\(nudge.fromName) nudged you" + (nudge.message.isEmpty ? "" : ": \(nudge.message)")
-                    if bell { terminal.write("\u{07}") }
+                    ring(.nudge, from: nudge.fromAuthor)
+                case let .gridChanged(gameID, squares) where gameID == session.gameID:
+                    if let other = squares.first(where: { $0.authorID != view.me }) { ring(.moves, from: other.authorID) }
                 case .completed:
                     elapsed = await engine.solvingSeconds(session.gameID)
                 case .accountChanged:
@@ -253,6 +292,7 @@ struct PlayLoop {
                         zone = fresh
                         pins = Self.pins(fresh)
                     }
+                    callBack = await Self.callBackSettings(engine)
                 case let .nextGame(next) where next.fromGameID == session.gameID:
                     return .next(gameID: next.gameID, opening: "\(next.byName) started \(next.title) with you: here it is.")
                 case let .chatChanged(gameID) where gameID == session.gameID:
@@ -260,9 +300,9 @@ struct PlayLoop {
                     chat = await engine.conversation(session.gameID)
                     // Messages from others are unread until the chat is opened (while a
                     // message is being written, they are read as they come).
-                    if state.chat == nil {
-                        state.chatUnread += chat.count { !before.contains($0.message.key) && $0.message.authorID != view.me }
-                    }
+                    let news = chat.filter { !before.contains($0.message.key) && $0.message.authorID != view.me }
+                    if state.chat == nil { state.chatUnread += news.count }
+                    if let first = news.first { ring(.chat, from: first.message.authorID) }
                 default: break
                 }
                 let flagsBefore = view.flags
@@ -277,6 +317,12 @@ struct PlayLoop {
             draw()
         }
         return .quit
+    }
+
+    /// What the account wants to be called back for (its settings; all, when the server cannot
+    /// be asked).
+    static func callBackSettings(_ engine: SyncEngine) async -> CallBack.Settings {
+        CallBack.Settings((try? await engine.settings()).map { SolverSettings(stored: $0.settings) } ?? SolverSettings())
     }
 
     /// The account's colour pins: friend → palette index (`PlayerColors.pins`).

@@ -47,8 +47,9 @@ final class RawTerminal: @unchecked Sendable {
         for signal in [SIGTERM, SIGHUP, SIGSEGV, SIGBUS, SIGILL, SIGTRAP, SIGABRT, SIGFPE] {
             Glibc.signal(signal, restoreAndReraise)
         }
-        // The alternate screen, no cursor, and mouse presses and the wheel reported (SGR).
-        write("\u{1B}[?1049h\u{1B}[?25l\u{1B}[2J\u{1B}[?1000h\u{1B}[?1006h")
+        // The alternate screen, no cursor, mouse presses and the wheel reported (SGR), and the
+        // window's focus reported (the player away from it is away from the game).
+        write("\u{1B}[?1049h\u{1B}[?25l\u{1B}[2J\u{1B}[?1000h\u{1B}[?1006h\u{1B}[?1004h")
         signal(SIGWINCH, SIG_IGN)
         let source = DispatchSource.makeSignalSource(signal: SIGWINCH, queue: .global())
         let sink = continuation
@@ -129,7 +130,7 @@ private func restoreTerminal() {
     // CAN first: a frame cut off by a signal may have left an escape sequence half written, and
     // the terminal must read what follows as the sequences that restore it. Written whole
     // (a short write is continued), with nothing but async-signal-safe calls.
-    let leave = "\u{18}\u{1B}[0m\u{1B}[?1006l\u{1B}[?1000l\u{1B}[?25h\u{1B}[?1049l"
+    let leave = "\u{18}\u{1B}[0m\u{1B}[?1004l\u{1B}[?1006l\u{1B}[?1000l\u{1B}[?25h\u{1B}[?1049l"
     leave.withCString { text in
         var offset = 0
         let count = strlen(text)

@@ -618,6 +618,55 @@ import Testing
         #expect(decoder.decode(Array(";2M".utf8)) == [.click(row: 1, col: 11)])
     }
 
+    /// Focus reports (CSI I and CSI O) are the window's focus, never letters, whole or split;
+    /// Escape then a typed O or I is Escape and the letter.
+    @Test func focusReportsDecode() {
+        var decoder = KeyDecoder()
+        #expect(decoder.decode(Array("\u{1B}[O\u{1B}[I".utf8)) == [.focus(false), .focus(true)])
+        #expect(decoder.decode(Array("\u{1B}[".utf8)).isEmpty)
+        #expect(decoder.decode(Array("O".utf8)) == [.focus(false)])
+        #expect(decoder.decode([0x1B]).isEmpty)
+        #expect(decoder.flushEscape() == [.escape])
+        #expect(decoder.decode(Array("[I".utf8)) == [.focus(true)])
+        #expect(decoder.decode(Array("\u{1B}I".utf8)) == [.escape, .character("I")])
+    }
+
+    /// Out of focus past the grace, the player is away, and back with the focus; away, the bell
+    /// rings as `CallBack` calls (chat and nudges each time, moves once in ten minutes, nothing
+    /// the settings turn off or a blocked player causes); in front, only a nudge rings it.
+    @Test func attentionFollowsTheFocusAndTheCallBackRule() {
+        var attention = Attention(grace: 15_000)
+        let (me, ben, cat) = ("acct-ann", "acct-ben", "acct-cat")
+        // (Each a statement of its own: a mutating call cannot sit inside #expect.)
+        func tick(_ now: Int64) -> Attention.Change? { attention.tick(now: now) }
+        func focus(_ focused: Bool, _ now: Int64) -> Attention.Change? { attention.focus(focused, now: now) }
+        func rings(_ event: CallBack.Event, _ sender: String, _ settings: CallBack.Settings = CallBack.Settings(), blocked: Set<String> = [], at now: Int64)
+            -> Bool
+        { attention.rings(event, from: sender, to: me, settings: settings, blocked: blocked, now: now) }
+        #expect(tick(100_000) == nil)
+        #expect(!rings(.chat, ben, at: 100_000))
+        #expect(rings(.nudge, ben, at: 100_000))
+        #expect(focus(false, 100_000) == nil)
+        #expect(tick(114_999) == nil && !attention.isAway)
+        // Back within the grace: never away.
+        #expect(focus(true, 110_000) == nil)
+        #expect(tick(130_000) == nil)
+        #expect(focus(false, 200_000) == nil)
+        #expect(focus(false, 210_000) == nil)  // (a second report keeps the first time)
+        #expect(tick(215_000) == .away && attention.isAway)
+        #expect(tick(216_000) == nil)
+        #expect(rings(.chat, ben, at: 220_000))
+        #expect(rings(.chat, ben, at: 221_000))
+        #expect(!rings(.chat, me, at: 221_000))
+        #expect(!rings(.chat, cat, blocked: [cat], at: 221_000))
+        #expect(!rings(.chat, ben, CallBack.Settings(chat: false), at: 221_000))
+        #expect(rings(.moves, ben, at: 230_000))
+        #expect(!rings(.moves, ben, at: 230_000 + CallBack.movesIntervalMillis - 1))
+        #expect(rings(.moves, ben, at: 230_000 + CallBack.movesIntervalMillis))
+        #expect(focus(true, 900_000) == .back && !attention.isAway)
+        #expect(!rings(.moves, ben, at: 2_000_000))
+    }
+
     /// A control sequence that has begun is finished or discarded, never typed: split after
     /// its Escape with the Escape already gone out alone (the rest came late), split anywhere
     /// inside, or never finished.

@@ -199,11 +199,12 @@ import Testing
         /// session's name. `kill-server` ends it with the rest.
         /// `colour` clears NO_COLOR for the game (whatever the test's own environment says).
         func play(
-            _ game: String, xdg: String, exitLabel: String = "play exited", colour: Bool = false, size: (columns: Int, rows: Int) = (80, 24)
+            _ game: String, xdg: String, exitLabel: String = "play exited", colour: Bool = false, size: (columns: Int, rows: Int) = (80, 24),
+            environment: String = ""
         ) async throws -> String {
             let session = "crossmate-\(UUID().uuidString.prefix(8))"
             let command =
-                "XDG_DATA_HOME='\(xdg)' TERM=xterm-256color \(colour ? "NO_COLOR= " : "")'\(ServerProcess.executable.path)' play \(game); "
+                "XDG_DATA_HOME='\(xdg)' TERM=xterm-256color \(environment) \(colour ? "NO_COLOR= " : "")'\(ServerProcess.executable.path)' play \(game); "
                 + "echo \"\(exitLabel) $?\"; sleep 120"
             try self(["new-session", "-d", "-s", session, "-x", "\(size.columns)", "-y", "\(size.rows)", command])
             try await eventually("the game is drawn") { try self(["capture-pane", "-p", "-t", session]).contains(" here ") }
@@ -230,6 +231,45 @@ import Testing
         #expect(try crossmate(["nudge", "Green", "again", "--profile", "bob"], lab.home).contains("Nudged"))
         try await eventually("the second nudge is shown") { try lab.screen(quiet).contains("Bob nudged you: again") }
         #expect(try lab.tmux(["display-message", "-p", "-t", quiet, "#{window_bell_flag}"]).trimmingCharacters(in: .whitespacesAndNewlines) == "0")
+    }
+
+    /// A terminal that loses the focus (its focus report, as xterm and tmux send it) is away
+    /// once the grace is over: the other player no longer sees Ann here, and the bell calls her
+    /// back when Bob writes; with the focus back she is here again. The reports type nothing.
+    @Test func aTerminalOutOfFocusIsAwayAndTheBellCallsItBack() async throws {
+        let lab = try Lab("crossmate-away")
+        defer { lab.close() }
+        try annAndBobPlayGreenLight(lab.server, lab.home)
+        let xdg = lab.directory.path + "/xdg"
+        let ann = try await lab.tmux.play("Green", xdg: xdg, environment: "CROSSMATE_TEST_AWAY_GRACE_MS=1000")
+        let bob = try await lab.tmux.play("Green --profile bob", xdg: xdg)
+        let screen = lab.screen
+        try await eventually("both are here") { try screen(ann).contains("2 here") && screen(bob).contains("2 here") }
+        let bell = { try lab.tmux(["display-message", "-p", "-t", ann, "#{window_bell_flag}"]).trimmingCharacters(in: .whitespacesAndNewlines) }
+        // Bob writes while Ann is in front: no bell.
+        try lab.tmux(["send-keys", "-t", bob, "C-t"])
+        try await eventually("Bob's chat line") { try screen(bob).contains("Say: _") }
+        try lab.tmux(["send-keys", "-t", bob, "-l", "still there?"])
+        try lab.tmux(["send-keys", "-t", bob, "Enter"])
+        try await eventually("Ann has it") { try screen(ann).contains("Bob: still there?") }
+        #expect(try bell() == "0")
+        // Ann's window loses the focus (CSI O, as the terminal reports it).
+        try lab.tmux(["send-keys", "-t", ann, "-H", "1b", "5b", "4f"])
+        try await eventually("Ann is away") { try screen(ann).contains("Away: the others no longer see you here") }
+        try await eventually("Bob no longer sees her here") { try screen(bob).contains("1 here") }
+        try lab.tmux(["send-keys", "-t", bob, "C-t"])
+        try await eventually("Bob's chat line again") { try screen(bob).contains("Say: _") }
+        try lab.tmux(["send-keys", "-t", bob, "-l", "come back"])
+        try lab.tmux(["send-keys", "-t", bob, "Enter"])
+        try await eventually("the bell calls Ann back") { try bell() == "1" }
+        // The focus comes back (CSI I): here again, for Bob too.
+        try lab.tmux(["send-keys", "-t", ann, "-H", "1b", "5b", "49"])
+        try await eventually("Ann is back") { try !screen(ann).contains("Away:") }
+        try await eventually("Bob sees her here again") { try screen(bob).contains("2 here") }
+        // Neither report typed a letter.
+        #expect(try !screen(ann).contains(" O ") && !screen(ann).contains(" I "))
+        try lab.tmux(["send-keys", "-t", ann, "C-q"])
+        try await eventually("Ann left") { try screen(ann).contains("play exited 0") }
     }
 
     /// ^N nudges from inside `play` (the profile is locked by it, so `crossmate nudge` in another

@@ -64,9 +64,22 @@ struct WebController {
                 if !rest.isEmpty { kept.append(rest) }
                 continue
             }
-            kept.append(text)
+            kept.append(withoutTrailingComment(text))
         }
         return Array(kept.joined(separator: "\n").utf8) + [UInt8(ascii: "\n")]
+    }
+
+    /// A line without a comment at its end (`code(); // why`), when what comes before the
+    /// comment is plainly outside any string: an even number of each quote, none escaped.
+    static func withoutTrailingComment(_ line: Substring) -> Substring {
+        guard let comment = line.range(of: " // ") else { return line }
+        let before = line[..<comment.lowerBound]
+        guard !before.contains("\\"), !before.contains("/"),
+            ["\"", "'", "`"].allSatisfy({ quote in before.filter { $0 == quote }.count.isMultiple(of: 2) })
+        else { return line }
+        var end = before.endIndex
+        while end > before.startIndex, before[before.index(before: end)] == " " { end = before.index(before: end) }
+        return end == before.startIndex ? line : before[..<end]
     }
 
     static func asset(type: String, bytes: [UInt8]) -> Asset {

@@ -80,5 +80,18 @@ async function route() {
   else leavePage = await pages.gamesPage();
 }
 
-if ("serviceWorker" in navigator) navigator.serviceWorker.register("/sw.js", { scope: "/" }).catch(() => {});
+// The service worker keeps the whole app for offline use (about 60 KB it fetches at install):
+// registered only once the page is loaded and, on a game's page, its grid drawn (or 10 s gone
+// by), so what it fetches never competes with what the player needs first.
+function registerWorker() {
+  if (!("serviceWorker" in navigator)) return;
+  const register = () => navigator.serviceWorker.register("/sw.js", { scope: "/" }).catch(() => {});
+  const drawn = () => !location.pathname.startsWith("/games/") || performance.getEntriesByName("crossmate-grid-drawn").length > 0;
+  const deadline = Date.now() + 10_000;
+  const look = () => (drawn() || Date.now() > deadline ? register() : setTimeout(look, 100));
+  if (document.readyState === "complete") look();
+  else addEventListener("load", look, { once: true });
+}
+
+registerWorker();
 route();
