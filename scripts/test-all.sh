@@ -66,7 +66,7 @@ hostile=$(tail -1 "$work/push-hostile.log" | grep -o '^[0-9]*' || echo 0)
 passed=$((passed + hostile))
 
 echo "== the web app in Chromium (Selenium; screenshots and web-bench.json in .artifacts/web)"
-"$work/venv/bin/pip" install --quiet --disable-pip-version-check selenium axe-selenium-python
+"$work/venv/bin/pip" install --quiet --disable-pip-version-check selenium axe-selenium-python zxing-cpp pillow
 rm -rf .artifacts/web
 if timeout -k 30 900 "$work/venv/bin/python" Tests/browser/test_web.py "$(swift build --show-bin-path)/crossmate" .artifacts/web \
     2>&1 | tee "$work/web.log"; then :; else failed=$((failed + 1)); fi

@@ -602,9 +602,25 @@ class WebAppTests(unittest.TestCase):
         ana.open("/link")
         code = until("a short link code", lambda: re.fullmatch(r"[0-9A-Z]{5}-[0-9A-Z]{5}", ana.driver.find_element(By.CSS_SELECTOR, "[data-link-code]").text)).group(0)
         ana.screenshot("link-code-desktop")
+        # The QR code beside it, read by an independent decoder (zxing-cpp), opens the site with
+        # the code filled in (after "#", so the server never sees it in a request).
+        import io
+        import zxingcpp
+        from PIL import Image
+        picture = until("the QR code", lambda: ana.driver.find_element(By.CSS_SELECTOR, "[data-link-qr] svg"))
+        read = [found.text for found in zxingcpp.read_barcodes(Image.open(io.BytesIO(picture.screenshot_as_png)))]
+        self.assertEqual(read, [f"{self.server.url}/#link={code}"])
+        scanner = self.player("Ana's tablet", width=390, height=844, mobile=True)
+        scanner.driver.get(read[0])
+        field = until("the code, filled in", lambda: scanner.driver.find_element(By.NAME, "linkCode"))
+        until("filled", lambda: field.get_attribute("value") == code)
+        self.assertNotIn("#", scanner.driver.current_url)
+        self.assertFalse(scanner.driver.find_elements(By.CSS_SELECTOR, ".games [data-game]"), "linked without a press")
+        scanner.screenshot("link-code-scanned-phone")
+        # A code works once: the tablet does not use it, the phone does, typing it as a person
+        # types it (lower case, a space for the dash).
         phone = self.player("Ana's phone", width=390, height=844, mobile=True)
         phone.open("/")
-        # Typed as a person types it: lower case, a space for the dash.
         until("the code field", lambda: phone.driver.find_element(By.NAME, "linkCode")).send_keys(code.lower().replace("-", " ") + Keys.ENTER)
         until("Ana's game on her phone", lambda: phone.driver.find_elements(By.CSS_SELECTOR, ".games [data-game]"))
         self.assertEqual(phone.driver.find_element(By.ID, "who").text, "Ana")
@@ -1974,7 +1990,7 @@ class WebAppTests(unittest.TestCase):
         self.assertNotIn("251, 250, 247", paper)
         game = ana.start_bundled("green-light")
         cell = ana.driver.execute_script("return getComputedStyle(document.querySelector('.cell[data-r=\"1\"][data-c=\"1\"]')).backgroundColor")
-        self.assertEqual(cell, "rgb(31, 37, 44)", "the squares are dark in the dark (PlayerColors.darkSquareBackground)")
+        self.assertEqual(cell, "rgb(14, 17, 20)", "the squares are dark in the dark (PlayerColors.darkSquareBackground)")
         # Autocheck: a wrong letter is marked as it lands; a right one is not.
         ana.click_square(1, 0, "across")
         ana.type("GX")

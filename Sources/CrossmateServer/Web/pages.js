@@ -61,7 +61,7 @@ export async function welcome(path) {
     error,
   );
   const code = el("input", {
-    name: "linkCode", id: "linkCode", autocomplete: "one-time-code", autocapitalize: "characters", spellcheck: "false", maxlength: "24",
+    name: "linkCode", id: "linkCode", autocomplete: "off", autocapitalize: "characters", spellcheck: "false", maxlength: "24",
     placeholder: "K7QM4-XPD2R", class: "link-code-field",
   });
   const linkError = el("p", { class: "error", role: "alert" });
@@ -87,6 +87,15 @@ export async function welcome(path) {
     linkError,
   );
   main.replaceChildren(el("section", { class: "welcome" }, start, link));
+  // A link code's QR code opens this page with the code after "#link=" (a fragment, so it never
+  // reaches the server): the field has it, and linking still takes a press of the button.
+  const scanned = location.hash.match(/^#link=([0-9A-Za-z-]{1,24})$/);
+  if (scanned) {
+    history.replaceState(null, "", location.pathname);
+    code.value = scanned[1];
+    link.querySelector("button[type=submit]").focus();
+    return;
+  }
   name.focus();
 }
 
@@ -119,6 +128,7 @@ export async function linkPage() {
   await stylesheet("pages.css");
   document.title = "Use on another device · Crossmate";
   const shown = el("p", { class: "code", "data-link-code": true }, "…");
+  const scan = el("figure", { class: "scan", "data-link-qr": true, hidden: true });
   main.replaceChildren(
     el(
       "section",
@@ -126,12 +136,20 @@ export async function linkPage() {
       el("h2", {}, "Use Crossmate on another device"),
       el("p", {}, "On the other device, open this site and enter this code under “Already play on another device?”. It works once, for ten minutes; making another replaces it."),
       shown,
+      scan,
       el("a", { href: "/", "data-route": true, class: "button" }, "Back to your games"),
     ),
   );
   try {
     const { code } = await api(...route("createLinkCode"), {});
     shown.textContent = code;
+    // Or the other device's camera: a QR code of this site with the code, which fills it in.
+    const { qrSvg } = await import("./qr.js");
+    const picture = qrSvg(`${location.origin}/#link=${code}`, `QR code that opens Crossmate with the code ${code} filled in`);
+    if (picture) {
+      scan.replaceChildren(picture, el("figcaption", {}, "Or point the other device's camera here: it opens Crossmate with the code filled in."));
+      scan.hidden = false;
+    }
   } catch (failure) {
     shown.textContent = failure.message;
     shown.className = "error";
