@@ -640,9 +640,9 @@ import Testing
         // (Each a statement of its own: a mutating call cannot sit inside #expect.)
         func tick(_ now: Int64) -> Attention.Change? { attention.tick(now: now) }
         func focus(_ focused: Bool, _ now: Int64) -> Attention.Change? { attention.focus(focused, now: now) }
-        func rings(_ event: CallBack.Event, _ sender: String, _ settings: CallBack.Settings = CallBack.Settings(), blocked: Set<String> = [], at now: Int64)
-            -> Bool
-        { attention.rings(event, from: sender, to: me, settings: settings, blocked: blocked, now: now) }
+        func rings(
+            _ event: CallBack.Event, _ sender: String, _ settings: CallBack.Settings = CallBack.Settings(), blocked: Set<String> = [], at now: Int64
+        ) -> Bool { attention.rings(event, from: sender, to: me, settings: settings, blocked: blocked, now: now) }
         #expect(tick(100_000) == nil)
         #expect(!rings(.chat, ben, at: 100_000))
         #expect(rings(.nudge, ben, at: 100_000))

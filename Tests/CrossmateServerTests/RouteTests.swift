@@ -114,8 +114,10 @@ import Testing
             let phone: DeviceSession = try await client.call(.post, "/v1/devices", json: LinkDeviceRequest(code: typed))
             #expect(phone.account == ann.account)
             // What cannot be a code is told so, without echoing it.
-            let (status, error) = try await client.failure(.post, "/v1/devices", json: LinkDeviceRequest(code: String(repeating: "Z", count: 5000)))
-            #expect(status == .badRequest && error.error == .invalid && error.message.contains("10 letters and digits") && !error.message.contains("ZZZ"))
+            let long = LinkDeviceRequest(code: String(repeating: "Z", count: 5000))
+            let (status, error) = try await client.failure(.post, "/v1/devices", json: long)
+            #expect(status == .badRequest && error.error == .invalid)
+            #expect(error.message.contains("10 letters and digits") && !error.message.contains("ZZZ"))
             // An account makes five codes at once, then one a minute.
             for _ in 0..<3 { let _: LinkCodeResponse = try await client.call(.post, "/v1/devices/link-codes", token: ann.token) }
             let limited = try await client.failure(.post, "/v1/devices/link-codes", token: ann.token)
@@ -124,10 +126,11 @@ import Testing
         // An address guesses as often as it may make accounts: ten at once, then one every 10 s
         // (the server's defaults; the other tests lift them).
         let defaults = ServerConfiguration(storage: .sqlite(path: ""))
-        try await withServer({
+        let asShipped: (inout ServerConfiguration) -> Void = {
             $0.accountRateLimitBurst = defaults.accountRateLimitBurst
             $0.accountRateLimitPerSecond = defaults.accountRateLimitPerSecond
-        }) { client, _ in
+        }
+        try await withServer(asShipped) { client, _ in
             var refused = 0
             for guess in 0..<12 {
                 let code = LinkCode.shown(String(String(guess).padding(toLength: 10, withPad: "0", startingAt: 0)))
