@@ -21,8 +21,10 @@ public enum ColorMode: Hashable, Sendable {
 
 /// A colour with its 16-colour and 256-colour spellings.
 public struct TerminalColor: Hashable, Sendable {
-    /// 0–15: the ANSI colours.
+    /// 0–15: the ANSI colours; `none`: no colour in 16 colours.
     public var basic: Int
+    /// A `basic` that leaves the colour out in 16 colours.
+    public static let none = -1
     /// 0–255.
     public var extended: Int
 
@@ -65,8 +67,8 @@ public struct Style: Hashable, Sendable {
         switch mode {
         case .none: break
         case .sixteen:
-            if let foreground { codes.append(String(foreground.basic < 8 ? 30 + foreground.basic : 90 + foreground.basic - 8)) }
-            if let background { codes.append(String(background.basic < 8 ? 40 + background.basic : 100 + background.basic - 8)) }
+            if let foreground, foreground.basic >= 0 { codes.append(String(foreground.basic < 8 ? 30 + foreground.basic : 90 + foreground.basic - 8)) }
+            if let background, background.basic >= 0 { codes.append(String(background.basic < 8 ? 40 + background.basic : 100 + background.basic - 8)) }
         case .twoFiftySix:
             if let foreground { codes.append("38;5;\(foreground.extended)") }
             if let background { codes.append("48;5;\(background.extended)") }

@@ -59,14 +59,18 @@ public struct PlayScreen: Sendable {
 
     // MARK: Colours
 
-    /// The nine player colours of `PlayerColors.palette`, as terminal colours (the nearest of
-    /// the 256, kept readable on a dark background, and of the 16).
+    /// The nine player colours of `PlayerColors.palette`, as terminal colours: of the 256, the
+    /// nearest to each colour's dark-theme twin (`darkHex`, made for letters on dark squares: at
+    /// least 6:1 on the current word's navy and 7:1 on black); and of the 16.
     static let palette: [TerminalColor] = [
-        TerminalColor(basic: 3, extended: 130), TerminalColor(basic: 11, extended: 166), TerminalColor(basic: 2, extended: 142),
-        TerminalColor(basic: 10, extended: 34), TerminalColor(basic: 6, extended: 30), TerminalColor(basic: 12, extended: 32),
-        TerminalColor(basic: 4, extended: 62), TerminalColor(basic: 13, extended: 93), TerminalColor(basic: 5, extended: 170),
+        TerminalColor(basic: 3, extended: 173), TerminalColor(basic: 11, extended: 209), TerminalColor(basic: 2, extended: 178),
+        TerminalColor(basic: 10, extended: 77), TerminalColor(basic: 6, extended: 73), TerminalColor(basic: 12, extended: 110),
+        TerminalColor(basic: 4, extended: 147), TerminalColor(basic: 13, extended: 177), TerminalColor(basic: 5, extended: 213),
     ]
-    static let wordBackground = TerminalColor(basic: 8, extended: 238)
+    /// The current word: navy in 256 colours, apart from the grey blocks in hue as well as
+    /// lightness; in 16 colours no background at all (the only grey there is the blocks'), the
+    /// word is underlined.
+    static let wordBackground = TerminalColor(basic: TerminalColor.none, extended: 17)
     static let shadedBackground = TerminalColor(basic: 0, extended: 236)
     static let block = TerminalColor(basic: 8, extended: 240)
     static let caughtBackground = TerminalColor(basic: 4, extended: 24)

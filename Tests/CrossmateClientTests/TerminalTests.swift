@@ -62,7 +62,9 @@ import Testing
     }
 
     /// Letters are drawn in the roster's colours (`PlayerColors`, as the browser draws them):
-    /// Ann (blue, 256-colour 32) and Bob (brown, 130).
+    /// Ann (blue, 256-colour 110) and Bob (brown, 173), each the nearest to the colour's dark
+    /// twin; the current word on navy (17), never the blocks' grey, and with no background at all
+    /// in 16 colours, where the only grey is the blocks'.
     @Test func lettersAreInTheRostersColours() throws {
         let puzzle = try BundledPuzzles.puzzle("green-light")
         var ann = GameReplica(puzzle: puzzle, gameID: "game-1", replicaID: "dev-ann", authorID: "acct-ann")
@@ -78,12 +80,15 @@ import Testing
             view: view(puzzle, grid: grid), state: PlayState(puzzle: puzzle) { grid.letter(at: $0) },
             status: SyncStatus(connection: .online, unsent: 0), elapsedSeconds: 0)
         let ansi = screen.render(width: 80, height: 24, colors: .twoFiftySix).ansi(.twoFiftySix)
-        #expect(ansi.contains("38;5;32;48;5;238mA"))  // Ann's A, in her word (highlighted)
-        #expect(ansi.contains("38;5;130mG"))
-        // Ann pinned Bob magenta (256-colour 170): the terminal draws the pin.
+        #expect(ansi.contains("38;5;110;48;5;17mA"))  // Ann's A, in her word (highlighted)
+        #expect(ansi.contains("38;5;173mG"))
+        let sixteen = screen.render(width: 80, height: 24, colors: .sixteen).ansi(.sixteen)
+        #expect(sixteen.contains("4;94mA"), "Ann's A underlined, on no background: \(sixteen)")
+        #expect(!sixteen.contains(";100m"), "nothing drawn on the blocks' grey")
+        // Ann pinned Bob magenta (256-colour 213): the terminal draws the pin.
         var pinned = screen
         pinned.pins = ["acct-bob": 8]
-        #expect(pinned.render(width: 80, height: 24, colors: .twoFiftySix).ansi(.twoFiftySix).contains("38;5;170mG"))
+        #expect(pinned.render(width: 80, height: 24, colors: .twoFiftySix).ansi(.twoFiftySix).contains("38;5;213mG"))
     }
 
     @Test func aFifteenByFifteenFitsEightyByTwentyFour() throws {
