@@ -712,7 +712,12 @@ public struct PlayScreen: Sendable {
             for line in Self.wrap(question, to: width, hanging: 2) { lines.append((line, Style(bold: true))) }
         case nil: break
         }
-        if let notice = state.notice { lines.append((Self.clip(notice, to: width), Style(bold: true))) }
+        if let notice = state.notice {
+            // A long notice (an invitation link) runs onto a second line rather than lose its end.
+            let head = String(notice.prefix(width))
+            lines.append((head, Style(bold: true)))
+            if notice.count > width { lines.append((Self.clip(String(notice.dropFirst(width)), to: width), Style(bold: true))) }
+        }
         if state.showingHelp {
             // Wrapped to the terminal's width: nothing of it is cut at 80 columns.
             for line in Self.wrap(Self.help, to: width) { lines.append((line, .plain)) }
@@ -794,7 +799,7 @@ public struct PlayScreen: Sendable {
         + "previous unfilled word, PgDn/PgUp to the next/previous word. Click a square (again: turn) or a clue. Backspace erases back, Delete here, Home/End go to the word's ends. ^R (or Insert) opens "
         + "a rebus, Enter writes it, Esc cancels. ^P pencil. ^Z undo, ^Y redo. ^X then c, r or x checks, reveals or clears. ^G "
         + "and a number then a or d goes to a clue. ^O shows the puzzle's notes. ^F follows another player (again: the next; any other key "
-        + "stops). ^T chat (Enter sends; PgUp/PgDn or the wheel scroll the conversation). ^W flags the word for the others. ^N nudges them to come and help with it. ^K pins a player's colour (on all your devices). At the finish, ^E starts the next puzzle with everyone. ^Q quits. Any key closes this help."
+        + "stops). ^T chat (Enter sends; PgUp/PgDn or the wheel scroll the conversation). ^W flags the word for the others. ^N nudges them to come and help with it. ^L makes a link to invite a friend. ^K pins a player's colour (on all your devices). At the finish, ^E starts the next puzzle with everyone. ^Q quits. Any key closes this help."
 
     /// `text` in lines of at most `width` characters, broken between words; lines after the
     /// first are indented by `hanging` spaces (within the width).

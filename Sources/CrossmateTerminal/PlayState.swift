@@ -13,6 +13,8 @@ public enum PlayAction: Hashable, Sendable {
     case toggleFlag(GridPosition, Direction)
     /// Nudge the other players to come and help, naming the word at the cursor.
     case nudge(String)
+    /// Make an invitation link to bring a friend into the game.
+    case invite
     /// Always show a player in a palette colour (an index of `PlayerColors.palette`), or, nil,
     /// let the colour be chosen again: a pin, on all this account's devices.
     case pinColour(authorID: String, colour: Int?)
@@ -138,6 +140,13 @@ public struct PlayState: Sendable {
             guard !view.readOnly else { return [] }
             let clue = view.puzzle.clue(containing: cursor.position, cursor.direction)
             return [.nudge(clue.map { "come and help with \(Flags.name($0.number, $0.direction))" } ?? "come and help")]
+        case .control("l"):
+            guard !view.readOnly else { return [] }
+            guard view.completion == nil else {
+                notice = "A finished puzzle takes nobody new: ^E starts the next one with everyone."
+                return []
+            }
+            return [.invite]
         case .control("o"):
             if view.puzzle.notes.isEmpty { notice = "This puzzle came without notes." } else { showingNotes = true }
             return []

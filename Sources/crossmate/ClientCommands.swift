@@ -105,7 +105,8 @@ func printError(_ text: String) {
 extension SyncEngine {
     /// Finds a game by id or an unambiguous title prefix, among the games this device has
     /// (syncing the list once if nothing local matches).
-    func resolve(_ name: String) async throws -> String {
+    /// (`syncing`: false where another process holds the profile, which only it may write.)
+    func resolve(_ name: String, syncing: Bool = true) async throws -> String {
         func matches() throws -> [LocalGame] {
             let games = try store.games()
             if let exact = games.first(where: { $0.game.gameID == name }) { return [exact] }
@@ -114,7 +115,7 @@ extension SyncEngine {
             return games.filter { $0.title.lowercased().hasPrefix(lowered) || $0.game.gameID.hasPrefix(lowered) }
         }
         var found = try matches()
-        if found.isEmpty {
+        if found.isEmpty, syncing {
             _ = try? await syncOnce()
             found = try matches()
         }
@@ -481,8 +482,9 @@ struct Invite: AsyncParsableCommand {
 
     func run() async throws {
         try await reporting {
-            let engine = try profile.engine()
-            print(try await engine.invite(try await engine.resolve(game), expiresInSeconds: expiresIn.map { $0 * 3_600 }))
+            // Only the server is asked: it works while `play` holds the profile.
+            let (engine, busy) = try profile.engine(readOnlyIfBusy: true)
+            print(try await engine.invite(try await engine.resolve(game, syncing: busy == nil), expiresInSeconds: expiresIn.map { $0 * 3_600 }))
         }
     }
 }
@@ -522,8 +524,9 @@ struct Export: AsyncParsableCommand {
 
     func run() async throws {
         try await reporting {
-            let engine = try profile.engine()
-            let gameID = try await game.asyncMap { try await engine.resolve($0) }
+            // Only the server is asked: it works while `play` holds the profile.
+            let (engine, busy) = try profile.engine(readOnlyIfBusy: true)
+            let gameID = try await game.asyncMap { try await engine.resolve($0, syncing: busy == nil) }
             let (name, bytes) = try await engine.export(gameID, format: format.lowercased(), fill: withFill)
             let path = output ?? name ?? (all ? "crossmate-games.zip" : "crossword.\(format.lowercased())")
             guard output != nil || !FileManager.default.fileExists(atPath: path) else {

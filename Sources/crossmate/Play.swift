@@ -14,8 +14,9 @@ struct Play: AsyncParsableCommand {
             Letters fill and move on; arrows move (an arrow across the direction turns); space turns; Tab and \
             Shift-Tab go to the next and previous unfilled word; Backspace erases back, Delete in place; Home/End; \
             Insert (or ctrl-r) opens a rebus entry; ctrl-p pencil; ctrl-x check/reveal/clear; ctrl-z undo, ctrl-y \
-            redo; ctrl-g go to a clue; ctrl-f follow another player; ctrl-t chat; ctrl-w flag the word for the others; \
-            ? help; ctrl-q leaves. Works offline: what you type is kept and sent when the server is back. \
+            redo; ctrl-g go to a clue; ctrl-o the puzzle's notes; ctrl-f follow another player; ctrl-t chat; ctrl-w flag \
+            the word for the others; ctrl-n nudge the others; ctrl-l a link to invite a friend; ctrl-k pin a player's \
+            colour; ctrl-e at the finish, the next puzzle with everyone; ? help; ctrl-q leaves. Works offline: what you type is kept and sent when the server is back. \
             When another player starts the next puzzle from this one, play goes straight into it. NO_COLOR turns colour off.
             """
     )
@@ -207,6 +208,12 @@ struct PlayLoop {
                             state.notice = mine ? "Flag taken down." : "Flagged \(Flags.name(clue.number, clue.direction)) for the others."
                         } catch {
                             state.notice = error.description
+                        }
+                    case .invite:
+                        do {
+                            state.notice = "Invite a friend with this link: " + (try await engine.invite(session.gameID))
+                        } catch {
+                            state.notice = "No invitation: \(error.description)"
                         }
                     case let .nudge(message):
                         do {

@@ -140,8 +140,9 @@ struct Nudge: AsyncParsableCommand {
 
     func run() async throws {
         try await reporting {
-            let engine = try profile.engine()
-            let gameID = try await engine.resolve(game)
+            // Only the server is asked: it works while `play` holds the profile.
+            let (engine, busy) = try profile.engine(readOnlyIfBusy: true)
+            let gameID = try await engine.resolve(game, syncing: busy == nil)
             _ = try await engine.nudge(gameID, message: message)
             print("Nudged the other players of \(TextRule.terminalSafe(try engine.store.game(gameID)?.title ?? gameID)).")
         }
@@ -174,8 +175,13 @@ struct ChatCommand: AsyncParsableCommand {
 
     func run() async throws {
         try await reporting {
-            let engine = try profile.engine()
-            let gameID = try await engine.resolve(game)
+            // Reading works while `play` holds the profile (what this device holds, not synced);
+            // writing is play's there (^T), which keeps and sends this device's messages.
+            let (engine, busy) = try profile.engine(readOnlyIfBusy: true)
+            let gameID = try await engine.resolve(game, syncing: busy == nil)
+            if !message.isEmpty, let busy {
+                throw ClientFailure("profile '\(busy.profile)' is in use by \(busy.holder): write there with ^T, or use another profile with --profile NAME")
+            }
             if !message.isEmpty {
                 let written: ChatMessage
                 do {
@@ -199,7 +205,11 @@ struct ChatCommand: AsyncParsableCommand {
                 return
             }
             var offline: String?
-            do { _ = try await engine.syncOnce() } catch { offline = "\(error)" }
+            if let busy {
+                printError("profile '\(busy.profile)' is in use by \(busy.holder): showing what this device knows, not synced")
+            } else {
+                do { _ = try await engine.syncOnce() } catch { offline = "\(error)" }
+            }
             let names = Dictionary(
                 ((try? engine.store.participants(gameID: gameID)) ?? []).map { ($0.authorID, $0.displayName) },
                 uniquingKeysWith: { first, _ in first })
@@ -212,7 +222,7 @@ struct ChatCommand: AsyncParsableCommand {
                         uniquingKeysWith: { first, _ in first }))
             }
             // Shown: read on every device of the account.
-            if offline == nil { _ = await engine.presence(gameID, entering: false) }
+            if offline == nil, busy == nil { _ = await engine.presence(gameID, entering: false) }
             if let offline { printError("offline, showing what this device knows: \(offline)") }
             if json {
                 let encoder = JSONEncoder()

@@ -1022,6 +1022,43 @@ import Testing
         }
     }
 
+    /// What only asks the server works beside `play` on the same profile: invite, nudge,
+    /// export, and reading the chat (what the device holds); writing in the chat points to ^T.
+    /// In play, ^L makes the link, and a friend joins by it mid-solve.
+    @Test func invitingNudgingExportingAndReadingTheChatBesidePlay() async throws {
+        let lab = try Lab("crossmate-beside")
+        defer { lab.close() }
+        let (directory, server, home, tmux) = (lab.directory, lab.server, lab.home, lab.tmux)
+        try annAndBobPlayGreenLight(server, home)
+        let session = try await tmux.play("Green", xdg: directory.path + "/xdg", size: (100, 30))
+        let invited = try run(["invite", "Green"], home)
+        #expect(invited.status == 0 && invited.output.contains("/join/"), "\(invited.errors)")
+        let nudged = try run(["nudge", "Green", "look at 5 Across"], home)
+        #expect(nudged.status == 0 && nudged.output.contains("Nudged"), "\(nudged.errors)")
+        let file = directory.path + "/green.puz"
+        let exported = try run(["export", "Green", "--format", "puz", "--output", file], home)
+        #expect(exported.status == 0 && FileManager.default.fileExists(atPath: file), "\(exported.errors)")
+        #expect(try crossmate(["chat", "Green", "hello", "Ann", "--profile", "bob"], home).contains("Sent"))
+        try await eventually("Ann's play has Bob's message") { try lab.screen(session).contains("Bob: hello Ann") }
+        let read = try run(["chat", "Green"], home)
+        #expect(read.status == 0 && read.output.contains("Bob: hello Ann") && read.errors.contains("not synced"), "\(read)")
+        let written = try run(["chat", "Green", "from", "the", "shell"], home)
+        #expect(written.status == 1 && written.errors.contains("^T"), "\(written.errors)")
+        // ^L in play: a link on the screen, whole, and Cat joins the game by it.
+        try tmux(["send-keys", "-t", session, "C-l"])
+        try await eventually("the link is shown") { try lab.screen(session).contains("Invite a friend with this link:") }
+        let screen = try lab.screen(session).split(separator: "\n").map(String.init)
+        let start = try #require(screen.firstIndex { $0.contains("Invite a friend with this link:") })
+        let link = (screen[start] + (screen.indices.contains(start + 1) ? screen[start + 1] : "")).components(separatedBy: "link: ").last!
+            .trimmingCharacters(in: .whitespaces)
+        #expect(link.contains("/join/"))
+        try crossmate(["login", "--server", server.baseURL, "--name", "Cat", "--profile", "cat"], home)
+        try crossmate(["join", link, "--profile", "cat"], home)
+        try await eventually("Cat is on Ann's roster") { try lab.screen(session).contains("Cat") }
+        try tmux(["send-keys", "-t", session, "C-q"])
+        try await eventually("play exited") { try lab.screen(session).contains("play exited 0") }
+    }
+
     /// A second `login` on a signed-in profile made a new account silently; now it says who is
     /// signed in and what to do. `logout` revokes the device on the server and empties the profile.
     @Test func loginOnASignedInProfileIsRefusedAndLogoutRevokes() async throws {
