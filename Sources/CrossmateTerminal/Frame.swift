@@ -67,8 +67,8 @@ public struct Style: Hashable, Sendable {
         switch mode {
         case .none: break
         case .sixteen:
-            if let foreground, foreground.basic >= 0 { codes.append(String(foreground.basic < 8 ? 30 + foreground.basic : 90 + foreground.basic - 8)) }
-            if let background, background.basic >= 0 { codes.append(String(background.basic < 8 ? 40 + background.basic : 100 + background.basic - 8)) }
+            if let basic = foreground?.basic, basic >= 0 { codes.append(String(basic < 8 ? 30 + basic : 90 + basic - 8)) }
+            if let basic = background?.basic, basic >= 0 { codes.append(String(basic < 8 ? 40 + basic : 100 + basic - 8)) }
         case .twoFiftySix:
             if let foreground { codes.append("38;5;\(foreground.extended)") }
             if let background { codes.append("48;5;\(background.extended)") }

@@ -180,7 +180,8 @@ struct ChatCommand: AsyncParsableCommand {
             let (engine, busy) = try profile.engine(readOnlyIfBusy: true)
             let gameID = try await engine.resolve(game, syncing: busy == nil)
             if !message.isEmpty, let busy {
-                throw ClientFailure("profile '\(busy.profile)' is in use by \(busy.holder): write there with ^T, or use another profile with --profile NAME")
+                throw ClientFailure(
+                    "profile '\(busy.profile)' is in use by \(busy.holder): write there with ^T, or use another profile with --profile NAME")
             }
             if !message.isEmpty {
                 let written: ChatMessage
