@@ -277,17 +277,21 @@ public actor SyncEngine {
     public func syncOnce() async throws(ServerFailure) -> SyncReport {
         var report = SyncReport()
         let before = try? store.unsentCount()
+        let messagesBefore = (try? store.unsentMessages().count) ?? 0
         try await refreshGameList(report: &report)
         for game in (try? store.games()) ?? [] {
             report.received += try await fetch(game.game.gameID)
         }
         try await drainPushes()
         report.sent = max(0, (before ?? 0) - ((try? store.unsentCount()) ?? 0))
+        report.sentMessages = max(0, messagesBefore - ((try? store.unsentMessages().count) ?? 0))
         return report
     }
 
     public struct SyncReport: Sendable {
+        /// Moves, and chat messages, that reached the server.
         public var sent = 0
+        public var sentMessages = 0
         public var received = 0
         public var newGames: [String] = []
     }

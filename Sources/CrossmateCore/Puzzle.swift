@@ -42,9 +42,10 @@ public struct Puzzle: Hashable, Sendable, Codable {
         savedProgress: SavedProgress? = nil
     ) throws(PuzzleError) {
         try Self.validateShape(width: width, height: height, cellCount: cells.count)
-        self.title = title
-        self.author = author
-        self.copyright = copyright
+        // Files often pad these ("Daybreak  "): the spaces at either end are no part of them.
+        self.title = Self.trimmed(title)
+        self.author = Self.trimmed(author)
+        self.copyright = Self.trimmed(copyright)
         self.notes = notes
         self.width = width
         self.height = height
@@ -63,6 +64,12 @@ public struct Puzzle: Hashable, Sendable, Codable {
                 }
             }
         }
+    }
+
+    /// `text` without the whitespace at its ends.
+    static func trimmed(_ text: String) -> String {
+        guard let first = text.firstIndex(where: { !$0.isWhitespace }), let last = text.lastIndex(where: { !$0.isWhitespace }) else { return "" }
+        return String(text[first...last])
     }
 
     /// Builds a puzzle whose entries follow standard numbering, attaching clue texts by number.

@@ -501,7 +501,7 @@ struct Export: AsyncParsableCommand {
     @Flag(help: "All your latest games, in one zip.")
     var all = false
 
-    @Option(help: "puz, ipuz, jpz or xd (default ipuz).")
+    @Option(help: "puz, ipuz, jpz or xd.")
     var format = "ipuz"
 
     @Flag(help: "With the grid's letters as they stand (not for xd, which keeps none).")
@@ -653,9 +653,11 @@ struct Sync: AsyncParsableCommand {
             let engine = try profile.engine()
             do {
                 let report = try await engine.syncOnce()
+                func count(_ number: Int, _ noun: String) -> String { "\(number) \(noun)\(number == 1 ? "" : "s")" }
+                let sent = [count(report.sent, "move")] + (report.sentMessages > 0 ? [count(report.sentMessages, "chat message")] : [])
                 print(
-                    "Sent \(report.sent) move\(report.sent == 1 ? "" : "s"), received \(report.received)"
-                        + (report.newGames.isEmpty ? "" : ", \(report.newGames.count) new game\(report.newGames.count == 1 ? "" : "s")") + ".")
+                    "Sent \(sent.joined(separator: " and ")), received \(report.received)"
+                        + (report.newGames.isEmpty ? "" : ", \(count(report.newGames.count, "new game"))") + ".")
             } catch {
                 let unsent = try engine.store.unsentCount()
                 throw ClientFailure("offline: \(unsent) move\(unsent == 1 ? "" : "s") kept on this device, sent at the next sync; \(error)")

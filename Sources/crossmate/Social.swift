@@ -311,7 +311,7 @@ struct StatsCommand: AsyncParsableCommand {
             let (engine, _) = try profile.engine(readOnlyIfBusy: true)
             let answer: StatsResponse
             do { answer = try await engine.stats(timeZone: TimeZone.current.identifier) } catch {
-                throw ClientFailure("the stats come from the server, which cannot be reached: \(error)")
+                throw ClientFailure("the stats come from the server: \(error)")
             }
             if json {
                 let encoder = JSONEncoder()

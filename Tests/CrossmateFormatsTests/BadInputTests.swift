@@ -141,9 +141,19 @@ import Testing
         }
     }
 
+    /// Files pad titles, authors and copyrights ("Daybreak  "): the spaces at the ends go.
+    @Test func titlesAuthorsAndCopyrightsLoseTheSpacesAtTheirEnds() throws {
+        var puzzle = try Fixture.puzzle("kotwords/puz/test.puz")
+        puzzle.title = "  Daybreak \t"
+        puzzle.author = "Ann Author   "
+        puzzle.copyright = " © 2026 "
+        let reread = try PuzReader.read(PuzWriter.write(puzzle))
+        #expect(reread.title == "Daybreak" && reread.author == "Ann Author" && reread.copyright == "© 2026")
+    }
+
     @Test func hugeStringsReadWithoutTrouble() throws {
         var puzzle = try Fixture.puzzle("kotwords/puz/test.puz")
-        puzzle.title = String(repeating: "Long title ", count: 20_000)
+        puzzle.title = String(repeating: "Long title ", count: 20_000).dropLast().description
         puzzle.notes = String(repeating: "é", count: 100_000)
         let reread = try PuzReader.read(PuzWriter.write(puzzle))
         #expect(reread.title == puzzle.title)
