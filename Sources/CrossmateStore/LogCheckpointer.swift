@@ -65,9 +65,13 @@ final class LogCheckpointer: @unchecked Sendable {
             let now = ContinuousClock.now
             guard written - checkpointed >= Self.batchFrames || (written > checkpointed && now - last >= Self.longestWait) else { continue }
             do {
-                _ = try queue.writeWithoutTransaction { db in try db.checkpoint(.passive) }
-                checkpointed = written
+                let result = try queue.writeWithoutTransaction { db in try db.checkpoint(.passive) }
                 last = now
+                // A passive checkpoint copies only what no reader still needs: the rest waits for
+                // the next look (after `longestWait`), however few frames come meanwhile. (Taking
+                // a partial copy for a whole one left a lightly written log out of the database
+                // file for good.)
+                if result.checkpointedFrameCount >= result.walFrameCount { checkpointed = written }
             } catch {
                 // The log then grows until a later checkpoint succeeds; nothing is lost.
                 logger.warning("SQLite checkpoint failed", metadata: ["error": "\(error)"])
