@@ -160,6 +160,21 @@ public final class ClientStore: Sendable {
         }
     }
 
+    // MARK: This device's own
+
+    /// What this device keeps for itself and never syncs (where its cursor was in a game,
+    /// whether it showed a puzzle's notes), by key.
+    public func localValue(_ key: String) throws -> String? {
+        try queue.read { db in try String.fetchOne(db, sql: "SELECT value FROM settings WHERE key = ?", arguments: [key]) }
+    }
+
+    public func setLocalValue(_ key: String, _ value: String) throws {
+        try queue.write { db in
+            try db.execute(
+                sql: "INSERT INTO settings (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value", arguments: [key, value])
+        }
+    }
+
     // MARK: Games
 
     /// Stores a game's record and title, keeping what this device has learned of it.

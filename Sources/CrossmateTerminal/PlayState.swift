@@ -88,8 +88,9 @@ public struct PlayState: Sendable {
             return []
         }
         if showingNotes {
+            // Any key puts the notes away, and does nothing else (a letter was typed too).
             showingNotes = false
-            if key == .control("o") { return [] }
+            return []
         }
         if let menu { return answer(menu, key: key, view: view) }
         if jump != nil { return typeJump(key, view: view) }

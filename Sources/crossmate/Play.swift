@@ -159,12 +159,21 @@ struct PlayLoop {
                 await merge.send(.terminal(.tick))
             }
         }
+        // Where this device's cursor was when it last left the game (kept on the device alone).
+        let store = engine.store
+        let cursorKey = "cursor:" + session.gameID
+        if let saved = try? store.localValue(cursorKey), let cursor = Self.cursor(saved, in: view.puzzle) { state.cursor = cursor }
         defer {
             forward.cancel()
             ticker.cancel()
+            try? store.setLocalValue(cursorKey, Self.saved(state.cursor))
         }
-        // A puzzle's notes (instructions, a theme) are read first.
-        state.showingNotes = !view.puzzle.notes.isEmpty
+        // A puzzle's notes (instructions, a theme) are read first, the first time it is opened here.
+        let notesKey = "notes-shown:" + session.gameID
+        if !view.puzzle.notes.isEmpty, (try? store.localValue(notesKey)) == nil {
+            state.showingNotes = true
+            try? store.setLocalValue(notesKey, "1")
+        }
         var lastCursor = state.cursor
         // The frame on screen: what a click lands on.
         var shown: Frame?
@@ -324,6 +333,20 @@ struct PlayLoop {
             draw()
         }
         return .quit
+    }
+
+    /// A cursor as this device keeps it ("row,col,across"), and back: nil unless it stands on a
+    /// letter square of `puzzle`.
+    static func saved(_ cursor: SolvingKeys.Cursor) -> String {
+        "\(cursor.position.row),\(cursor.position.col),\(cursor.direction.rawValue)"
+    }
+
+    static func cursor(_ saved: String, in puzzle: Puzzle) -> SolvingKeys.Cursor? {
+        let parts = saved.split(separator: ",")
+        guard parts.count == 3, let row = Int(parts[0]), let col = Int(parts[1]), let direction = Direction(rawValue: String(parts[2])) else { return nil }
+        let position = GridPosition(row: row, col: col)
+        guard puzzle.contains(position), puzzle.cell(at: position).isLetter else { return nil }
+        return SolvingKeys.Cursor(position: position, direction: direction)
     }
 
     /// What the account wants to be called back for (its settings; all, when the server cannot
