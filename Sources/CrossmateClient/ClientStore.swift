@@ -171,7 +171,8 @@ public final class ClientStore: Sendable {
     public func setLocalValue(_ key: String, _ value: String) throws {
         try queue.write { db in
             try db.execute(
-                sql: "INSERT INTO settings (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value", arguments: [key, value])
+                sql: "INSERT INTO settings (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+                arguments: [key, value])
         }
     }
 

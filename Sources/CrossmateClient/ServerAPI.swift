@@ -269,7 +269,9 @@ public struct ServerAPI: Sendable {
     static func describe(_ error: any Error) -> String {
         let text = String(describing: error)
         if text.contains("connectTimeout") || text.contains("deadlineExceeded") { return "timed out" }
-        if text.contains("connectionRefused") || text.contains("Connection refused") { return "connection refused: no server answers at that address" }
+        if text.contains("connectionRefused") || text.contains("Connection refused") {
+            return "connection refused: no server answers at that address"
+        }
         if text.contains("remoteConnectionClosed") { return "the connection closed" }
         if text.contains("unsupportedScheme") { return "the address must start with http:// or https://" }
         if text.contains("SSL") || text.contains("TLS") || text.contains("handshake") {

@@ -343,7 +343,9 @@ struct PlayLoop {
 
     static func cursor(_ saved: String, in puzzle: Puzzle) -> SolvingKeys.Cursor? {
         let parts = saved.split(separator: ",")
-        guard parts.count == 3, let row = Int(parts[0]), let col = Int(parts[1]), let direction = Direction(rawValue: String(parts[2])) else { return nil }
+        guard parts.count == 3, let row = Int(parts[0]), let col = Int(parts[1]), let direction = Direction(rawValue: String(parts[2])) else {
+            return nil
+        }
         let position = GridPosition(row: row, col: col)
         guard puzzle.contains(position), puzzle.cell(at: position).isLetter else { return nil }
         return SolvingKeys.Cursor(position: position, direction: direction)
