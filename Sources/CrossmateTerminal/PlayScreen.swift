@@ -416,13 +416,21 @@ public struct PlayScreen: Sendable {
                     col0 = frame.put(" ", row: line, col: left, style: base)
                 case .tiny: break
                 }
-                let letter = square.letter.isEmpty ? " " : String(square.letter.first!)
+                // A rebus shows whole where a two-line square has the room ("SCH"; cut with … when
+                // even that is too narrow), else its first letter and a + for the rest.
+                let wholeRebus = tall && square.letter.count > 1
+                let letter =
+                    square.letter.isEmpty
+                    ? " "
+                    : wholeRebus
+                        ? (square.letter.count <= cellWidth - 1 ? square.letter : String(square.letter.prefix(cellWidth - 2)) + "…")
+                        : String(square.letter.first!)
                 let mark: String
                 switch square.mark.verdict {
                 case .checkedWrong: mark = "×"
                 case .revealed: mark = "•"
                 case .checkedRight, .none:
-                    if square.letter.count > 1 {
+                    if square.letter.count > 1, !wholeRebus {
                         mark = "+"
                     } else if cell.isCircled {
                         mark = "○"
@@ -448,7 +456,7 @@ public struct PlayScreen: Sendable {
                     numberStyle.underline = false
                     let digits = cell.number.map(String.init) ?? ""
                     frame.put(digits.padding(toLength: cellWidth, withPad: " ", startingAt: 0), row: line, col: left, style: numberStyle)
-                    let pad = (cellWidth - 1) / 2
+                    let pad = max(0, (cellWidth - letter.count) / 2)
                     col0 = frame.put(String(repeating: " ", count: pad), row: line + 1, col: left, style: base)
                 }
                 let letterLine = tall ? line + 1 : line
@@ -456,7 +464,10 @@ public struct PlayScreen: Sendable {
                 var markStyle = base
                 if square.mark.verdict == .checkedWrong { markStyle.foreground = Self.wrong }
                 if mark == " ", let flag = flaggedAt[position] {
+                    // In the flagger's colour, unless their cursor's colour is under it (the
+                    // ⚑ vanished there): then in the terminal's own.
                     markStyle.foreground = color(of: flag.authorID)
+                    if markStyle.background == markStyle.foreground { markStyle.foreground = nil }
                     markStyle.bold = true
                     col0 = frame.put("⚑", row: letterLine, col: col0, style: markStyle)
                 } else {
@@ -636,11 +647,12 @@ public struct PlayScreen: Sendable {
         return taken
     }
 
-    /// "  12 Capable [AB_E]": the number, the clue and the squares' letters (`_` empty; a rebus
-    /// whole, in parentheses: "[NO(SCH)]").
+    /// "  12 Capable [AB_e]": the number, the clue and the squares' letters (`_` empty; a rebus
+    /// whole, in parentheses: "[NO(SCH)]"; pencil in lower case, as in the grid).
     private func clueLine(_ clue: Clue) -> String {
         let fill = clue.cells.map { position -> String in
-            let letter = view.grid.letter(at: position)
+            let square = view.grid.state(at: position)
+            let letter = square.mark.isPencil ? square.letter.lowercased() : square.letter
             return letter.isEmpty ? "_" : letter.count > 1 ? "(\(letter))" : letter
         }.joined()
         return String(clue.number).leftPadding(to: 3) + " " + clue.text + " [" + fill + "]"

@@ -117,7 +117,7 @@ import Testing
         // Taller and wider: the clue lists take the height there is, wrapped, with each clue's
         // fill, and say how many clues are out of sight.
         let tall = screen.render(width: 120, height: 40)
-        #expect(tall.text.contains("    clipping [AXC_]") && tall.text.contains("more"))
+        #expect(tall.text.contains("    clipping [AXc_]") && tall.text.contains("more"))  // (C in pencil)
         try golden("fifteen-120x40", tall.text)
         let large = screen.render(width: 200, height: 60)
         // The lists run down to the status lines, not stopping at the grid's height.
