@@ -595,6 +595,37 @@ class WebAppTests(unittest.TestCase):
             """)
         self.assertEqual(result, [])
 
+    def test_qr_codes_of_every_size_read_back(self):
+        """qr.js (written here) against an independent decoder (zxing-cpp): texts from a word to
+        213 bytes, versions 1 to 10 (one block and several, with and without version info),
+        read back as they were."""
+        import zxingcpp
+        from PIL import Image
+        ana = self.player("Ana")
+        ana.open("/")
+        texts = ["x", "hello", f"{self.server.url}/#link=K7QM4-XPD2R", "é" * 40, "z" * 100, "q" * 150, "w" * 213]
+        drawn = ana.driver.execute_async_script("""
+            const [texts, done] = arguments;
+            import('/app/qr.js').then(({ qrModules }) => done(texts.map((text) => qrModules(text).map((row) => row.map(Number).join('')))));
+        """, texts)
+        sizes = set()
+        for text, rows in zip(texts, drawn):
+            size, scale, quiet = len(rows), 4, 4
+            sizes.add(size)
+            image = Image.new("L", ((size + 2 * quiet) * scale,) * 2, 255)
+            pixels = image.load()
+            for r, row in enumerate(rows):
+                for c, bit in enumerate(row):
+                    if bit == "1":
+                        for dy in range(scale):
+                            for dx in range(scale):
+                                pixels[(c + quiet) * scale + dx, (r + quiet) * scale + dy] = 0
+            self.assertEqual([found.text for found in zxingcpp.read_barcodes(image)], [text], f"a {size}×{size} code")
+        self.assertIn(57, sizes)  # version 10
+        self.assertIn(21, sizes)  # version 1
+        self.assertIsNone(ana.driver.execute_async_script(
+            "const done = arguments[0]; import('/app/qr.js').then(({ qrModules }) => done(qrModules('x'.repeat(214))))"))
+
     def test_a_second_browser_links_to_the_same_account(self):
         ana = self.player("Ana")
         ana.sign_up()
