@@ -12,7 +12,9 @@ public struct SolverSettings: Hashable, Sendable {
         Setting(name: "skipFilled", choices: ["on", "off"]),
         Setting(name: "wordEnd", choices: ["next", "stay"]),
         Setting(name: "space", choices: ["turn", "clear"]),
-        Setting(name: "backspace", choices: ["word", "previous"]),
+        // At a word's first square, Backspace goes back into the previous word (as the NYT app
+        // and cursewords do) unless the solver keeps it in the word.
+        Setting(name: "backspace", choices: ["previous", "word"]),
         Setting(name: "autocheck", choices: ["off", "on"]),
         Setting(name: "theme", choices: ["system", "light", "dark"]),
         // Which events call the player back to a game when they are not in it (`CallBack`).

@@ -135,7 +135,11 @@ struct PlayLoop {
         var pins = Self.pins(zone)
         // In front of the terminal or away from it (its focus), and what calls the player back.
         var attention = Attention(grace: Self.awayGrace)
-        var callBack = await Self.callBackSettings(engine)
+        // The account's settings: how the solving keys move (as on its other devices), and what
+        // calls the player back.
+        var settings = await Self.accountSettings(engine)
+        state.options = settings.options
+        var callBack = CallBack.Settings(settings)
         var leased = Self.now()
         func ring(_ event: CallBack.Event, from sender: String) {
             let blocked = Set((zone?.friends ?? []).filter(\.blocked).map(\.authorID))
@@ -308,7 +312,9 @@ struct PlayLoop {
                         zone = fresh
                         pins = Self.pins(fresh)
                     }
-                    callBack = await Self.callBackSettings(engine)
+                    settings = await Self.accountSettings(engine)
+                    state.options = settings.options
+                    callBack = CallBack.Settings(settings)
                 case let .nextGame(next) where next.fromGameID == session.gameID:
                     return .next(gameID: next.gameID, opening: "\(next.byName) started \(next.title) with you: here it is.")
                 case let .chatChanged(gameID) where gameID == session.gameID:
@@ -351,10 +357,9 @@ struct PlayLoop {
         return SolvingKeys.Cursor(position: position, direction: direction)
     }
 
-    /// What the account wants to be called back for (its settings; all, when the server cannot
-    /// be asked).
-    static func callBackSettings(_ engine: SyncEngine) async -> CallBack.Settings {
-        CallBack.Settings((try? await engine.settings()).map { SolverSettings(stored: $0.settings) } ?? SolverSettings())
+    /// The account's settings (the defaults, when the server cannot be asked).
+    static func accountSettings(_ engine: SyncEngine) async -> SolverSettings {
+        (try? await engine.settings()).map { SolverSettings(stored: $0.settings) } ?? SolverSettings()
     }
 
     /// The account's colour pins: friend → palette index (`PlayerColors.pins`).

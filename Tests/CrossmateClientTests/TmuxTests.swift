@@ -278,6 +278,26 @@ import Testing
         try await eventually("Ann left") { try screen(ann).contains("play exited 0") }
     }
 
+    /// Backspace on a word's first empty square goes back into the previous word and erases
+    /// its last letter (the account's default now, as the NYT app and cursewords have it; the
+    /// setting "word" keeps it in the word, `SolvingKeysTests`).
+    @Test func backspaceGoesBackIntoThePreviousWord() async throws {
+        let lab = try Lab("crossmate-backspace")
+        defer { lab.close() }
+        let session = try await annPlaysGreenLightAlone(lab, size: (100, 30))
+        let screen = { try lab.screen(session) }
+        try lab.tmux(["send-keys", "-t", session, "-l", "ALSO"])
+        try await eventually("1 Across typed, on to 5 Across") {
+            try screen().contains("[ALSO]") && screen().split(separator: "\n")[1].contains("5A")
+        }
+        try lab.tmux(["send-keys", "-t", session, "BSpace"])
+        try await eventually("back in 1 Across, its last letter erased") {
+            try screen().contains("[ALS_]") && screen().split(separator: "\n")[1].contains("1A")
+        }
+        try lab.tmux(["send-keys", "-t", session, "C-q"])
+        try await eventually("play exited") { try screen().contains("play exited 0") }
+    }
+
     /// ^N nudges from inside `play` (the profile is locked by it, so `crossmate nudge` in another
     /// tab could not): the other terminal shows it, naming the word.
     @Test func aNudgeFromInsidePlay() async throws {
