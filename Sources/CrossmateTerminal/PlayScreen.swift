@@ -143,6 +143,7 @@ public struct PlayScreen: Sendable {
 
     /// `colors` only changes what stands in for colour: with none, shaded squares get a mark.
     public func render(width: Int, height: Int, colors: ColorMode = .twoFiftySix) -> Frame {
+        if state.showingHelp, width >= 24, height >= 8 { return helpScreen(width: width, height: height) }
         let frame = render(width: width, height: height, colors: colors, centring: true)
         // A big terminal much taller than what it shows (a small puzzle at 200×60): drawn again
         // in the height it needs and put in the middle, when nothing it showed is lost that way.
@@ -730,10 +731,7 @@ public struct PlayScreen: Sendable {
             lines.append((head, Style(bold: true)))
             if notice.count > width { lines.append((Self.clip(String(notice.dropFirst(width)), to: width), Style(bold: true))) }
         }
-        if state.showingHelp {
-            // Wrapped to the terminal's width: nothing of it is cut at 80 columns.
-            for line in Self.wrap(Self.help, to: width) { lines.append((line, .plain)) }
-        } else if state.showingNotes, !view.puzzle.notes.isEmpty {
+        if state.showingNotes, !view.puzzle.notes.isEmpty {
             // At most four lines (a long note ends in "…"), then how to put them away.
             let text = view.puzzle.notes.split(whereSeparator: \.isNewline).joined(separator: " ")
             var wrapped = Self.wrap("Notes: " + text, to: width)
@@ -806,12 +804,53 @@ public struct PlayScreen: Sendable {
 
     // MARK: Text
 
-    static let help =
-        "Letters fill and move on. Arrows move (across the direction: turn); space turns; Tab and Shift-Tab go to the next and "
-        + "previous unfilled word, PgDn/PgUp to the next/previous word. Click a square (again: turn) or a clue. Backspace erases back, Delete here, Home/End go to the word's ends. ^R (or Insert) opens "
-        + "a rebus, Enter writes it, Esc cancels. ^P pencil. ^Z undo, ^Y redo. ^X then c, r or x checks, reveals or clears. ^G "
-        + "and a number then a or d goes to a clue. ^O shows the puzzle's notes. ^F follows another player (again: the next; any other key "
-        + "stops). ^T chat (Enter sends; PgUp/PgDn or the wheel scroll the conversation). ^W flags the word for the others. ^N nudges them to come and help with it. ^L makes a link to invite a friend. ^K pins a player's colour (on all your devices). At the finish, ^E starts the next puzzle with everyone. ^Q quits. Any key closes this help."
+    /// The keys of `play`, as `?` shows them: a key and what it does.
+    public static let keys: [(key: String, does: String)] = [
+        ("letters", "fill the square and move on"),
+        ("arrows", "move (across the direction: turn)"),
+        ("space", "turn"),
+        ("Tab, Shift-Tab", "next, previous unfilled word"),
+        ("PgDn, PgUp", "next, previous word"),
+        ("Backspace, Delete", "erase back, erase here"),
+        ("Home, End", "the word's first, last square"),
+        ("click", "a square (again: turn) or a clue"),
+        ("^R or Insert", "rebus: Enter writes it, Esc cancels"),
+        ("^P", "pencil"),
+        ("^Z, ^Y", "undo, redo"),
+        ("^X c, r or x", "check, reveal, clear: then s, w or p"),
+        ("^G 12 a", "go to a clue (a: across, d: down)"),
+        ("^T", "chat: Enter sends, Esc puts it away"),
+        ("^W", "flag the word for the others"),
+        ("^N", "nudge the others to come and help"),
+        ("^L", "a link to invite a friend"),
+        ("^F", "follow another player (again: the next)"),
+        ("^K", "pin a player's colour, on all your devices"),
+        ("^O", "the puzzle's notes"),
+        ("^E", "at the finish: the next puzzle with everyone"),
+        ("^Q", "quit"),
+    ]
+
+    /// `?`: the keys as a table, in two columns where the terminal is wide enough, over the
+    /// whole screen until any key.
+    private func helpScreen(width: Int, height: Int) -> Frame {
+        var frame = Frame(width: width, height: height)
+        frame.put(Self.clip(" Keys of crossmate play", to: width), row: 0, col: 0, style: Style(bold: true, reverse: true))
+        let keyWidth = Self.keys.map(\.key.count).max()! + 2
+        let entryWidth = keyWidth + Self.keys.map(\.does.count).max()!
+        let columns = width >= 2 * entryWidth + 4 ? 2 : 1
+        let perColumn = (Self.keys.count + columns - 1) / columns
+        // A line under the title where there is room (an 80×24 terminal has the rows just).
+        let top = height >= perColumn + 3 ? 2 : 1
+        for (index, entry) in Self.keys.enumerated() {
+            let row = top + index % perColumn
+            let left = 1 + (index / perColumn) * (entryWidth + 4)
+            guard row < height - 1 else { continue }
+            let col = frame.put(entry.key, row: row, col: left, style: Style(bold: true))
+            frame.put(Self.clip(entry.does, to: max(0, width - left - keyWidth)), row: row, col: max(col, left + keyWidth))
+        }
+        frame.put(Self.clip(" Any key closes this help.", to: width), row: height - 1, col: 0, style: Style(dim: true))
+        return frame
+    }
 
     /// `text` in lines of at most `width` characters, broken between words; lines after the
     /// first are indented by `hanging` spaces (within the width).

@@ -459,19 +459,24 @@ import Testing
         #expect(replica.grid.typing(.write(GridPosition(row: 1, col: 1), "A", pencil: false)) == .write)
     }
 
-    /// The `?` help fits 80 columns whole (it was cut), and ^R opens a rebus (a Mac laptop has
-    /// no Insert key).
-    @Test func helpFitsEightyColumnsAndControlROpensARebus() throws {
+    /// The `?` help is a table of every key, whole at 80×24 (one column) and in two columns on
+    /// a wide terminal, and ^R opens a rebus (a Mac laptop has no Insert key).
+    @Test func helpIsATableOfEveryKeyAndControlROpensARebus() throws {
         let puzzle = try BundledPuzzles.puzzle("green-light")
         var state = PlayState(puzzle: puzzle) { _ in "" }
         _ = state.handle(.character("?"), view: view(puzzle))
-        let text = PlayScreen(view: view(puzzle), state: state, status: SyncStatus(connection: .online, unsent: 0), elapsedSeconds: 0)
-            .render(width: 80, height: 30).text
-        #expect(text.split(separator: "\n").allSatisfy { $0.count <= 80 })
-        // Read as one text (the help wraps wherever the width puts its words).
-        let flat = text.split(whereSeparator: \.isWhitespace).joined(separator: " ")
-        #expect(flat.contains("Any key closes this help.") && flat.contains("^R (or Insert) opens") && flat.contains("^Q quits."))
-        #expect(flat.contains("PgDn/PgUp to the next/previous word"))
+        let screen = PlayScreen(view: view(puzzle), state: state, status: SyncStatus(connection: .online, unsent: 0), elapsedSeconds: 0)
+        for (width, height) in [(80, 24), (200, 60)] {
+            let text = screen.render(width: width, height: height).text
+            let lines = text.split(separator: "\n", omittingEmptySubsequences: false)
+            #expect(lines.allSatisfy { $0.count <= width })
+            for entry in PlayScreen.keys {
+                #expect(lines.contains { $0.contains(entry.key) && $0.contains(entry.does) }, "\(entry.key) at \(width)×\(height)")
+            }
+            #expect(text.contains("Any key closes this help."))
+            if width == 200 { #expect(lines.contains { $0.contains("letters") && $0.contains("^X c, r or x") }, "two columns") }
+        }
+        try golden("help-80x24", screen.render(width: 80, height: 24).text)
         var typing = PlayState(puzzle: puzzle) { _ in "" }
         _ = typing.handle(.control("r"), view: view(puzzle))
         #expect(typing.cursor.rebus == "")

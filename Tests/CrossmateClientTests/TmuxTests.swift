@@ -772,8 +772,8 @@ import Testing
         #expect(try clueBar().contains("8A"))
     }
 
-    /// A rebus in the real terminal: ^R, STAR, Enter writes four letters in one square; the
-    /// square marks it (+) and the clue lists show it whole.
+    /// A rebus in the real terminal: ^R, STAR, Enter writes four letters in one square; a
+    /// two-line square and the clue lists show it whole.
     @Test func aRebusInTheRealTerminal() async throws {
         let lab = try Lab("crossmate-rebus")
         defer { lab.close() }
@@ -788,8 +788,8 @@ import Testing
         try lab.tmux(["send-keys", "-t", session, "Enter"])
         try await eventually("written whole in the lists") { try lab.screen(session).contains("[(STAR)___]") }
         let lines = try lab.screen(session).split(separator: "\n", omittingEmptySubsequences: false)
-        // Two lines a square at 80×24: 1 Across's first square (after the block) shows S and +.
-        #expect(lines[3].hasPrefix("█████  S+"), "\(lines[3])")
+        // Two lines a square at 80×24: 1 Across's first square (after the block) shows it whole.
+        #expect(lines[3].hasPrefix("█████STAR"), "\(lines[3])")
     }
 
     /// The mouse in a real terminal (SGR reports, as a terminal sends them): a click on a square
