@@ -174,7 +174,12 @@ public struct PlayScreen: Sendable {
         let layout = GridLayout(puzzle, width: width)
         let gridTop = 2
         var notes = messages(width: width)
-        let tall = Self.tall(puzzle, layout: layout, width: width, height: height, notes: notes.count)
+        // The grid's form (two lines a square or one, the lines under it) is chosen as if a
+        // notice were showing, where the room allows, so one appearing (a check's result, a
+        // friend's flag) never redraws the grid in another form; it takes a line from the
+        // lists or the chat below instead.
+        let messageRows = notes.isEmpty && puzzle.height + gridTop + 4 <= height ? 1 : notes.count
+        let tall = Self.tall(puzzle, layout: layout, width: width, height: height, notes: messageRows)
         // Wider than the grid and two roomy clue lists need: the layout drawn at that width in
         // the middle of the terminal (a 5×5 at 200 columns no longer sits in a corner).
         let body = puzzle.width * (layout.cellWidth + (tall ? 1 : 0)) + 2 + Self.widestLists
@@ -191,7 +196,7 @@ public struct PlayScreen: Sendable {
         // Below the grid: the crossing clue, the notes, the status and the key hints. A tall
         // puzzle in a short terminal gives up the crossing clue and the hints (? still helps)
         // before it scrolls; when it scrolls, arrows beside it say how much is out of sight.
-        let full = puzzle.height * rowHeight + gridTop + 3 + notes.count <= height
+        let full = puzzle.height * rowHeight + gridTop + 3 + messageRows <= height
         let below = (full ? 3 : 1) + notes.count
         let visibleRows = max(1, min(puzzle.height, (height - gridTop - below) / rowHeight))
         let firstRow = max(0, min(state.cursor.position.row - visibleRows / 2, puzzle.height - visibleRows))

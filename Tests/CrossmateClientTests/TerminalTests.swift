@@ -282,6 +282,23 @@ import Testing
         #expect(screen.render(width: 80, height: 24).text.split(separator: "\n").last?.contains("^T chat") == true)
     }
 
+    /// A notice appearing never redraws the grid in another form: at 80×15 a 5×5 had room for
+    /// two lines a square only while no notice showed, and switched at each check's result.
+    @Test func aNoticeNeverChangesTheGridsForm() throws {
+        let puzzle = try BundledPuzzles.puzzle("green-light")
+        var state = PlayState(puzzle: puzzle) { _ in "" }
+        let quiet = PlayScreen(view: view(puzzle), state: state, status: SyncStatus(connection: .online, unsent: 0), elapsedSeconds: 0)
+        state.notice = "2 wrong in 1 Across."
+        let noticed = PlayScreen(view: view(puzzle), state: state, status: SyncStatus(connection: .online, unsent: 0), elapsedSeconds: 0)
+        for height in 12...30 {
+            let before = quiet.render(width: 80, height: height).text.split(separator: "\n", omittingEmptySubsequences: false)
+            let after = noticed.render(width: 80, height: height).text.split(separator: "\n", omittingEmptySubsequences: false)
+            let grid = { (lines: [Substring]) in lines.dropFirst(2).prefix(5).map { String($0.prefix(20)) } }
+            #expect(grid(before) == grid(after), "80×\(height)")
+            #expect(after.contains { $0.contains("2 wrong in 1 Across.") }, "80×\(height)")
+        }
+    }
+
     /// The conversation shows in one chat pane at every size (never also beside the grid, under
     /// the clues and on the status line): at 80×24 on the lines under the grid, at 120×40
     /// beside it under the players, at 200×60 at the foot of the clue lists. Unread messages
