@@ -225,6 +225,10 @@ class DeploymentTests(unittest.TestCase):
         # (Who is "here" is told per instance: each terminal is online and shows the game.)
         for name, session in sessions.items():
             until(f"{name}'s terminal is online", lambda: "online" in tmux.screen(session) and "Green Light" in tmux.screen(session), 45)
+            # The puzzle's notes show on a first opening; the key that puts them away does nothing else.
+            if "Notes:" in tmux.screen(session):
+                tmux("send-keys", "-t", session, "Escape")
+                until(f"{name}'s notes put away", lambda: "Notes:" not in tmux.screen(session), 10)
 
         # Letters cross every way (a terminal's clue list shows each word's fill: "[ALSO]"): browser to browser and to both terminals, terminal to browsers.
         ana.type("ALSO")
