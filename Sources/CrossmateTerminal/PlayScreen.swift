@@ -126,6 +126,8 @@ public struct PlayScreen: Sendable {
 
     /// The widest the clue lists beside the grid are drawn (two columns of 50).
     static let widestLists = 102
+    /// The room the lists need beside a grid of two-line squares (two columns of about 40).
+    static let listsBesideTallGrid = 82
 
     /// Whether each square is drawn on two lines, a newspaper's: the number on the first, the
     /// letter in the middle of the second. Whenever every number shows and the grid fits the
@@ -136,7 +138,13 @@ public struct PlayScreen: Sendable {
         let gridTop = 2
         let below = 3 + notes
         guard puzzle.height * 2 + gridTop + below <= height else { return false }
-        let beside = width - (puzzle.width * (layout.cellWidth + 1) + 2) >= 48
+        // Beside the grid, the lists keep about 40 columns each before the squares grow, or
+        // lose no more than a fifth of their room to them where they cannot have 40 either way
+        // (48 in all was enough: a 15×15 at 140×40 left each list 23 columns, every clue on
+        // three lines, where one-line squares leave 30).
+        let tallPanel = width - (puzzle.width * (layout.cellWidth + 1) + 2)
+        let flatPanel = width - (puzzle.width * layout.cellWidth + 2)
+        let beside = tallPanel >= Self.listsBesideTallGrid || (tallPanel >= 48 && tallPanel * 5 >= flatPanel * 4)
         let under = height - (gridTop + puzzle.height * 2 + below) >= 8
         return puzzle.width * (layout.cellWidth + 1) <= width && (beside || under)
     }

@@ -119,6 +119,13 @@ import Testing
         let tall = screen.render(width: 120, height: 40)
         #expect(tall.text.contains("    clipping [AXc_]") && tall.text.contains("more"))  // (C in pencil)
         try golden("fifteen-120x40", tall.text)
+        // At 140×40 the squares stay one line high: the lists keep 30 columns each, not 23.
+        let wider = screen.render(width: 140, height: 40)
+        let downAt = try #require(wider.text.split(separator: "\n").first { $0.contains("ACROSS") }?.range(of: "DOWN"))
+        let acrossAt = try #require(wider.text.split(separator: "\n").first { $0.contains("ACROSS") }?.range(of: "ACROSS"))
+        let line = try #require(wider.text.split(separator: "\n").first { $0.contains("ACROSS") })
+        #expect(line.distance(from: acrossAt.lowerBound, to: downAt.lowerBound) >= 30, "\(line)")
+        try golden("fifteen-140x40", wider.text)
         let large = screen.render(width: 200, height: 60)
         // The lists run down to the status lines, not stopping at the grid's height.
         #expect(large.text.contains("ACROSS") && (large.text.split(separator: "\n").firstIndex { $0.contains("↓") } ?? 0) >= 50)
