@@ -88,7 +88,7 @@ let package = Package(
         .executableTarget(
             name: "crossmate-bench",
             dependencies: [
-                "CrossmateCore", "CrossmateFormats", "CrossmateSync", "CrossmateProtocol", "CrossmateServer", "CrossmateClient",
+                "CrossmateCore", "CrossmateFormats", "CrossmateSync", "CrossmateProtocol", "CrossmateServer", "CrossmateClient", "CrossmateTerminal",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
