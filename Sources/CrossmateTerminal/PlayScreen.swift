@@ -419,12 +419,13 @@ public struct PlayScreen: Sendable {
                 case .compact:
                     if square.letter.isEmpty, !number.isEmpty {
                         // An empty square shows its whole number in place of the letter (the
-                        // cursor's square too, reversed). Three digits fill the square: every
-                        // other one is dim, so ¹⁰¹¹⁰² reads as two numbers.
+                        // cursor's square too, reversed). Three digits fill the square: in every
+                        // other column they are subscript, so ¹⁰³₁₀₄¹⁰⁵ reads as three numbers on
+                        // any terminal, in a copy and to a screen reader (dim did not).
                         var numberStyle = base
                         if position == state.cursor.position { numberStyle.reverse = true }
-                        if number.count == 3, col % 2 == 1 { numberStyle.dim = true }
-                        frame.put(number.padding(toLength: 3, withPad: " ", startingAt: 0), row: line, col: left, style: numberStyle)
+                        let shownNumber = number.count == 3 && col % 2 == 1 ? Self.subscriptDigits(cell.number!) : number
+                        frame.put(shownNumber.padding(toLength: 3, withPad: " ", startingAt: 0), row: line, col: left, style: numberStyle)
                         continue
                     }
                     col0 = frame.put(" ", row: line, col: left, style: base)
@@ -916,6 +917,12 @@ public struct PlayScreen: Sendable {
 
     public static func superscript(_ number: Int) -> String {
         let digits: [Character] = ["⁰", "¹", "²", "³", "⁴", "⁵", "⁶", "⁷", "⁸", "⁹"]
+        return String(String(number).compactMap { $0.wholeNumberValue.map { digits[$0] } })
+    }
+
+    /// `number` in subscript digits ("₁₀₄").
+    public static func subscriptDigits(_ number: Int) -> String {
+        let digits: [Character] = ["₀", "₁", "₂", "₃", "₄", "₅", "₆", "₇", "₈", "₉"]
         return String(String(number).compactMap { $0.wholeNumberValue.map { digits[$0] } })
     }
 }

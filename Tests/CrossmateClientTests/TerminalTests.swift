@@ -169,13 +169,20 @@ import Testing
             #expect(lines.count == height && lines.allSatisfy { $0.count <= width }, "\(width)×\(height)")
             // No scroll arrows: all 21 rows are on screen.
             #expect(!frame.text.contains(/[↑↓←→][0-9]/), "\(width)×\(height)")
+            // No two numbers run together in one script (as "¹⁰³¹⁰⁴" did).
+            #expect(!frame.text.contains(/[⁰¹²³⁴⁵⁶⁷⁸⁹]{4,}|[₀₁₂₃₄₅₆₇₈₉]{4,}/), "\(width)×\(height)")
             for row in 0..<21 {
                 for col in 0..<21 {
                     let position = GridPosition(row: row, col: col)
                     guard let number = puzzle.cell(at: position).number, replica.grid.letter(at: position).isEmpty,
                         position != state.cursor.position
                     else { continue }
-                    let digits = tall ? String(number) : PlayScreen.superscript(number)
+                    // Three digits in a three-column square: subscript in every other column, so
+                    // neighbours never run together ("¹⁰³₁₀₄").
+                    let digits =
+                        tall
+                        ? String(number)
+                        : cellWidth == 3 && number >= 100 && col % 2 == 1 ? PlayScreen.subscriptDigits(number) : PlayScreen.superscript(number)
                     let line = 2 + row * (tall ? 2 : 1)
                     let shown = String((0..<digits.count).map { frame.character(row: line, col: col * cellWidth + $0) })
                     #expect(shown == digits, "\(width)×\(height): \(number) at \(row),\(col) reads \(shown)")
@@ -196,7 +203,7 @@ import Testing
         let short = screen.render(width: 80, height: 16)
         #expect(short.text.contains(/↑[0-9]/))
         // In three-column squares the cursor's empty square keeps its number (reversed), and
-        // of two three-digit numbers side by side one is dim, so they read apart.
+        // of two three-digit numbers side by side one is in subscript, so they read apart.
         var onTwo = state
         onTwo.cursor.position = GridPosition(row: 0, col: 1)
         let compact = PlayScreen(
@@ -206,7 +213,8 @@ import Testing
         let hundreds = puzzle.letterPositions.filter { (puzzle.cell(at: $0).number ?? 0) >= 100 && replica.grid.letter(at: $0).isEmpty }
         let pair = try #require(hundreds.first { hundreds.contains(GridPosition(row: $0.row, col: $0.col + 1)) })
         let line = 2 + pair.row
-        #expect(compact.style(row: line, col: pair.col * 3).dim != compact.style(row: line, col: (pair.col + 1) * 3).dim)
+        let scripts = [pair.col, pair.col + 1].map { col in "₀₁₂₃₄₅₆₇₈₉".contains(compact.character(row: line, col: col * 3)) }
+        #expect(scripts[0] != scripts[1], "\(pair): \(scripts)")
     }
 
     /// A letter refused on a revealed square leaves the cursor there (it moved on as if
