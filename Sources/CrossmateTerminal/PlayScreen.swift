@@ -714,6 +714,11 @@ public struct PlayScreen: Sendable {
             lines.append(("Rebus: \(rebus)_   (letters, digits, /; Enter to write, Esc to cancel)", Style(bold: true)))
         }
         if let jump = state.jump { lines.append(("Go to clue: \(jump)_   (then a for across, d for down, Enter)", Style(bold: true))) }
+        if let path = state.puzzleFile {
+            let hint = "   (Enter starts it with everyone; Esc cancels)"
+            let room = max(8, width - 13 - hint.count)
+            lines.append(("Puzzle file: " + String(path.suffix(room)) + "_" + hint, Style(bold: true)))
+        }
         if let chat = state.chat {
             // The end of a long message shows, where the typing is.
             let hint = "_   (Enter sends, Esc cancels)"
@@ -735,7 +740,7 @@ public struct PlayScreen: Sendable {
             for line in Self.wrap(question, to: width, hanging: 2) { lines.append((line, Style(bold: true))) }
         case .nextPuzzle:
             let puzzles = state.nextPuzzles.enumerated().map { "\($0.offset + 1) \($0.element.title)" }.joined(separator: " · ")
-            let question = "Next puzzle with everyone here: \(puzzles)   (Esc cancels; a file of your own: crossmate new FILE --with \(view.gameID))"
+            let question = "Next puzzle with everyone here: \(puzzles) · f a file of your own   (Esc cancels)"
             for line in Self.wrap(question, to: width, hanging: 2) { lines.append((line, Style(bold: true))) }
         case nil: break
         }
@@ -840,7 +845,7 @@ public struct PlayScreen: Sendable {
         ("^F", "follow another player (again: the next)"),
         ("^K", "pin a player's colour, on all your devices"),
         ("^O", "the puzzle's notes"),
-        ("^E", "at the finish: the next puzzle with everyone"),
+        ("^E", "at the finish: the next puzzle with everyone (f: a file)"),
         ("^Q", "quit"),
     ]
 

@@ -20,6 +20,8 @@ public enum PlayAction: Hashable, Sendable {
     case pinColour(authorID: String, colour: Int?)
     /// Start the next puzzle (one of `PlayState.nextPuzzles`, by its id) with everyone in this game.
     case nextPuzzle(String)
+    /// Start the next puzzle from a file of the player's own (its path, as typed).
+    case nextPuzzleFile(String)
     case quit
 }
 
@@ -57,6 +59,8 @@ public struct PlayState: Sendable {
     /// The player whose cursor this one follows (^F), until this player presses another key or
     /// the followed player leaves.
     public var following: String?
+    /// The path of a puzzle file being typed after ^E and f (Enter starts it with everyone).
+    public var puzzleFile: String?
     /// The chat message being written after ^T (Enter sends it, Esc puts it away).
     public var chat: String?
     /// Where the wheel scrolled each clue list (its first clue shown); any key puts the lists
@@ -94,6 +98,7 @@ public struct PlayState: Sendable {
         }
         if let menu { return answer(menu, key: key, view: view) }
         if jump != nil { return typeJump(key, view: view) }
+        if puzzleFile != nil { return typePuzzleFile(key) }
         if chat != nil { return typeChat(key) }
         notice = nil
         if key != .control("f") { following = nil }
@@ -356,6 +361,10 @@ public struct PlayState: Sendable {
             return [.pinColour(authorID: authorID, colour: digit == 0 ? nil : digit - 1)]
         case .nextPuzzle:
             menu = nil
+            if choice == "f" {
+                puzzleFile = ""
+                return []
+            }
             guard let digit, digit >= 1, digit <= nextPuzzles.count else { return [] }
             return [.nextPuzzle(nextPuzzles[digit - 1].id)]
         case .action:
@@ -422,6 +431,30 @@ public struct PlayState: Sendable {
 
     /// A key while writing a chat message: text goes on the line (within the message's
     /// limit), Backspace takes back a character, Enter sends, Esc puts the line away.
+    /// The longest path typed after ^E f.
+    static let longestPath = 1_024
+
+    private mutating func typePuzzleFile(_ key: InputKey) -> [PlayAction] {
+        var typed = puzzleFile ?? ""
+        switch key {
+        case let .character(character):
+            guard typed.utf8.count < Self.longestPath else { return [] }
+            puzzleFile = typed + String(character)
+        case .backspace:
+            if !typed.isEmpty { typed.removeLast() }
+            puzzleFile = typed
+        case .enter:
+            puzzleFile = nil
+            let path = typed.trimmingCharacters(in: .whitespaces)
+            return path.isEmpty ? [] : [.nextPuzzleFile(path)]
+        case .escape:
+            puzzleFile = nil
+        default:
+            break
+        }
+        return []
+    }
+
     private mutating func typeChat(_ key: InputKey) -> [PlayAction] {
         var typed = chat ?? ""
         switch key {

@@ -256,6 +256,23 @@ struct PlayLoop {
                         } catch {
                             state.notice = error.description
                         }
+                    case let .nextPuzzleFile(typed):
+                        // A file of the player's own, read here first so a bad one is named
+                        // before anything is sent (as `crossmate new FILE` does).
+                        let path = (typed as NSString).expandingTildeInPath
+                        do {
+                            let bytes: [UInt8]
+                            do { bytes = try PuzzleInput.readFile(path) } catch { throw ClientFailure("\(error)") }
+                            do { _ = try PuzzleFile.read(bytes, fileName: path) } catch { throw ClientFailure("\(typed): \(error)") }
+                            var request = CreateGameRequest(
+                                fileName: (path as NSString).lastPathComponent, fileBase64: Data(bytes).base64EncodedString())
+                            request.with = session.gameID
+                            let gameID = try await engine.createGame(request)
+                            let title = (try? engine.store.game(gameID)?.title) ?? typed
+                            return .next(gameID: gameID, opening: "You started \(title) with everyone from \(view.title).")
+                        } catch {
+                            state.notice = "No next puzzle: \(error)"
+                        }
                     case let .say(text):
                         do {
                             try await engine.send(message: text, in: session.gameID)

@@ -454,6 +454,34 @@ import Testing
         #expect(try crossmate(["friends", "--json"], lab.home).contains(#""pinned":8"#))
     }
 
+    /// ^E at the finish offers a file of the player's own too (play holds the profile, so
+    /// `crossmate new FILE --with` could not run beside it): a path that is no file is named,
+    /// and a puzzle file starts the next game with everyone.
+    @Test func aPuzzleFileOfOnesOwnAsTheNextPuzzleFromInsidePlay() async throws {
+        let lab = try Lab("crossmate-next-file")
+        defer { lab.close() }
+        try annAndBobPlayGreenLight(lab.server, lab.home)
+        let file = lab.directory.path + "/big.xd"
+        try Self.twentyOneXD().write(toFile: file, atomically: true, encoding: .utf8)
+        let (ann, bob) = try await bothPlaying(lab)
+        let screen = lab.screen
+        try lab.tmux(["send-keys", "-t", bob, "C-x", "r", "p", "y"])
+        try await eventually("Ann sees the finish") { try screen(ann).contains("^E next puzzle together") }
+        try lab.tmux(["send-keys", "-t", ann, "C-e"])
+        try await eventually("a file is offered") { try screen(ann).contains("f a file of your own") }
+        try lab.tmux(["send-keys", "-t", ann, "f"])
+        try await eventually("the path line") { try screen(ann).contains("Puzzle file: _") }
+        try lab.tmux(["send-keys", "-t", ann, "-l", lab.directory.path + "/nothing.puz"])
+        try lab.tmux(["send-keys", "-t", ann, "Enter"])
+        try await eventually("a missing file is named") { try screen(ann).contains("No next puzzle:") && screen(ann).contains("no such file") }
+        try lab.tmux(["send-keys", "-t", ann, "C-e", "f"])
+        try await eventually("the path line again") { try screen(ann).contains("Puzzle file: _") }
+        try lab.tmux(["send-keys", "-t", ann, "-l", file])
+        try lab.tmux(["send-keys", "-t", ann, "Enter"])
+        try await eventually("Ann is in her own puzzle") { try screen(ann).contains("You started Big Grid with everyone") }
+        try await eventually("so is Bob") { try screen(bob).contains("Ann started Big Grid with you") }
+    }
+
     /// `crossmate new --with GAME` starts the next puzzle with GAME's players: Bob, playing
     /// GAME in his terminal, goes straight into the new one, told who started it.
     @Test func theNextPuzzleTogetherFromTheCommandLine() async throws {
@@ -693,14 +721,14 @@ import Testing
         let lines = screen.split(separator: "\n", omittingEmptySubsequences: false)
         // All 21 rows: the grid's last row (blocks every third square) is on screen, and no
         // scroll arrows; the highest number, 105, is whole.
-        #expect(screen.contains("¹⁰⁵") && screen.contains("¹⁰⁰") && !screen.contains(/[↑↓][0-9]/), "\(screen)")
+        #expect(screen.contains("¹⁰⁵") && screen.contains("₁₀₀") && !screen.contains(/[↑↓][0-9]/), "\(screen)")
         #expect(lines.count >= 23 && lines[22].contains("██████"), "\(screen)")
         // 120×40: three columns a square; empty squares show their whole numbers, three-digit
-        // ones apart (every other one dim: plain text shows them whole).
+        // ones apart (every other column in subscript).
         try tmux(["resize-window", "-t", session, "-x", "120", "-y", "40"])
         try await eventually("three-digit numbers whole at 120×40") {
             let middle = try tmux(["capture-pane", "-p", "-t", session])
-            return middle.contains("¹⁰⁵") && middle.contains("¹⁰⁰") && middle.contains("ACROSS")
+            return middle.contains("¹⁰⁵") && middle.contains("₁₀₀") && middle.contains("ACROSS")
         }
         try tmux(["resize-window", "-t", session, "-x", "200", "-y", "60"])
         try await eventually("the clue lists fill the height") {
