@@ -527,7 +527,23 @@ struct Export: AsyncParsableCommand {
             // Only the server is asked: it works while `play` holds the profile.
             let (engine, busy) = try profile.engine(readOnlyIfBusy: true)
             let gameID = try await game.asyncMap { try await engine.resolve($0, syncing: busy == nil) }
-            let (name, bytes) = try await engine.export(gameID, format: format.lowercased(), fill: withFill)
+            var name: String?
+            var bytes: [UInt8] = []
+            var offline: String?
+            do {
+                (name, bytes) = try await engine.export(gameID, format: format.lowercased(), fill: withFill)
+            } catch {
+                guard let gameID, case let .unreachable(reason)? = error as? ServerFailure else { throw error }
+                offline = reason
+                // Offline: a game this device holds is written from what it holds, by the same
+                // rule the server uses (`GameExport`).
+                let view = try await engine.view(gameID)
+                let written = PuzzleFormat(rawValue: format.lowercased())!
+                let puzzle = GameExport.puzzle(view.puzzle, grid: view.grid, withFill: withFill)
+                do { bytes = try written.write(puzzle) } catch { throw ClientFailure("this game cannot be written as .\(written.rawValue): \(error)") }
+                name = GameExport.fileName(title: puzzle.title, extension: written.rawValue)
+            }
+            if let offline { printError("offline, so written from what this device holds: \(offline)") }
             let path = output ?? name ?? (all ? "crossmate-games.zip" : "crossword.\(format.lowercased())")
             guard output != nil || !FileManager.default.fileExists(atPath: path) else {
                 throw ClientFailure("\(path) already exists; name another file with --output")

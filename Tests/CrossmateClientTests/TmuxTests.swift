@@ -135,6 +135,12 @@ import Testing
         #expect(!sync.errors.contains("(") && !games.errors.contains("("), "\(sync.errors) \(games.errors)")
         let ambiguous = try run(["invite", "Nothing"], home)
         #expect(ambiguous.status == 1 && ambiguous.errors.contains("no game called 'Nothing'"))
+        // A game the device holds exports offline, from what it holds (local first).
+        let file = directory.path + "/green.ipuz"
+        let exported = try run(["export", "Green", "--with-fill", "--output", file], home)
+        #expect(exported.status == 0 && exported.errors.contains("written from what this device holds"), "\(exported.errors)")
+        let written = try String(contentsOfFile: file, encoding: .utf8)
+        #expect(written.contains("Green Light") && written.contains("ipuz"))
     }
 
     @Test func friendsPinsBlocksAndNudgesFromTheCommandLine() async throws {
