@@ -540,7 +540,9 @@ struct Export: AsyncParsableCommand {
                 let view = try await engine.view(gameID)
                 let written = PuzzleFormat(rawValue: format.lowercased())!
                 let puzzle = GameExport.puzzle(view.puzzle, grid: view.grid, withFill: withFill)
-                do { bytes = try written.write(puzzle) } catch { throw ClientFailure("this game cannot be written as .\(written.rawValue): \(error)") }
+                do { bytes = try written.write(puzzle) } catch {
+                    throw ClientFailure("this game cannot be written as .\(written.rawValue): \(error)")
+                }
                 name = GameExport.fileName(title: puzzle.title, extension: written.rawValue)
             }
             if let offline { printError("offline, so written from what this device holds: \(offline)") }
