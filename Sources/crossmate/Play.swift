@@ -16,7 +16,7 @@ struct Play: AsyncParsableCommand {
             Insert (or ctrl-r) opens a rebus entry; ctrl-p pencil; ctrl-x check/reveal/clear; ctrl-z undo, ctrl-y \
             redo; ctrl-g go to a clue; ctrl-o the puzzle's notes; ctrl-f follow another player; ctrl-t chat; ctrl-w flag \
             the word for the others; ctrl-n nudge the others; ctrl-l a link to invite a friend; ctrl-k pin a player's \
-            colour; ctrl-e at the finish, the next puzzle with everyone; ? help; ctrl-q leaves. Works offline: what you type is kept and sent when the server is back. \
+            colour; ctrl-e at the finish, the next puzzle with everyone (f: a file of your own); ? help; ctrl-q leaves. Works offline: what you type is kept and sent when the server is back. \
             When another player starts the next puzzle from this one, play goes straight into it. NO_COLOR turns colour off.
             """
     )
