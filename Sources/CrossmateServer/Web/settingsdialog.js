@@ -19,8 +19,8 @@ const WORDS = {
 };
 
 /** This device's notifications: a switch that subscribes it (or says why it cannot). The
- * account's choices below it (`accountChoices`) are dimmed, with a word, while this device is off:
- * they are what the account's other devices are sent. */
+ * account's choices below it (`accountChoices`) say, while this device is off, that they are what
+ * the account's other devices are sent. */
 function deviceNotifications(accountChoices) {
   const box = el("input", { type: "checkbox", id: "push-device", "data-push-device": true, disabled: true });
   // (A note, not help: the help the page hides on a phone; this is where a phone needs it.)
@@ -33,7 +33,6 @@ function deviceNotifications(accountChoices) {
       state === "unsupported" ? "This browser cannot show notifications; add Crossmate to the home screen first on a phone."
       : state === "denied" ? "Notifications are blocked for this site: allow them in the browser's site settings."
       : "";
-    accountChoices.classList.toggle("device-off", state !== "on");
     accountChoices.querySelector("[data-account-note]").textContent = state === "on"
       ? "What calls you back, on this device and your others:"
       : "This device is not notified. What your other devices with notifications on are sent:";
