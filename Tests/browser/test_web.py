@@ -7,13 +7,11 @@ keystroke-to-other-screen latency and page weight to ARTIFACTS_DIR/web-bench.jso
 """
 
 import base64
-import http.server
 import json
 import os
 import re
 import shutil
 import signal
-import socket
 import statistics
 import subprocess
 import sys
@@ -32,16 +30,13 @@ from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
 from selenium.webdriver.support.ui import Select
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "oracle"))
+from oracle import PushEndpoint, free_port  # noqa: E402  (shared with the oracle scripts)
+
 CROSSMATE = None
 ARTIFACTS = None
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
-
-
-def free_port():
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
 
 
 class Server:
@@ -809,22 +804,8 @@ class WebAppTests(unittest.TestCase):
         they are back. (The browser's own push service is not reachable here: Ana's device is
         subscribed to a local one through the API.)"""
         (ana, ben), game = self.solving_together("Ana", "Ben")
-        received = []
-
-        class PushService(http.server.BaseHTTPRequestHandler):
-            def do_POST(self):
-                self.rfile.read(int(self.headers.get("Content-Length", 0)))
-                received.append(self.path)
-                self.send_response(201)
-                self.send_header("Content-Length", "0")
-                self.end_headers()
-
-            def log_message(self, *args):
-                pass
-
-        service = http.server.ThreadingHTTPServer(("127.0.0.1", 0), PushService)
-        threading.Thread(target=service.serve_forever, daemon=True).start()
-        self.addCleanup(service.shutdown)
+        service = PushEndpoint()
+        self.addCleanup(service.close)
         self.server.kill()
         self.server.start({"CROSSMATE_PUSH_ALLOW_LOOPBACK": "1", "CROSSMATE_TEST_BROWSER_HIDDEN_GRACE_MS": "1500"})
         ana.wait_live()
@@ -832,7 +813,7 @@ class WebAppTests(unittest.TestCase):
         # The generator point of P-256 as the device's key: nobody decrypts here.
         point = bytes.fromhex("046b17d1f2e12c4247f8bce6e563a440f277037d812deb33a0f4a13945d898c2964fe342e2fe1a7f9b8ee7eb4a7c0f9e162bce33576b315ececbb6406837bf51f5")
         keys = {"p256dh": base64.urlsafe_b64encode(point).rstrip(b"=").decode(), "auth": base64.urlsafe_b64encode(bytes(16)).rstrip(b"=").decode()}
-        self.server.api("POST", "/v1/push/subscriptions", {"endpoint": f"http://127.0.0.1:{service.server_address[1]}/push/ana", "keys": keys},
+        self.server.api("POST", "/v1/push/subscriptions", {"endpoint": service.origin + "/push/ana", "keys": keys},
                         token=ana.token())
         roster = lambda: ben.driver.find_element(By.CSS_SELECTOR, ".roster").text
         until("Ben sees Ana here", lambda: "Ana · here" in roster())
@@ -845,8 +826,9 @@ class WebAppTests(unittest.TestCase):
         ana.driver.execute_cdp_cmd("Page.setWebLifecycleState", {"state": "frozen"})
         until("Ana is away once the grace is over", lambda: "Ana · here" not in roster())
         chat("in-the-pocket")
-        until("the chat calls Ana back", lambda: received)
-        self.assertEqual(received, ["/push/ana"], "one push: for the chat written while Ana was away, none for the one before")
+        until("the chat calls Ana back", lambda: not service.received.empty())
+        self.assertEqual([push.path for push in service.received.queue], ["/push/ana"],
+                         "one push: for the chat written while Ana was away, none for the one before")
         ana.driver.execute_cdp_cmd("Page.setWebLifecycleState", {"state": "active"})
         until("Ana is back when her page is shown", lambda: "Ana · here" in roster())
 

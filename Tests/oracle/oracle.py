@@ -1,10 +1,15 @@
-"""What the oracle scripts share: checks counted into the closing "N passed, M failed" line,
-a real `crossmate serve` on a free loopback port, and its JSON API."""
+"""What the oracle scripts share (and the browser tests): checks counted into the closing
+"N passed, M failed" line, a real `crossmate serve` on a free loopback port, its JSON API, and a
+push endpoint on loopback standing in for a push service."""
+import collections
+import http.server
 import json
+import queue
 import re
 import socket
 import subprocess
 import sys
+import threading
 import time
 import urllib.error
 import urllib.request
@@ -72,3 +77,38 @@ class Api:
                 return response.status, json.loads(text) if text else None
         except urllib.error.HTTPError as error:
             return error.code, json.loads(error.read().decode() or "null")
+
+
+Push = collections.namedtuple("Push", "path headers body arrived")
+
+
+class PushEndpoint:
+    """Takes pushes on loopback as a push service would, answering each 201 unless `answers`
+    names another status for its path. Each push is kept in `received` (path, headers, body and
+    when it arrived, `time.monotonic()`), and counted by path in `counts`."""
+
+    def __init__(self):
+        self.received = queue.Queue()
+        self.answers = {}
+        self.counts = collections.Counter()
+        endpoint = self
+
+        class Handler(http.server.BaseHTTPRequestHandler):
+            def do_POST(self):
+                body = self.rfile.read(int(self.headers.get("Content-Length", 0)))
+                endpoint.received.put(Push(self.path, dict(self.headers), body, time.monotonic()))
+                endpoint.counts[self.path] += 1
+                self.send_response(endpoint.answers.get(self.path, 201))
+                self.send_header("Content-Length", "0")
+                self.end_headers()
+
+            def log_message(self, *args):
+                pass
+
+        self.server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.port = self.server.server_address[1]
+        self.origin = f"http://127.0.0.1:{self.port}"
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+
+    def close(self):
+        self.server.shutdown()

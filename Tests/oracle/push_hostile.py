@@ -18,7 +18,6 @@ Usage: python push_hostile.py CROSSMATE_BINARY WORK_DIR
 Prints one line per check and a closing "N passed, M failed" line; exits 1 on any failure.
 """
 import base64
-import http.server
 import json
 import os
 import queue
@@ -30,7 +29,7 @@ import time
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import ec
 
-from oracle import Api, Checks, free_port, start_server
+from oracle import Api, Checks, PushEndpoint, free_port, start_server
 
 crossmate, work = sys.argv[1:3]
 check = Checks()
@@ -40,23 +39,6 @@ DEADLINE = 5  # Limits.pushDeadlineSeconds
 def b64url(data):
     return base64.urlsafe_b64encode(data).rstrip(b"=").decode()
 
-
-class PushService(http.server.BaseHTTPRequestHandler):
-    """A push service that answers at once; notes when each push arrived."""
-
-    received = queue.Queue()
-    counts = {}
-
-    def do_POST(self):
-        self.rfile.read(int(self.headers.get("Content-Length", 0)))
-        PushService.received.put((self.path, time.monotonic()))
-        PushService.counts[self.path] = PushService.counts.get(self.path, 0) + 1
-        self.send_response(201)
-        self.send_header("Content-Length", "0")
-        self.end_headers()
-
-    def log_message(self, *args):
-        pass
 
 
 class Listener:
@@ -105,9 +87,9 @@ class Listener:
         connection.close()
 
 
-service = http.server.ThreadingHTTPServer(("127.0.0.1", 0), PushService)
-threading.Thread(target=service.serve_forever, daemon=True).start()
-good = f"http://127.0.0.1:{service.server_address[1]}"
+# A push service that answers at once, noting when each push arrived.
+service = PushEndpoint()
+good = service.origin
 tarpit = Listener("tarpit")
 drip = Listener("drip")
 closed = socket.socket()
@@ -163,11 +145,11 @@ def bens_push_after(sent, within=15):
     end = time.monotonic() + within
     while time.monotonic() < end:
         try:
-            path, arrived = PushService.received.get(timeout=max(0.01, end - time.monotonic()))
+            push = service.received.get(timeout=max(0.01, end - time.monotonic()))
         except queue.Empty:
             return None
-        if path == "/push/ben":
-            return arrived - sent
+        if push.path == "/push/ben":
+            return push.arrived - sent
     return None
 
 
@@ -220,7 +202,7 @@ try:
     spellings += ["push.attacker.example", "metadata.attacker.example", "six.attacker.example", "intranet.attacker.example"]
     let_through = []
     for spelling in spellings:
-        status, answer = subscribe(mal["token"], f"https://{spelling}:{service.server_address[1]}/push/ssrf")
+        status, answer = subscribe(mal["token"], f"https://{spelling}:{service.port}/push/ssrf")
         if status != 400:
             let_through.append((spelling, status))
     check(f"endpoints on loopback or private addresses, in {len(spellings)} spellings, are refused", not let_through, str(let_through))
@@ -272,23 +254,23 @@ try:
     for number in range(10):
         chat(cleo["token"], f"number {number}")
     end = time.monotonic() + 5
-    while time.monotonic() < end and PushService.counts.get("/push/shared", 0) < 10:
+    while time.monotonic() < end and service.counts.get("/push/shared", 0) < 10:
         time.sleep(0.05)
     time.sleep(0.5)
-    check("an endpoint named by six devices gets one push per message", PushService.counts.get("/push/shared", 0) == 10,
-          str(PushService.counts.get("/push/shared")))
+    check("an endpoint named by six devices gets one push per message", service.counts.get("/push/shared", 0) == 10,
+          str(service.counts.get("/push/shared")))
 
     # A name that resolved to an allowed address at the subscribe and to a forbidden one at the
     # push: checked again, not sent, and the subscription dropped.
-    status, _ = subscribe(cleo["token"], f"http://push.flip.example:{service.server_address[1]}/push/flip")
+    status, _ = subscribe(cleo["token"], f"http://push.flip.example:{service.port}/push/flip")
     check("Cleo subscribes through a name", status in (200, 201), str(status))
     sent = time.monotonic()
     chat(ana["token"], "through the name")
     bens_push_after(sent)
     end = time.monotonic() + 3
-    while time.monotonic() < end and PushService.counts.get("/push/flip", 0) == 0:
+    while time.monotonic() < end and service.counts.get("/push/flip", 0) == 0:
         time.sleep(0.05)
-    check("a push goes to the name while it resolves to the stand-in service", PushService.counts.get("/push/flip", 0) == 1)
+    check("a push goes to the name while it resolves to the stand-in service", service.counts.get("/push/flip", 0) == 1)
     with open(hosts) as file:
         flipped = file.read().replace("127.0.0.1 push.flip.example", "0.0.0.0 push.flip.example")
     with open(hosts, "r+") as file:  # in place: the namespace's /etc/hosts is this file
@@ -298,7 +280,7 @@ try:
     chat(ana["token"], "after the flip")
     delay = bens_push_after(sent)
     time.sleep(1)
-    check("once the name resolves elsewhere, nothing is sent to it", PushService.counts.get("/push/flip", 0) == 1 and delay is not None)
+    check("once the name resolves elsewhere, nothing is sent to it", service.counts.get("/push/flip", 0) == 1 and delay is not None)
 
     # A subscribe whose body is still arriving when its device is revoked: refused, and the
     # endpoint never hears of the account.
@@ -318,11 +300,11 @@ try:
     chat(ana["token"], "after the revocation")
     bens_push_after(sent)
     time.sleep(0.5)
-    check("the revoked device's endpoint gets nothing", PushService.counts.get("/push/revoked", 0) == 0)
+    check("the revoked device's endpoint gets nothing", service.counts.get("/push/revoked", 0) == 0)
 
 finally:
     server.kill()
     server.wait()
-    service.shutdown()
+    service.close()
 
 check.finish()

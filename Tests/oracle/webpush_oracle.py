@@ -11,13 +11,11 @@ Usage: python webpush_oracle.py CROSSMATE_BINARY WORK_DIR
 Prints one line per check and a closing "N passed, M failed" line; exits 1 on any failure.
 """
 import base64
-import http.server
 import json
 import os
 import queue
 import re
 import sys
-import threading
 import time
 
 import http_ece
@@ -26,7 +24,7 @@ from cryptography.hazmat.primitives.asymmetric import ec
 from py_vapid import Vapid02
 from py_vapid.utils import b64urldecode as vapid_b64urldecode
 
-from oracle import Api, Checks, free_port, start_server
+from oracle import Api, Checks, PushEndpoint, free_port, start_server
 
 crossmate, work = sys.argv[1:3]
 check = Checks()
@@ -41,26 +39,8 @@ def b64url(data):
     return base64.urlsafe_b64encode(data).rstrip(b"=").decode()
 
 
-class PushService(http.server.BaseHTTPRequestHandler):
-    """Takes pushes as a push service would; answers with `answers` (201 unless told)."""
-
-    received = queue.Queue()
-    answers = {}
-
-    def do_POST(self):
-        body = self.rfile.read(int(self.headers.get("Content-Length", 0)))
-        PushService.received.put((self.path, dict(self.headers), body))
-        self.send_response(PushService.answers.get(self.path, 201))
-        self.send_header("Content-Length", "0")
-        self.end_headers()
-
-    def log_message(self, *args):
-        pass
-
-
-service = http.server.ThreadingHTTPServer(("127.0.0.1", 0), PushService)
-threading.Thread(target=service.serve_forever, daemon=True).start()
-service_origin = f"http://127.0.0.1:{service.server_address[1]}"
+service = PushEndpoint()
+service_origin = service.origin
 
 port = free_port()
 server, url = start_server(
@@ -72,7 +52,7 @@ api = Api(url)
 
 def next_push(within=15):
     try:
-        return PushService.received.get(timeout=within)
+        return service.received.get(timeout=within)
     except queue.Empty:
         return None
 
@@ -89,7 +69,7 @@ def subscribe(token, path):
 
 def opened(push, private, auth, server_key):
     """The payload of a push, after checking its headers and VAPID token; None if they fail."""
-    _, headers, body = push
+    headers, body = push.headers, push.body
     headers = {name.lower(): value for name, value in headers.items()}
     check("the push is aes128gcm", headers.get("content-encoding") == "aes128gcm", str(headers))
     check("the push has a TTL", headers.get("ttl", "").isdigit(), str(headers))
@@ -176,7 +156,7 @@ try:
     status, _ = api("POST", f"/v1/invitations/{invitation['token']}/accept", {}, cleo["token"])
     status, _, cleo_private, cleo_auth = subscribe(cleo["token"], "/push/cleo")
     check("Cleo's phone subscribes", status in (200, 201))
-    PushService.answers["/push/ben"] = 410
+    service.answers["/push/ben"] = 410
     api("POST", f"/v1/games/{game_id}/messages",
         {"messageID": "m4", "text": "anyone?", "timestamp": {"wallMillis": now + 3, "counter": 0}}, ana["token"])
     api("POST", f"/v1/games/{game_id}/messages",
@@ -238,6 +218,6 @@ try:
 finally:
     server.kill()
     server.wait()
-    service.shutdown()
+    service.close()
 
 check.finish()
