@@ -118,6 +118,18 @@ struct PlayLoop {
     }
 
     func run() async throws -> Outcome {
+        let presence = PresenceLane(engine: engine, gameID: session.gameID, merge: merge)
+        do {
+            let outcome = try await play(presence)
+            await presence.finish()
+            return outcome
+        } catch {
+            await presence.finish()
+            throw error
+        }
+    }
+
+    private func play(_ presence: PresenceLane) async throws -> Outcome {
         let colors = ColorMode(environment: ProcessInfo.processInfo.environment)
         var view = try await session.view()
         var state = PlayState(puzzle: view.puzzle) { view.grid.letter(at: $0) }
@@ -129,15 +141,17 @@ struct PlayLoop {
         var scores: [PlayerScore] = view.completion == nil ? [] : try await session.scoreboard()
         var finish = view.completion == nil ? nil : try await session.finish()
         var chat = await engine.conversation(session.gameID)
-        // The account's pins and preferred colour (best effort: offline, the stable colours),
-        // read again whenever one of the account's devices changes them.
-        var zone = try? await engine.friends()
+        // The account's pins and preferred colour (best effort: offline, the stable colours), and
+        // its settings: how the solving keys move (as on its other devices) and what calls the
+        // player back; asked at once, and read again whenever one of the account's devices
+        // changes them.
+        async let friends = try? engine.friends()
+        async let accountSettings = Self.accountSettings(engine)
+        var zone = await friends
         var pins = Self.pins(zone)
-        // In front of the terminal or away from it (its focus), and what calls the player back.
+        // In front of the terminal or away from it (its focus).
         var attention = Attention(grace: Self.awayGrace)
-        // The account's settings: how the solving keys move (as on its other devices), and what
-        // calls the player back.
-        var settings = await Self.accountSettings(engine)
+        var settings = await accountSettings
         state.options = settings.options
         var callBack = CallBack.Settings(settings)
         var leased = Self.now()
@@ -197,11 +211,17 @@ struct PlayLoop {
             switch input {
             case let .terminal(.key(.focus(focused))):
                 if attention.focus(focused, now: Self.now()) == .back {
-                    // In front again: in the game again, with what came meanwhile said.
+                    // In front again: in the game again; what came meanwhile is said when the
+                    // server answers (`cameBack`).
                     await engine.viewing(session.gameID, true)
-                    let entered = await engine.presence(session.gameID, entering: true)
+                    presence.tell(.back)
                     leased = Self.now()
-                    state.notice = entered?.catchUp.map { "Since you were last here: \($0)." } ?? "Back in the game."
+                    state.notice = "Back in the game."
+                }
+            case let .cameBack(gameID, entered):
+                guard gameID == session.gameID, !attention.isAway else { break }
+                if let catchUp = entered?.catchUp {
+                    state.notice = "Since you were last here: \(catchUp)."
                     state.caught = Self.squares(entered?.catchUpSquares)
                 }
             case let .terminal(.key(key)):
@@ -306,10 +326,10 @@ struct PlayLoop {
                 if attention.tick(now: now) == .away {
                     // Out of sight past the grace: out of the game until the focus comes back.
                     await engine.viewing(session.gameID, false)
-                    await engine.presence(session.gameID, entering: false)
+                    presence.tell(.leave)
                     state.notice = "Away: the others no longer see you here, and the bell calls you back."
                 } else if !attention.isAway, now - leased >= Self.leaseRenewalMillis {
-                    await engine.presence(session.gameID, entering: true)
+                    presence.tell(.renew)
                     leased = now
                 }
             case let .engine(event):
@@ -387,6 +407,37 @@ struct PlayLoop {
     enum Input: Sendable {
         case terminal(TerminalInput)
         case engine(EngineEvent)
+        /// The server's answer to this device coming back to a game (`PresenceLane`).
+        case cameBack(gameID: String, PresenceResponse?)
+    }
+
+    /// This device's presence in the game while it plays, told to the server in order and off
+    /// the loop: a slow or unreachable server never holds a key, and no renewal lands after the
+    /// device has left (the caller's last word waits for `finish`).
+    struct PresenceLane: Sendable {
+        enum Note: Sendable { case renew, leave, back }
+
+        private let notes: AsyncStream<Note>.Continuation
+        private let teller: Task<Void, Never>
+
+        init(engine: SyncEngine, gameID: String, merge: Merge) {
+            let (stream, notes) = AsyncStream.makeStream(of: Note.self, bufferingPolicy: .unbounded)
+            self.notes = notes
+            teller = Task {
+                for await note in stream {
+                    let answer = await engine.presence(gameID, entering: note != .leave)
+                    if note == .back { await merge.send(.cameBack(gameID: gameID, answer)) }
+                }
+            }
+        }
+
+        func tell(_ note: Note) { notes.yield(note) }
+
+        /// Waits until all that was told has reached the server (or failed to).
+        func finish() async {
+            notes.finish()
+            await teller.value
+        }
     }
 
     actor Merge {
