@@ -920,15 +920,15 @@ public struct PlayScreen: Sendable {
             ? String(format: "%d:%02d:%02d", hours, minutes, secs) : String(format: "%02d:%02d", minutes, secs)
     }
 
-    public static func superscript(_ number: Int) -> String {
-        let digits: [Character] = ["⁰", "¹", "²", "³", "⁴", "⁵", "⁶", "⁷", "⁸", "⁹"]
-        return String(String(number).compactMap { $0.wholeNumberValue.map { digits[$0] } })
-    }
+    /// `number` in superscript digits ("¹⁰³").
+    public static func superscript(_ number: Int) -> String { spelled(number, in: Array("⁰¹²³⁴⁵⁶⁷⁸⁹")) }
 
     /// `number` in subscript digits ("₁₀₄").
-    public static func subscriptDigits(_ number: Int) -> String {
-        let digits: [Character] = ["₀", "₁", "₂", "₃", "₄", "₅", "₆", "₇", "₈", "₉"]
-        return String(String(number).compactMap { $0.wholeNumberValue.map { digits[$0] } })
+    public static func subscriptDigits(_ number: Int) -> String { spelled(number, in: Array("₀₁₂₃₄₅₆₇₈₉")) }
+
+    /// `number` written with `digits` (zero to nine).
+    private static func spelled(_ number: Int, in digits: [Character]) -> String {
+        String(String(number).compactMap { $0.wholeNumberValue.map { digits[$0] } })
     }
 }
 

@@ -434,52 +434,57 @@ public struct PlayState: Sendable {
     /// The longest path typed after ^E f.
     static let longestPath = 1_024
 
-    private mutating func typePuzzleFile(_ key: InputKey) -> [PlayAction] {
-        var typed = puzzleFile ?? ""
+    /// One key on a line being typed (the chat's, a puzzle file's path).
+    enum LineEdit: Equatable {
+        /// The line as it now stands.
+        case typing(String)
+        /// The character would take the line past its limit.
+        case full
+        /// Enter: the line, trimmed.
+        case submitted(String)
+        /// Escape put the line away.
+        case cancelled
+        /// A key that is not the line's.
+        case other
+    }
+
+    static func edit(_ line: String, _ key: InputKey, maximumBytes: Int) -> LineEdit {
         switch key {
         case let .character(character):
-            guard typed.utf8.count < Self.longestPath else { return [] }
-            puzzleFile = typed + String(character)
-        case .backspace:
-            if !typed.isEmpty { typed.removeLast() }
-            puzzleFile = typed
-        case .enter:
+            let next = line + String(character)
+            return next.utf8.count <= maximumBytes ? .typing(next) : .full
+        case .backspace: return .typing(String(line.dropLast()))
+        case .enter: return .submitted(line.trimmingCharacters(in: .whitespaces))
+        case .escape: return .cancelled
+        default: return .other
+        }
+    }
+
+    private mutating func typePuzzleFile(_ key: InputKey) -> [PlayAction] {
+        switch Self.edit(puzzleFile ?? "", key, maximumBytes: Self.longestPath) {
+        case let .typing(line): puzzleFile = line
+        case let .submitted(path):
             puzzleFile = nil
-            let path = typed.trimmingCharacters(in: .whitespaces)
             return path.isEmpty ? [] : [.nextPuzzleFile(path)]
-        case .escape:
-            puzzleFile = nil
-        default:
-            break
+        case .cancelled: puzzleFile = nil
+        case .full, .other: break
         }
         return []
     }
 
     private mutating func typeChat(_ key: InputKey) -> [PlayAction] {
-        var typed = chat ?? ""
-        switch key {
-        case let .character(character):
-            let next = typed + String(character)
-            guard next.utf8.count <= Chat.maximumBytes else {
-                notice = "A message is at most \(Chat.maximumBytes) bytes; Enter sends this one."
-                return []
-            }
-            chat = next
-        case .backspace:
-            if !typed.isEmpty { typed.removeLast() }
-            chat = typed
-        case .enter:
+        switch Self.edit(chat ?? "", key == .control("t") ? .escape : key, maximumBytes: Chat.maximumBytes) {
+        case let .typing(line): chat = line
+        case .full: notice = "A message is at most \(Chat.maximumBytes) bytes; Enter sends this one."
+        case let .submitted(text):
             chat = nil
             chatBack = 0
-            let text = typed.trimmingCharacters(in: .whitespaces)
             return text.isEmpty ? [] : [.say(text)]
-        case .escape, .control("t"):
+        case .cancelled:
             chat = nil
             chatBack = 0
-        case .pageUp, .pageDown:
-            chatBack = max(0, chatBack + (key == .pageUp ? Self.chatPage : -Self.chatPage))
-        default:
-            break
+        case .other:
+            if key == .pageUp || key == .pageDown { chatBack = max(0, chatBack + (key == .pageUp ? Self.chatPage : -Self.chatPage)) }
         }
         return []
     }
