@@ -9,9 +9,10 @@ public enum LinkCode {
     /// Symbols in a code.
     public static let length = 10
 
-    /// A new code from `random` (the server passes the system's), as it is shown.
+    /// A new code from `random` (the server passes the system's), canonical (`shown` spells it
+    /// for a person).
     public static func make(using random: inout some RandomNumberGenerator) -> String {
-        shown(String((0..<length).map { _ in alphabet.randomElement(using: &random)! }))
+        String((0..<length).map { _ in alphabet.randomElement(using: &random)! })
     }
 
     /// The code as a person reads it: two groups of five.

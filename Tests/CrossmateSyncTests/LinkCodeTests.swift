@@ -7,7 +7,7 @@ import Testing
         var random = SeededRandomNumberGenerator(seed: 7)
         var seen: Set<String> = []
         for _ in 0..<200 {
-            let code = LinkCode.make(using: &random)
+            let code = LinkCode.shown(LinkCode.make(using: &random))
             #expect(code.count == 11 && code.split(separator: "-").map(\.count) == [5, 5], "\(code)")
             #expect(code.filter { $0 != "-" }.allSatisfy(LinkCode.alphabet.contains))
             #expect(LinkCode.normalized(code) == code.replacingOccurrences(of: "-", with: ""))

@@ -77,8 +77,8 @@ struct AccountController {
         let code = LinkCode.make(using: &random)
         let expiresAt = clock() + configuration.linkCodeLifetimeMillis
         try await store.createLinkCode(
-            codeHash: Secrets.hash(LinkCode.normalized(code)!), authorID: device.authorID, issuedBy: device.deviceID, expiresAt: expiresAt)
-        return EditedResponse(status: .created, response: LinkCodeResponse(code: code, expiresAt: expiresAt, serverTime: clock()))
+            codeHash: Secrets.hash(code), authorID: device.authorID, issuedBy: device.deviceID, expiresAt: expiresAt)
+        return EditedResponse(status: .created, response: LinkCodeResponse(code: LinkCode.shown(code), expiresAt: expiresAt, serverTime: clock()))
     }
 
     @Sendable func linkDevice(_ request: Request, context: CrossmateRequestContext) async throws -> EditedResponse<DeviceSession> {
