@@ -22,6 +22,9 @@ public final class ProfileLock: Sendable {
         public var description: String {
             "profile '\(profile)' is in use by \(holder): finish there first (or quit it), or use another profile with --profile NAME"
         }
+
+        /// What a command that only reads says when it shows the profile anyway.
+        public var readingOnly: String { "profile '\(profile)' is in use by \(holder): showing what this device knows, not synced" }
     }
 
     /// Takes the lock of `profile`, naming this process as `command` in it; throws `Held` when

@@ -295,7 +295,7 @@ struct Games: AsyncParsableCommand {
             let (engine, busy) = try profile.engine(readOnlyIfBusy: true)
             var offline: String?
             if let busy {
-                printError("profile '\(busy.profile)' is in use by \(busy.holder): showing what this device knows, not synced")
+                printError(busy.readingOnly)
             } else {
                 do { _ = try await engine.syncOnce() } catch { offline = "\(error)" }
             }

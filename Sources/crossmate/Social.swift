@@ -207,7 +207,7 @@ struct ChatCommand: AsyncParsableCommand {
             }
             var offline: String?
             if let busy {
-                printError("profile '\(busy.profile)' is in use by \(busy.holder): showing what this device knows, not synced")
+                printError(busy.readingOnly)
             } else {
                 do { _ = try await engine.syncOnce() } catch { offline = "\(error)" }
             }
