@@ -97,7 +97,7 @@ export function renderLists(view, word) {
     }
     item.classList.toggle("current", current);
     const button = item.firstChild;
-    if (current !== (button.getAttribute("aria-current") === "true")) setAttribute(button, "aria-current", current ? "true" : "false");
+    if (current || button.hasAttribute("aria-current")) setAttribute(button, "aria-current", String(current));
     if (current && document.activeElement?.closest?.(".lists") == null) {
       // Tab reaches the lists at the current clue (one stop; arrows go on from there).
       // (One item at a time is the stop: when it is this one, the others are not.)
