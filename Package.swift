@@ -33,11 +33,7 @@ let package = Package(
     ],
     targets: [
         .target(name: "CrossmateCore"),
-        .target(
-            name: "CrossmateFormats",
-            dependencies: ["CrossmateCore"],
-            resources: [.copy("Bundled")]
-        ),
+        .target(name: "CrossmateFormats", dependencies: ["CrossmateCore"]),
         .target(name: "CrossmateSync", dependencies: ["CrossmateCore"]),
         .target(name: "CrossmateProtocol", dependencies: ["CrossmateCore", "CrossmateSync"]),
         .target(
@@ -48,6 +44,7 @@ let package = Package(
                 .product(name: "GRDBSQLite", package: "GRDB.swift"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
@@ -83,7 +80,7 @@ let package = Package(
                 .product(name: "NIOWebSocket", package: "swift-nio"),
                 .product(name: "CompressNIO", package: "compress-nio"),
             ],
-            resources: [.copy("Web")]
+            exclude: ["Web"]
         ),
         .executableTarget(
             name: "crossmate-bench",

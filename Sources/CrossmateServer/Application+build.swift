@@ -15,6 +15,8 @@ public func buildApplication(_ configuration: ServerConfiguration, logger: Logge
     configured.logLevel = configuration.logLevel
     let logger = configured
 
+    // The web app's files first: a binary that cannot serve its pages refuses to start.
+    let app = try AppFiles.load()
     let database: any SQLDatabase
     var services: [any Service] = []
     let metrics = ServerMetrics()
@@ -57,7 +59,7 @@ public func buildApplication(_ configuration: ServerConfiguration, logger: Logge
     let events = ZoneEventRouter(hub: hub, fanout: fanout, history: history, notifier: notifier, logger: logger)
     let writes = GameWrites(
         store: store, directory: directory, events: events, rules: WriteRules(maximumSkewMillis: configuration.maximumSkewMillis),
-        clock: clock, logger: logger, movesIngested: { [metrics] in metrics.movesIngested.increment(by: $0) })
+        clock: clock, logger: logger, movesIngested: { [metrics] in metrics.movesIngested.increment(by: Int64($0)) })
     let browsers = BrowserHost(
         services: BrowserServices(
             store: store, directory: directory, writes: writes, hub: hub, history: history, metrics: metrics, logger: logger, clock: clock))
@@ -68,9 +70,10 @@ public func buildApplication(_ configuration: ServerConfiguration, logger: Logge
     let authenticator = Authenticator(store: store, devices: devices, limiter: requestLimiter, clock: clock)
 
     let router = Router(context: CrossmateRequestContext.self)
+    router.add(middleware: RequestMetrics(metrics: metrics))
     router.add(middleware: JSONErrors(logger: logger))
     router.add(middleware: DeviceAuthenticator(authenticator: authenticator, metrics: metrics))
-    router.addRoutes(OperationsController(store: store, directory: directory, metrics: metrics, logger: logger).routes)
+    router.addRoutes(OperationsController(store: store, directory: directory, metrics: metrics, notifier: notifier, logger: logger).routes)
     router.addRoutes(
         AccountController(
             store: store, writes: writes, devices: devices,
@@ -88,14 +91,15 @@ public func buildApplication(_ configuration: ServerConfiguration, logger: Logge
             addresses: ClientAddress(trusted: configuration.trustedProxies), publicURL: configuration.publicURL, clock: clock
         ).routes)
     router.addRoutes(FeedController(store: store, clock: clock).routes)
-    router.addRoutes(WebController(clock: clock).routes)
+    router.addRoutes(WebController(clock: clock, app: app).routes)
     router.addRoutes(
         SocialController(
             store: store, writes: writes, browsers: browsers, nudgeLimiter: RateLimiter(Limits.nudge.perAccount!), configuration: configuration,
             clock: clock
         ).routes)
     router.addRoutes(StatsController(store: store, history: history, clock: clock).routes)
-    let exports = GameExports(store: store, directory: directory, snapshotInterval: configuration.snapshotInterval)
+    let exports = GameExports(
+        store: store, directory: directory, snapshotInterval: configuration.snapshotInterval, running: metrics.exportsRunning)
     router.addRoutes(ExportController(store: store, exports: exports, clock: clock).routes)
     router.addRoutes(PushController(store: store, notifier: notifier, clock: clock).routes)
     // WebSocket upgrades get a router of their own, so ordinary requests never try to match it.
@@ -118,7 +122,7 @@ public func buildApplication(_ configuration: ServerConfiguration, logger: Logge
                 maxHeaderFieldSize: limits.maximumHeaderFieldBytes, maxHeaderListSize: limits.maximumHeaderBytes,
                 maxHeaderFieldCount: limits.maximumHeaderCount)),
         ws: .init(maxFrameSize: SocketController.maximumMessageBytes, autoPing: .enabled(timePeriod: .seconds(15))))
-    var app = Application(
+    var server = Application(
         router: router,
         server: HTTPServerBuilder { responder in
             GuardedHTTPChannel(
@@ -139,11 +143,48 @@ public func buildApplication(_ configuration: ServerConfiguration, logger: Logge
     services.append(BrowserPokes(hub: hub, browsers: browsers))
     services.append(notifier)
     if let postgres = fanout as? PostgresFanout { services.append(RemoteWrites(heard: postgres.heard, writes: writes)) }
-    app.addServices(services)
-    app.beforeServerStarts {
-        try await store.migrate(now: configuration.clock())
+    services.append(ShutdownLog(logger: logger))
+    server.addServices(services)
+    let engine: String
+    switch configuration.storage {
+    case let .sqlite(path): engine = "SQLite at \(path)"
+    case .postgres: engine = "PostgreSQL at \((database as? PostgresSQLDatabase)?.place ?? "?")"
     }
-    return app
+    metrics.recordBuild(
+        version: Release.version, commit: app.commit ?? "unknown", engine: configuration.storage.engineName, schema: Store.schemaVersion)
+    let reached = configuration.publicURL.map { "; players reach it at \($0)/" } ?? ""
+    let commit = app.commit.map { String($0.prefix(12)) } ?? "unknown"
+    logger.notice(
+        "crossmate \(Release.version) (commit \(commit)) starting: \(engine), schema \(Store.schemaVersion); web app from \(app.origin)\(reached)")
+    server.beforeServerStarts {
+        // A PostgreSQL that cannot be used is one sentence within seconds, not a minute of retries.
+        if let postgres = database as? PostgresSQLDatabase {
+            do {
+                let version = try await postgres.preflight()
+                logger.notice("PostgreSQL \(version) answers at \(postgres.place)")
+            } catch {
+                throw DatabaseTrouble(sentence: "cannot use PostgreSQL at \(postgres.place): \(DatabaseTrouble.sentence(for: error))")
+            }
+        }
+        let schema = try await store.migrate(now: configuration.clock())
+        if schema.found != schema.now {
+            logger.notice("database schema migrated from version \(schema.found) to \(schema.now)")
+        } else {
+            logger.info("database schema is at version \(schema.now)")
+        }
+    }
+    return server
+}
+
+/// Says in the log that the server is stopping, when it is asked to (SIGTERM, SIGINT), and that
+/// it has stopped once every other service has.
+struct ShutdownLog: Service {
+    let logger: Logger
+
+    func run() async throws {
+        try? await gracefulShutdown()
+        logger.notice("stopping: finishing the requests in flight, then closing the database")
+    }
 }
 
 /// Closes the database when the server stops cleanly, so SQLite's log is copied into the
@@ -156,7 +197,7 @@ struct DatabaseClosing: Service {
         try? await gracefulShutdown()
         do {
             try await database.close()
-            logger.info("the database is closed")
+            logger.notice("stopped: the database is closed")
         } catch {
             logger.error("the database could not be closed cleanly (\(error)); its log is replayed at the next start")
         }
@@ -168,33 +209,44 @@ struct OperationsController {
     let store: Store
     let directory: GameDirectory
     let metrics: ServerMetrics
+    let notifier: PushNotifier
     let logger: Logger
     let health = HealthLog()
+
+    /// Whether the database answers within two seconds: nil when it does, else the reason in
+    /// words, told to the log once per outage (not once per look) and kept in `crossmate_database_up`.
+    func databaseTrouble() async -> String? {
+        let reason: String?
+        do {
+            reason =
+                try await withinDeadline(.seconds(2)) { _ = try await store.feedSequence(authorID: "") } == nil
+                ? "the database did not answer within 2 s; see the server's log for what it is waiting on" : nil
+        } catch {
+            reason = DatabaseTrouble.sentence(for: error)
+        }
+        metrics.databaseUp.set(reason == nil ? 1.0 : 0.0)
+        health.report(reason, logger: logger)
+        return reason
+    }
 
     /// This controller's routes, for the application's router.
     var routes: RouteCollection<CrossmateRequestContext> {
         let router = RouteCollection(context: CrossmateRequestContext.self)
         // Answers within two seconds whatever the database does: 503 with the reason while it
-        // cannot be reached, told to the log once per outage (not once per request).
+        // cannot be reached.
         router.get("healthz") { _, _ -> Response in
-            let reason: String?
-            do {
-                reason =
-                    try await withinDeadline(.seconds(2)) { _ = try await store.feedSequence(authorID: "") } == nil
-                    ? "the database did not answer within 2 s" : nil
-            } catch {
-                reason = "the database cannot be reached: \(String(describing: error).prefix(200))"
-            }
-            health.report(reason, logger: logger)
+            let reason = await databaseTrouble()
             let body = reason.map { ["status": "unavailable", "reason": $0] } ?? ["status": "ok"]
             return Response(
                 status: reason == nil ? .ok : .serviceUnavailable, headers: [.contentType: "application/json"],
                 body: .init(byteBuffer: ByteBuffer(bytes: try JSONEncoder().encode(body))))
         }
         router.get("metrics") { _, _ -> Response in
-            metrics.gameProjections.record(directory.count)
+            _ = await databaseTrouble()
+            metrics.gameProjections.set(Double(directory.count))
+            metrics.webPushesWaiting.set(Double(notifier.schedule.waitingCount))
             return Response(
-                status: .ok, headers: [.contentType: "text/plain; version=0.0.4"],
+                status: .ok, headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8"],
                 body: .init(byteBuffer: ByteBuffer(string: metrics.render())))
         }
         return router

@@ -10,6 +10,14 @@ public struct ServerConfiguration: Sendable {
         case sqlite(path: String)
         /// A PostgreSQL database shared by several instances.
         case postgres(url: String)
+
+        /// The engine's name, for the metrics' build information.
+        public var engineName: String {
+            switch self {
+            case .sqlite: "sqlite"
+            case .postgres: "postgresql"
+            }
+        }
     }
 
     public var host = "127.0.0.1"

@@ -234,13 +234,16 @@ enum Migrations {
 
     /// Applies every migration not yet recorded (up to `version`), each in its own transaction;
     /// throws `SchemaTooNew`, changing nothing, for a database a newer build has migrated.
-    static func run(on database: any SQLDatabase, now: Int64, through version: Int64 = .max) async throws {
+    /// Returns the schema version found and the one left.
+    @discardableResult
+    static func run(on database: any SQLDatabase, now: Int64, through version: Int64 = .max) async throws -> SchemaChange {
         let lock = database.migrationLock
-        try await database.unhurriedTransaction { connection in
+        let found = try await database.unhurriedTransaction { connection -> Int64 in
             if let lock { _ = try await connection.query(lock) }
             try await connection.execute(ledger)
             let newest = try await connection.first("SELECT MAX(version) AS newest FROM schema_migrations")?.int("newest") ?? 0
             if newest > newestVersion { throw SchemaTooNew(found: newest) }
+            return newest
         }
         for migration in all where migration.version <= version {
             try await database.unhurriedTransaction { connection in
@@ -254,5 +257,13 @@ enum Migrations {
                     .integer(migration.version), .integer(now))
             }
         }
+        return SchemaChange(found: found, now: min(version, newestVersion))
     }
+}
+
+/// What bringing the schema up to date did: the version the database recorded before, and the one
+/// it records now (the same when nothing was to be done).
+public struct SchemaChange: Sendable, Equatable {
+    public var found: Int64
+    public var now: Int64
 }

@@ -1,5 +1,6 @@
 import Logging
 import NIOPosix
+import NIOSSL
 import PostgresNIO
 import Synchronization
 
@@ -8,12 +9,54 @@ import Synchronization
 public final class PostgresSQLDatabase: SQLDatabase {
     public let client: PostgresClient
     public let configuration: PostgresClient.Configuration
+    /// The same server, credentials and TLS for a connection of its own (LISTEN, `preflight`).
+    public let connectionConfiguration: PostgresConnection.Configuration
     private let logger: Logger
 
     public init(url: String, logger: Logger) throws {
-        configuration = try Self.configuration(from: url)
-        client = PostgresClient(configuration: configuration, eventLoopGroup: Self.loops, backgroundLogger: logger)
+        (configuration, connectionConfiguration) = try Self.configurations(from: url)
+        // The pool says "Connection creation failed" at info for every try (several a second
+        // while the database is away); the outage is told once by the health check instead.
+        var quiet = logger
+        if quiet.logLevel > .debug { quiet.logLevel = .warning }
+        client = PostgresClient(configuration: configuration, eventLoopGroup: Self.loops, backgroundLogger: quiet)
         self.logger = logger
+    }
+
+    /// How long the check at start-up waits for PostgreSQL (`preflight`).
+    public static let preflightDeadline = Duration.seconds(5)
+
+    /// Opens one connection and asks the database for its version, within `preflightDeadline`:
+    /// a wrong address, user, password or database name is one `DatabaseTrouble` sentence at
+    /// start-up, rather than a pool that retries for a minute. Returns the server's version.
+    public func preflight() async throws -> String {
+        let (configuration, logger) = (connectionConfiguration, logger)
+        let answer = try await withThrowingTaskGroup(of: String?.self) { group in
+            group.addTask {
+                let connection = try await PostgresConnection.connect(on: Self.loops.next(), configuration: configuration, id: 0, logger: logger)
+                defer { Task { try? await connection.close() } }
+                let rows = try await connection.query("SHOW server_version", logger: logger)
+                for try await (version) in rows.decode(String.self) { return version }
+                return ""
+            }
+            group.addTask {
+                try await Task.sleep(for: Self.preflightDeadline)
+                return nil
+            }
+            defer { group.cancelAll() }
+            return try await group.next() ?? nil
+        }
+        guard let answer else {
+            throw DatabaseTrouble(
+                sentence: "PostgreSQL at \(place) did not answer within \(Self.preflightDeadline); is that its address, and is it running?")
+        }
+        return answer
+    }
+
+    /// Where the database is, for messages: host and port or socket, and the database's name.
+    public var place: String {
+        let server = configuration.unixSocketPath ?? "\(configuration.host ?? "localhost"):\(configuration.port ?? 5432)"
+        return "\(server), database \"\(configuration.database ?? configuration.username)\""
     }
 
     /// The database's connections have an event loop of their own. On the server's one event
@@ -26,25 +69,62 @@ public final class PostgresSQLDatabase: SQLDatabase {
     public var forUpdate: String { " FOR UPDATE" }
     public var migrationLock: String? { "SELECT pg_advisory_xact_lock(7310462)" }
 
-    /// Parses `postgres://user:password@host:port/database` (or `?host=/socket/dir` for a Unix socket).
-    public static func configuration(from url: String) throws -> PostgresClient.Configuration {
+    /// Parses `postgres://user:password@host:port/database?sslmode=…` (or `?host=/socket/dir`
+    /// for a Unix socket): the pool's configuration and a single connection's.
+    public static func configurations(from url: String) throws -> (PostgresClient.Configuration, PostgresConnection.Configuration) {
         guard let components = URLComponentsLite(url), ["postgres", "postgresql"].contains(components.scheme) else {
             throw PostgresURLError(url: url)
         }
         let user = components.user ?? "postgres"
-        var configuration: PostgresClient.Configuration
+        var pool: PostgresClient.Configuration
+        let single: PostgresConnection.Configuration
         if let socketDirectory = components.query["host"], socketDirectory.hasPrefix("/") {
-            let port = components.port ?? 5432
-            configuration = .init(
-                unixSocketPath: "\(socketDirectory)/.s.PGSQL.\(port)", username: user,
-                password: components.password, database: components.database)
+            let path = "\(socketDirectory)/.s.PGSQL.\(components.port ?? 5432)"
+            pool = .init(unixSocketPath: path, username: user, password: components.password, database: components.database)
+            single = .init(unixSocketPath: path, username: user, password: components.password, database: components.database)
         } else {
-            configuration = .init(
-                host: components.host ?? "localhost", port: components.port ?? 5432, username: user,
-                password: components.password, database: components.database, tls: .disable)
+            let (host, port) = (components.host ?? "localhost", components.port ?? 5432)
+            let tls = try tlsConfiguration(components.query)
+            let context = try tls.map { try NIOSSLContext(configuration: $0) }
+            pool = .init(
+                host: host, port: port, username: user, password: components.password, database: components.database,
+                tls: tls.map { .require($0) } ?? .disable)
+            single = .init(
+                host: host, port: port, username: user, password: components.password, database: components.database,
+                tls: context.map { .require($0) } ?? .disable)
         }
-        configuration.options.maximumConnections = 16
-        return configuration
+        pool.options.maximumConnections = 16
+        // A connection that cannot be made in 3 s is given up (and tried again): a stop
+        // (SIGTERM) while PostgreSQL is away is not held by a connect waiting its default 10 s.
+        pool.options.connectTimeout = .seconds(3)
+        var connection = single
+        connection.options.connectTimeout = .seconds(3)
+        return (pool, connection)
+    }
+
+    /// TLS as libpq's `sslmode` asks: `disable` (the default), `require` (encrypted, the
+    /// certificate not checked), `verify-ca` or `verify-full` (checked against the system's
+    /// authorities, or the file `sslrootcert` names; `verify-full` also checks the host name).
+    static func tlsConfiguration(_ query: [String: String]) throws -> TLSConfiguration? {
+        switch query["sslmode"] ?? "disable" {
+        case "disable": return nil
+        case "require":
+            var configuration = TLSConfiguration.makeClientConfiguration()
+            configuration.certificateVerification = .none
+            return configuration
+        case let mode where mode == "verify-ca" || mode == "verify-full":
+            var configuration = TLSConfiguration.makeClientConfiguration()
+            configuration.certificateVerification = mode == "verify-full" ? .fullVerification : .noHostnameVerification
+            if let file = query["sslrootcert"] {
+                guard let roots = try? NIOSSLCertificate.fromPEMFile(file), !roots.isEmpty else {
+                    throw PostgresURLError(reason: "sslrootcert \(file) is not a readable PEM file of certificates")
+                }
+                configuration.trustRoots = .certificates(roots)
+            }
+            return configuration
+        case let mode:
+            throw PostgresURLError(reason: "sslmode=\(mode) is not one Crossmate knows: use disable, require, verify-ca or verify-full")
+        }
     }
 
     /// How long one transaction, quick read or notification may hold its connection. A
@@ -202,10 +282,14 @@ public final class PostgresSQLDatabase: SQLDatabase {
 }
 
 public struct PostgresURLError: Error, CustomStringConvertible {
-    public var url: String
-    public var description: String {
-        "\"\(url)\" is not a PostgreSQL URL; expected postgres://USER:PASSWORD@HOST:PORT/DATABASE"
+    public var reason: String
+    public init(reason: String) { self.reason = reason }
+    /// A URL that is not one (shown without its password).
+    init(url: String) {
+        let shown = url.split(separator: "@").count > 1 ? "…@" + (url.split(separator: "@").last ?? "") : Substring(url)
+        reason = "\"\(shown.prefix(200))\" is not a PostgreSQL URL; expected postgres://USER:PASSWORD@HOST:PORT/DATABASE"
     }
+    public var description: String { reason }
 }
 
 /// Just enough URL parsing for connection strings, without Foundation's URL (which rejects

@@ -65,9 +65,13 @@ public final class Store: Sendable {
 
     /// Brings the schema up to date (or up to `version`, for testing a later migration on data
     /// an earlier schema held).
-    public func migrate(now: Int64, through version: Int64 = .max) async throws {
+    @discardableResult
+    public func migrate(now: Int64, through version: Int64 = .max) async throws -> SchemaChange {
         try await Migrations.run(on: database, now: now, through: version)
     }
+
+    /// The newest schema this build knows.
+    public static var schemaVersion: Int64 { Migrations.newestVersion }
 
     /// Records as stored: sorted keys, so an identical resend has an identical body.
     static func json<T: Encodable>(_ value: T) -> String { JSONText.sorted(value) }

@@ -1,11 +1,12 @@
 import ArgumentParser
+import CrossmateProtocol
 
 @main
 struct Crossmate: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "crossmate",
         abstract: "Collaborative crossword solving: serve games, play them in the terminal, read and convert puzzle files.",
-        version: "crossmate 0.21 (2026-11-24)",
+        version: "crossmate \(Release.version) (\(Release.date))",
         subcommands: [
             Serve.self, Backup.self, Restore.self, Login.self, Logout.self, Link.self, Games.self, New.self, Invite.self, Uninvite.self, Export.self,
             Join.self,

@@ -1,4 +1,5 @@
 import CrossmateCore
+import CrossmateFormats
 import CrossmateTestSupport
 import Foundation
 import Testing
@@ -866,9 +867,7 @@ import Testing
         defer { lab.close() }
         try crossmate(["login", "--server", lab.server.baseURL, "--name", "Ann"], lab.home)
         let title = "The Longest Title " + String(repeating: "ever written for a crossword puzzle, ", count: 5)
-        let green = try String(
-            contentsOf: URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-                .appendingPathComponent("../../Sources/CrossmateFormats/Bundled/green-light.xd"), encoding: .utf8)
+        let green = try #require(BundledPuzzles.text("green-light"))
         let file = lab.directory.path + "/long.xd"
         try green.replacingOccurrences(of: "title: Green Light", with: "title: " + title).write(toFile: file, atomically: true, encoding: .utf8)
         try crossmate(["new", file], lab.home)

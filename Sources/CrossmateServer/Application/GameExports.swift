@@ -3,6 +3,7 @@ import CrossmateFormats
 import CrossmateProtocol
 import CrossmateStore
 import CrossmateSync
+import Prometheus
 
 /// Games written as puzzle files for their players to take away. An export is a history read:
 /// a game not open on this server is read on the store's history lane into a projection of its
@@ -17,17 +18,25 @@ struct GameExports: Sendable {
     let lane: DatabaseThreads
     /// One zip at a time per account.
     let gate = HistoryGate()
+    /// Exports being written now (`crossmate_exports_running`).
+    let running: Gauge?
 
-    init(store: Store, directory: GameDirectory, snapshotInterval: Int, lane: DatabaseThreads = DatabaseThreads(name: "exports")) {
+    init(
+        store: Store, directory: GameDirectory, snapshotInterval: Int, lane: DatabaseThreads = DatabaseThreads(name: "exports"),
+        running: Gauge? = nil
+    ) {
         self.store = store
         self.directory = directory
         self.snapshotInterval = snapshotInterval
         self.lane = lane
+        self.running = running
     }
 
     /// One game's file in `format`, named after its title, or the reason it cannot be written so.
     func file(_ game: StoredGame, format: PuzzleFormat, fill: Bool) async throws -> (name: String, bytes: [UInt8]) {
-        try await withTaskExecutorPreference(lane) {
+        running?.increment()
+        defer { running?.decrement() }
+        return try await withTaskExecutorPreference(lane) {
             let puzzle = try await exported(game, fill: fill)
             do throws(PuzzleFileError) {
                 return (GameExport.fileName(title: puzzle.title, extension: format.rawValue), try format.write(puzzle))
@@ -41,7 +50,9 @@ struct GameExports: Sendable {
     /// or one that can hold it; a README in it says what was left out or written otherwise.
     func zip(of authorID: String, format: PuzzleFormat, fill: Bool) async throws -> [UInt8] {
         let made = try await gate.run(for: authorID) { () async throws -> [UInt8] in
-            try await withTaskExecutorPreference(lane) { try await makeZip(of: authorID, format: format, fill: fill) }
+            running?.increment()
+            defer { running?.decrement() }
+            return try await withTaskExecutorPreference(lane) { try await makeZip(of: authorID, format: format, fill: fill) }
         }
         guard let made else {
             throw APIError(.rateLimited, "your last export is still being written; retry in a few seconds", retryAfterSeconds: 2)

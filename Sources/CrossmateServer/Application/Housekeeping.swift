@@ -29,7 +29,7 @@ struct Housekeeping: Service {
     func tick() async {
         await storeSummaries()
         let dropped = browsers.sweep(now: configuration.clock(), grace: configuration.browserReplicaGraceMillis)
-        if dropped > 0 { metrics.browserReplicas.record(browsers.count) }
+        if dropped > 0 { metrics.browserReplicas.set(Double(browsers.count)) }
     }
 
     /// Stores the list summary of every game whose projection changed since the last pass, in

@@ -5,6 +5,30 @@ import Hummingbird
 import Logging
 import Synchronization
 
+/// Counts every request answered by its route's pattern (`/v1/games/:game`, never the path a
+/// client chose), its method and its status class, through `ServerMetrics.recordRequest`. The
+/// outermost middleware, so it sees the answer the client gets, errors turned into JSON included.
+struct RequestMetrics: RouterMiddleware {
+    typealias Context = CrossmateRequestContext
+    let metrics: ServerMetrics
+    /// Methods counted by name; any other a client sends is counted as "other" (the label's
+    /// values are bounded whatever clients send).
+    static let methods: Set<String> = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"]
+
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        let method = Self.methods.contains(request.method.rawValue) ? request.method.rawValue : "other"
+        do {
+            let response = try await next(request, context)
+            metrics.recordRequest(route: context.endpointPath ?? "unmatched", method: method, status: response.status.code)
+            return response
+        } catch {
+            let status = (error as? any HTTPResponseError)?.status.code ?? 500
+            metrics.recordRequest(route: context.endpointPath ?? "unmatched", method: method, status: status)
+            throw error
+        }
+    }
+}
+
 /// Finds the device behind `Authorization: Bearer TOKEN`, applies its rate limit, and counts
 /// the request. The token is taken from that header only: a token in a URL ends up in logs and
 /// proxies (a browser's WebSocket uses a socket ticket instead, see `SocketAuthenticator`).

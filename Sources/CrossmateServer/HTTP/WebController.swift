@@ -21,21 +21,25 @@ struct WebController {
         var etag: String
     }
 
-    /// The app's files, read and compressed once from the bundle.
-    static let files: [String: Asset] = {
-        guard let folder = Bundle.module.url(forResource: "Web", withExtension: nil),
-            let names = try? FileManager.default.contentsOfDirectory(atPath: folder.path)
-        else { return [:] }
+    /// The app's files as served, each compressed once (`assets(of:)`).
+    let files: [String: Asset]
+
+    init(clock: @escaping @Sendable () -> Int64, app: AppFiles) {
+        self.clock = clock
+        files = Self.assets(of: app)
+    }
+
+    /// The app's files as served: scripts and styles compacted, everything gzipped once.
+    static func assets(of app: AppFiles) -> [String: Asset] {
         var files: [String: Asset] = [:]
-        for name in names {
-            guard let data = try? Data(contentsOf: folder.appendingPathComponent(name)) else { continue }
-            let bytes = name.hasSuffix(".js") || name.hasSuffix(".css") ? compact(String(decoding: data, as: UTF8.self)) : Array(data)
+        for (name, data) in app.files {
+            let bytes = name.hasSuffix(".js") || name.hasSuffix(".css") ? compact(String(decoding: data, as: UTF8.self)) : data
             files[name] = asset(type: contentType(of: name), bytes: bytes)
         }
         // The API's routes, from the one route table (`APIRoute`).
         files["routes.js"] = asset(type: contentType(of: "routes.js"), bytes: compact(APIRoute.javaScript))
         return files
-    }()
+    }
 
     /// A script or style sheet as sent: without its whole-line comments, indentation and blank
     /// lines (about a sixth of what a first load transfers). Only whole lines go, so nothing
@@ -150,7 +154,7 @@ struct WebController {
     /// the browser already holds this version (`no-cache` makes it ask each time; the answer is
     /// then a few hundred bytes).
     private func page(_ name: String, for request: Request) throws -> Response {
-        guard let file = Self.files[name] else { throw APIError(.notFound, "there is no file \(TextRule.quote(name)) in the web app") }
+        guard let file = files[name] else { throw APIError(.notFound, "there is no file \(TextRule.quote(name)) in the web app") }
         var headers: HTTPFields = [.contentType: file.type, .cacheControl: "no-cache", .eTag: file.etag, .vary: "Accept-Encoding"]
         headers[.contentSecurityPolicy] = Self.policy
         headers[.init("X-Content-Type-Options")!] = "nosniff"

@@ -118,6 +118,9 @@ final class PushSchedule: Sendable {
     private let state = Mutex(State())
     private let endpointLimiter = RateLimiter(Limits.pushEndpointRate)
 
+    /// Pushes queued and not yet handed out.
+    var waitingCount: Int { state.withLock { $0.waiting.count } }
+
     /// Queues `delivery`; what it pushed out of the queue (counted as dropped), or refused
     /// because its endpoint took its share of pushes already.
     func enqueue(_ delivery: PushDelivery, now: Int64) -> Int {

@@ -30,7 +30,7 @@ struct BrowserSocket {
             let game = try await browsers.open(gameID, device: device, connection: connection)
             services.hub.openInBrowser(connection, game: gameID, true)
             services.hub.subscribe(connection, to: [gameID])  // for the other players' cursors
-            services.metrics.browserReplicas.record(browsers.count)
+            services.metrics.browserReplicas.set(Double(browsers.count))
             // A game made before uploads were held to `FrameBudget` may not fit: it is
             // refused in words rather than cut off mid-frame.
             try await game.open(services: services) { opened in
@@ -142,7 +142,7 @@ struct BrowserSocket {
     /// Browser replicas whose last socket left: the device leaves the game (its lease ends), and
     /// the others viewing the game see it go.
     private func leave(_ games: [BrowserGame]) async {
-        services.metrics.browserReplicas.record(browsers.count)
+        services.metrics.browserReplicas.set(Double(browsers.count))
         for game in games {
             await game.leave(services: services)
             browsers.changed(gameID: game.gameID)

@@ -165,15 +165,28 @@ final class PostgresFanout: Fanout, Service {
         }
     }
 
+    /// Listens for the other instances' events, reconnecting while PostgreSQL is away. The log
+    /// says once that the connection was lost (with why) and once that it is back, with how many
+    /// tries it took; not every try.
     private func listen() async {
         var attempt = 0
+        var lostAt: ContinuousClock.Instant?
+        // Before the first connection, a database that cannot be used is told by the check at
+        // start-up (`PostgresSQLDatabase.preflight`), once; this loop stays quiet.
+        var connected = false
         while !Task.isCancelled && !Task.isShuttingDownGracefully {
             do {
                 let connection = try await PostgresConnection.connect(
-                    configuration: database.configuration.asConnectionConfiguration, id: attempt, logger: logger)
+                    configuration: database.connectionConfiguration, id: attempt, logger: logger)
                 defer { Task { try? await connection.close() } }
                 try await connection.listen(on: Self.channel) { notifications in
+                    if let since = lostAt {
+                        logger.notice(
+                            "listening to the other instances again after \(since.duration(to: .now).components.seconds) s and \(attempt) tries")
+                        lostAt = nil
+                    }
                     attempt = 0
+                    connected = true
                     await catchUp()
                     for try await notification in notifications.cancelOnGracefulShutdown() {
                         for event in Self.events(in: notification.payload, except: instance) ?? [] {
@@ -186,7 +199,11 @@ final class PostgresFanout: Fanout, Service {
                 }
             } catch {
                 if Task.isCancelled || Task.isShuttingDownGracefully { return }
-                logger.warning("LISTEN connection lost; reconnecting", metadata: ["error": "\(String(reflecting: error))"])
+                if connected, lostAt == nil {
+                    lostAt = .now
+                    logger.warning(
+                        "lost the connection that hears the other instances (\(DatabaseTrouble.sentence(for: error))); reconnecting quietly")
+                }
             }
             attempt += 1
             try? await Task.sleep(for: .milliseconds(min(2_000, 100 * attempt)))
@@ -218,20 +235,5 @@ struct RemoteWrites: Service {
         await cancelWhenGracefulShutdown {
             for await poke in heard { await writes.heard(poke.game, through: poke.sequence, inline: poke.inline) }
         }
-    }
-}
-
-extension PostgresClient.Configuration {
-    /// The same server and credentials for a single `PostgresConnection`.
-    var asConnectionConfiguration: PostgresConnection.Configuration {
-        var configuration: PostgresConnection.Configuration
-        if let path = unixSocketPath {
-            configuration = .init(unixSocketPath: path, username: username, password: password, database: database)
-        } else {
-            configuration = .init(
-                host: host ?? "localhost", port: port ?? 5432, username: username, password: password,
-                database: database, tls: .disable)
-        }
-        return configuration
     }
 }

@@ -85,7 +85,7 @@ struct SocketController {
         let unsent = configuration.socketBufferBytes
         try? await channel.setOption(ChannelOptions.writeBufferWaterMark, value: .init(low: unsent / 2, high: unsent)).get()
         let id = hub.register(deviceID: device.deviceID, authorID: device.authorID, channel: channel, writer: await FrameWriter.install(on: channel))
-        metrics.connectedSockets.record(hub.count)
+        metrics.connectedSockets.set(Double(hub.count))
         let decoder = JSONDecoder()
         var ending: (any Error)?
         // Until when a socket past its limit is not told so again (`handle`).
@@ -113,7 +113,7 @@ struct SocketController {
         let shown = hub.shownGames(id)
         hub.unregister(id)
         for game in viewed { browsers.changed(gameID: game) }
-        metrics.connectedSockets.record(hub.count)
+        metrics.connectedSockets.set(Double(hub.count))
         await browser.closed(connection: id)
         for game in shown { await writes.announceHere(game) }
         if let ending { throw ending }
