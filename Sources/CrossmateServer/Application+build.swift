@@ -160,8 +160,11 @@ public func buildApplication(_ configuration: ServerConfiguration, logger: Logge
         // A PostgreSQL that cannot be used is one sentence within seconds, not a minute of retries.
         if let postgres = database as? PostgresSQLDatabase {
             do {
-                let version = try await postgres.preflight()
+                // A stop (SIGTERM) meanwhile is honoured at once.
+                let version = try await cancelWhenGracefulShutdown { try await postgres.preflight() }
                 logger.notice("PostgreSQL \(version) answers at \(postgres.place)")
+            } catch is CancellationError {
+                throw StoppedBeforeServing()
             } catch {
                 throw DatabaseTrouble(sentence: "cannot use PostgreSQL at \(postgres.place): \(DatabaseTrouble.sentence(for: error))")
             }
@@ -174,6 +177,11 @@ public func buildApplication(_ configuration: ServerConfiguration, logger: Logge
         }
     }
     return server
+}
+
+/// The server was asked to stop (SIGTERM, SIGINT) before it served: not a failure.
+public struct StoppedBeforeServing: Error, CustomStringConvertible {
+    public var description: String { "stopped before serving: asked to stop while waiting for the database" }
 }
 
 /// Says in the log that the server is stopping, when it is asked to (SIGTERM, SIGINT), and that

@@ -55,6 +55,9 @@ public struct DatabaseTrouble: Error, CustomStringConvertible {
                 if reason.contains("refused") || reason.contains("ECONNREFUSED") || reason.contains("error 111") {
                     return "PostgreSQL refuses connections at that address: is it running, and is CROSSMATE_POSTGRES_URL's host and port its own?"
                 }
+                if reason.lowercased().contains("timeout") || reason.contains("timed out") {
+                    return "PostgreSQL did not answer at that address in time: is it PostgreSQL, is it running, and is the network to it up?"
+                }
                 if reason.contains("No such file") || reason.contains("ENOENT") {
                     return "there is no PostgreSQL socket at that path: is PostgreSQL running, and is ?host= its socket directory?"
                 }

@@ -30,27 +30,40 @@ public final class PostgresSQLDatabase: SQLDatabase {
     /// a wrong address, user, password or database name is one `DatabaseTrouble` sentence at
     /// start-up, rather than a pool that retries for a minute. Returns the server's version.
     public func preflight() async throws -> String {
-        let (configuration, logger) = (connectionConfiguration, logger)
-        let answer = try await withThrowingTaskGroup(of: String?.self) { group in
-            group.addTask {
+        let (configuration, logger, place) = (connectionConfiguration, logger, place)
+        let answer = Answered<String>()
+        let work = Task {
+            do {
                 let connection = try await PostgresConnection.connect(on: Self.loops.next(), configuration: configuration, id: 0, logger: logger)
                 defer { Task { try? await connection.close() } }
-                let rows = try await connection.query("SHOW server_version", logger: logger)
-                for try await (version) in rows.decode(String.self) { return version }
-                return ""
+                var version = ""
+                for try await found in try await connection.query("SHOW server_version", logger: logger).decode(String.self) { version = found }
+                answer.resume(.success(version))
+            } catch {
+                answer.resume(.failure(error))
             }
-            group.addTask {
-                try await Task.sleep(for: Self.preflightDeadline)
-                return nil
+        }
+        // Answered by the work, the deadline or a stop, whichever comes first: a server that takes
+        // the connection and never speaks holds neither the start nor a SIGTERM.
+        return try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { continuation in
+                answer.set(continuation)
+                answer.watch(
+                    Task {
+                        try await Task.sleep(for: Self.preflightDeadline)
+                        answer.resume(
+                            .failure(
+                                DatabaseTrouble(
+                                    sentence:
+                                        "PostgreSQL at \(place) did not answer within \(Self.preflightDeadline); is that its address, and is it running?"
+                                )))
+                        work.cancel()
+                    })
             }
-            defer { group.cancelAll() }
-            return try await group.next() ?? nil
+        } onCancel: {
+            answer.resume(.failure(CancellationError()))
+            work.cancel()
         }
-        guard let answer else {
-            throw DatabaseTrouble(
-                sentence: "PostgreSQL at \(place) did not answer within \(Self.preflightDeadline); is that its address, and is it running?")
-        }
-        return answer
     }
 
     /// Where the database is, for messages: host and port or socket, and the database's name.
@@ -371,12 +384,18 @@ private final class Answered<T: Sendable>: Sendable {
         var continuation: CheckedContinuation<T, any Error>?
         var watchdog: Task<Void, any Error>?
         var done = false
+        /// An answer that came before the continuation was set: handed over when it is.
+        var early: Result<T, any Error>?
     }
 
     private let state = Mutex(State())
 
     func set(_ continuation: CheckedContinuation<T, any Error>) {
-        state.withLock { $0.continuation = continuation }
+        let early = state.withLock { state -> Result<T, any Error>? in
+            if state.early == nil { state.continuation = continuation }
+            return state.early
+        }
+        if let early { continuation.resume(with: early) }
     }
 
     func watch(_ watchdog: Task<Void, any Error>) {
@@ -389,11 +408,13 @@ private final class Answered<T: Sendable>: Sendable {
 
     func resume(_ result: Result<T, any Error>) {
         let (continuation, watchdog) = state.withLock { state -> (CheckedContinuation<T, any Error>?, Task<Void, any Error>?) in
+            guard !state.done else { return (nil, nil) }
             defer {
                 state.continuation = nil
                 state.watchdog = nil
                 state.done = true
             }
+            if state.continuation == nil { state.early = result }
             return (state.continuation, state.watchdog)
         }
         watchdog?.cancel()

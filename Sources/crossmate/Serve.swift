@@ -155,6 +155,8 @@ struct Serve: AsyncParsableCommand {
         do {
             let app = try buildApplication(configuration)
             try await app.runService()
+        } catch let stopped as StoppedBeforeServing {
+            FileHandle.standardError.write(Data("crossmate: \(stopped)\n".utf8))
         } catch let error as IOError where error.errnoCode == EADDRINUSE {
             FileHandle.standardError.write(
                 Data(
