@@ -3,9 +3,13 @@ import Foundation
 
 /// Making this device known to a server: a new account, or a link to an existing one.
 public enum DeviceSetup {
-    /// Makes an account called `name` on `serverURL` with this device as its first.
-    public static func login(store: ClientStore, serverURL: String, name: String) async throws(ServerFailure) -> Identity {
-        let session = try await ServerAPI(baseURL: serverURL).createAccount(displayName: name)
+    /// Makes an account called `name` on `serverURL` with this device as its first. A server
+    /// that makes accounts only through an invitation is shown `invitation` (a link or token).
+    public static func login(store: ClientStore, serverURL: String, name: String, invitation: String? = nil) async throws(ServerFailure)
+        -> Identity
+    {
+        let token = invitation.map { SyncEngine.invitationToken($0) }
+        let session = try await ServerAPI(baseURL: serverURL).createAccount(displayName: name, invitation: token)
         return try save(session, serverURL: serverURL, store: store)
     }
 

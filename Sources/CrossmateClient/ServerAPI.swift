@@ -80,8 +80,8 @@ public struct ServerAPI: Sendable {
 
     // MARK: Routes
 
-    public func createAccount(displayName: String) async throws(ServerFailure) -> DeviceSession {
-        try await call(.POST, APIRoute.createAccount.path(), body: CreateAccountRequest(displayName: displayName))
+    public func createAccount(displayName: String, invitation: String? = nil) async throws(ServerFailure) -> DeviceSession {
+        try await call(.POST, APIRoute.createAccount.path(), body: CreateAccountRequest(displayName: displayName, invitation: invitation))
     }
 
     public func createLinkCode() async throws(ServerFailure) -> LinkCodeResponse {

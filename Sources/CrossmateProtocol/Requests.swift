@@ -38,7 +38,23 @@ public struct AccountInfo: Codable, Hashable, Sendable {
 /// `POST /v1/accounts`: a new account with its first device.
 public struct CreateAccountRequest: Codable, Hashable, Sendable {
     public var displayName: String
-    public init(displayName: String) { self.displayName = displayName }
+    /// An invitation's token (or link), for a server that makes accounts only through one
+    /// (`Signups.invite`); the account is made, and the invitation is still to be accepted.
+    public var invitation: String?
+    public init(displayName: String, invitation: String? = nil) {
+        self.displayName = displayName
+        self.invitation = invitation
+    }
+}
+
+/// Who may make an account on a server (`crossmate serve --signups`, `CROSSMATE_SIGNUPS`).
+public enum Signups: String, Codable, Hashable, Sendable, CaseIterable {
+    /// Anyone who reaches the server.
+    case open
+    /// Only someone holding a live invitation link; another device joins an account by a link code.
+    case invite
+    /// No one new: existing accounts link more devices by a link code.
+    case closed
 }
 
 /// A device's credentials: returned once, when the account or device is created.

@@ -43,7 +43,8 @@ public func buildApplication(_ configuration: ServerConfiguration, logger: Logge
             database: database, onGroupCommit: metrics.recordCommit, commitInterval: configuration.commitInterval,
             commitWindow: configuration.commitWindow)
         directory = GameDirectory(store: store, snapshotInterval: configuration.snapshotInterval)
-        let postgresFanout = PostgresFanout(hub: hub, database: postgres, store: store, directory: directory, logger: logger)
+        let postgresFanout = PostgresFanout(
+            hub: hub, database: postgres, store: store, directory: directory, viewersEvery: configuration.viewersEvery, logger: logger)
         services.append(postgres.client)
         services.append(postgresFanout)
         fanout = postgresFanout
@@ -91,7 +92,7 @@ public func buildApplication(_ configuration: ServerConfiguration, logger: Logge
             addresses: ClientAddress(trusted: configuration.trustedProxies), publicURL: configuration.publicURL, clock: clock
         ).routes)
     router.addRoutes(FeedController(store: store, clock: clock).routes)
-    router.addRoutes(WebController(clock: clock, app: app).routes)
+    router.addRoutes(WebController(clock: clock, app: app, signups: configuration.signups).routes)
     router.addRoutes(
         SocialController(
             store: store, writes: writes, browsers: browsers, nudgeLimiter: RateLimiter(Limits.nudge.perAccount!), configuration: configuration,
@@ -142,7 +143,10 @@ public func buildApplication(_ configuration: ServerConfiguration, logger: Logge
         Housekeeping(store: store, directory: directory, browsers: browsers, configuration: configuration, metrics: metrics, logger: logger))
     services.append(BrowserPokes(hub: hub, browsers: browsers))
     services.append(notifier)
-    if let postgres = fanout as? PostgresFanout { services.append(RemoteWrites(heard: postgres.heard, writes: writes)) }
+    if let postgres = fanout as? PostgresFanout {
+        services.append(RemoteWrites(heard: postgres.heard, writes: writes))
+        services.append(RemotePresence(heard: postgres.presenceHeard, writes: writes, browsers: browsers))
+    }
     services.append(ShutdownLog(logger: logger))
     server.addServices(services)
     let engine: String
@@ -155,7 +159,7 @@ public func buildApplication(_ configuration: ServerConfiguration, logger: Logge
     let reached = configuration.publicURL.map { "; players reach it at \($0)/" } ?? ""
     let commit = app.commit.map { String($0.prefix(12)) } ?? "unknown"
     logger.notice(
-        "crossmate \(Release.version) (commit \(commit)) starting: \(engine), schema \(Store.schemaVersion); web app from \(app.origin)\(reached)")
+        "crossmate \(Release.version) (commit \(commit)) starting: \(engine), schema \(Store.schemaVersion), sign-ups \(configuration.signups.rawValue); web app from \(app.origin)\(reached)")
     server.beforeServerStarts {
         // A PostgreSQL that cannot be used is one sentence within seconds, not a minute of retries.
         if let postgres = database as? PostgresSQLDatabase {

@@ -21,6 +21,12 @@ public struct ServerConfiguration: Sendable {
     }
 
     public var host = "127.0.0.1"
+    /// With PostgreSQL, how often each instance tells the others who shows its games; what it
+    /// told holds three times as long (a dead instance's players drop out after that).
+    public var viewersEvery = Duration.seconds(10)
+    /// Who may make an account (`Signups`): anyone (the default), only through an invitation,
+    /// or no one new.
+    public var signups = Signups.open
     /// 0 picks a free port (tests).
     public var port = 8080
     public var storage: Storage

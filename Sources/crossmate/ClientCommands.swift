@@ -142,6 +142,12 @@ struct Login: AsyncParsableCommand {
     @Flag(help: "On a profile already signed in: forget it (its games stay with that account) and make a new account.")
     var newAccount = false
 
+    @Option(
+        help: ArgumentHelp(
+            "An invitation link you were sent: the account is made with it (a server may take new accounts only so) and joins its game.",
+            valueName: "link"))
+    var invitation: String?
+
     @OptionGroup var profile: ProfileOption
 
     func run() async throws {
@@ -159,8 +165,14 @@ struct Login: AsyncParsableCommand {
                 try Logout.requireNothingUnsent(store)
                 try store.erase()
             }
-            let identity = try await DeviceSetup.login(store: store, serverURL: server, name: name)
+            let identity = try await DeviceSetup.login(store: store, serverURL: server, name: name, invitation: invitation)
             print("Signed in as \(identity.displayName) on \(identity.serverURL) (profile '\(profile.name)', device \(identity.deviceID)).")
+            if let invitation {
+                let engine = try self.profile.engine()
+                let gameID = try await engine.join(invitation)
+                let title = try engine.store.game(gameID)?.title ?? gameID
+                print("Joined \(TextRule.terminalSafe(title)) [\(gameID)]. Play with `crossmate play \(gameID)`.")
+            }
         }
     }
 }

@@ -1,4 +1,5 @@
 import ArgumentParser
+import CrossmateProtocol
 import CrossmateServer
 import Foundation
 import Hummingbird
@@ -12,7 +13,8 @@ struct Serve: AsyncParsableCommand {
         discussion: """
             Stores data in an SQLite file under --data (default \(ServerConfiguration.defaultDataDirectory)), or in \
             PostgreSQL with --postgres. Every option can also come from the environment: CROSSMATE_HOST, \
-            CROSSMATE_PORT, CROSSMATE_DATA, CROSSMATE_POSTGRES_URL, CROSSMATE_LOG_LEVEL, CROSSMATE_EVENT_LOOPS; and the per-device rate \
+            CROSSMATE_PORT, CROSSMATE_DATA, CROSSMATE_POSTGRES_URL, CROSSMATE_LOG_LEVEL, CROSSMATE_EVENT_LOOPS, CROSSMATE_PUBLIC_URL, \
+            CROSSMATE_TRUSTED_PROXIES, CROSSMATE_SIGNUPS; and the per-device rate \
             limit by CROSSMATE_RATE_LIMIT_BURST (default 120 requests) and CROSSMATE_RATE_LIMIT_PER_SECOND (default 60); \
             new accounts and device links per client address by CROSSMATE_ACCOUNT_RATE_LIMIT_BURST (default 10) and \
             CROSSMATE_ACCOUNT_RATE_LIMIT_PER_SECOND (default 0.1); how long a request may take to arrive by \
@@ -54,6 +56,12 @@ struct Serve: AsyncParsableCommand {
             valueName: "address"))
     var trustedProxy: [String] = []
 
+    @Option(
+        help: ArgumentHelp(
+            "Who may make an account: open (anyone), invite (only through an invitation link; other devices join by a link code) or closed (no one new) (env CROSSMATE_SIGNUPS).",
+            valueName: "open|invite|closed"))
+    var signups: String?
+
     func run() async throws {
         let environment = ProcessInfo.processInfo.environment
         // Before anything starts the process's event loops. Swift's task pool already has a thread
@@ -78,6 +86,12 @@ struct Serve: AsyncParsableCommand {
         configuration.port = portNumber
         if let text = publicURL ?? environment["CROSSMATE_PUBLIC_URL"].flatMap({ $0.isEmpty ? nil : $0 }) {
             do { configuration.publicURL = try ServerConfiguration.validatedPublicURL(text) } catch { throw ValidationError(error.description) }
+        }
+        if let text = signups ?? environment["CROSSMATE_SIGNUPS"].flatMap({ $0.isEmpty ? nil : $0 }) {
+            guard let chosen = Signups(rawValue: text.lowercased()) else {
+                throw ValidationError("sign-ups are open, invite or closed, not \(text)")
+            }
+            configuration.signups = chosen
         }
         let proxies = trustedProxy.isEmpty ? (environment["CROSSMATE_TRUSTED_PROXIES"] ?? "").split(separator: ",").map(String.init) : trustedProxy
         for proxy in proxies.map({ $0.trimmingCharacters(in: .whitespaces) }) where !proxy.isEmpty {
@@ -133,6 +147,13 @@ struct Serve: AsyncParsableCommand {
                 throw ValidationError("CROSSMATE_TEST_PUSH_MOVES_WINDOW_MS is 1 to 600000 (milliseconds), not \(text)")
             }
             configuration.pushMovesWindowMillis = millis
+        }
+        // For tests (not listed in the help): see `ServerConfiguration.viewersEvery`.
+        if let text = environment["CROSSMATE_TEST_VIEWERS_EVERY_MS"] {
+            guard let millis = Int64(text), (100...600_000).contains(millis) else {
+                throw ValidationError("CROSSMATE_TEST_VIEWERS_EVERY_MS is 100 to 600000 (milliseconds), not \(text)")
+            }
+            configuration.viewersEvery = .milliseconds(millis)
         }
         // How long a client may take over a request's head and between requests (seconds).
         if let seconds = try positive("CROSSMATE_REQUEST_TIMEOUT_SECONDS") {

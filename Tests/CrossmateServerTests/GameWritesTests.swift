@@ -40,6 +40,8 @@ import Testing
             case .deviceRevoked: "deviceRevoked"
             case .nudge: "nudge"
             case .nextGame: "nextGame"
+            case .viewers: "viewers"
+            case .rollCall: "rollCall"
             }
         }
     }

@@ -170,6 +170,7 @@ final class ZoneEventRouter: ZoneEventSink {
         case let .whoIsHere(game, cursors):
             let devices = hub.viewers(game).map { PresentDevice(deviceID: $0.deviceID, authorID: $0.authorID, cursor: cursors[$0.deviceID]) }
             hub.tell(.game(game), .here(gameID: game, devices: devices))
+            fanout.shareViewers(of: game)
         case let .left(game, authorID):
             hub.dropSubscriptions(authorID: authorID, game: game)
         case let .callBack(candidate):

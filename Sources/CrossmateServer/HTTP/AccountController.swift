@@ -51,6 +51,7 @@ struct AccountController {
         try limitByAddress(request, context)
         let body = try await JSONBody.decode(CreateAccountRequest.self, from: request, limit: 16 * 1024)
         let name = try DisplayName.validated(body.displayName)
+        try await admit(body.invitation)
         let authorID = Secrets.identifier(prefix: "acct")
         let deviceID = Secrets.identifier(prefix: "dev")
         let token = Secrets.token()
@@ -64,6 +65,26 @@ struct AccountController {
                 DeviceSession(
                     account: AccountInfo(authorID: authorID, displayName: name),
                     deviceID: deviceID, token: token, serverTime: clock()))
+    }
+
+    /// Whether the server's sign-ups (`Signups`) let a new account be made, holding `invitation`.
+    private func admit(_ invitation: String?) async throws {
+        switch configuration.signups {
+        case .open:
+            return
+        case .closed:
+            throw APIError(
+                .forbidden,
+                "this server takes no new accounts; to play here on another device, link it to your account with a link code")
+        case .invite:
+            let refusal =
+                "this server makes new accounts only through an invitation: open the invitation link a player here sent you "
+                + "(or `crossmate login --invitation LINK`), or link this device to your account with a link code"
+            guard let token = invitation, !token.isEmpty, token.utf8.count <= 200 else { throw APIError(.forbidden, refusal) }
+            guard let found = try await store.invitation(tokenHash: Secrets.hash(token)), found.isLive(at: clock()) else {
+                throw APIError(.forbidden, "this invitation is unknown, revoked or expired; ask for a new one. " + refusal)
+            }
+        }
     }
 
     /// A short code (LinkCode) another device types to join the account; it replaces the

@@ -11,6 +11,8 @@ import NIOCore
 /// the path. Bundled puzzles' layouts are served for the start page and the browser tests.
 struct WebController {
     let clock: @Sendable () -> Int64
+    /// Who may make an account: the first page says how to get in.
+    let signups: Signups
 
     /// One file of the app as served: its bytes, gzipped once (kept only when smaller), and an
     /// entity tag that names its content, so a browser revalidating an unchanged file gets a 304.
@@ -24,8 +26,9 @@ struct WebController {
     /// The app's files as served, each compressed once (`assets(of:)`).
     let files: [String: Asset]
 
-    init(clock: @escaping @Sendable () -> Int64, app: AppFiles) {
+    init(clock: @escaping @Sendable () -> Int64, app: AppFiles, signups: Signups = .open) {
         self.clock = clock
+        self.signups = signups
         files = Self.assets(of: app)
     }
 
@@ -133,7 +136,8 @@ struct WebController {
         router.get("v1") { _, _ -> [String: String] in
             [
                 "service": "crossmate", "app": "/", "api": "/v1", "health": "/healthz", "metrics": "/metrics",
-                "bundledPuzzles": BundledPuzzles.identifiers.joined(separator: ", "),
+                "bundledPuzzles": BundledPuzzles.identifiers.joined(separator: ", "), "signups": signups.rawValue,
+                "version": Release.version,
             ]
         }
         router.on(.puzzles) { _, _ -> BundledList in

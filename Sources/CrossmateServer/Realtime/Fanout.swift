@@ -19,6 +19,11 @@ enum FanoutEvent: Codable, Sendable {
     /// with it.
     case nudge(authorID: String, nudge: NudgeView)
     case nextGame(authorID: String, next: NextGameView)
+    /// The devices that show `game` on `instance`, for `ttlMillis` from when it is heard (an
+    /// empty list: none any more). Said when they change and again every `viewersEvery`.
+    case viewers(game: String, instance: String, devices: [RemoteViewers.Viewer], ttlMillis: Int64)
+    /// `instance` (re)started listening: every instance says its viewers now.
+    case rollCall(instance: String)
 }
 
 /// Delivers events to this instance's sockets and, with PostgreSQL, to every other instance.
@@ -27,6 +32,8 @@ protocol Fanout: Sendable {
     /// Passes an event this instance's sockets already have to the other instances (queued,
     /// never waited on).
     func forward(_ event: FanoutEvent)
+    /// Tells the other instances who shows `game` here, when that changed since it last did.
+    func shareViewers(of game: String)
 }
 
 extension Fanout {
@@ -40,6 +47,7 @@ extension Fanout {
 struct LocalFanout: Fanout {
     let hub: SocketHub
     func forward(_ event: FanoutEvent) {}
+    func shareViewers(of game: String) {}
 }
 
 /// Several instances on one PostgreSQL: events go to local sockets at once and to the others
@@ -71,8 +79,22 @@ final class PostgresFanout: Fanout, Service {
     /// that misses one catches up from the store on the next write).
     let heard: AsyncStream<SocketHub.Poke>
     private let heardSink: AsyncStream<SocketHub.Poke>.Continuation
+    /// Games whose viewers on the other instances changed (heard, or expired): this instance's
+    /// sockets and browser rosters are told again (`RemotePresence`).
+    let presenceHeard: AsyncStream<String>
+    private let presenceSink: AsyncStream<String>.Continuation
+    /// What this instance last said of each game's viewers (games with none are left out).
+    private let viewersSaid = Mutex([String: Set<RemoteViewers.Viewer>]())
+    /// How often an instance says its viewers again; what it said holds three times as long, so
+    /// a dead instance's players count as here for at most that (`ServerConfiguration.viewersEvery`).
+    let viewersEvery: Duration
+    var viewersHold: Duration { viewersEvery * 3 }
 
-    init(hub: SocketHub, database: PostgresSQLDatabase, store: Store, directory: GameDirectory, logger: Logger) {
+    init(
+        hub: SocketHub, database: PostgresSQLDatabase, store: Store, directory: GameDirectory, viewersEvery: Duration = .seconds(10),
+        logger: Logger
+    ) {
+        self.viewersEvery = viewersEvery
         self.hub = hub
         self.database = database
         self.store = store
@@ -80,6 +102,38 @@ final class PostgresFanout: Fanout, Service {
         self.logger = logger
         (doorbell, ring) = AsyncStream.makeStream(bufferingPolicy: .bufferingNewest(1))
         (heard, heardSink) = AsyncStream.makeStream(bufferingPolicy: .bufferingNewest(SocketHub.pokesBuffered))
+        (presenceHeard, presenceSink) = AsyncStream.makeStream(bufferingPolicy: .bufferingNewest(SocketHub.pokesBuffered))
+    }
+
+    func shareViewers(of game: String) {
+        let now = hub.localViewers(game)
+        let changed = viewersSaid.withLock { said in
+            guard (said[game] ?? []) != now else { return false }
+            said[game] = now.isEmpty ? nil : now
+            return true
+        }
+        if changed { forward(viewersEvent(game, now)) }
+    }
+
+    private func viewersEvent(_ game: String, _ viewers: Set<RemoteViewers.Viewer>) -> FanoutEvent {
+        .viewers(
+            game: game, instance: instance, devices: viewers.sorted { $0.deviceID < $1.deviceID },
+            ttlMillis: viewersHold.inMilliseconds)
+    }
+
+    /// Says again every game's viewers here, so the others' record of them does not lapse;
+    /// forgets what the others said that has lapsed (a dead instance's players).
+    private func sayViewersAgain() {
+        for (game, viewers) in viewersSaid.withLock({ $0 }) { forward(viewersEvent(game, viewers)) }
+        for game in hub.remote.expire() { presenceSink.yield(game) }
+    }
+
+    /// Every `viewersEvery`, until the server stops.
+    private func keepViewersSaid() async {
+        while !Task.isCancelled && !Task.isShuttingDownGracefully {
+            do { try await Task.sleep(for: viewersEvery) } catch { return }
+            sayViewersAgain()
+        }
     }
 
     /// Events the outbox holds at most, while PostgreSQL is slow or away; past it the cursors go
@@ -140,6 +194,7 @@ final class PostgresFanout: Fanout, Service {
         await withDiscardingTaskGroup { group in
             group.addTask { await self.send() }
             group.addTask { await self.listen() }
+            group.addTask { await cancelWhenGracefulShutdown { await self.keepViewersSaid() } }
         }
     }
 
@@ -188,8 +243,23 @@ final class PostgresFanout: Fanout, Service {
                     attempt = 0
                     connected = true
                     await catchUp()
+                    // What the others said while this one was not listening is unknown: ask.
+                    forward(.rollCall(instance: instance))
+                    sayViewersAgain()
                     for try await notification in notifications.cancelOnGracefulShutdown() {
                         for event in Self.events(in: notification.payload, except: instance) ?? [] {
+                            switch event {
+                            case let .viewers(game, from, devices, ttl):
+                                let hold = Duration.milliseconds(min(max(ttl, 0), viewersHold.inMilliseconds))
+                                if hub.remote.heard(Set(devices), of: game, from: from, ttl: hold) {
+                                    presenceSink.yield(game)
+                                }
+                                continue
+                            case .rollCall:
+                                sayViewersAgain()
+                                continue
+                            default: break
+                            }
                             hub.deliver(event)
                             if case let .poke(game, sequence, _, inline) = event {
                                 heardSink.yield(SocketHub.Poke(game: game, sequence: sequence, inline: inline))
@@ -222,6 +292,23 @@ final class PostgresFanout: Fanout, Service {
             }
         }
         for game in directory.cachedGames { heardSink.yield(SocketHub.Poke(game: game, sequence: .max, inline: nil)) }
+    }
+}
+
+/// Tells this instance's sockets and browser rosters again who shows a game, when the viewers on
+/// the other instances changed (`PostgresFanout.presenceHeard`).
+struct RemotePresence: Service {
+    let heard: AsyncStream<String>
+    let writes: GameWrites
+    let browsers: BrowserHost
+
+    func run() async throws {
+        await cancelWhenGracefulShutdown {
+            for await game in heard {
+                browsers.changed(gameID: game)
+                await writes.announceHere(game)
+            }
+        }
     }
 }
 

@@ -116,6 +116,8 @@ final class SocketHub: Sendable {
     }
 
     private let state = Mutex(State())
+    /// Who shows each game on the other instances (PostgreSQL only; else always empty).
+    let remote = RemoteViewers()
     private let metrics: ServerMetrics
     private let logger: Logger
 
@@ -287,28 +289,29 @@ final class SocketHub: Sendable {
         }
     }
 
-    /// How many sockets of each account show `game` now (browsers with it open, native devices
-    /// that said they view it).
+    /// How many devices of each account show `game` now, on this instance and the others
+    /// (browsers with it open, native devices that said they view it).
     func devicesViewing(_ game: String) -> [String: Int] {
-        state.withLock { state in
-            var counts: [String: Int] = [:]
-            for id in state.byGame[game] ?? [] {
-                guard let connection = state.connections[id], connection.shows(game) else { continue }
-                counts[connection.authorID, default: 0] += 1
-            }
-            return counts
-        }
+        viewers(game).reduce(into: [:]) { counts, viewer in counts[viewer.authorID, default: 0] += 1 }
     }
 
-    /// The devices showing `game` now (browsers with it open, native devices viewing it), each once.
+    /// The devices showing `game` now, on this instance and the others, each once.
     func viewers(_ game: String) -> [(deviceID: String, authorID: String)] {
+        var seen: [String: String] = [:]
+        for viewer in remote.viewers(of: game) { seen[viewer.deviceID] = viewer.authorID }
+        for viewer in localViewers(game) { seen[viewer.deviceID] = viewer.authorID }
+        return seen.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }
+    }
+
+    /// The devices showing `game` on this instance (browsers with it open, native devices viewing it).
+    func localViewers(_ game: String) -> Set<RemoteViewers.Viewer> {
         state.withLock { state in
-            var seen: [String: String] = [:]
+            var seen: Set<RemoteViewers.Viewer> = []
             for id in state.byGame[game] ?? [] {
                 guard let connection = state.connections[id], connection.shows(game) else { continue }
-                seen[connection.deviceID] = connection.authorID
+                seen.insert(RemoteViewers.Viewer(deviceID: connection.deviceID, authorID: connection.authorID))
             }
-            return seen.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }
+            return seen
         }
     }
 
@@ -526,10 +529,13 @@ extension SocketHub {
         case let .deviceRevoked(deviceID): closeSockets(deviceID: deviceID)
         case let .nudge(authorID, nudge): tell(.account(authorID), .nudge(nudge))
         case let .nextGame(authorID, next): tell(.account(authorID), .nextGame(next))
+        // Between instances only (`PostgresFanout` keeps them).
+        case .viewers, .rollCall: break
         }
     }
 }
 
 extension Duration {
     var inNanoseconds: Int64 { components.seconds * 1_000_000_000 + components.attoseconds / 1_000_000_000 }
+    var inMilliseconds: Int64 { inNanoseconds / 1_000_000 }
 }

@@ -31,6 +31,13 @@ export async function welcome(path) {
     }
   }
   const joining = !!invitation;
+  // Who may make an account here: a server for friends may take new players only by invitation.
+  let signups = "open";
+  try {
+    signups = (await (await fetch("/v1")).json()).signups || "open";
+  } catch {
+    // Unknown: offer the form, and the server's refusal says the rest.
+  }
   const error = el("p", { class: "error", role: "alert" });
   const name = el("input", {
     name: "displayName", id: "displayName", autocomplete: "nickname", maxlength: "60", required: true,
@@ -44,7 +51,9 @@ export async function welcome(path) {
         event.preventDefault();
         error.textContent = "";
         try {
-          remember(await api(...route("createAccount"), { displayName: name.value.trim() }));
+          const body = { displayName: name.value.trim() };
+          if (joining) body.invitation = decodeURIComponent(join[1]);
+          remember(await api(...route("createAccount"), body));
           showAgain();
         } catch (failure) {
           error.textContent = failure.message;
@@ -86,7 +95,22 @@ export async function welcome(path) {
     el("button", { type: "submit" }, "Link this browser"),
     linkError,
   );
-  main.replaceChildren(el("section", { class: "welcome" }, start, link));
+  // Without an invitation, a server that takes none says how to get in, instead of a form
+  // it would refuse.
+  const closedDoor = signups === "closed" || (signups === "invite" && !joining);
+  const door = el(
+    "div",
+    { class: "card", "data-signups": signups },
+    el("h2", {}, "Solve crosswords together"),
+    el(
+      "p",
+      {},
+      signups === "closed"
+        ? "This server takes no new players. If you already play here, link this browser to your account below."
+        : "This server takes new players by invitation. Ask a friend who plays here to send you a game’s invitation link, and open it; if you already play here, link this browser to your account below.",
+    ),
+  );
+  main.replaceChildren(el("section", { class: "welcome" }, closedDoor ? door : start, link));
   // A link code's QR code opens this page with the code after "#link=" (a fragment, so it never
   // reaches the server): the field has it, and linking still takes a press of the button.
   const scanned = location.hash.match(/^#link=([0-9A-Za-z-]{1,24})$/);
@@ -96,7 +120,8 @@ export async function welcome(path) {
     link.querySelector("button[type=submit]").focus();
     return;
   }
-  name.focus();
+  if (closedDoor) code.focus();
+  else name.focus();
 }
 
 export async function accept(token) {
