@@ -5,7 +5,9 @@ import Foundation
 public enum DeviceSetup {
     /// Makes an account called `name` on `serverURL` with this device as its first. A server
     /// that makes accounts only through an invitation is shown `invitation` (a link or token).
-    public static func login(store: ClientStore, serverURL: String, name: String, invitation: String? = nil) async throws(ServerFailure)
+    public static func login(
+        store: ClientStore, serverURL: String, name: String, invitation: String? = nil
+    ) async throws(ServerFailure)
         -> Identity
     {
         let token = invitation.map { SyncEngine.invitationToken($0) }

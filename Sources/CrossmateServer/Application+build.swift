@@ -159,7 +159,8 @@ public func buildApplication(_ configuration: ServerConfiguration, logger: Logge
     let reached = configuration.publicURL.map { "; players reach it at \($0)/" } ?? ""
     let commit = app.commit.map { String($0.prefix(12)) } ?? "unknown"
     logger.notice(
-        "crossmate \(Release.version) (commit \(commit)) starting: \(engine), schema \(Store.schemaVersion), sign-ups \(configuration.signups.rawValue); web app from \(app.origin)\(reached)")
+        "crossmate \(Release.version) (commit \(commit)) starting: \(engine), schema \(Store.schemaVersion), sign-ups \(configuration.signups.rawValue); web app from \(app.origin)\(reached)"
+    )
     server.beforeServerStarts {
         // A PostgreSQL that cannot be used is one sentence within seconds, not a minute of retries.
         if let postgres = database as? PostgresSQLDatabase {
