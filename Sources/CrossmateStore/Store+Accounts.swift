@@ -5,8 +5,19 @@ import Foundation
 
 // The store: accounts, devices, link codes and socket tickets.
 extension Store {
-    public func createAccount(authorID: String, displayName: String, deviceID: String, tokenHash: String, now: Int64) async throws {
+    /// Makes an account with its first device. `firstOnly`: only if the server has no account
+    /// yet (a server that takes new accounts by invitation admits its host's this way), else
+    /// `NotTheFirstAccount`, changing nothing.
+    public func createAccount(
+        authorID: String, displayName: String, deviceID: String, tokenHash: String, now: Int64, firstOnly: Bool = false
+    ) async throws {
+        let lock = database.migrationLock
         try await database.transaction { db in
+            if firstOnly {
+                // Two first accounts at once: the second waits, then finds the first.
+                if let lock { _ = try await db.query(lock) }
+                if try await db.first("SELECT 1 AS one FROM accounts LIMIT 1") != nil { throw NotTheFirstAccount() }
+            }
             try await db.execute(
                 "INSERT INTO accounts (author_id, display_name, created_at) VALUES (?, ?, ?)",
                 .text(authorID), .text(displayName), .integer(now))
@@ -14,6 +25,11 @@ extension Store {
                 "INSERT INTO devices (device_id, author_id, token_hash, created_at) VALUES (?, ?, ?, ?)",
                 .text(deviceID), .text(authorID), .text(tokenHash), .integer(now))
         }
+    }
+
+    /// Whether any account has been made here.
+    public func hasAccounts() async throws -> Bool {
+        try await database.read { db in try await db.first("SELECT 1 AS one FROM accounts LIMIT 1") != nil }
     }
 
     public func device(tokenHash: String) async throws -> StoredDevice? {
@@ -145,3 +161,6 @@ extension Store {
         }
     }
 }
+
+/// The server already has an account (`Store.createAccount(firstOnly:)`).
+public struct NotTheFirstAccount: Error {}

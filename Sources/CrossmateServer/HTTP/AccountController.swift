@@ -51,13 +51,20 @@ struct AccountController {
         try limitByAddress(request, context)
         let body = try await JSONBody.decode(CreateAccountRequest.self, from: request, limit: 16 * 1024)
         let name = try DisplayName.validated(body.displayName)
-        try await admit(body.invitation)
+        let firstOnly = try await admit(body.invitation)
         let authorID = Secrets.identifier(prefix: "acct")
         let deviceID = Secrets.identifier(prefix: "dev")
         let token = Secrets.token()
-        try await store.createAccount(
-            authorID: authorID, displayName: name, deviceID: deviceID,
-            tokenHash: Secrets.hash(token), now: clock())
+        do {
+            try await store.createAccount(
+                authorID: authorID, displayName: name, deviceID: deviceID,
+                tokenHash: Secrets.hash(token), now: clock(), firstOnly: firstOnly)
+        } catch is NotTheFirstAccount {
+            throw APIError(.forbidden, Self.inviteOnly)
+        }
+        if firstOnly {
+            logger.notice("the server's first account was made; from now on a new account needs an invitation", metadata: ["author": "\(authorID)"])
+        }
         logger.info("account created", metadata: ["author": "\(authorID)", "device": "\(deviceID)"])
         return EditedResponse(
             status: .created,
@@ -67,23 +74,28 @@ struct AccountController {
                     deviceID: deviceID, token: token, serverTime: clock()))
     }
 
-    /// Whether the server's sign-ups (`Signups`) let a new account be made, holding `invitation`.
-    private func admit(_ invitation: String?) async throws {
+    static let inviteOnly =
+        "this server makes new accounts only through an invitation: open the invitation link a player here sent you "
+        + "(or `crossmate login --invitation LINK`), or link this device to your account with a link code"
+
+    /// Whether the server's sign-ups (`Signups`) let a new account be made, holding
+    /// `invitation`; true when it may be made only as the server's first (its host's, on a
+    /// server that takes accounts by invitation and has none yet).
+    private func admit(_ invitation: String?) async throws -> Bool {
         switch configuration.signups {
         case .open:
-            return
+            return false
         case .closed:
             throw APIError(
                 .forbidden,
                 "this server takes no new accounts; to play here on another device, link it to your account with a link code")
         case .invite:
-            let refusal =
-                "this server makes new accounts only through an invitation: open the invitation link a player here sent you "
-                + "(or `crossmate login --invitation LINK`), or link this device to your account with a link code"
-            guard let token = invitation, !token.isEmpty, token.utf8.count <= 200 else { throw APIError(.forbidden, refusal) }
-            guard let found = try await store.invitation(tokenHash: Secrets.hash(token)), found.isLive(at: clock()) else {
-                throw APIError(.forbidden, "this invitation is unknown, revoked or expired; ask for a new one. " + refusal)
+            guard let token = invitation, !token.isEmpty else { return true }
+            guard token.utf8.count <= 200, let found = try await store.invitation(tokenHash: Secrets.hash(token)), found.isLive(at: clock())
+            else {
+                throw APIError(.forbidden, "this invitation is unknown, revoked or expired; ask the player who sent it for a new one")
             }
+            return false
         }
     }
 

@@ -13,6 +13,8 @@ struct WebController {
     let clock: @Sendable () -> Int64
     /// Who may make an account: the first page says how to get in.
     let signups: Signups
+    /// Whether the server has an account yet (with sign-ups by invitation, the first is open).
+    let hasAccounts: @Sendable () async throws -> Bool
 
     /// One file of the app as served: its bytes, gzipped once (kept only when smaller), and an
     /// entity tag that names its content, so a browser revalidating an unchanged file gets a 304.
@@ -26,9 +28,13 @@ struct WebController {
     /// The app's files as served, each compressed once (`assets(of:)`).
     let files: [String: Asset]
 
-    init(clock: @escaping @Sendable () -> Int64, app: AppFiles, signups: Signups = .open) {
+    init(
+        clock: @escaping @Sendable () -> Int64, app: AppFiles, signups: Signups = .open,
+        hasAccounts: @escaping @Sendable () async throws -> Bool = { true }
+    ) {
         self.clock = clock
         self.signups = signups
+        self.hasAccounts = hasAccounts
         files = Self.assets(of: app)
     }
 
@@ -134,9 +140,12 @@ struct WebController {
             return response
         }
         router.get("v1") { _, _ -> [String: String] in
-            [
+            // By invitation, a server with no account yet takes its host's first.
+            var said = signups.rawValue
+            if signups == .invite, try await !hasAccounts() { said = "first" }
+            return [
                 "service": "crossmate", "app": "/", "api": "/v1", "health": "/healthz", "metrics": "/metrics",
-                "bundledPuzzles": BundledPuzzles.identifiers.joined(separator: ", "), "signups": signups.rawValue,
+                "bundledPuzzles": BundledPuzzles.identifiers.joined(separator: ", "), "signups": said,
                 "version": Release.version,
             ]
         }

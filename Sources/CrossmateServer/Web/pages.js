@@ -96,7 +96,8 @@ export async function welcome(path) {
     linkError,
   );
   // Without an invitation, a server that takes none says how to get in, instead of a form
-  // it would refuse.
+  // it would refuse ("first": by invitation, but no one has an account yet, so the host makes
+  // the first).
   const closedDoor = signups === "closed" || (signups === "invite" && !joining);
   const door = el(
     "div",
