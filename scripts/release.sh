@@ -1,14 +1,17 @@
 #!/usr/bin/env bash
 # Packs what a self-hoster installs: one archive, crossmate-VERSION-linux-ARCH.tar.gz, holding
-#   crossmate            the server and CLI, stripped, with the Swift runtime and Foundation linked
-#                        in (--static-swift-stdlib) and SQLite too, and the web app's files
-#                        appended to it (AppFiles reads them back): it needs no toolchain, no
-#                        resource folder and no checkout, only the C library
+#   crossmate            the server and CLI, stripped, with the Swift runtime, Foundation and ICU
+#                        linked in (--static-swift-stdlib) and the web app's files appended to it
+#                        (AppFiles reads them back): it needs no toolchain, no resource folder and
+#                        no checkout; only the C and C++ libraries, zlib, SQLite and libxml2,
+#                        which every Debian and Ubuntu has (libsqlite3-0, libxml2)
 #   crossmate.service, crossmate@.service, crossmate-backup.service, crossmate-backup.timer,
 #   Caddyfile            from deploy/, as the README's "Hosting Crossmate" installs them
 #   INSTALL.md           the steps, short
 # Usage: scripts/release.sh [OUTPUT_DIRECTORY]   (default .artifacts/release; prints the archive's path)
-# SWIFT_SCRATCH=DIR builds in DIR instead of .build (a release build is slow: keep it apart).
+# SWIFT_SCRATCH=DIR builds in DIR instead of .build. CROSSMATE_BUILD_CONFIGURATION=debug packs the
+# debug build instead (the test run does: it has the debug build already, and a release build
+# takes 10 minutes on a 2-core machine; only the optimisation differs).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 out="$(mkdir -p "${1:-.artifacts/release}" && cd "${1:-.artifacts/release}" && pwd)"
@@ -16,13 +19,12 @@ version="$(sed -n 's/.*static let version = "\(.*\)"/\1/p' Sources/CrossmateProt
 [ -n "$version" ] || { echo "release.sh: no version in Sources/CrossmateProtocol/Release.swift" >&2; exit 1; }
 name="crossmate-$version-linux-$(uname -m)"
 
-# SQLite linked in as well: Debian's libsqlite3-dev has the static library.
-if [ ! -e /usr/lib/"$(gcc -print-multiarch 2>/dev/null || echo x86_64-linux-gnu)"/libsqlite3.a ] && command -v apt-get >/dev/null \
-    && [ "$(id -u)" = 0 ]; then
-    apt-get update -qq >/dev/null && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq libsqlite3-dev >/dev/null
-fi
-build=(swift build -c release --product crossmate --static-swift-stdlib
-    -Xlinker --push-state -Xlinker -Bstatic -Xlinker -lsqlite3 -Xlinker --pop-state -Xlinker --as-needed)
+configuration="${CROSSMATE_BUILD_CONFIGURATION:-release}"
+# FoundationXML (the .jpz reader) needs its C half and libxml2 named: a debug build's link does
+# not drop the code that calls them, as a release build's does.
+static="$(dirname "$(dirname "$(readlink -f "$(command -v swiftc)")")")/lib/swift_static/linux"
+build=(swift build -c "$configuration" --product crossmate --static-swift-stdlib
+    -Xlinker --whole-archive -Xlinker "$static/lib_CFXMLInterface.a" -Xlinker --no-whole-archive -Xlinker -lxml2)
 [ -n "${SWIFT_SCRATCH:-}" ] && build+=(--scratch-path "$SWIFT_SCRATCH")
 "${build[@]}"
 binary="$("${build[@]}" --show-bin-path)/crossmate"

@@ -3,7 +3,7 @@
 # errors; a throwaway PostgreSQL for the store suite and the two-instance tests), the puzpy
 # oracle for .puz files, the http-ece and py-vapid oracle for Web Push, the web app in Chromium,
 # two instances behind Caddy with TLS, and a short fuzzing run of the .puz, .ipuz and .jpz readers and the
-# socket push reader. Installs what it needs.
+# socket push reader; the release archive under its unit's confinement. Installs what it needs.
 # Usage: scripts/test-all.sh   (FUZZ_SECONDS=N to fuzz each target longer; default 30)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -21,6 +21,8 @@ command -v chromedriver >/dev/null || missing+=(chromium-driver)
 # The hosting test puts two instances behind Debian's Caddy, with TLS.
 command -v caddy >/dev/null || missing+=(caddy)
 command -v systemd-analyze >/dev/null || missing+=(systemd)
+# The release archive runs under its unit's system-call filter (Debian's libseccomp binding).
+/usr/bin/python3 -c "import seccomp" 2>/dev/null || missing+=(python3-seccomp)
 # Chat and reactions hold emoji: the screenshots should show them, not empty boxes.
 fc-list 2>/dev/null | grep -qi "color emoji" || missing+=(fonts-noto-color-emoji)
 if [ "${#missing[@]}" -gt 0 ] && command -v apt-get >/dev/null && [ "$(id -u)" = 0 ]; then
@@ -80,12 +82,23 @@ if timeout -k 30 600 scripts/with-postgres.sh "$work/venv/bin/python" Tests/depl
 
 echo "== deploy/: the systemd units verify (and score as well hardened), the Caddyfile validates"
 if (units="$(mktemp -d)"; trap 'rm -rf "$units"' EXIT
-    for unit in crossmate.service crossmate-backup.service crossmate-backup.timer; do
+    for unit in crossmate.service crossmate-backup.service crossmate-backup.timer crossmate@.service; do
         sed "s|/usr/local/bin/crossmate|$(swift build --show-bin-path)/crossmate|g" "deploy/$unit" > "$units/$unit"
     done
+    mv "$units/crossmate@.service" "$units/crossmate@8081.service"
     systemd-analyze verify "$units/crossmate.service" "$units/crossmate-backup.service" "$units/crossmate-backup.timer" \
         && systemd-analyze security --offline=true --threshold=20 "$units/crossmate.service" | tail -1 \
+        && systemd-analyze security --offline=true --threshold=20 "$units/crossmate@8081.service" | tail -1 \
+        && systemd-analyze security --offline=true --threshold=20 "$units/crossmate-backup.service" | tail -1 \
         && caddy validate --config deploy/Caddyfile --adapter caddyfile >/dev/null 2>&1); then passed=$((passed + 1)); else failed=$((failed + 1)); fi
+
+echo "== the release archive: unpacked into a clean directory, toolchain and checkout hidden, under crossmate.service's confinement"
+# The debug build packed (a release build takes 10 minutes here; only the optimisation differs).
+# Last of the Swift steps: it relinks .build/debug/crossmate with the Swift runtime inside.
+if archive="$(CROSSMATE_BUILD_CONFIGURATION=debug scripts/release.sh "$work/release" | tail -1)" \
+    && timeout -k 10 300 /usr/bin/python3 Tests/deploy/test_release.py "$archive" "$work/release-test" --largest-mb 180 | tee "$work/release.log"; then :; else failed=$((failed + 1)); fi
+released=$(tail -1 "$work/release.log" | grep -o '^[0-9]*' || echo 0)
+passed=$((passed + released))
 
 echo "== fuzzing the .puz, .ipuz and .jpz readers and the socket push reader"
 if scripts/fuzz.sh "${FUZZ_SECONDS:-30}"; then passed=$((passed + 4)); else failed=$((failed + 1)); fi
