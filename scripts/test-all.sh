@@ -93,9 +93,10 @@ if (units="$(mktemp -d)"; trap 'rm -rf "$units"' EXIT
         && caddy validate --config deploy/Caddyfile --adapter caddyfile >/dev/null 2>&1); then passed=$((passed + 1)); else failed=$((failed + 1)); fi
 
 echo "== the release archive: unpacked into a clean directory, toolchain and checkout hidden, under crossmate.service's confinement"
-# The debug build packed (a release build takes 10 minutes here; only the optimisation differs).
-# Last of the Swift steps: it relinks .build/debug/crossmate with the Swift runtime inside.
-if archive="$(CROSSMATE_BUILD_CONFIGURATION=debug scripts/release.sh "$work/release" | tail -1)" \
+# A debug build packed (a release build takes 10 minutes here; only the optimisation differs), in
+# a build folder of its own: SwiftPM reuses objects compiled for the static runtime in a later
+# ordinary build of the same folder, whose link then fails.
+if archive="$(CROSSMATE_BUILD_CONFIGURATION=debug SWIFT_SCRATCH=.build/static scripts/release.sh "$work/release" | tail -1)" \
     && timeout -k 10 300 /usr/bin/python3 Tests/deploy/test_release.py "$archive" "$work/release-test" --largest-mb 180 | tee "$work/release.log"; then :; else failed=$((failed + 1)); fi
 released=$(tail -1 "$work/release.log" | grep -o '^[0-9]*' || echo 0)
 passed=$((passed + released))

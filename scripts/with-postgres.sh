@@ -48,5 +48,7 @@ trap cleanup EXIT
 # tests of what a database restart does to a running server.
 export CROSSMATE_TEST_POSTGRES_CTL="${as_owner[*]} $bin/pg_ctl -D $dir/data"
 export CROSSMATE_TEST_POSTGRES_URL="postgres://postgres@127.0.0.1:$port/crossmate_test"
+# The same database over the cluster's Unix socket (README: PostgreSQL on this machine).
+export CROSSMATE_TEST_POSTGRES_SOCKET_URL="postgres://postgres@localhost:$port/crossmate_test?host=$dir"
 echo "with-postgres: PostgreSQL $("$bin/postgres" --version | awk '{print $3}') at $CROSSMATE_TEST_POSTGRES_URL"
 "$@"

@@ -166,6 +166,7 @@ public func buildApplication(_ configuration: ServerConfiguration, logger: Logge
         if let postgres = database as? PostgresSQLDatabase {
             do {
                 // A stop (SIGTERM) meanwhile is honoured at once.
+                logger.info("asking PostgreSQL at \(postgres.place) for its version")
                 let version = try await cancelWhenGracefulShutdown { try await postgres.preflight() }
                 logger.notice("PostgreSQL \(version) answers at \(postgres.place)")
             } catch is CancellationError {
@@ -229,11 +230,18 @@ struct OperationsController {
     /// Whether the database answers within two seconds: nil when it does, else the reason in
     /// words, told to the log once per outage (not once per look) and kept in `crossmate_database_up`.
     func databaseTrouble() async -> String? {
-        let reason: String?
+        var reason: String?
         do {
-            reason =
-                try await withinDeadline(.seconds(2)) { _ = try await store.feedSequence(authorID: "") } == nil
-                ? "the database did not answer within 2 s; see the server's log for what it is waiting on" : nil
+            let answered: Bool? = try await withinDeadline(.seconds(1)) {
+                _ = try await store.feedSequence(authorID: "")
+                return true
+            }
+            if answered == nil {
+                // The pool waits for a connection it keeps failing to make: ask afresh why.
+                reason =
+                    await store.database.whyUnreachable(within: .seconds(1))
+                    ?? "the database did not answer within 1 s; see the server's log for what it is waiting on"
+            }
         } catch {
             reason = DatabaseTrouble.sentence(for: error)
         }

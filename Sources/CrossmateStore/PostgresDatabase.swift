@@ -29,7 +29,7 @@ public final class PostgresSQLDatabase: SQLDatabase {
     /// Opens one connection and asks the database for its version, within `preflightDeadline`:
     /// a wrong address, user, password or database name is one `DatabaseTrouble` sentence at
     /// start-up, rather than a pool that retries for a minute. Returns the server's version.
-    public func preflight() async throws -> String {
+    public func preflight(within deadline: Duration = preflightDeadline) async throws -> String {
         let (configuration, logger, place) = (connectionConfiguration, logger, place)
         let answer = Answered<String>()
         let work = Task {
@@ -50,12 +50,11 @@ public final class PostgresSQLDatabase: SQLDatabase {
                 answer.set(continuation)
                 answer.watch(
                     Task {
-                        try await Task.sleep(for: Self.preflightDeadline)
+                        try await Task.sleep(for: deadline)
                         answer.resume(
                             .failure(
                                 DatabaseTrouble(
-                                    sentence:
-                                        "PostgreSQL at \(place) did not answer within \(Self.preflightDeadline); is that its address, and is it running?"
+                                    sentence: "PostgreSQL at \(place) did not answer within \(deadline); is that its address, and is it running?"
                                 )))
                         work.cancel()
                     })
@@ -63,6 +62,15 @@ public final class PostgresSQLDatabase: SQLDatabase {
         } onCancel: {
             answer.resume(.failure(CancellationError()))
             work.cancel()
+        }
+    }
+
+    public func whyUnreachable(within deadline: Duration) async -> String? {
+        do {
+            _ = try await preflight(within: deadline)
+            return nil
+        } catch {
+            return DatabaseTrouble.sentence(for: error)
         }
     }
 

@@ -140,10 +140,14 @@ public protocol SQLDatabase: Sendable {
     /// the database has one (SQLite's writer), so a group goes from the queue to its COMMIT and
     /// back without a trip through the task pool. Nil: the task pool.
     var commitExecutor: (any TaskExecutor)? { get }
+    /// Why the database cannot be reached, found afresh within `deadline` (a connection of its
+    /// own, not the pool's, which waits and retries): a sentence, or nil when nothing is found.
+    func whyUnreachable(within deadline: Duration) async -> String?
 }
 
 extension SQLDatabase {
     public var commitExecutor: (any TaskExecutor)? { nil }
+    public func whyUnreachable(within deadline: Duration) async -> String? { nil }
 
     public func unhurriedTransaction<T: Sendable>(_ body: @escaping @Sendable (any SQLConnection) async throws -> T) async throws -> T {
         try await transaction(body)

@@ -8,6 +8,10 @@ import Foundation
 import Synchronization
 import Testing
 
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
 /// Two real `crossmate serve` instances on one PostgreSQL, players pushing to both, and the
 /// database restarted under them (`pg_ctl restart -m fast`) again and again: after each restart
 /// every instance takes moves again within seconds, every acknowledged move is stored once, and
@@ -142,6 +146,34 @@ import Testing
             }
             #expect(Set(stored) == Set(typist.acknowledged.withLock { $0 }), "acknowledged moves missing")
             #expect(stored.count == Set(stored).count, "a move stored twice")
+        }
+
+        // PostgreSQL stopped for good: /healthz says why in a sentence, the log says it once (not
+        // a line per reconnect or per try of the pool), and SIGTERM still stops both instances
+        // within 5 s.
+        let logged = servers.indices.map { (try? String(contentsOfFile: directory.path + "/server-\($0).log", encoding: .utf8)) ?? "" }
+        #expect(try runDetached(["/bin/sh", "-c", "\(ctl) stop -m fast -w"]) == 0, "pg_ctl stop failed")
+        defer { _ = try? runDetached(["/bin/sh", "-c", "\(ctl) start -w -l /dev/null"]) }
+        let outageStarted = ContinuousClock.now
+        var reasons: [String] = []
+        // Looks five times a second for four seconds: the outage's length is what is measured.
+        while ContinuousClock.now - outageStarted < .seconds(4) {
+            if let (body, response) = try? await URLSession.shared.data(from: URL(string: servers[0].baseURL + "/healthz")!),
+                (response as? HTTPURLResponse)?.statusCode == 503
+            {
+                reasons.append(String(decoding: body, as: UTF8.self))
+            }
+            try await Task.sleep(for: .milliseconds(200))
+        }
+        #expect(!reasons.isEmpty, "/healthz never answered 503 while PostgreSQL was stopped")
+        #expect(reasons.allSatisfy { $0.contains("PostgreSQL") && !$0.contains("Generic description") }, "\(Set(reasons))")
+        for (index, server) in servers.enumerated() {
+            let log = (try? String(contentsOfFile: directory.path + "/server-\(index).log", encoding: .utf8)) ?? ""
+            let during = log.dropFirst(logged[index].count).split(separator: "\n")
+            #expect(during.count <= 6, "instance \(index) logged \(during.count) lines in a 4 s outage:\n\(during.joined(separator: "\n"))")
+            let stopping = ContinuousClock.now
+            _ = server.terminate()
+            #expect(ContinuousClock.now - stopping < .seconds(5), "instance \(index) took \(ContinuousClock.now - stopping) to stop")
         }
     }
 }

@@ -29,6 +29,23 @@ import Testing
             // The push was one group commit of one batch.
             #expect(metrics.contains("crossmate_commit_seconds_count 1"))
             #expect(metrics.contains("crossmate_commit_batches_count 1") && metrics.contains("crossmate_commit_batches_sum 1"))
+            // Every metric says what it is; the build and the database are named; requests are
+            // counted by their route's pattern (never the path a client chose); the process's
+            // own figures are there.
+            let names = Set(metrics.split(separator: "\n").filter { !$0.hasPrefix("#") }.map { String($0.prefix { $0 != " " && $0 != "{" }) })
+            let described = Set(
+                metrics.split(separator: "\n").filter { $0.hasPrefix("# HELP ") }.map { String($0.dropFirst(7).prefix { $0 != " " }) })
+            let families = Set(names.map { $0.replacingOccurrences(of: #"_(bucket|sum|count)$"#, with: "", options: .regularExpression) })
+            #expect(families.subtracting(described).isEmpty, "without # HELP: \(families.subtracting(described).sorted())")
+            #expect(metrics.contains(#"crossmate_build_info{version="\#(Release.version)",commit="#) && metrics.contains(#"engine="sqlite""#))
+            #expect(metrics.contains("crossmate_database_up 1"))
+            #expect(metrics.contains(#"crossmate_http_requests_total{route="/v1/games/{game}/moves",method="POST",status="2xx"} 1"#))
+            _ = try await client.send(.get, "/v1/games/\(game.gameID)-\(UUID().uuidString)/changes", token: ann.token)
+            let after = String(buffer: try await client.send(.get, "/metrics").body)
+            #expect(!after.contains(game.gameID), "a path a client chose became a label")
+            for name in ["process_cpu_seconds_total", "process_resident_memory_bytes", "process_open_fds", "process_max_fds"] {
+                #expect(metrics.contains("\n\(name) "), "\(name)")
+            }
         }
     }
 

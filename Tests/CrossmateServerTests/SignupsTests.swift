@@ -12,7 +12,7 @@ import Testing
 /// link code. Every refusal says how to get in.
 @Suite struct SignupsTests {
     @Test func byInvitationTheFirstAccountIsTheHostsAndEveryLaterOneNeedsALiveInvitation() async throws {
-        try await withServer({ $0.signups = .invite }) { client, _ in
+        try await withServer({ $0.signups = .invite }, { client, _ in
             let info: [String: String] = try await client.call(.get, "/v1")
             #expect(info["signups"] == "first")
             let ann = try await client.account("Ann")
@@ -42,7 +42,7 @@ import Testing
 
             // Ann's second device needs no invitation: a link code.
             _ = try await client.linkDevice(of: ann)
-        }
+        })
     }
 
     @Test func closedTakesNoOneNewButLinksDevices() async throws {

@@ -5,7 +5,7 @@ import Hummingbird
 import Logging
 import Synchronization
 
-/// Counts every request answered by its route's pattern (`/v1/games/:game`, never the path a
+/// Counts every request answered by its route's pattern (`/v1/games/{game}`, never the path a
 /// client chose), its method and its status class, through `ServerMetrics.recordRequest`. The
 /// outermost middleware, so it sees the answer the client gets, errors turned into JSON included.
 struct RequestMetrics: RouterMiddleware {
