@@ -12,37 +12,39 @@ import Testing
 /// link code. Every refusal says how to get in.
 @Suite struct SignupsTests {
     @Test func byInvitationTheFirstAccountIsTheHostsAndEveryLaterOneNeedsALiveInvitation() async throws {
-        try await withServer({ $0.signups = .invite }, { client, _ in
-            let info: [String: String] = try await client.call(.get, "/v1")
-            #expect(info["signups"] == "first")
-            let ann = try await client.account("Ann")
-            let after: [String: String] = try await client.call(.get, "/v1")
-            #expect(after["signups"] == "invite")
+        try await withServer(
+            { $0.signups = .invite },
+            { client, _ in
+                let info: [String: String] = try await client.call(.get, "/v1")
+                #expect(info["signups"] == "first")
+                let ann = try await client.account("Ann")
+                let after: [String: String] = try await client.call(.get, "/v1")
+                #expect(after["signups"] == "invite")
 
-            let (status, refusal) = try await client.failure(.post, "/v1/accounts", json: CreateAccountRequest(displayName: "Stranger"))
-            #expect(status == .forbidden)
-            #expect(refusal.message.contains("only through an invitation") && refusal.message.contains("link code"))
-            let (_, unknown) = try await client.failure(
-                .post, "/v1/accounts", json: CreateAccountRequest(displayName: "Guess", invitation: "not-a-token"))
-            #expect(unknown.message.contains("unknown, revoked or expired"))
+                let (status, refusal) = try await client.failure(.post, "/v1/accounts", json: CreateAccountRequest(displayName: "Stranger"))
+                #expect(status == .forbidden)
+                #expect(refusal.message.contains("only through an invitation") && refusal.message.contains("link code"))
+                let (_, unknown) = try await client.failure(
+                    .post, "/v1/accounts", json: CreateAccountRequest(displayName: "Guess", invitation: "not-a-token"))
+                #expect(unknown.message.contains("unknown, revoked or expired"))
 
-            let game = try await client.newGame(ann)
-            let invite: InvitationResponse = try await client.call(
-                .post, "/v1/games/\(game.gameID)/invitations", token: ann.token, json: CreateInvitationRequest())
-            let ben: DeviceSession = try await client.call(
-                .post, "/v1/accounts", json: CreateAccountRequest(displayName: "Ben", invitation: invite.token))
-            let _: GameSummary = try await client.call(.post, "/v1/invitations/\(invite.token)/accept", token: ben.token)
+                let game = try await client.newGame(ann)
+                let invite: InvitationResponse = try await client.call(
+                    .post, "/v1/games/\(game.gameID)/invitations", token: ann.token, json: CreateInvitationRequest())
+                let ben: DeviceSession = try await client.call(
+                    .post, "/v1/accounts", json: CreateAccountRequest(displayName: "Ben", invitation: invite.token))
+                let _: GameSummary = try await client.call(.post, "/v1/invitations/\(invite.token)/accept", token: ben.token)
 
-            // A revoked invitation admits no one more.
-            let revoking = try await client.send(.delete, "/v1/invitations/\(invite.token)", token: ann.token)
-            #expect((200..<300).contains(revoking.status.code))
-            let (_, revoked) = try await client.failure(
-                .post, "/v1/accounts", json: CreateAccountRequest(displayName: "Cy", invitation: invite.token))
-            #expect(revoked.message.contains("unknown, revoked or expired"))
+                // A revoked invitation admits no one more.
+                let revoking = try await client.send(.delete, "/v1/invitations/\(invite.token)", token: ann.token)
+                #expect((200..<300).contains(revoking.status.code))
+                let (_, revoked) = try await client.failure(
+                    .post, "/v1/accounts", json: CreateAccountRequest(displayName: "Cy", invitation: invite.token))
+                #expect(revoked.message.contains("unknown, revoked or expired"))
 
-            // Ann's second device needs no invitation: a link code.
-            _ = try await client.linkDevice(of: ann)
-        })
+                // Ann's second device needs no invitation: a link code.
+                _ = try await client.linkDevice(of: ann)
+            })
     }
 
     @Test func closedTakesNoOneNewButLinksDevices() async throws {
