@@ -352,6 +352,38 @@ class WebAppTests(unittest.TestCase):
             players.append(player)
         return players, game
 
+    def test_signups_by_invitation_say_how_to_get_in(self):
+        """A server that takes new players by invitation (CROSSMATE_SIGNUPS=invite): its host makes
+        the first account from the ordinary first page; a stranger then meets a page that says how
+        to get in (no form the server would refuse); a friend with an invitation link makes an
+        account from it and lands in the game. Closed: no one new, and the page says so."""
+        self.server.kill()
+        self.server.start({"CROSSMATE_SIGNUPS": "invite"})
+        host = self.player("Ana")
+        host.sign_up()
+        game = host.start_bundled()
+        stranger = self.player("Stranger", width=390, height=844, mobile=True)
+        stranger.open("/")
+        door = until("the page for strangers", lambda: stranger.driver.find_element(By.CSS_SELECTOR, '[data-signups="invite"]'))
+        self.assertIn("by invitation", door.text)
+        self.assertFalse(stranger.driver.find_elements(By.NAME, "displayName"), "a name field the server would refuse")
+        self.assertTrue(stranger.driver.find_elements(By.NAME, "linkCode"), "a player's own new device still links")
+        for theme in ["light", "dark"]:
+            stranger.driver.execute_script(f"document.documentElement.dataset.theme = '{theme}'")
+            stranger.screenshot(f"signups-invite-phone-{theme}")
+        invite = self.server.api("POST", f"/v1/games/{game}/invitations", {}, token=host.token())
+        friend = self.player("Ben", width=390, height=844, mobile=True)
+        friend.sign_up(invite["path"])
+        until("Ben is in Ana's game", lambda: friend.driver.current_url.endswith(f"/games/{game}"))
+
+        self.server.kill()
+        self.server.start({"CROSSMATE_SIGNUPS": "closed"})
+        late = self.player("Cy")
+        late.open("/")
+        door = until("the closed door", lambda: late.driver.find_element(By.CSS_SELECTOR, '[data-signups="closed"]'))
+        self.assertIn("no new players", door.text)
+        late.screenshot("signups-closed-desktop")
+
     def test_two_players_solve_together(self):
         ana = self.player("Ana")
         ana.sign_up()
