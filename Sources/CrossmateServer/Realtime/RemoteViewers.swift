@@ -25,6 +25,19 @@ final class RemoteViewers: Sendable {
         said.withLock { Self.union(($0[game] ?? [:]).values.filter { $0.until > now }) }
     }
 
+    /// The same, as each device's account by device (empty at once for a game no other
+    /// instance shows).
+    func authorsByDevice(of game: String, now: ContinuousClock.Instant = .now) -> [String: String] {
+        said.withLock { said in
+            guard let instances = said[game] else { return [:] }
+            var devices: [String: String] = [:]
+            for told in instances.values where told.until > now {
+                for viewer in told.viewers { devices[viewer.deviceID] = viewer.authorID }
+            }
+            return devices
+        }
+    }
+
     /// `instance` says `viewers` show `game`, for `ttl` from `now`. Whether who shows the game
     /// (across every other instance) changed.
     func heard(_ viewers: Set<Viewer>, of game: String, from instance: String, ttl: Duration, now: ContinuousClock.Instant = .now) -> Bool {

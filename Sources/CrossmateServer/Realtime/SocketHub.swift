@@ -290,9 +290,17 @@ final class SocketHub: Sendable {
     }
 
     /// How many devices of each account show `game` now, on this instance and the others
-    /// (browsers with it open, native devices that said they view it).
+    /// (browsers with it open, native devices that said they view it). Asked by every hosted
+    /// browser's refresh, so it is one pass under the lock, with no sorting.
     func devicesViewing(_ game: String) -> [String: Int] {
-        viewers(game).reduce(into: [:]) { counts, viewer in counts[viewer.authorID, default: 0] += 1 }
+        var devices = remote.authorsByDevice(of: game)
+        state.withLock { state in
+            for id in state.byGame[game] ?? [] {
+                guard let connection = state.connections[id], connection.shows(game) else { continue }
+                devices[connection.deviceID] = connection.authorID
+            }
+        }
+        return devices.values.reduce(into: [:]) { counts, authorID in counts[authorID, default: 0] += 1 }
     }
 
     /// The devices showing `game` now, on this instance and the others, each once.
