@@ -45,6 +45,8 @@ public func buildApplication(_ configuration: ServerConfiguration, logger: Logge
         directory = GameDirectory(store: store, snapshotInterval: configuration.snapshotInterval)
         let postgresFanout = PostgresFanout(
             hub: hub, database: postgres, store: store, directory: directory, viewersEvery: configuration.viewersEvery, logger: logger)
+        // First, so the last to stop: its line is the log's last.
+        services.append(DatabaseClosing(database: database, logger: logger))
         services.append(postgres.client)
         services.append(postgresFanout)
         fanout = postgresFanout
