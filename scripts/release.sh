@@ -20,11 +20,14 @@ version="$(sed -n 's/.*static let version = "\(.*\)"/\1/p' Sources/CrossmateProt
 name="crossmate-$version-linux-$(uname -m)"
 
 configuration="${CROSSMATE_BUILD_CONFIGURATION:-release}"
-# FoundationXML (the .jpz reader) needs its C half and libxml2 named: a debug build's link does
-# not drop the code that calls them, as a release build's does.
-static="$(dirname "$(dirname "$(readlink -f "$(command -v swiftc)")")")/lib/swift_static/linux"
-build=(swift build -c "$configuration" --product crossmate --static-swift-stdlib
-    -Xlinker --whole-archive -Xlinker "$static/lib_CFXMLInterface.a" -Xlinker --no-whole-archive -Xlinker -lxml2)
+build=(swift build -c "$configuration" --product crossmate --static-swift-stdlib)
+# FoundationXML (the .jpz reader) needs its C half and libxml2 named in a debug build, whose link
+# keeps the code that calls them (a release build's drops it, and naming them again there
+# defines them twice).
+if [ "$configuration" = debug ]; then
+    static="$(dirname "$(dirname "$(readlink -f "$(command -v swiftc)")")")/lib/swift_static/linux"
+    build+=(-Xlinker --whole-archive -Xlinker "$static/lib_CFXMLInterface.a" -Xlinker --no-whole-archive -Xlinker -lxml2)
+fi
 [ -n "${SWIFT_SCRATCH:-}" ] && build+=(--scratch-path "$SWIFT_SCRATCH")
 "${build[@]}"
 binary="$("${build[@]}" --show-bin-path)/crossmate"
