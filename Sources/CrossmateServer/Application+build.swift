@@ -94,7 +94,7 @@ public func buildApplication(_ configuration: ServerConfiguration, logger: Logge
             addresses: ClientAddress(trusted: configuration.trustedProxies), publicURL: configuration.publicURL, clock: clock
         ).routes)
     router.addRoutes(FeedController(store: store, clock: clock).routes)
-    router.addRoutes(WebController(clock: clock, app: app, signups: configuration.signups, hasAccounts: { try await store.hasAccounts() }).routes)
+    router.addRoutes(WebController(clock: clock, app: app, signups: configuration.signups, hasAccounts: AccountsMade(store: store).check).routes)
     router.addRoutes(
         SocialController(
             store: store, writes: writes, browsers: browsers, nudgeLimiter: RateLimiter(Limits.nudge.perAccount!), configuration: configuration,

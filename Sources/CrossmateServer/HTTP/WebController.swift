@@ -2,9 +2,11 @@ import CompressNIO
 import CrossmateCore
 import CrossmateFormats
 import CrossmateProtocol
+import CrossmateStore
 import Foundation
 import Hummingbird
 import NIOCore
+import Synchronization
 
 /// The web app: plain HTML, CSS and JavaScript modules shipped with the server (no build step,
 /// nothing fetched from elsewhere). Every page path answers the one HTML page; the app reads
@@ -206,5 +208,23 @@ struct WebController {
 
     static var bundled: [(summary: BundledList.Entry, puzzle: Puzzle)] {
         get throws { try bundledPuzzles.get() }
+    }
+}
+
+/// Whether the server has an account yet. Once it has, it always has: the store is asked only
+/// until then, so `/v1`, which anyone may ask as often as they like, costs no read after that.
+final class AccountsMade: Sendable {
+    private let known = Atomic(false)
+    private let store: Store
+
+    init(store: Store) {
+        self.store = store
+    }
+
+    func check() async throws -> Bool {
+        if known.load(ordering: .relaxed) { return true }
+        let made = try await store.hasAccounts()
+        if made { known.store(true, ordering: .relaxed) }
+        return made
     }
 }
