@@ -11,7 +11,8 @@
 # Usage: scripts/release.sh [OUTPUT_DIRECTORY]   (default .artifacts/release; prints the archive's path)
 # SWIFT_SCRATCH=DIR builds in DIR instead of .build. CROSSMATE_BUILD_CONFIGURATION=debug packs the
 # debug build instead (the test run does: it has the debug build already, and a release build
-# takes 10 minutes on a 2-core machine; only the optimisation differs).
+# takes 10 minutes on a 2-core machine; only the optimisation differs). Keep SWIFT_SCRATCH apart
+# from the ordinary build's folder: SwiftPM reuses objects across the two, and the links fail.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 out="$(mkdir -p "${1:-.artifacts/release}" && cd "${1:-.artifacts/release}" && pwd)"
@@ -21,15 +22,9 @@ name="crossmate-$version-linux-$(uname -m)"
 
 configuration="${CROSSMATE_BUILD_CONFIGURATION:-release}"
 build=(swift build -c "$configuration" --product crossmate --static-swift-stdlib)
-# FoundationXML (the .jpz reader) needs its C half and libxml2 named in a debug build, whose link
-# keeps the code that calls them (a release build's drops it, and naming them again there
-# defines them twice).
-if [ "$configuration" = debug ]; then
-    static="$(dirname "$(dirname "$(readlink -f "$(command -v swiftc)")")")/lib/swift_static/linux"
-    build+=(-Xlinker --whole-archive -Xlinker "$static/lib_CFXMLInterface.a" -Xlinker --no-whole-archive -Xlinker -lxml2)
-fi
 [ -n "${SWIFT_SCRATCH:-}" ] && build+=(--scratch-path "$SWIFT_SCRATCH")
-"${build[@]}"
+# The build's progress to standard error: standard output is the archive's path alone.
+"${build[@]}" >&2
 binary="$("${build[@]}" --show-bin-path)/crossmate"
 
 stage="$(mktemp -d)"

@@ -115,6 +115,27 @@ import Testing
         try lab.tmux(["send-keys", "-t", session, "C-q"])
     }
 
+    /// A server that takes new players by invitation: the terminal's `login` without one is
+    /// refused in words that say how to get in; `login --invitation LINK` makes the account and
+    /// joins the game the link is for.
+    @Test func loginWithAnInvitationOnAServerThatTakesNewPlayersOnlySo() async throws {
+        let directory = try TemporaryDirectory("crossmate-signups")
+        defer { directory.remove() }
+        let server = try ServerProcess(dataDirectory: directory.path + "/server", extraArguments: ["--signups", "invite"])
+        defer { server.kill() }
+        let ann = ["XDG_DATA_HOME": directory.path + "/ann"]
+        let ben = ["XDG_DATA_HOME": directory.path + "/ben"]
+        try crossmate(["login", "--server", server.baseURL, "--name", "Ann"], ann)  // the server's first account
+        let game = try crossmate(["new", "--bundled", "green-light"], ann)
+        let gameID = try #require(game.firstMatch(of: #/\[([a-z0-9-]+)\]/#)).output.1
+        let link = try crossmate(["invite", String(gameID)], ann).trimmingCharacters(in: .whitespacesAndNewlines)
+        let refused = try run(["login", "--server", server.baseURL, "--name", "Ben"], ben)
+        #expect(refused.status == 1 && refused.errors.contains("only through an invitation") && refused.errors.contains("--invitation"))
+        let joined = try crossmate(["login", "--server", server.baseURL, "--name", "Ben", "--invitation", link], ben)
+        #expect(joined.contains("Signed in as Ben") && joined.contains("Joined Green Light [\(gameID)]"), "\(joined)")
+        #expect(try crossmate(["games"], ben).contains(String(gameID)))
+    }
+
     @Test func offlineCommandsWorkOnLocalDataAndSaySo() async throws {
         let directory = try TemporaryDirectory("crossmate-cli")
         defer { directory.remove() }

@@ -159,7 +159,10 @@ for source in sources[:3]:
           wrong.returncode == 1 and "wrong unlock key" in wrong.stderr)
 
 # 3. Rebus answers survive locking and unlocking both ways, and a diagramless grid keeps ':'.
-with open(os.path.join(fixtures, "..", "..", "..", "Sources", "CrossmateFormats", "Bundled", "green-light.xd")) as f:
+# The bundled puzzle, as `crossmate convert` writes it out (the bundled puzzles live in the source).
+green_xd = os.path.join(work, "green-light.xd")
+run("convert", "bundled:green-light", green_xd)
+with open(green_xd) as f:
     green = f.read()
 rebus_xd = os.path.join(work, "rebus.xd")
 with open(rebus_xd, "w") as f:
