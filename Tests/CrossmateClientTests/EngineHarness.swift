@@ -4,6 +4,7 @@ import CrossmateProtocol
 import CrossmateSync
 import CrossmateTestSupport
 import Foundation
+import Synchronization
 import Testing
 
 /// One device in an engine test: its own local store and engine, talking to a real server.
@@ -97,4 +98,70 @@ func type(_ word: String, at start: GridPosition, _ direction: Direction = .acro
             ? GridPosition(row: start.row, col: start.col + offset) : GridPosition(row: start.row + offset, col: start.col)
         try await session.type(String(letter), at: position)
     }
+}
+
+/// One player on a server, in a game of their own, typing over its squares through the HTTP API
+/// as fast as the answers come back (the load of the restart and stop tests).
+final class Typist: @unchecked Sendable {
+    let api: ServerAPI
+    let gameID: String
+    var replica: GameReplica
+    /// The sequence numbers the server said it holds (saved, or a duplicate of one it had).
+    let acknowledged = Mutex<[Int]>([])
+    private var unsent: [Move] = []
+
+    init(_ base: String, name: String, puzzle: Puzzle) async throws {
+        let session = try await ServerAPI(baseURL: base).createAccount(displayName: name)
+        api = ServerAPI(baseURL: base, token: session.token, timeout: .seconds(60))
+        gameID = try await api.createGame(CreateGameRequest(bundled: "green-light")).gameID
+        replica = GameReplica(puzzle: puzzle, gameID: gameID, replicaID: session.deviceID, authorID: session.account.authorID)
+    }
+
+    /// Types one letter and sends it, with every move not yet acknowledged (a refused or failed
+    /// push is sent again with the next); whether the server took them.
+    func type(_ count: Int) async -> Bool {
+        let squares = replica.puzzle.letterPositions
+        let square = squares[count % squares.count]
+        if let moves = try? replica.perform(
+            .setLetter(square, count % 2 == 0 ? "A" : "B"), wallMillis: Int64(Date().timeIntervalSince1970 * 1000))
+        {
+            unsent += moves
+        }
+        guard let answer = try? await api.push(gameID: gameID, moves: unsent.map(MoveRecord.init)) else { return false }
+        let saved = answer.results.filter { $0.status == .saved || $0.status == .duplicate }.map(\.seq)
+        acknowledged.withLock { $0 += saved }
+        unsent.removeAll { move in saved.contains(move.seq) }
+        return unsent.isEmpty
+    }
+
+    /// The sequence numbers of this player's moves that `server` stores, each as often as stored.
+    func stored(on server: ServerAPI) async throws -> [Int] {
+        var stored: [Int] = []
+        var token: ChangeToken?
+        while true {
+            let page = try await server.changes(gameID: gameID, since: token, limit: 1_000)
+            for change in page.changes {
+                if case let .move(move) = change.record, move.replicaID == replica.replicaID { stored.append(move.seq) }
+            }
+            token = page.token
+            if !page.moreComing { return stored }
+        }
+    }
+
+    /// Typists type until `stop` is raised.
+    static func typing(_ typists: [Typist], until stop: StopFlag) -> [Task<Void, Never>] {
+        typists.map { typist in
+            Task {
+                var count = 0
+                while !stop.raised.load(ordering: .relaxed) {
+                    _ = await typist.type(count)
+                    count += 1
+                }
+            }
+        }
+    }
+}
+
+final class StopFlag: Sendable {
+    let raised = Atomic(false)
 }
