@@ -20,13 +20,8 @@ final class RemoteViewers: Sendable {
     /// By game, by instance.
     private let said = Mutex([String: [String: Said]]())
 
-    /// The viewers of `game` on the other instances, now.
-    func viewers(of game: String, now: ContinuousClock.Instant = .now) -> Set<Viewer> {
-        said.withLock { Self.union(($0[game] ?? [:]).values.filter { $0.until > now }) }
-    }
-
-    /// The same, as each device's account by device (empty at once for a game no other
-    /// instance shows).
+    /// The devices showing `game` on the other instances now, each with its account (empty at
+    /// once for a game no other instance shows).
     func authorsByDevice(of game: String, now: ContinuousClock.Instant = .now) -> [String: String] {
         said.withLock { said in
             guard let instances = said[game] else { return [:] }

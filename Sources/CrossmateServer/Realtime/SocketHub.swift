@@ -293,22 +293,19 @@ final class SocketHub: Sendable {
     /// (browsers with it open, native devices that said they view it). Asked by every hosted
     /// browser's refresh, so it is one pass under the lock, with no sorting.
     func devicesViewing(_ game: String) -> [String: Int] {
-        var devices = remote.authorsByDevice(of: game)
-        state.withLock { state in
-            for id in state.byGame[game] ?? [] {
-                guard let connection = state.connections[id], connection.shows(game) else { continue }
-                devices[connection.deviceID] = connection.authorID
-            }
-        }
-        return devices.values.reduce(into: [:]) { counts, authorID in counts[authorID, default: 0] += 1 }
+        authorsByDevice(showing: game).values.reduce(into: [:]) { counts, authorID in counts[authorID, default: 0] += 1 }
     }
 
     /// The devices showing `game` now, on this instance and the others, each once.
     func viewers(_ game: String) -> [(deviceID: String, authorID: String)] {
-        var seen: [String: String] = [:]
-        for viewer in remote.viewers(of: game) { seen[viewer.deviceID] = viewer.authorID }
-        for viewer in localViewers(game) { seen[viewer.deviceID] = viewer.authorID }
-        return seen.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }
+        authorsByDevice(showing: game).sorted { $0.key < $1.key }.map { ($0.key, $0.value) }
+    }
+
+    /// Each device showing `game` now, on this instance and the others, with its account.
+    private func authorsByDevice(showing game: String) -> [String: String] {
+        var devices = remote.authorsByDevice(of: game)
+        for viewer in localViewers(game) { devices[viewer.deviceID] = viewer.authorID }
+        return devices
     }
 
     /// The devices showing `game` on this instance (browsers with it open, native devices viewing it).
