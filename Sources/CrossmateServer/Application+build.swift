@@ -24,8 +24,11 @@ public func buildApplication(_ configuration: ServerConfiguration, logger: Logge
     let fanout: any Fanout
     let store: Store
     let directory: GameDirectory
+    // The engine and where its data is, for the start line.
+    let engine: String
     switch configuration.storage {
     case let .sqlite(path):
+        engine = "SQLite at \(path)"
         // Owner-only before SQLite opens it (SQLite gives its -wal and -shm the main file's mode).
         try PrivateFiles.prepareDatabase(at: path)
         database = try SQLiteDatabase(path: path, logger: logger)
@@ -38,6 +41,7 @@ public func buildApplication(_ configuration: ServerConfiguration, logger: Logge
         fanout = LocalFanout(hub: hub)
     case let .postgres(url):
         let postgres = try PostgresSQLDatabase(url: url, logger: logger)
+        engine = "PostgreSQL at \(postgres.place)"
         database = postgres
         store = Store(
             database: database, onGroupCommit: metrics.recordCommit, commitInterval: configuration.commitInterval,
@@ -151,11 +155,6 @@ public func buildApplication(_ configuration: ServerConfiguration, logger: Logge
     }
     services.append(ShutdownLog(logger: logger))
     server.addServices(services)
-    let engine: String
-    switch configuration.storage {
-    case let .sqlite(path): engine = "SQLite at \(path)"
-    case .postgres: engine = "PostgreSQL at \((database as? PostgresSQLDatabase)?.place ?? "?")"
-    }
     metrics.recordBuild(
         version: Release.version, commit: app.commit ?? "unknown", engine: configuration.storage.engineName, schema: Store.schemaVersion)
     let reached = configuration.publicURL.map { "; players reach it at \($0)/" } ?? ""
