@@ -446,14 +446,7 @@ struct New: AsyncParsableCommand {
             let engine = try profile.engine()
             var request = CreateGameRequest(bundled: bundled)
             var locked = false
-            if let file {
-                let bytes: [UInt8]
-                do { bytes = try PuzzleInput.readFile(file) } catch { throw ClientFailure("\(error)") }
-                // Read here first, so a bad file is named before anything is sent.
-                do { locked = try PuzzleFile.read(bytes, fileName: file).lock != nil } catch { throw ClientFailure("\(file): \(error)") }
-                request = CreateGameRequest(
-                    fileName: (file as NSString).lastPathComponent, fileBase64: Data(bytes).base64EncodedString(), unlockKey: key?.value)
-            }
+            if let file { (request, locked) = try PuzzleInput.upload(file, shown: file, unlockKey: key?.value) }
             if let with { request.with = try await engine.resolve(with) }
             let gameID = try await engine.createGame(request)
             let title = try engine.store.game(gameID)?.title ?? gameID

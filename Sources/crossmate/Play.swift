@@ -281,11 +281,7 @@ struct PlayLoop {
                         // before anything is sent (as `crossmate new FILE` does).
                         let path = (typed as NSString).expandingTildeInPath
                         do {
-                            let bytes: [UInt8]
-                            do { bytes = try PuzzleInput.readFile(path) } catch { throw ClientFailure("\(error)") }
-                            do { _ = try PuzzleFile.read(bytes, fileName: path) } catch { throw ClientFailure("\(typed): \(error)") }
-                            var request = CreateGameRequest(
-                                fileName: (path as NSString).lastPathComponent, fileBase64: Data(bytes).base64EncodedString())
+                            var request = try PuzzleInput.upload(path, shown: typed).request
                             request.with = session.gameID
                             let gameID = try await engine.createGame(request)
                             let title = (try? engine.store.game(gameID)?.title) ?? typed

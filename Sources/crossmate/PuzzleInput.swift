@@ -1,6 +1,7 @@
 import ArgumentParser
 import CrossmateCore
 import CrossmateFormats
+import CrossmateProtocol
 import Foundation
 
 /// A failure the CLI reports as one line, `crossmate: FILE: message`, with exit status 1.
@@ -32,6 +33,23 @@ enum PuzzleInput {
         } catch {
             throw CommandFailure(file: path, message: error.description)
         }
+    }
+
+    /// A puzzle file to start a game from, read and checked here first, so that a bad one is
+    /// named (as `shown`) before anything is sent: the request that uploads it, and whether its
+    /// answers are locked.
+    static func upload(
+        _ path: String, shown: String, unlockKey: Int? = nil
+    ) throws(ClientFailure) -> (
+        request: CreateGameRequest, locked: Bool
+    ) {
+        let bytes: [UInt8]
+        do { bytes = try readFile(path) } catch { throw ClientFailure("\(error)") }
+        let locked: Bool
+        do { locked = try PuzzleFile.read(bytes, fileName: path).lock != nil } catch { throw ClientFailure("\(shown): \(error)") }
+        let request = CreateGameRequest(
+            fileName: (path as NSString).lastPathComponent, fileBase64: Data(bytes).base64EncodedString(), unlockKey: unlockKey)
+        return (request, locked)
     }
 
     static func readFile(_ path: String) throws(CommandFailure) -> [UInt8] {
