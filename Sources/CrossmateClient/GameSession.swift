@@ -111,13 +111,9 @@ public struct GameSession: Sendable {
         try await engine.view(gameID)
     }
 
-    public func scoreboard() async throws(SessionRefusal) -> [PlayerScore] {
-        try await engine.scoreboard(gameID)
-    }
-
-    /// How the game ended, once it has.
-    public func finish() async throws(SessionRefusal) -> Finish? {
-        try await engine.finish(gameID)
+    /// The finish as every device tells it, once the game has ended (`FinishSummary`).
+    public func summary() async throws(SessionRefusal) -> FinishSummary? {
+        try await engine.summary(gameID)
     }
 
     public func replay() async throws(SessionRefusal) -> ReplayAvailability {

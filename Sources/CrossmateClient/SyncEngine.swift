@@ -871,23 +871,30 @@ public actor SyncEngine {
             flags: Flags.shown((try? store.flags(gameID: gameID)) ?? [], puzzle: replica.puzzle, grid: replica.grid, hiding: blocked))
     }
 
+    /// What the finish and the clock count from the game's moves (`Tally`): the snapshot this
+    /// device joined from, if any, and every move it holds beside it.
+    private func tally(_ gameID: String) -> Tally {
+        let moves = (try? store.moves(gameID: gameID)) ?? []
+        guard let snapshot = try? store.snapshot(gameID: gameID) else { return Tally(moves) }
+        return snapshot.snapshot.tally(adding: moves)
+    }
+
     /// Seconds spent solving, by the shared clock's rule (`SolvingTime`).
-    public func solvingSeconds(_ gameID: String) -> Int {
-        let moves = ((try? store.moves(gameID: gameID)) ?? []).map(\.stamp)
+    public func solvingSeconds(_ gameID: String) -> Int { solvingSeconds(gameID, tally: tally(gameID)) }
+
+    private func solvingSeconds(_ gameID: String, tally: Tally) -> Int {
         let pauses = ((try? store.pauses(gameID: gameID)) ?? []).map(\.stamp)
-        return SolvingTime.measure(moves: moves, pauses: pauses, end: replicas[gameID]?.completion?.at.wallMillis, now: clock.now).seconds
+        return SolvingTime.measure(moves: tally.stamps, pauses: pauses, end: replicas[gameID]?.completion?.at.wallMillis, now: clock.now)
+            .seconds
     }
 
-    /// The finished game's scoreboard, from the final grid and every move this device holds.
-    public func scoreboard(_ gameID: String) throws(SessionRefusal) -> [PlayerScore] {
+    /// The finished game's summary (`FinishSummary`: how it ended, the scores, the time, the
+    /// line that tells it), as every device tells it; nil while it goes on.
+    public func summary(_ gameID: String) throws(SessionRefusal) -> FinishSummary? {
         let replica = try replica(gameID)
-        return Scoreboard.scores(finalGrid: replica.grid, moves: (try? store.moves(gameID: gameID)) ?? [])
-    }
-
-    /// How the finished game ended (`Scoreboard.finish`): nil while it goes on.
-    public func finish(_ gameID: String) throws(SessionRefusal) -> Finish? {
-        let replica = try replica(gameID)
-        return replica.completion.map { Scoreboard.finish($0, moves: (try? store.moves(gameID: gameID)) ?? []) }
+        guard let completion = replica.completion else { return nil }
+        let tally = tally(gameID)
+        return FinishSummary(completion, finalGrid: replica.grid, tally: tally, seconds: solvingSeconds(gameID, tally: tally))
     }
 
     /// The replay of a finished game, once every device has sealed: fetches the game's whole

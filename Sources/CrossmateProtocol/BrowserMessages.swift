@@ -184,6 +184,9 @@ public struct GameStateView: Codable, Hashable, Sendable {
     public var scoreboard: [PlayerScore]?
     /// With a completion: how it ended (`Scoreboard.finish`).
     public var finish: Finish?
+    /// With a completion: the finish told in one line (`Scoreboard.headline`), as every device
+    /// tells it.
+    public var headline: String?
     public var canUndo: Bool
     public var canRedo: Bool
     public var timer: TimerView
@@ -199,10 +202,12 @@ public struct GameStateView: Codable, Hashable, Sendable {
     public var flags: [FlagView]?
 
     public init(
-        gameID: String, squares: [SquareView], completion: CompletionRecord?, scoreboard: [PlayerScore]?, finish: Finish? = nil, canUndo: Bool,
-        canRedo: Bool, timer: TimerView, messages: [MessageView]? = nil, reactions: [MessageReactions]? = nil, flags: [FlagView]? = nil
+        gameID: String, squares: [SquareView], completion: CompletionRecord?, scoreboard: [PlayerScore]?, finish: Finish? = nil,
+        headline: String? = nil,
+        canUndo: Bool, canRedo: Bool, timer: TimerView, messages: [MessageView]? = nil, reactions: [MessageReactions]? = nil, flags: [FlagView]? = nil
     ) {
         self.finish = finish
+        self.headline = headline
         self.flags = flags
         self.messages = messages
         self.reactions = reactions

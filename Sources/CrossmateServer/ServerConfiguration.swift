@@ -32,7 +32,8 @@ public struct ServerConfiguration: Sendable {
     public var storage: Storage
     /// How far ahead of the server's clock a move may be stamped.
     public var maximumSkewMillis: Int64 = 60_000
-    /// A snapshot is written after this many moves, and at completion.
+    /// A snapshot is written after this many moves, and at completion (tests shorten it with
+    /// `CROSSMATE_TEST_SNAPSHOT_EVERY`).
     public var snapshotInterval = 200
     /// Per-device token bucket: burst size and refill per second.
     public var rateLimitBurst = Limits.request.burst

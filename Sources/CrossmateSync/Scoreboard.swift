@@ -50,40 +50,76 @@ public enum Finish: String, Hashable, Sendable, Codable {
 }
 
 public enum Scoreboard {
-    /// Scores for every author of a move or a letter, most letters first, then by authorID.
-    public static func scores<Moves: Sequence<Move>>(finalGrid: GameGrid, moves: Moves) -> [PlayerScore] {
+    /// Scores for every author of a move or a letter, most letters first, then by authorID:
+    /// letters from the final grid (revealed squares count for nobody), help from the tally.
+    public static func scores(finalGrid: GameGrid, tally: Tally) -> [PlayerScore] {
         var scores: [AuthorID: PlayerScore] = [:]
         for cell in finalGrid.cells where !cell.letter.isEmpty && !cell.mark.isLocked && !cell.cellAuthorID.isEmpty {
             scores[cell.cellAuthorID, default: PlayerScore(authorID: cell.cellAuthorID)].lettersAuthored += 1
         }
-        var gestures: Set<String> = []
-        for move in moves where move.kind == .check || move.kind == .reveal {
-            var score = scores[move.authorID, default: PlayerScore(authorID: move.authorID)]
-            if move.kind == .check { score.squaresChecked += 1 } else { score.squaresRevealed += 1 }
-            if gestures.insert(move.replicaID + "\u{0}" + move.batchID).inserted {
-                if move.kind == .check { score.checksUsed += 1 } else { score.revealsUsed += 1 }
-            }
-            scores[move.authorID] = score
-        }
-        for move in moves where scores[move.authorID] == nil {
-            scores[move.authorID] = PlayerScore(authorID: move.authorID)
+        for author in tally.authors where scores[author] == nil { scores[author] = PlayerScore(authorID: author) }
+        for (author, help) in tally.help {
+            var score = scores[author, default: PlayerScore(authorID: author)]
+            score.checksUsed = help.checks
+            score.revealsUsed = help.reveals
+            score.squaresChecked = help.squaresChecked
+            score.squaresRevealed = help.squaresRevealed
+            scores[author] = score
         }
         return scores.values.sorted { ($1.lettersAuthored, $0.authorID) < ($0.lettersAuthored, $1.authorID) }
     }
 
-    /// How `completion` ended the game: a solve whose last letter came from a reveal is
+    public static func scores<Moves: Sequence<Move>>(finalGrid: GameGrid, moves: Moves) -> [PlayerScore] {
+        scores(finalGrid: finalGrid, tally: Tally(moves))
+    }
+
+    /// How `completion` ended the game: a solve whose last letter came from a reveal (the
+    /// final grid's latest write stamped no later than the completion is a revealed square) is
     /// finished with help, not solved; a solve with any check or reveal before it, solved with
     /// help. (Autocheck is a check.)
-    public static func finish<Moves: Sequence<Move>>(_ completion: Completion, moves: Moves) -> Finish {
+    public static func finish(_ completion: Completion, finalGrid: GameGrid, tally: Tally) -> Finish {
         guard completion.kind == .solved else { return .resigned }
-        var last: Move?
-        var helped = false
-        for move in moves where move.timestamp <= completion.at {
-            if move.kind == .check || move.kind == .reveal { helped = true }
-            guard move.kind == .input || move.kind == .reveal, !move.letter.isEmpty else { continue }
-            if last.map({ move.writeKey.wins(over: $0.writeKey) }) ?? true { last = move }
+        var last: CellState?
+        for cell in finalGrid.cells {
+            guard let key = cell.key, key.timestamp <= completion.at, !cell.letter.isEmpty else { continue }
+            if last.flatMap(\.key).map({ key.wins(over: $0) }) ?? true { last = cell }
         }
-        if last?.kind == .reveal { return .finishedWithHelp }
-        return helped ? .solvedWithHelp : .solved
+        if last?.mark.verdict == .revealed { return .finishedWithHelp }
+        return tally.helped(notAfter: completion.at) ? .solvedWithHelp : .solved
+    }
+
+    /// The finish told in one line, the same on every device: "Solved in 4:05!", "Solved with
+    /// help (3 squares checked) in 12:40.", "Finished with help (2 squares revealed, 5 squares
+    /// checked) in 7:02." or "Ended without a solve, after 3:10."
+    public static func headline(_ finish: Finish, scores: [PlayerScore], seconds: Int) -> String {
+        let time = SolvingTime.clock(seconds)
+        func squares(_ count: Int, _ what: String) -> String? { count == 0 ? nil : "\(count) square\(count == 1 ? "" : "s") \(what)" }
+        let help = [
+            squares(scores.reduce(0) { $0 + $1.squaresRevealed }, "revealed"), squares(scores.reduce(0) { $0 + $1.squaresChecked }, "checked"),
+        ].compactMap { $0 }.joined(separator: ", ")
+        return switch finish {
+        case .solved: "Solved in \(time)!"
+        case .solvedWithHelp: "Solved with help (\(help)) in \(time)."
+        case .finishedWithHelp: "Finished with help (\(help)) in \(time)."
+        case .resigned: "Ended without a solve, after \(time)."
+        }
+    }
+}
+
+/// A finished game's summary, the same on every device that holds the game (from the log or
+/// from a snapshot and the moves after it): how it ended, who did what, the solving time and
+/// the line that tells it.
+public struct FinishSummary: Hashable, Sendable {
+    public var finish: Finish
+    public var scores: [PlayerScore]
+    public var seconds: Int
+    public var headline: String
+
+    /// `seconds`: the shared clock's count to the completion (`SolvingTime`).
+    public init(_ completion: Completion, finalGrid: GameGrid, tally: Tally, seconds: Int) {
+        finish = Scoreboard.finish(completion, finalGrid: finalGrid, tally: tally)
+        scores = Scoreboard.scores(finalGrid: finalGrid, tally: tally)
+        self.seconds = seconds
+        headline = Scoreboard.headline(finish, scores: scores, seconds: seconds)
     }
 }

@@ -4,13 +4,20 @@
 /// Replaying from a snapshot skips only the moves its coverage includes; every other move merges
 /// by the usual rule against the snapshot's per-square winners. Coverage is per replica and
 /// contiguous, so a snapshot can never hide another device's move that happens to share a seq.
+///
+/// It also carries the tally of the moves it covers (`Tally`: help used and when each player
+/// moved), so a device that joins from it tells the finish and the solving time exactly as one
+/// holding every move does. Snapshots stored before tallies decode with none (`nil`); the server
+/// tallies those again from the moves before it hands them out (`tallied(from:)`).
 public struct Snapshot: Hashable, Sendable, Codable {
     public var grid: GameGrid
     public var coverage: [ReplicaID: Int]
+    public var tally: Tally?
 
-    public init(grid: GameGrid, coverage: [ReplicaID: Int] = [:]) {
+    public init(grid: GameGrid, coverage: [ReplicaID: Int] = [:], tally: Tally? = Tally()) {
         self.grid = grid
         self.coverage = coverage
+        self.tally = tally
     }
 
     /// An empty snapshot of a `width` × `height` grid, covering nothing.
@@ -33,6 +40,7 @@ public struct Snapshot: Hashable, Sendable, Codable {
             var seq = coverage[replica, default: 0] + 1
             while let move = bySeq[seq] {
                 next.grid.apply(move)
+                next.tally?.count(move)
                 seq += 1
             }
             if seq - 1 > coverage[replica, default: 0] { next.coverage[replica] = seq - 1 }
@@ -41,6 +49,23 @@ public struct Snapshot: Hashable, Sendable, Codable {
     }
 
     public func covers(_ move: Move) -> Bool { move.seq <= coverage[move.replicaID, default: 0] }
+
+    /// The tally of every move the snapshot covers and every move in `moves` it does not: what a
+    /// device that joined from this snapshot knows of the whole game. (A snapshot stored before
+    /// snapshots carried a tally counts `moves` alone, all there is.)
+    public func tally<Moves: Sequence<Move>>(adding moves: Moves) -> Tally {
+        guard var result = tally else { return Tally(moves) }
+        result.add(moves.lazy.filter { !covers($0) })
+        return result
+    }
+
+    /// This snapshot with its tally made again from `moves` (those it covers count): for a
+    /// snapshot stored before snapshots carried one.
+    public func tallied<Moves: Sequence<Move>>(from moves: Moves) -> Snapshot {
+        var result = self
+        result.tally = Tally(moves.lazy.filter { covers($0) })
+        return result
+    }
 
     /// The grid after the snapshot and every move it does not cover.
     public func replay<Moves: Sequence<Move>>(_ moves: Moves) -> GameGrid {

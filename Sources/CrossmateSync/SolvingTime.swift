@@ -56,6 +56,13 @@ public enum SolvingTime {
         measure(moves: moveTimes.map { Stamp(authorID: "", at: $0) }, pauses: [], end: end, now: now)
     }
 
+    /// "4:05", "12:40" or "1:02:09": a solving time as every device shows it.
+    public static func clock(_ seconds: Int) -> String {
+        let (hours, minutes, secs) = (seconds / 3600, seconds / 60 % 60, seconds % 60)
+        func two(_ number: Int) -> String { number < 10 ? "0\(number)" : "\(number)" }
+        return hours > 0 ? "\(hours):\(two(minutes)):\(two(secs))" : "\(minutes):\(two(secs))"
+    }
+
     /// The first index of a sorted array whose value is at least `value`, by bisection.
     private static func firstIndex(in sorted: [Int64], atLeast value: Int64) -> Int? {
         var low = 0

@@ -149,7 +149,9 @@ extension FinishedGame {
     public init(gameID: GameID, puzzle: Puzzle, moves: [Move], pauses: [Pause], completion: Completion, players: [AuthorID]) {
         let end = completion.at.wallMillis
         // A grid completed by a reveal is finished with help, not solved (`Scoreboard.finish`).
-        let finish = Scoreboard.finish(completion, moves: moves)
+        var finalGrid = GameGrid(puzzle: puzzle)
+        finalGrid.apply(moves, notAfter: completion.at)
+        let finish = Scoreboard.finish(completion, finalGrid: finalGrid, tally: Tally(moves))
         var batches: [String: Set<MoveKind>] = [:]
         for move in moves { batches[move.replicaID + "\u{0}" + move.batchID, default: []].insert(move.kind) }
         self.init(

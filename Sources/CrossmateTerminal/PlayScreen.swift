@@ -14,9 +14,8 @@ public struct PlayScreen: Sendable {
     public var status: SyncStatus
     /// Seconds of solving so far (idle gaps over a minute not counted).
     public var elapsedSeconds: Int
-    public var scores: [PlayerScore]
-    /// How the game ended (`Scoreboard.finish`), once it has.
-    public var finish: Finish?
+    /// The finish as every device tells it (`FinishSummary`), once the game has ended.
+    public var summary: FinishSummary?
     /// This account's colour pins (friend → palette index) and its preferred colour.
     public var pins: [String: Int]
     public var preferred: Int?
@@ -44,15 +43,14 @@ public struct PlayScreen: Sendable {
     }
 
     public init(
-        view: GameView, state: PlayState, status: SyncStatus, elapsedSeconds: Int, scores: [PlayerScore] = [], finish: Finish? = nil,
+        view: GameView, state: PlayState, status: SyncStatus, elapsedSeconds: Int, summary: FinishSummary? = nil,
         pins: [String: Int] = [:], preferred: Int? = nil
     ) {
-        self.finish = finish
+        self.summary = summary
         self.view = view
         self.state = state
         self.status = status
         self.elapsedSeconds = elapsedSeconds
-        self.scores = scores
         self.pins = pins
         self.preferred = preferred
     }
@@ -676,23 +674,19 @@ public struct PlayScreen: Sendable {
     private func messages(width: Int) -> [(text: String, style: Style)] {
         var lines: [(String, Style)] = []
         if let completion = view.completion {
-            let when = view.name(of: completion.by)
+            let by = view.name(of: completion.by)
             func count(_ number: Int, _ noun: String) -> String { "\(number) \(noun)\(number == 1 ? "" : "s")" }
-            // Help in squares, not clicks; a grid completed by a reveal is not a solve.
-            let checked = scores.reduce(0) { $0 + $1.squaresChecked }
-            let revealed = scores.reduce(0) { $0 + $1.squaresRevealed }
-            let help = [(revealed, "revealed"), (checked, "checked")].filter { $0.0 > 0 }.map { count($0.0, "square") + " \($0.1)" }
-                .joined(separator: ", ")
-            let time = Self.clock(elapsedSeconds)
+            // The finish as every device tells it; who ended it is this screen's to name.
             let headline =
-                switch finish ?? (completion.kind == .solved ? .solved : .resigned) {
-                case .solved: "★ Solved in \(time)! Last letter by \(when)."
-                case .solvedWithHelp: "Solved with help (\(help)) in \(time). Last letter by \(when)."
-                case .finishedWithHelp: "Finished with help (\(help)) in \(time)."
-                case .resigned: "The game was ended (resigned) by \(when)."
+                switch summary?.finish {
+                case .solved?: "★ " + summary!.headline + " Last letter by \(by)."
+                case .solvedWithHelp?: summary!.headline + " Last letter by \(by)."
+                case .finishedWithHelp?: summary!.headline
+                case .resigned?: summary!.headline + " Ended by \(by)."
+                case nil: completion.kind == .solved ? "★ Solved! Last letter by \(by)." : "Ended without a solve by \(by)."
                 }
             lines.append((headline, Style(bold: true, reverse: true)))
-            let board = scores.sorted { $0.lettersAuthored > $1.lettersAuthored }.map { score in
+            let board = (summary?.scores ?? []).sorted { $0.lettersAuthored > $1.lettersAuthored }.map { score in
                 let help = [(score.squaresChecked, "checked"), (score.squaresRevealed, "revealed")].filter { $0.0 > 0 }.map {
                     count($0.0, "square") + " \($0.1)"
                 }
@@ -912,13 +906,7 @@ public struct PlayScreen: Sendable {
         return text.count <= width ? text : String(text.prefix(max(0, width - 1))) + "…"
     }
 
-    static func clock(_ seconds: Int) -> String {
-        let hours = seconds / 3600
-        let minutes = seconds / 60 % 60
-        let secs = seconds % 60
-        return hours > 0
-            ? String(format: "%d:%02d:%02d", hours, minutes, secs) : String(format: "%02d:%02d", minutes, secs)
-    }
+    static func clock(_ seconds: Int) -> String { SolvingTime.clock(seconds) }
 
     /// `number` in superscript digits ("¹⁰³").
     public static func superscript(_ number: Int) -> String { spelled(number, in: Array("⁰¹²³⁴⁵⁶⁷⁸⁹")) }

@@ -138,8 +138,7 @@ struct PlayLoop {
         state.caught = caught
         var status = await engine.status
         var elapsed = await engine.solvingSeconds(session.gameID)
-        var scores: [PlayerScore] = view.completion == nil ? [] : try await session.scoreboard()
-        var finish = view.completion == nil ? nil : try await session.finish()
+        var summary = view.completion == nil ? nil : try await session.summary()
         var chat = await engine.conversation(session.gameID)
         // The account's pins and preferred colour (best effort: offline, the stable colours), and
         // its settings: how the solving keys move (as on its other devices) and what calls the
@@ -198,7 +197,7 @@ struct PlayLoop {
         func draw() {
             let size = terminal.size
             var screen = PlayScreen(
-                view: view, state: state, status: status, elapsedSeconds: elapsed, scores: scores, finish: finish, pins: pins,
+                view: view, state: state, status: status, elapsedSeconds: elapsed, summary: summary, pins: pins,
                 preferred: zone?.preferredColor)
             screen.chat = chat
             let frame = screen.render(width: size.width, height: size.height, colors: colors)
@@ -364,10 +363,7 @@ struct PlayLoop {
                 view = try await session.view()
                 if let news = PlayState.flagNews(before: flagsBefore, now: view.flags, view: view) { state.notice = news }
                 if case .cursorsChanged = event { state.follow(view) }
-                if view.completion != nil {
-                    scores = try await session.scoreboard()
-                    finish = try await session.finish()
-                }
+                if view.completion != nil { summary = try await session.summary() }
             }
             draw()
         }
@@ -503,8 +499,10 @@ struct ReplayLoop {
     func run() async throws {
         let colors = ColorMode(environment: ProcessInfo.processInfo.environment)
         let final = try await session.view()
-        // The whole solve's time: what the finish says, and the replay's clock counts up to.
-        let total = seconds(through: timeline.count)
+        // The finish as every device tells it, and the whole solve's time: what the replay's
+        // clock counts up to.
+        let summary = try await session.summary()
+        let total = summary?.seconds ?? seconds(through: timeline.count)
         var step = 0
         var speed = 0  // 0 paused, else 1, 10, 100
         var playhead: Int64 = 0
@@ -533,7 +531,8 @@ struct ReplayLoop {
             var state = PlayState(puzzle: view.puzzle) { _ in "" }
             state.cursor.position = position
             let size = terminal.size
-            var screen = PlayScreen(view: view, state: state, status: SyncStatus(connection: .online, unsent: 0), elapsedSeconds: total)
+            var screen = PlayScreen(
+                view: view, state: state, status: SyncStatus(connection: .online, unsent: 0), elapsedSeconds: total, summary: summary)
             screen.replay = PlayScreen.ReplayStatus(
                 step: step, count: timeline.count, secondsAtStep: seconds(through: step), totalSeconds: total, speed: speed)
             terminal.write(screen.render(width: size.width, height: size.height, colors: colors).ansi(colors))

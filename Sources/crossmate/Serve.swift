@@ -141,6 +141,13 @@ struct Serve: AsyncParsableCommand {
             }
             configuration.browserHiddenGraceMillis = millis
         }
+        // For tests (not listed in the help): see `ServerConfiguration.snapshotInterval`.
+        if let text = environment["CROSSMATE_TEST_SNAPSHOT_EVERY"] {
+            guard let moves = Int(text), (1...10_000).contains(moves) else {
+                throw ValidationError("CROSSMATE_TEST_SNAPSHOT_EVERY is 1 to 10000 (moves), not \(text)")
+            }
+            configuration.snapshotInterval = moves
+        }
         // For tests (not listed in the help): see `ServerConfiguration.pushMovesWindowMillis`.
         if let text = environment["CROSSMATE_TEST_PUSH_MOVES_WINDOW_MS"] {
             guard let millis = Int64(text), (1...600_000).contains(millis) else {

@@ -324,11 +324,7 @@ struct StatsCommand: AsyncParsableCommand {
                 print("No finished puzzles yet: your stats start with the first one.")
                 return
             }
-            func clock(_ seconds: Int) -> String {
-                seconds >= 3600
-                    ? "\(seconds / 3600):\(String(format: "%02d:%02d", seconds / 60 % 60, seconds % 60))"
-                    : "\(seconds / 60):\(String(format: "%02d", seconds % 60))"
-            }
+            let clock = SolvingTime.clock
             func days(_ n: Int) -> String { "\(n) day\(n == 1 ? "" : "s")" }
             let help = [(stats.withChecks, "checks"), (stats.withReveals, "reveals"), (stats.withAutocheck, "autocheck")].filter { $0.0 > 0 }
                 .map { "\($0.1) in \($0.0)" }

@@ -555,7 +555,7 @@ import Testing
                 return true
             }
             var boards: [[PlayerScore]] = []
-            for player in players { boards.append(try await player.engine.scoreboard(gameID)) }
+            for player in players { boards.append(try #require(try await player.engine.summary(gameID)).scores) }
             #expect(boards[0] == boards[1] && boards[1] == boards[2])
             #expect(boards[0].first { $0.authorID == bob.identity.authorID }?.lettersAuthored == 5)
             if case let .ready(timeline) = try await bob.engine.replay(gameID) {

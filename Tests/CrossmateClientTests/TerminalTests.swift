@@ -588,13 +588,12 @@ import Testing
         try replica.perform(.reveal(.puzzle), wallMillis: 1_000)
         let completion = Completion(kind: .solved, at: HLCTimestamp(wallMillis: 1_001), by: "acct-ann")
         let state = PlayState(puzzle: puzzle) { replica.grid.letter(at: $0) }
-        let scores = Scoreboard.scores(finalGrid: replica.grid, moves: replica.journal)
         // Completed by revealing it: finished with help, counted in squares, not a solve.
-        let finish = Scoreboard.finish(completion, moves: replica.journal)
-        #expect(finish == .finishedWithHelp)
+        let summary = FinishSummary(completion, finalGrid: replica.grid, tally: Tally(replica.journal), seconds: 3_725)
+        #expect(summary.finish == .finishedWithHelp)
         let screen = PlayScreen(
             view: view(puzzle, grid: replica.grid, completion: completion), state: state,
-            status: SyncStatus(connection: .online, unsent: 0), elapsedSeconds: 3_725, scores: scores, finish: finish)
+            status: SyncStatus(connection: .online, unsent: 0), elapsedSeconds: 3_725, summary: summary)
         let text = screen.render(width: 80, height: 20).text
         #expect(text.contains("Finished with help (23 squares revealed) in 1:02:05") && text.contains("Ann 0 letters (23 squares revealed)"))
         // A finished grid takes no more letters: the footer offers no undo, check or pencil, and
@@ -603,7 +602,7 @@ import Testing
         try golden("green-light-solved-80x20", text)
         let sending = PlayScreen(
             view: view(puzzle, grid: replica.grid, completion: completion), state: state,
-            status: SyncStatus(connection: .online, unsent: 2), elapsedSeconds: 3_725, scores: scores)
+            status: SyncStatus(connection: .online, unsent: 2), elapsedSeconds: 3_725, summary: summary)
         #expect(sending.render(width: 80, height: 20).text.contains("Sending the last moves…"))
     }
 
@@ -642,7 +641,7 @@ import Testing
         screen.replay = PlayScreen.ReplayStatus(step: 12, count: 23, secondsAtStep: 95, totalSeconds: 190, speed: 10)
         let text = screen.render(width: 80, height: 24).text
         let lines = text.split(separator: "\n", omittingEmptySubsequences: false)
-        #expect(lines[22] == "REPLAY  move 12 of 23  01:35 of 03:10  playing 10×")
+        #expect(lines[22] == "REPLAY  move 12 of 23  1:35 of 3:10  playing 10×")
         #expect(lines[23].hasPrefix("←/→ a move") && !text.contains("^Z undo") && !text.contains("online"))
         try golden("green-light-replay-80x24", text)
     }

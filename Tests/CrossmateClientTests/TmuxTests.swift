@@ -2,6 +2,7 @@ import CrossmateCore
 import CrossmateFormats
 import CrossmateTestSupport
 import Foundation
+import GRDB
 import Testing
 
 /// The real `crossmate play` in a real terminal (tmux): keys sent with send-keys, the screen read
@@ -35,10 +36,10 @@ import Testing
         let tmux: Tmux
         var home: [String: String] { ["XDG_DATA_HOME": directory.path + "/xdg"] }
 
-        init(_ name: String) throws {
+        init(_ name: String, serverEnvironment: [String: String] = [:]) throws {
             directory = try TemporaryDirectory(name)
             do {
-                server = try ServerProcess(dataDirectory: directory.path + "/server")
+                server = try ServerProcess(dataDirectory: directory.path + "/server", environment: serverEnvironment)
             } catch {
                 directory.remove()
                 throw error
@@ -564,6 +565,56 @@ import Testing
         try await eventually("the full word takes it down") { try !screen(ann).contains("⚑") && !screen(bob).contains("⚑") }
     }
 
+    /// A finish is the game's, not the device's: Bob joins after the server stored snapshots
+    /// that fold in Ann's check and reveal (so his device loads a snapshot, not those moves),
+    /// and both terminals then tell the same finish, the same scores and the same time,
+    /// character for character.
+    @Test func aLateJoinerFromASnapshotTellsTheSameFinish() async throws {
+        let lab = try Lab("crossmate-finish", serverEnvironment: ["CROSSMATE_TEST_SNAPSHOT_EVERY": "3"])
+        defer { lab.close() }
+        let (server, home, tmux, xdg) = (lab.server, lab.home, lab.tmux, lab.directory.path + "/xdg")
+        try crossmate(["login", "--server", server.baseURL, "--name", "Ann"], home)
+        try crossmate(["login", "--server", server.baseURL, "--name", "Bob", "--profile", "bob"], home)
+        try crossmate(["new", "--bundled", "green-light"], home)
+        let ann = try await tmux.play("Green", xdg: xdg)
+        let screen = lab.screen
+        // A wrong word, a check of the puzzle (four squares) and a reveal of a square (the next
+        // word's first): help before Bob ever comes, nine moves, three snapshots' worth.
+        try tmux(["send-keys", "-t", ann, "-l", "QQQQ"])
+        try await eventually("Ann's letters") { try screen(ann).contains("4/23") }
+        for key in ["C-x", "c", "p", "C-x", "r", "s"] { try tmux(["send-keys", "-t", ann, key]) }
+        try await eventually("the help is sent") {
+            let shown = try screen(ann)
+            return shown.contains("5/23") && !shown.contains("unsent")
+        }
+        // Time on the clock that Bob's device has only from the snapshot.
+        try await eventually("Ann's clock runs") { try screen(ann).contains("here  0:02") }
+        let invitation = try crossmate(["invite", "Green"], home).trimmingCharacters(in: .whitespacesAndNewlines)
+        try crossmate(["join", invitation, "--profile", "bob"], home)
+        let bob = try await tmux.play("Green --profile bob", xdg: xdg)
+        // Bob's device holds a snapshot, and fewer moves than the game has.
+        let bobs = try DatabaseQueue(path: xdg + "/crossmate/profiles/bob/client.sqlite")
+        let (snapshots, movesHeld) = try await bobs.read { db in
+            (try Int.fetchOne(db, sql: "SELECT count(*) FROM snapshots") ?? 0, try Int.fetchOne(db, sql: "SELECT count(*) FROM moves") ?? 0)
+        }
+        #expect(snapshots == 1 && movesHeld < 6, "Bob holds \(snapshots) snapshots and \(movesHeld) moves")
+        try tmux(["send-keys", "-t", bob, "-l", "Q"])
+        try await eventually("Ann sees Bob's letter") { try screen(ann).contains("Bob") }
+        for key in ["C-x", "r", "p", "y"] { try tmux(["send-keys", "-t", ann, key]) }
+        try await eventually("both are told the finish") {
+            try screen(ann).contains("Finished with help (") && screen(bob).contains("Finished with help (")
+        }
+        func finish(_ session: String) throws -> [String] {
+            try screen(session).split(separator: "\n").map(String.init).filter { line in
+                line.contains("Finished with help (") || line.contains("Ann 0 letters") || line.hasPrefix("●")
+            }
+        }
+        try await eventually("the same finish, scores and time on both") { try finish(ann) == finish(bob) }
+        let told = try finish(ann)
+        #expect(told.contains { $0.contains("squares revealed, 4 squares checked) in 0:0") && !$0.contains("in 0:00") }, "\(told)")
+        #expect(told.contains { $0.contains("Ann 0 letters (") && $0.contains("checked") }, "\(told)")
+    }
+
     /// `crossmate stats` after a puzzle finished in the terminal by revealing it: finished with
     /// help, which is not a solve (no streak, no time).
     @Test func statsFromTheCommandLine() async throws {
@@ -660,7 +711,7 @@ import Testing
     }
 
     /// A replay has its own clock and footer: the move shown of all, the solving time at it of
-    /// the whole, and its keys; its end says the solve's real time (not "Solved in 00:00").
+    /// the whole, and its keys; its end says the solve's real time (not "Solved in 0:00").
     @Test func aReplayHasItsOwnClockAndFooter() async throws {
         let lab = try Lab("crossmate-tmux")
         defer { lab.close() }
@@ -703,8 +754,8 @@ import Testing
         try await eventually("the end of the replay") { try screen().contains("REPLAY  move 23 of 23") }
         let end = try screen()
         let solved = try #require(end.split(separator: "\n").first { $0.contains("Solved in") })
-        #expect(!solved.contains("Solved in 00:00") && !solved.contains("Solved in 00:01"), "\(solved)")
-        #expect(end.contains(" of 00:0") && !end.contains("00:00 of 00:00"))
+        #expect(!solved.contains("Solved in 0:00") && !solved.contains("Solved in 0:01"), "\(solved)")
+        #expect(end.contains(" of 0:0") && !end.contains("0:00 of 0:00"))
     }
 
     /// A 21×21 of short words (numbers past 100) as an .xd file, with placeholder clues.

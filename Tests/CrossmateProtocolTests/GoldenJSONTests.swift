@@ -281,14 +281,12 @@ import Testing
     }
 
     @Test func snapshotShape() throws {
-        var grid = GameGrid(width: 2, height: 1)
-        grid.apply(
-            Move(
-                gameID: "g", replicaID: "r", authorID: "a", seq: 1, timestamp: HLCTimestamp(wallMillis: 1), position: GridPosition(row: 0, col: 1),
-                letter: "Q", cellAuthorID: "a", kind: .input, batchID: "b"))
-        let snapshot = Snapshot(grid: grid, coverage: ["r": 1])
+        let move = Move(
+            gameID: "g", replicaID: "r", authorID: "a", seq: 1, timestamp: HLCTimestamp(wallMillis: 1), position: GridPosition(row: 0, col: 1),
+            letter: "Q", cellAuthorID: "a", kind: .input, batchID: "b")
+        let snapshot = Snapshot.build(width: 2, height: 1, moves: [move])
         let json =
-            #"{"coverage":{"r":1},"grid":{"cells":[{"cellAuthorID":"","letter":"","mark":{"isPencil":false,"verdict":0}},{"cellAuthorID":"a","key":{"authorID":"a","replicaID":"r","seq":1,"timestamp":{"counter":0,"wallMillis":1}},"letter":"Q","mark":{"isPencil":false,"verdict":0}}],"height":1,"width":2}}"#
+            #"{"coverage":{"r":1},"grid":{"cells":[{"cellAuthorID":"","letter":"","mark":{"isPencil":false,"verdict":0}},{"cellAuthorID":"a","key":{"authorID":"a","replicaID":"r","seq":1,"timestamp":{"counter":0,"wallMillis":1}},"letter":"Q","mark":{"isPencil":false,"verdict":0}}],"height":1,"width":2},"tally":{"help":{},"lastGesture":{},"moveTimes":{"a":[1]}}}"#
         #expect(try roundTrip(Snapshot.self, json) == snapshot)
     }
 

@@ -594,3 +594,63 @@ import Testing
         }
     }
 }
+
+/// The finish is told once (`FinishSummary`, in CrossmateSync): a browser reads what the server
+/// computed from every move, and a native device that joined from a snapshot computes the same
+/// from the snapshot's tally and the moves after it.
+@Suite struct FinishParityTests {
+    @Test func aBrowserAndADeviceThatJoinedFromASnapshotTellTheSameFinish() async throws {
+        let server = try TestServer(configure: { $0.snapshotInterval = 3 })
+        defer { server.removeFiles() }
+        try await server.application().test(.live) { client in
+            let port = try #require(client.port)
+            let ann = try await client.account("Ann")
+            let ben = try await client.account("Ben")
+            let game = try await client.newGame(ann)
+            // Ann types, checks and reveals over several minutes with a pause, before Ben comes.
+            var annDevice = TestDevice(ann, puzzle: greenLight, gameID: game.gameID)
+            func play(_ command: Command, after millis: Int64) async throws {
+                server.clock.advance(byMillis: millis)
+                _ = try await client.push(ann, game.gameID, try annDevice.replica.perform(command, wallMillis: server.clock.now))
+            }
+            try await play(.setLetter(at(1, 0), "Q"), after: 1_000)
+            try await play(.setLetter(at(1, 1), "R"), after: 20_000)
+            try await play(.check(.word(at(1, 0), .across)), after: 5_000)
+            try await play(.reveal(.square(at(2, 0))), after: 90_000)
+            var browser = BrowserCommandTests.Browser(port: port, token: ann.token)
+            _ = try await browser.open(game.gameID)
+            _ = try await browser.applied(game.gameID, BrowserCommand(kind: "pause"))
+            try await play(.setLetter(at(1, 2), "E"), after: 30_000)
+            try await client.join(ben, game.gameID, invitedBy: ann)
+            // Ben's device joins as a native client does: the snapshot, then the changes after it.
+            let joined: SnapshotResponse = try await client.call(.get, "/v1/games/\(game.gameID)/snapshot", token: ben.token)
+            let snapshot = try #require(joined.snapshot)
+            #expect(snapshot.coveredMoveCount >= 3)
+            var benDevice = TestDevice(ben, puzzle: greenLight, gameID: game.gameID)
+            benDevice.replica = GameReplica(
+                puzzle: greenLight, gameID: game.gameID, replicaID: ben.deviceID, authorID: ben.account.authorID, snapshot: snapshot, moves: [])
+            server.clock.advance(byMillis: 2_000)
+            _ = try await client.push(ben, game.gameID, try benDevice.replica.perform(.setLetter(at(3, 0), "U"), wallMillis: server.clock.now))
+            try await play(.reveal(.puzzle), after: 4_000)
+            let (after, _) = try await client.allChanges(ben, game.gameID, after: joined.token)
+            let records = joined.records + after
+            let moves = records.compactMap { change -> Move? in if case let .move(record) = change.record { try? record.move() } else { nil } }
+            let pauses = records.compactMap { change -> SolvingTime.Stamp? in if case let .pause(pause) = change.record { pause.stamp } else { nil } }
+            #expect(moves.count < annDevice.replica.journal.count, "Ben holds only the moves after the snapshot")
+            // What the browser is shown.
+            var again = BrowserCommandTests.Browser(port: port, token: ann.token)
+            let shown = try await again.open(game.gameID)
+            let completion = try #require(shown.state.completion).completion
+            // What Ben's device tells, from the snapshot's tally and the moves after it.
+            var final = snapshot.grid
+            final.apply(moves.filter { !snapshot.covers($0) }, notAfter: completion.at)
+            let tally = snapshot.tally(adding: moves)
+            let seconds = SolvingTime.measure(moves: tally.stamps, pauses: pauses, end: completion.at.wallMillis, now: server.clock.now).seconds
+            let told = FinishSummary(completion, finalGrid: final, tally: tally, seconds: seconds)
+            #expect(shown.state.headline == told.headline && shown.state.scoreboard == told.scores && shown.state.finish == told.finish)
+            #expect(shown.state.timer.seconds == told.seconds)
+            #expect(told.headline.hasPrefix("Finished with help (") && told.headline.contains("squares checked"), "\(told.headline)")
+            #expect(told.scores.first { $0.authorID == ann.account.authorID }?.checksUsed == 1)
+        }
+    }
+}

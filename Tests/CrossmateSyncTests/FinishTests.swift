@@ -20,15 +20,15 @@ import Testing
         for (col, letter) in ["A", "B", "C"].enumerated() {
             moves += try ann.perform(.setLetter(GridPosition(row: 0, col: col), letter), wallMillis: 1_000 + Int64(col))
         }
-        #expect(Scoreboard.finish(completion(after: moves), moves: moves) == .solved)
+        #expect(Scoreboard.finish(completion(after: moves), finalGrid: ann.grid, tally: Tally(moves)) == .solved)
 
         var ben = GameReplica(puzzle: puzzle, gameID: "g", replicaID: "d2", authorID: "ben")
         var helped = try ben.perform(.setLetter(GridPosition(row: 0, col: 0), "A"), wallMillis: 1_000)
         helped += try ben.perform(.check(.puzzle), wallMillis: 1_001)
         helped += try ben.perform(.setLetter(GridPosition(row: 0, col: 1), "B"), wallMillis: 1_002)
         helped += try ben.perform(.setLetter(GridPosition(row: 0, col: 2), "C"), wallMillis: 1_003)
-        #expect(Scoreboard.finish(completion(after: helped), moves: helped) == .solvedWithHelp)
-        #expect(Scoreboard.finish(completion(after: helped, kind: .resigned), moves: helped) == .resigned)
+        #expect(Scoreboard.finish(completion(after: helped), finalGrid: ben.grid, tally: Tally(helped)) == .solvedWithHelp)
+        #expect(Scoreboard.finish(completion(after: helped, kind: .resigned), finalGrid: ben.grid, tally: Tally(helped)) == .resigned)
     }
 
     @Test func aGridCompletedByARevealIsFinishedWithHelpAndCountedInSquares() throws {
@@ -36,7 +36,7 @@ import Testing
         var moves = try ann.perform(.setLetter(GridPosition(row: 0, col: 0), "A"), wallMillis: 1_000)
         moves += try ann.perform(.reveal(.puzzle), wallMillis: 2_000)
         let ending = completion(after: moves)
-        #expect(Scoreboard.finish(ending, moves: moves) == .finishedWithHelp)
+        #expect(Scoreboard.finish(ending, finalGrid: ann.grid, tally: Tally(moves)) == .finishedWithHelp)
         let score = try #require(Scoreboard.scores(finalGrid: ann.grid, moves: moves).first { $0.authorID == "ann" })
         #expect(score.revealsUsed == 1 && score.squaresRevealed == 2 && score.lettersAuthored == 1)
         let finished = FinishedGame(gameID: "g", puzzle: puzzle, moves: moves, pauses: [], completion: ending, players: ["ann"])

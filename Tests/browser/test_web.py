@@ -482,7 +482,7 @@ class WebAppTests(unittest.TestCase):
         # squares were revealed (not how many clicks); no celebration.
         heading = ana.driver.find_element(By.CSS_SELECTOR, "[data-completed]")
         self.assertEqual(heading.get_attribute("data-finish"), "finishedWithHelp")
-        self.assertRegex(heading.text, r"^Finished with help \(\d{2} revealed squares\), in ")
+        self.assertRegex(heading.text, r"^Finished with help \(\d{2} squares revealed\) in ")
         self.assertFalse(ana.driver.find_elements(By.CSS_SELECTOR, ".game.celebrate"))
         slider = until("the scrubber", lambda: ana.driver.find_element(By.CSS_SELECTOR, "[data-replay-slider]"))
         count = int(slider.get_attribute("max"))

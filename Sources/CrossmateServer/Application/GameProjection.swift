@@ -44,7 +44,7 @@ actor GameProjection {
         let puzzle = game.puzzle
         var snapshot = Snapshot(width: puzzle.width, height: puzzle.height)
         var from: Int64 = 0
-        if let stored = try await store.latestSnapshot(gameID: game.gameID, lane: lane) {
+        if let stored = try await Self.latestSnapshot(store: store, gameID: game.gameID, lane: lane) {
             snapshot = stored.snapshot
             from = stored.zoneSeq
         }
@@ -62,6 +62,17 @@ actor GameProjection {
         // Moves stored after the final snapshot are history: the finished grid stays as stored.
         replica.recordsHistory = false  // the server's view never undoes
         for move in moves { fold(move) }
+    }
+
+    /// The game's latest stored snapshot with its tally (`Snapshot.tally`): one stored before
+    /// snapshots carried a tally is tallied from the moves it covers (the whole zone read once;
+    /// the next snapshot stored keeps it).
+    static func latestSnapshot(store: Store, gameID: String, lane: ReadLane = .interactive) async throws -> StoredSnapshot? {
+        guard var stored = try await store.latestSnapshot(gameID: gameID, lane: lane) else { return nil }
+        guard stored.snapshot.tally == nil else { return stored }
+        let (moves, _) = try await sequencedMoves(store: store, gameID: gameID, after: 0, lane: lane)
+        stored.snapshot = stored.snapshot.tallied(from: moves.map(\.move))
+        return stored
     }
 
     /// Every move in the zone after `sequence`, in zone order, and the last sequence read.

@@ -26,8 +26,9 @@ actor BrowserGame {
     private var handed: [InlineChanges] = []
     private var relayed: [Int64: Move] = [:]
     var moves: [Move]
-    /// `moves` as the solving clock reads them (kept as moves arrive, not rebuilt per answer).
-    private var moveStamps: [SolvingTime.Stamp]
+    /// `moves` as the finish and the solving clock read them (`Tally`, kept as moves arrive, not
+    /// rebuilt per answer).
+    private var tally: Tally
     /// Each move's zone sequence, beside `moves`.
     private var moveSequences: [Int64]
     /// Every player's pauses (the solving clock stops a player's share at one), and their
@@ -78,7 +79,7 @@ actor BrowserGame {
         sequence = read.through
         committed = read.through
         moves = read.moves.map(\.move)
-        moveStamps = read.moves.map(\.move.stamp)
+        tally = Tally(read.moves.map(\.move))
         moveSequences = read.moves.map(\.sequence)
         pauses = read.pauses.map(\.stamp)
         pauseKeys = Set(read.pauses.map(\.key))
@@ -111,24 +112,24 @@ actor BrowserGame {
 
     var readOnly: Bool { roster.readOnly }
 
-    /// The shared clock (`SolvingTime`), with moves just made that are not yet in `moves`.
-    private func timer(now: Int64, adding made: [Move] = []) -> TimerView {
-        let measured = SolvingTime.measure(
-            moves: moveStamps + made.map(\.stamp), pauses: pauses, end: replica.completion?.at.wallMillis, now: now)
-        return TimerView(seconds: measured.seconds, countsFor: measured.countsFor)
-    }
-
-    private func scoreboard(adding made: [Move]) -> [PlayerScore]? {
-        replica.completion == nil ? nil : Scoreboard.scores(finalGrid: replica.grid, moves: moves + made)
+    /// The shared clock (`SolvingTime`) and the finish (`Scoreboard`), with moves just made that
+    /// are not yet in `moves`.
+    private func summary(now: Int64, adding made: [Move]) -> (timer: TimerView, finish: FinishSummary?) {
+        var tally = tally
+        tally.add(made)
+        let measured = SolvingTime.measure(moves: tally.stamps, pauses: pauses, end: replica.completion?.at.wallMillis, now: now)
+        let timer = TimerView(seconds: measured.seconds, countsFor: measured.countsFor)
+        return (timer, replica.completion.map { FinishSummary($0, finalGrid: replica.grid, tally: tally, seconds: measured.seconds) })
     }
 
     /// The game as it now is, with `squares` to draw (`made`: moves just made, not yet read back
     /// into `moves`): what every message that redraws the game carries.
     func state(squares: [SquareView], made: [Move] = [], now: Int64) -> GameStateView {
-        GameStateView(
-            gameID: gameID, squares: squares, completion: replica.completion.map(CompletionRecord.init), scoreboard: scoreboard(adding: made),
-            finish: replica.completion.map { Scoreboard.finish($0, moves: moves + made) }, canUndo: replica.canUndo && !readOnly,
-            canRedo: replica.canRedo && !readOnly, timer: timer(now: now, adding: made),
+        let summary = summary(now: now, adding: made)
+        return GameStateView(
+            gameID: gameID, squares: squares, completion: replica.completion.map(CompletionRecord.init), scoreboard: summary.finish?.scores,
+            finish: summary.finish?.finish, headline: summary.finish?.headline, canUndo: replica.canUndo && !readOnly,
+            canRedo: replica.canRedo && !readOnly, timer: summary.timer,
             messages: social.takeNews(), reactions: social.takeReactionNews(), flags: social.takeFlagNews(puzzle: puzzle, grid: replica.grid))
     }
 
@@ -203,7 +204,7 @@ actor BrowserGame {
         for (_, move) in fresh where move.replicaID == device.deviceID { ledger.performed(move.batchID) }
         moves += fresh.map(\.move)
         roster.authors.formUnion(fresh.map(\.move.authorID))
-        moveStamps += fresh.map(\.move.stamp)
+        tally.add(fresh.map(\.move))
         moveSequences += fresh.map(\.sequence)
         if rosterMayHaveChanged { roster.players = try await services.store.participants(gameID: gameID) }
         if let projection = services.directory.cached(gameID), let completion = await projection.completion, replica.completion != completion {

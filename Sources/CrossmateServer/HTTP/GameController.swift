@@ -280,7 +280,7 @@ struct GameController {
         let projection = try await directory.projection(for: game)
         var record = projection.game
         record.completion = game.completion
-        let stored = try await store.latestSnapshot(gameID: gameID)
+        let stored = try await GameProjection.latestSnapshot(store: store, gameID: gameID)
         let through = stored?.zoneSeq ?? 0
         let keyed = try await store.keyedRecords(gameID: gameID, through: through)
         let records = try keyed.map { try $0.decoded(gameID: gameID) }

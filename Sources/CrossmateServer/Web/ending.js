@@ -3,32 +3,26 @@
 // draws into the game page (`GameView`) it is handed.
 
 import { connection } from "./connection.js";
-import { clock, el } from "./dom.js";
+import { el } from "./dom.js";
 import { ReplayPlayer } from "./replay.js";
 
 /** The banner, the scores and the replay of a finished game (drawn again only when they change). */
 export function drawEnding(page) {
   const completion = page.view.completion;
-  const signature = JSON.stringify([completion, page.view.scoreboard ?? [], page.view.finish ?? null]);
+  const signature = JSON.stringify([completion, page.view.scoreboard ?? [], page.view.finish ?? null, page.view.headline ?? null]);
   if (page.banner.dataset.shown === signature) return;
   page.banner.dataset.shown = signature;
-  // How it ended, as the server counted it (Scoreboard.finish): a grid completed by a reveal
-  // is finished with help, not solved, and help is counted in squares, not clicks.
+  // How it ended and the line that tells it, as the server counted them (`FinishSummary`, the
+  // same on every device): a grid completed by a reveal is finished with help, not solved, and
+  // help is counted in squares, not clicks.
   const finish = page.view.finish ?? (completion.kind === "solved" ? "solved" : "resigned");
   const solved = finish === "solved" || finish === "solvedWithHelp";
   const scores = page.view.scoreboard ?? [];
-  const revealed = scores.reduce((sum, score) => sum + (score.squaresRevealed ?? score.revealsUsed ?? 0), 0);
-  const checked = scores.reduce((sum, score) => sum + (score.squaresChecked ?? score.checksUsed ?? 0), 0);
-  const squares = (count, what) => `${count} ${what} ${count === 1 ? "square" : "squares"}`;
-  const help = [revealed ? squares(revealed, "revealed") : "", checked ? squares(checked, "checked") : ""].filter(Boolean).join(" and ");
-  const time = clock(page.view.timer?.seconds ?? 0);
-  const heading =
-    finish === "solved" ? `Solved in ${time}!`
-    : finish === "solvedWithHelp" ? `Solved with help (${help}), in ${time}`
-    : finish === "finishedWithHelp" ? `Finished with help (${help}), in ${time}`
-    : "This game is finished.";
+  const squares = (count, what) => `${count} ${count === 1 ? "square" : "squares"} ${what}`;
+  const helped = scores.some((score) => score.squaresRevealed || score.squaresChecked);
+  const heading = page.view.headline ?? "This game is finished.";
   page.banner.replaceChildren(
-    el("h2", { "data-completed": completion.kind, "data-finish": finish, "data-help": help ? "used" : "none" }, heading),
+    el("h2", { "data-completed": completion.kind, "data-finish": finish, "data-help": helped ? "used" : "none" }, heading),
     el(
       "ol",
       { class: "scores" },

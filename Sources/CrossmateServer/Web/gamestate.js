@@ -11,7 +11,7 @@ export const RETRY = new Set(["rateLimited", "serverError", "notOpen"]);
 export const SERVER_ERROR_TRIES = 5;
 /** A square no one has written in. */
 export const EMPTY_SQUARE = Object.freeze({ letter: "", pencil: false, verdict: "none", authorID: "" });
-const STATE_FIELDS = ["players", "readOnly", "completion", "scoreboard", "finish", "canUndo", "canRedo", "timer"];
+const STATE_FIELDS = ["players", "readOnly", "completion", "scoreboard", "finish", "headline", "canUndo", "canRedo", "timer"];
 
 export class GameState {
   constructor() {
