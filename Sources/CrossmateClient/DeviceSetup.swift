@@ -1,4 +1,5 @@
 import CrossmateProtocol
+import CrossmateSync
 import Foundation
 
 /// Making this device known to a server: a new account, or a link to an existing one.
@@ -124,5 +125,14 @@ extension SyncEngine {
 
     public func nudge(_ gameID: String, message: String?) async throws(ServerFailure) -> NudgeView {
         try await serverAPI.nudge(gameID: gameID, NudgeRequest(message: message))
+    }
+
+    /// Pauses this player's share of the shared clock (`SolvingTime`) until their next move.
+    /// The server stamps it with its time; it is kept here at once, so this device's clock
+    /// stops without waiting for the changes.
+    public func pause(_ gameID: String) async throws(ServerFailure) -> Pause {
+        let response = try await serverAPI.pause(gameID: gameID)
+        try? store.savePause(response.pause)
+        return response.pause
     }
 }

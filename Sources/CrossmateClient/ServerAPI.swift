@@ -129,6 +129,10 @@ public struct ServerAPI: Sendable {
         try await call(.POST, APIRoute.resign.path(gameID), body: Empty())
     }
 
+    public func pause(gameID: String) async throws(ServerFailure) -> PauseResponse {
+        try await call(.POST, APIRoute.pause.path(gameID), body: Empty())
+    }
+
     public func invite(gameID: String, expiresInSeconds: Int? = nil) async throws(ServerFailure) -> InvitationResponse {
         try await call(.POST, APIRoute.invite.path(gameID), body: CreateInvitationRequest(expiresInSeconds: expiresInSeconds))
     }
@@ -290,6 +294,7 @@ public protocol ServerTimed: Decodable {
 extension DeviceSession: ServerTimed {}
 extension LinkCodeResponse: ServerTimed {}
 extension MeResponse: ServerTimed {}
+extension PauseResponse: ServerTimed {}
 extension GameListResponse: ServerTimed {}
 extension PresenceResponse: ServerTimed {}
 extension PostFlagResponse: ServerTimed {}

@@ -109,7 +109,8 @@ public enum Limits {
         perGame: "\(maximumDecisions) per account, in no game",
         lifetime: "until changed or cleared", shares: "the device's request bucket")
     public static let pause = RecordLimit(
-        kind: "pause", size: "a time", perDevice: request, perGame: "one per device (the latest)", lifetime: "kept with the game",
+        kind: "pause", size: "a time", perDevice: request,
+        perGame: "one per move the device made, and one more (a pause with no move since the last is not kept)", lifetime: "kept with the game",
         shares: "the device's request bucket")
     public static let linkCode = RecordLimit(
         kind: "device link code", size: "\(LinkCode.length) symbols (50 bits)", perAccount: Rate(burst: 5, perSecond: 1.0 / 60),

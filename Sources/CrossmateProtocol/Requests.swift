@@ -236,6 +236,17 @@ public struct CompletionResponse: Codable, Hashable, Sendable {
     }
 }
 
+/// `POST /v1/games/{id}/pauses`: the pause as stored, stamped with the server's time.
+public struct PauseResponse: Codable, Hashable, Sendable {
+    public var pause: Pause
+    public var serverTime: Int64
+
+    public init(pause: Pause, serverTime: Int64) {
+        self.pause = pause
+        self.serverTime = serverTime
+    }
+}
+
 public struct GameListResponse: Codable, Hashable, Sendable {
     /// Newest first.
     public var games: [GameSummary]

@@ -76,6 +76,8 @@ extension APIRoute {
     public static let exportAll = APIRoute("exportAll", .get, "v1/export")
     public static let resign = APIRoute("resign", .post, "v1/games/:game/resign")
     public static let seal = APIRoute("seal", .post, "v1/games/:game/seals")
+    /// The player paused: their share of the shared clock stops now (the server's time).
+    public static let pause = APIRoute("pause", .post, "v1/games/:game/pauses")
     public static let presence = APIRoute("presence", .post, "v1/games/:game/presence")
     public static let postMessage = APIRoute("postMessage", .post, "v1/games/:game/messages")
     public static let postReaction = APIRoute("postReaction", .post, "v1/games/:game/reactions")
@@ -108,7 +110,8 @@ extension APIRoute {
     /// Every route of the API.
     public static let all: [APIRoute] = [
         createAccount, me, rename, createLinkCode, linkDevice, devices, revokeDevice, socketTicket, feed, stats, createGame, games,
-        pushMoves, changes, snapshot, exportGame, exportAll, resign, seal, presence, postMessage, postReaction, postFlag, nudge, invite, invitations,
+        pushMoves, changes, snapshot, exportGame, exportAll, resign, seal, pause, presence, postMessage, postReaction, postFlag, nudge, invite,
+        invitations,
         revokeLink,
         previewInvitation, revokeInvitation, acceptInvitation, leave, removePlayer, friends, decide, preferences, settings, putSetting,
         pushKey, pushSubscribe, pushUnsubscribe, puzzles, puzzle, socket,

@@ -260,6 +260,35 @@ extension Store {
         }
     }
 
+    /// The device's latest pause in the game when it has made no move since (it stands paused:
+    /// another pause would change nothing), else nil. Read by key ranges: the device's pauses,
+    /// its head and its latest move.
+    public func standingPause(gameID: String, replicaID: String) async throws -> Pause? {
+        try await database.read { db in
+            guard
+                let row = try await db.first(
+                    """
+                    SELECT zone_seq, record_type, body FROM records WHERE game_id = ? AND record_type = 'pause'
+                    AND record_key >= ? AND record_key < ? ORDER BY zone_seq DESC LIMIT 1
+                    """, .text(gameID), .text(replicaID + ":"), .text(replicaID + ";"))
+            else { return nil }
+            let change = try Self.encodedChange(row, gameID: gameID)
+            guard case let .pause(pause) = try change.decoded(gameID: gameID).record else {
+                throw CorruptRecord(what: "pause at \(change.sequence)", gameID: gameID, reason: "it is not a pause")
+            }
+            guard
+                let head = try await db.first(
+                    "SELECT last_seq FROM replica_heads WHERE game_id = ? AND replica_id = ?", .text(gameID), .text(replicaID)),
+                let lastSeq = head.int("last_seq"),
+                let move = try await db.first(
+                    "SELECT zone_seq FROM records WHERE game_id = ? AND record_type = 'move' AND record_key = ?", .text(gameID),
+                    .text("\(replicaID):\(lastSeq)")),
+                let moved = move.int("zone_seq")
+            else { return pause }
+            return moved < change.sequence ? pause : nil
+        }
+    }
+
     /// The game's seals (each device's word that all its moves are stored), read on the history
     /// lane: a replay asks for them.
     public func seals(gameID: String) async throws -> [Seal] {

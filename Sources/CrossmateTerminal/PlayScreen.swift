@@ -87,10 +87,14 @@ public struct PlayScreen: Sendable {
     // MARK: Layout
 
     /// How a square is drawn, the widest that fits the terminal: every clue number whole and
-    /// apart from the letter (number, a space, letter, mark); else three columns, where an empty
-    /// square shows its whole number and a filled one its letter; else two (letter, mark).
+    /// apart from the letter (number, a space, letter, mark); else four columns, the number's
+    /// two (superscript sets it apart from the letter), the letter and its mark, where a
+    /// three-digit number takes the letter's column while the square is empty and the mark's
+    /// once it is filled ("¹⁰³R": a 21×21 at 120 columns); else three, where an empty square
+    /// shows its whole number and a filled one its letter; else two (letter, mark).
     enum GridLayout: Equatable {
         case numbered(digits: Int)
+        case snug
         case compact
         case tiny
 
@@ -98,6 +102,8 @@ public struct PlayScreen: Sendable {
             let digits = Self.digits(puzzle)
             if puzzle.width * (digits + 3) <= width {
                 self = .numbered(digits: digits)
+            } else if puzzle.width * 4 <= width {
+                self = .snug
             } else if puzzle.width * 3 <= width {
                 self = .compact
             } else {
@@ -108,13 +114,14 @@ public struct PlayScreen: Sendable {
         var cellWidth: Int {
             switch self {
             case let .numbered(digits): digits + 3
+            case .snug: 4
             case .compact: 3
             case .tiny: 2
             }
         }
 
-        /// How wide a terminal must be to show every number of `puzzle`.
-        static func widthForNumbers(_ puzzle: Puzzle) -> Int { puzzle.width * (digits(puzzle) + 3) }
+        /// How wide a terminal must be to show every number of `puzzle`, filled squares' too.
+        static func widthForNumbers(_ puzzle: Puzzle) -> Int { puzzle.width * min(4, digits(puzzle) + 3) }
 
         /// The digits of the puzzle's highest clue number.
         static func digits(_ puzzle: Puzzle) -> Int {
@@ -265,7 +272,7 @@ public struct PlayScreen: Sendable {
         }
         // How wide a terminal shows every number, on a line that is free anyway.
         switch layout {
-        case .numbered: break
+        case .numbered, .snug: break
         case .compact:
             notes.append(
                 ("Numbers of filled squares show in a terminal \(GridLayout.widthForNumbers(puzzle)) columns wide.", Style(dim: true)))
@@ -414,6 +421,10 @@ public struct PlayScreen: Sendable {
                 case let .numbered(digits):
                     // The whole number, then a space: "¹⁴ R" never reads as 14-something.
                     col0 = frame.put(number.padding(toLength: digits + 1, withPad: " ", startingAt: 0), row: line, col: left, style: base)
+                case .snug:
+                    // Superscript needs no space to stand apart from the letter; a three-digit
+                    // number runs into the letter's column (its mark then shows by colour alone).
+                    col0 = frame.put(number.padding(toLength: max(2, number.count), withPad: " ", startingAt: 0), row: line, col: left, style: base)
                 case .compact:
                     if square.letter.isEmpty, !number.isEmpty {
                         // An empty square shows its whole number in place of the letter (the
@@ -476,7 +487,9 @@ public struct PlayScreen: Sendable {
                 col0 = frame.put(square.mark.isPencil ? letter.lowercased() : letter, row: letterLine, col: col0, style: letterStyle)
                 var markStyle = base
                 if square.mark.verdict == .checkedWrong { markStyle.foreground = Self.wrong }
-                if mark == " ", let flag = flaggedAt[position] {
+                if col0 >= left + cellWidth {
+                    // No column left for the mark (a four-column square with a three-digit number).
+                } else if mark == " ", let flag = flaggedAt[position] {
                     // In the flagger's colour, unless their cursor's colour is under it (the
                     // ⚑ vanished there): then in the terminal's own.
                     markStyle.foreground = color(of: flag.authorID)
@@ -701,6 +714,9 @@ public struct PlayScreen: Sendable {
                 lines.append(("Sending the last moves…", Style(dim: true)))
             }
         }
+        if state.paused {
+            lines.append(("Paused: your time stops until your next letter. Any key goes on.", Style(bold: true, reverse: true)))
+        }
         if view.readOnly {
             lines.append(("You were removed from this game: it stays readable but takes no more letters.", Style(bold: true)))
         }
@@ -835,6 +851,7 @@ public struct PlayScreen: Sendable {
         ("^T", "chat: Enter sends, Esc puts it away"),
         ("^W", "flag the word for the others"),
         ("^N", "nudge the others to come and help"),
+        ("^S", "pause your clock (any key goes on)"),
         ("^L", "a link to invite a friend"),
         ("^F", "follow another player (again: the next)"),
         ("^K", "pin a player's colour, on all your devices"),

@@ -15,6 +15,8 @@ public enum PlayAction: Hashable, Sendable {
     case nudge(String)
     /// Make an invitation link to bring a friend into the game.
     case invite
+    /// Pause this player's share of the shared clock until their next move.
+    case pause
     /// Always show a player in a palette colour (an index of `PlayerColors.palette`), or, nil,
     /// let the colour be chosen again: a pin, on all this account's devices.
     case pinColour(authorID: String, colour: Int?)
@@ -63,6 +65,8 @@ public struct PlayState: Sendable {
     public var puzzleFile: String?
     /// The chat message being written after ^T (Enter sends it, Esc puts it away).
     public var chat: String?
+    /// This player paused (^S): the screen says so until any key, which does nothing else.
+    public var paused = false
     /// Where the wheel scrolled each clue list (its first clue shown); any key puts the lists
     /// back around the current clue.
     public var listScroll: [Direction: Int] = [:]
@@ -94,6 +98,10 @@ public struct PlayState: Sendable {
         if showingNotes {
             // Any key puts the notes away, and does nothing else (a letter was typed too).
             showingNotes = false
+            return []
+        }
+        if paused {
+            paused = false
             return []
         }
         if let menu { return answer(menu, key: key, view: view) }
@@ -153,6 +161,14 @@ public struct PlayState: Sendable {
                 return []
             }
             return [.invite]
+        case .control("s"):
+            guard !view.readOnly, view.completion == nil else {
+                notice =
+                    view.readOnly
+                    ? "You were removed from this game: its clock is not yours to pause." : "The game is finished; its clock has stopped."
+                return []
+            }
+            return [.pause]
         case .control("o"):
             if view.puzzle.notes.isEmpty { notice = "This puzzle came without notes." } else { showingNotes = true }
             return []

@@ -247,6 +247,14 @@ struct PlayLoop {
                         } catch {
                             state.notice = "No invitation: \(error.description)"
                         }
+                    case .pause:
+                        do {
+                            _ = try await engine.pause(session.gameID)
+                            state.paused = true
+                            elapsed = await engine.solvingSeconds(session.gameID)
+                        } catch {
+                            state.notice = "Not paused: \(error.description)"
+                        }
                     case let .nudge(message):
                         do {
                             _ = try await engine.nudge(session.gameID, message: message)

@@ -161,7 +161,7 @@ import Testing
         state.cursor.position = GridPosition(row: 19, col: 19)
         let screen = PlayScreen(
             view: view(puzzle, grid: replica.grid), state: state, status: SyncStatus(connection: .online, unsent: 0), elapsedSeconds: 0)
-        for (width, height, cellWidth) in [(80, 24, 3), (120, 40, 3), (200, 60, 7)] {
+        for (width, height, cellWidth) in [(80, 24, 3), (120, 40, 4), (200, 60, 7)] {
             // At 200×60 each square takes two lines: its number (plain digits) on the first.
             let tall = cellWidth == 7
             let frame = screen.render(width: width, height: height)
@@ -193,11 +193,14 @@ import Testing
             // Where a line is free, it says how wide a terminal shows every number.
             #expect(!frame.text.contains("show in a terminal 126 columns wide") || cellWidth == 3)
         }
-        // The filled square shows its letter, and at 200 columns its number too: "1" above "   W".
+        // The filled square shows its letter, at 120 columns with its number ("¹ W"), and at
+        // 200 its number on the line above: "1" above "   W".
+        #expect(screen.render(width: 120, height: 40).text.split(separator: "\n")[2].hasPrefix("¹ W"))
         let wide = screen.render(width: 200, height: 60)
         let wideLines = wide.text.split(separator: "\n", omittingEmptySubsequences: false)
         #expect(wideLines[2].hasPrefix("1 ") && wideLines[3].hasPrefix("   W"), "\(wideLines[2]) / \(wideLines[3])")
         try golden("twenty-one-80x24", screen.render(width: 80, height: 24).text)
+        try golden("twenty-one-filled-120x40", screen.render(width: 120, height: 40).text)
         try golden("twenty-one-200x60", wide.text)
         // Shorter than the grid: it scrolls, and arrows say how many rows are out of sight.
         let short = screen.render(width: 80, height: 16)
@@ -208,13 +211,23 @@ import Testing
         onTwo.cursor.position = GridPosition(row: 0, col: 1)
         let compact = PlayScreen(
             view: view(puzzle, grid: replica.grid), state: onTwo, status: SyncStatus(connection: .online, unsent: 0), elapsedSeconds: 0
-        ).render(width: 120, height: 40)
+        ).render(width: 80, height: 24)
         #expect(compact.character(row: 2, col: 3) == "²" && compact.style(row: 2, col: 3).reverse)
         let hundreds = puzzle.letterPositions.filter { (puzzle.cell(at: $0).number ?? 0) >= 100 && replica.grid.letter(at: $0).isEmpty }
         let pair = try #require(hundreds.first { hundreds.contains(GridPosition(row: $0.row, col: $0.col + 1)) })
         let line = 2 + pair.row
         let scripts = [pair.col, pair.col + 1].map { col in "₀₁₂₃₄₅₆₇₈₉".contains(compact.character(row: line, col: col * 3)) }
         #expect(scripts[0] != scripts[1], "\(pair): \(scripts)")
+        // In four-column squares a typed letter keeps a three-digit number beside it ("¹⁰³R"),
+        // and the next square's number stands apart.
+        try replica.perform(.setLetter(pair, "R"), wallMillis: 2_000)
+        let snug = PlayScreen(
+            view: view(puzzle, grid: replica.grid), state: state, status: SyncStatus(connection: .online, unsent: 0), elapsedSeconds: 0
+        ).render(width: 120, height: 40)
+        let number = try #require(puzzle.cell(at: pair).number)
+        let next = try #require(puzzle.cell(at: GridPosition(row: pair.row, col: pair.col + 1)).number)
+        let pairText = String((0..<8).map { snug.character(row: line, col: pair.col * 4 + $0) })
+        #expect(pairText == PlayScreen.superscript(number) + "R" + PlayScreen.superscript(next) + " ", "\(pairText)")
     }
 
     /// A letter refused on a revealed square leaves the cursor there (it moved on as if

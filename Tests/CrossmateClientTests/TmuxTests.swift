@@ -615,6 +615,26 @@ import Testing
         #expect(told.contains { $0.contains("Ann 0 letters (") && $0.contains("checked") }, "\(told)")
     }
 
+    /// ^S pauses the player's clock: the server keeps the pause (the clock stops on every
+    /// device), the screen says so, and the next key only goes on (it types nothing).
+    @Test func pausingTheClockInTheRealTerminal() async throws {
+        let lab = try Lab("crossmate-pause")
+        defer { lab.close() }
+        let ann = try await annPlaysGreenLightAlone(lab)
+        let screen = lab.screen
+        try lab.tmux(["send-keys", "-t", ann, "-l", "AL"])
+        try await eventually("two letters") { try screen(ann).contains("2/23") && !screen(ann).contains("unsent") }
+        try lab.tmux(["send-keys", "-t", ann, "C-s"])
+        try await eventually("paused") { try screen(ann).contains("Paused: your time stops until your next letter. Any key goes on.") }
+        try lab.tmux(["send-keys", "-t", ann, "-l", "S"])
+        try await eventually("going on") { try !screen(ann).contains("Paused:") }
+        #expect(try screen(ann).contains("2/23"))
+        // The pause is the game's: the server keeps it in the game's zone, once.
+        let database = try DatabaseQueue(path: lab.directory.path + "/server/crossmate.sqlite")
+        let kept = try await database.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM records WHERE record_type = 'pause'") ?? 0 }
+        #expect(kept == 1)
+    }
+
     /// `crossmate stats` after a puzzle finished in the terminal by revealing it: finished with
     /// help, which is not a solve (no streak, no time).
     @Test func statsFromTheCommandLine() async throws {

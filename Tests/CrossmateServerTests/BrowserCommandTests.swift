@@ -654,3 +654,40 @@ import Testing
         }
     }
 }
+
+/// Pausing from a native device (`POST /v1/games/ID/pauses`): stamped with the server's time,
+/// told to the game's devices, and kept at most once per move the device made.
+@Suite struct PauseRouteTests {
+    @Test func aPauseIsKeptOncePerMoveAndNotInAFinishedGame() async throws {
+        try await withServer { client, server in
+            let ann = try await client.account("Ann")
+            let game = try await client.newGame(ann)
+            var device = TestDevice(ann, puzzle: greenLight, gameID: game.gameID)
+            _ = try await client.push(ann, game.gameID, try device.replica.perform(.setLetter(at(1, 0), "G"), wallMillis: server.clock.now))
+            server.clock.advance(byMillis: 5_000)
+            let first: PauseResponse = try await client.call(.post, "/v1/games/\(game.gameID)/pauses", token: ann.token)
+            #expect(first.pause.at == server.clock.now && first.pause.replicaID == ann.deviceID)
+            // Pausing again without a move changes nothing: the same pause, none stored.
+            server.clock.advance(byMillis: 5_000)
+            let again: PauseResponse = try await client.call(.post, "/v1/games/\(game.gameID)/pauses", token: ann.token)
+            #expect(again.pause == first.pause)
+            func pauses() async throws -> [Pause] {
+                try await client.allChanges(ann, game.gameID).0.compactMap { if case let .pause(pause) = $0.record { pause } else { nil } }
+            }
+            #expect(try await pauses() == [first.pause])
+            // After a move, a new pause is kept.
+            _ = try await client.push(ann, game.gameID, try device.replica.perform(.setLetter(at(1, 1), "R"), wallMillis: server.clock.now))
+            server.clock.advance(byMillis: 1_000)
+            let later: PauseResponse = try await client.call(.post, "/v1/games/\(game.gameID)/pauses", token: ann.token)
+            let kept = try await pauses()
+            #expect(later.pause != first.pause && kept.count == 2)
+            // A stranger may not pause it; a finished game's clock has stopped.
+            let stranger = try await client.account("Sam")
+            let refused = try await client.failure(.post, "/v1/games/\(game.gameID)/pauses", token: stranger.token)
+            #expect(refused.0.code == 403, "\(refused.0) \(refused.1.message)")
+            let _: CompletionResponse = try await client.call(.post, "/v1/games/\(game.gameID)/resign", token: ann.token)
+            let (status, body) = try await client.failure(.post, "/v1/games/\(game.gameID)/pauses", token: ann.token)
+            #expect(status.code == 403 && body.message.contains("its clock has stopped"), "\(status) \(body.message)")
+        }
+    }
+}

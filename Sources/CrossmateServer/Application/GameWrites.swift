@@ -211,6 +211,20 @@ struct GameWrites: Sendable {
         try await put(.seal(Seal(gameID: gameID, replicaID: device.deviceID, lastSeq: lastSeq)), in: gameID)
     }
 
+    /// A player paused: their share of the shared clock stops at `at` (the server's now unless
+    /// a browser's command says when it was typed) until their next move (`SolvingTime`), told
+    /// to every device like any record. A device that has not moved since its last pause stands
+    /// paused: it is answered with that pause and nothing is stored, so a device keeps at most
+    /// one pause for each of its moves (and one more).
+    func pause(_ gameID: String, by device: StoredDevice, at: Int64? = nil) async throws -> Pause {
+        let (game, _) = try await store.access(gameID, for: device, write: true)
+        guard game.completion == nil else { throw APIError(.readOnly, "the game is finished; its clock has stopped") }
+        if let standing = try await store.standingPause(gameID: gameID, replicaID: device.deviceID) { return standing }
+        let pause = Pause(gameID: gameID, authorID: device.authorID, replicaID: device.deviceID, at: max(game.createdAt, at ?? clock()))
+        _ = try await put(.pause(pause), in: gameID)
+        return pause
+    }
+
     /// Ends the game without a solve: the completion in force, told to every device.
     func resign(_ gameID: String, by device: StoredDevice) async throws -> CompletionRecord {
         let (game, _) = try await store.access(gameID, for: device, write: true)

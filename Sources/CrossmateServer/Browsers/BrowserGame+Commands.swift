@@ -39,10 +39,8 @@ extension BrowserGame {
         guard !readOnly else { return refusal(request, .removed, "you were removed from this game; it is read-only for you") }
         guard replica.completion == nil else { return refusal(request, .finished, "the game is finished; its clock has stopped") }
         let now = services.now()
-        let at = typedAt(request, now: now)
-        let pause = Pause(gameID: gameID, authorID: device.authorID, replicaID: device.deviceID, at: at)
         do {
-            try await services.writes.put(.pause(pause), in: gameID)
+            let pause = try await services.writes.pause(gameID, by: device, at: typedAt(request, now: now))
             if pauseKeys.insert(pause.key).inserted { pauses.append(pause.stamp) }
         } catch {
             services.logger.error("a browser's pause could not be stored", metadata: ["game": "\(gameID)", "error": "\(error)"])

@@ -28,6 +28,7 @@ struct GameController {
         router.on(.snapshot, use: snapshot)
         router.on(.resign, use: resign)
         router.on(.seal, use: seal)
+        router.on(.pause, use: pause)
         router.on(.presence, use: presence)
         router.on(.postMessage, use: postMessage)
         router.on(.postReaction, use: postReaction)
@@ -303,6 +304,12 @@ struct GameController {
         let body = try await JSONBody.decode(SealRequest.self, from: request, limit: 16 * 1024)
         try await writes.seal(gameID, through: body.lastSeq, by: device)
         return OKResponse(serverTime: clock())
+    }
+
+    @Sendable func pause(_ request: Request, context: CrossmateRequestContext) async throws -> PauseResponse {
+        let device = try context.requireDevice()
+        let gameID = try context.parameters.require("game")
+        return PauseResponse(pause: try await writes.pause(gameID, by: device), serverTime: clock())
     }
 
     /// A native device enters, reads or leaves a game (a browser's hosted replica does the same

@@ -6,6 +6,7 @@ import Hummingbird
 // `application/json; charset=utf-8`. A route that answers with something else (the changes
 // page spliced around stored records, the web app's files) builds its `Response` itself.
 extension CompletionResponse: ResponseEncodable {}
+extension PauseResponse: ResponseEncodable {}
 extension DeviceListResponse: ResponseEncodable {}
 extension DeviceSession: ResponseEncodable {}
 extension FeedResponse: ResponseEncodable {}
