@@ -261,16 +261,17 @@ extension Store {
     }
 
     /// The device's latest pause in the game when it has made no move since (it stands paused:
-    /// another pause would change nothing), else nil. Read by key ranges: the device's pauses,
-    /// its head and its latest move.
+    /// another pause would change nothing), else nil. Read by keys: the game's pauses (the
+    /// device's picked by their key's start, compared as bytes on either database), the
+    /// device's head and its latest move.
     public func standingPause(gameID: String, replicaID: String) async throws -> Pause? {
         try await database.read { db in
             guard
                 let row = try await db.first(
                     """
                     SELECT zone_seq, record_type, body FROM records WHERE game_id = ? AND record_type = 'pause'
-                    AND record_key >= ? AND record_key < ? ORDER BY zone_seq DESC LIMIT 1
-                    """, .text(gameID), .text(replicaID + ":"), .text(replicaID + ";"))
+                    AND substr(record_key, 1, CAST(? AS INTEGER)) = ? ORDER BY zone_seq DESC LIMIT 1
+                    """, .text(gameID), .integer(Int64(replicaID.count + 1)), .text(replicaID + ":"))
             else { return nil }
             let change = try Self.encodedChange(row, gameID: gameID)
             guard case let .pause(pause) = try change.decoded(gameID: gameID).record else {

@@ -137,7 +137,8 @@ public struct PlayScreen: Sendable {
     /// Whether each square is drawn on two lines, a newspaper's: the number on the first, the
     /// letter in the middle of the second. Whenever every number shows and the grid fits the
     /// height with the crossing clue, the status and the key hints, and the clue lists still
-    /// have a place — beside the grid (48 columns) or under it (8 lines).
+    /// have a place — beside the grid (48 columns, and not much less than one-line squares
+    /// leave them) or under it (8 lines, where one-line squares leave no room beside either).
     static func tall(_ puzzle: Puzzle, layout: GridLayout, width: Int, height: Int, notes: Int) -> Bool {
         guard case .numbered = layout else { return false }
         let gridTop = 2
@@ -150,7 +151,9 @@ public struct PlayScreen: Sendable {
         let tallPanel = width - (puzzle.width * (layout.cellWidth + 1) + 2)
         let flatPanel = width - (puzzle.width * layout.cellWidth + 2)
         let beside = tallPanel >= Self.listsBesideTallGrid || (tallPanel >= 48 && tallPanel * 5 >= flatPanel * 4)
-        let under = height - (gridTop + puzzle.height * 2 + below) >= 8
+        // Under the grid only where one-line squares would not leave the lists beside it either
+        // (a 21×21 at 200×60 keeps one-line squares and two lists of 35 columns, not 25).
+        let under = flatPanel < 48 && height - (gridTop + puzzle.height * 2 + below) >= 8
         return puzzle.width * (layout.cellWidth + 1) <= width && (beside || under)
     }
 
@@ -850,9 +853,8 @@ public struct PlayScreen: Sendable {
         ("^G 12 a", "go to a clue (a: across, d: down)"),
         ("^T", "chat: Enter sends, Esc puts it away"),
         ("^W", "flag the word for the others"),
-        ("^N", "nudge the others to come and help"),
+        ("^N, ^L", "nudge the others to help; a link to invite a friend"),
         ("^S", "pause your clock (any key goes on)"),
-        ("^L", "a link to invite a friend"),
         ("^F", "follow another player (again: the next)"),
         ("^K", "pin a player's colour, on all your devices"),
         ("^O", "the puzzle's notes"),

@@ -161,9 +161,9 @@ import Testing
         state.cursor.position = GridPosition(row: 19, col: 19)
         let screen = PlayScreen(
             view: view(puzzle, grid: replica.grid), state: state, status: SyncStatus(connection: .online, unsent: 0), elapsedSeconds: 0)
-        for (width, height, cellWidth) in [(80, 24, 3), (120, 40, 4), (200, 60, 7)] {
-            // At 200×60 each square takes two lines: its number (plain digits) on the first.
-            let tall = cellWidth == 7
+        for (width, height, cellWidth) in [(80, 24, 3), (120, 40, 4), (200, 60, 6)] {
+            // At 200×60 the squares stay one line high (two would leave the clue lists 25
+            // columns, not 35): the number, a space, the letter and its mark.
             let frame = screen.render(width: width, height: height)
             let lines = frame.text.split(separator: "\n", omittingEmptySubsequences: false)
             #expect(lines.count == height && lines.allSatisfy { $0.count <= width }, "\(width)×\(height)")
@@ -180,10 +180,8 @@ import Testing
                     // Three digits in a three-column square: subscript in every other column, so
                     // neighbours never run together ("¹⁰³₁₀₄").
                     let digits =
-                        tall
-                        ? String(number)
-                        : cellWidth == 3 && number >= 100 && col % 2 == 1 ? PlayScreen.subscriptDigits(number) : PlayScreen.superscript(number)
-                    let line = 2 + row * (tall ? 2 : 1)
+                        cellWidth == 3 && number >= 100 && col % 2 == 1 ? PlayScreen.subscriptDigits(number) : PlayScreen.superscript(number)
+                    let line = 2 + row
                     let shown = String((0..<digits.count).map { frame.character(row: line, col: col * cellWidth + $0) })
                     #expect(shown == digits, "\(width)×\(height): \(number) at \(row),\(col) reads \(shown)")
                     // Apart from the next square's: a space follows the widest number.
@@ -193,12 +191,16 @@ import Testing
             // Where a line is free, it says how wide a terminal shows every number.
             #expect(!frame.text.contains("show in a terminal 126 columns wide") || cellWidth == 3)
         }
-        // The filled square shows its letter, at 120 columns with its number ("¹ W"), and at
-        // 200 its number on the line above: "1" above "   W".
+        // The filled square shows its letter with its number: at 120 columns "¹ W", at 200 "¹   W".
         #expect(screen.render(width: 120, height: 40).text.split(separator: "\n")[2].hasPrefix("¹ W"))
         let wide = screen.render(width: 200, height: 60)
         let wideLines = wide.text.split(separator: "\n", omittingEmptySubsequences: false)
-        #expect(wideLines[2].hasPrefix("1 ") && wideLines[3].hasPrefix("   W"), "\(wideLines[2]) / \(wideLines[3])")
+        #expect(wideLines[2].hasPrefix("¹   W"), "\(wideLines[2])")
+        // Beside the grid, two clue lists of about 35 columns each.
+        let listsLine = try #require(wideLines.first { $0.contains("ACROSS") && $0.contains("DOWN") })
+        let listsGap = listsLine.distance(
+            from: try #require(listsLine.range(of: "ACROSS")).lowerBound, to: try #require(listsLine.range(of: "DOWN")).lowerBound)
+        #expect(listsGap >= 34, "\(listsLine)")
         try golden("twenty-one-80x24", screen.render(width: 80, height: 24).text)
         try golden("twenty-one-filled-120x40", screen.render(width: 120, height: 40).text)
         try golden("twenty-one-200x60", wide.text)
@@ -519,7 +521,9 @@ import Testing
                 #expect(lines.contains { $0.contains(entry.key) && $0.contains(entry.does) }, "\(entry.key) at \(width)×\(height)")
             }
             #expect(text.contains("Any key closes this help."))
-            if width == 200 { #expect(lines.contains { $0.contains("letters") && $0.contains("^X c, r or x") }, "two columns") }
+            // Two columns side by side: the first key beside the first of the second half.
+            let second = PlayScreen.keys[(PlayScreen.keys.count + 1) / 2].key
+            if width == 200 { #expect(lines.contains { $0.contains("letters") && $0.contains(second) }, "two columns") }
         }
         try golden("help-80x24", screen.render(width: 80, height: 24).text)
         var typing = PlayState(puzzle: puzzle) { _ in "" }

@@ -822,12 +822,12 @@ import Testing
         // scroll arrows; the highest number, 105, is whole.
         #expect(screen.contains("¹⁰⁵") && screen.contains("₁₀₀") && !screen.contains(/[↑↓][0-9]/), "\(screen)")
         #expect(lines.count >= 23 && lines[22].contains("██████"), "\(screen)")
-        // 120×40: three columns a square; empty squares show their whole numbers, three-digit
-        // ones apart (every other column in subscript).
+        // 120×40: four columns a square, three-digit numbers whole beside their letters, and the
+        // clue lists under the grid.
         try tmux(["resize-window", "-t", session, "-x", "120", "-y", "40"])
         try await eventually("three-digit numbers whole at 120×40") {
             let middle = try tmux(["capture-pane", "-p", "-t", session])
-            return middle.contains("¹⁰⁵") && middle.contains("₁₀₀") && middle.contains("ACROSS")
+            return middle.contains("¹⁰⁵") && middle.contains("¹⁰⁰ ") && middle.contains("ACROSS")
         }
         try tmux(["resize-window", "-t", session, "-x", "200", "-y", "60"])
         try await eventually("the clue lists fill the height") {
