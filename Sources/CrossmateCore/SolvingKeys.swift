@@ -16,6 +16,10 @@ public enum SolvingKeys {
         case pencil
         /// Jumps to a clue by its number and direction.
         case jump(number: Int, direction: Direction)
+        /// A tap or a click on a square: the cursor goes there, keeping its direction where a
+        /// word runs that way (else turning); on the cursor's own square it turns, where a word
+        /// runs the other way. It closes an open rebus entry without writing it.
+        case tap(GridPosition)
     }
 
     /// Where the solver is and how they type.
@@ -62,12 +66,31 @@ public enum SolvingKeys {
         }
     }
 
+    /// The cursor a game opens on where this device has none kept: the first empty square of
+    /// the first word with one (across before down), else the first word's first square. (The
+    /// table's "Open" rows check it in every client.)
+    public static func opening(puzzle: Puzzle, letterAt: (GridPosition) -> String) -> Cursor {
+        let opening = puzzle.openingCursor(letterAt: letterAt)
+        return Cursor(position: opening.position, direction: opening.direction)
+    }
+
     /// The cursor after `key`, and the edit it makes (if any). `letterAt` is the grid before the
     /// key; an edit's effect on it is taken into account for where the cursor goes next.
     public static func press(
         _ key: Key, cursor: Cursor, puzzle: Puzzle, letterAt: (GridPosition) -> String, options: Options = Options()
     ) -> (cursor: Cursor, edit: Edit?) {
         var next = cursor
+        if case let .tap(square) = key {
+            guard puzzle.contains(square), puzzle.cell(at: square).isLetter else { return (cursor, nil) }
+            next.rebus = nil
+            if square == cursor.position {
+                if puzzle.clue(containing: square, cursor.direction.perpendicular) != nil { next.direction = cursor.direction.perpendicular }
+            } else {
+                next.position = square
+                if puzzle.clue(containing: square, cursor.direction) == nil { next.direction = cursor.direction.perpendicular }
+            }
+            return (next, nil)
+        }
         if var buffer = cursor.rebus {
             switch key {
             case let .letter(text):
@@ -161,7 +184,7 @@ public enum SolvingKeys {
             next.position = puzzle.firstEmptyCell(of: clue, letterAt: letterAt) ?? first
             next.direction = direction
             return (next, nil)
-        case .enter, .escape:
+        case .enter, .escape, .tap:
             return (cursor, nil)
         }
     }

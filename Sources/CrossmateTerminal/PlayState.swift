@@ -84,8 +84,7 @@ public struct PlayState: Sendable {
 
     /// Starts on the first empty square of the first across word (or the first square).
     public init(puzzle: Puzzle, letterAt: (GridPosition) -> String) {
-        let start = puzzle.openingCursor(letterAt: letterAt)
-        cursor = SolvingKeys.Cursor(position: start.position, direction: start.direction)
+        cursor = SolvingKeys.opening(puzzle: puzzle, letterAt: letterAt)
     }
 
     /// Handles one key: moves the cursor, opens or answers menus, and returns what to perform.
@@ -239,13 +238,8 @@ public struct PlayState: Sendable {
             // The wheel over the grid: nothing to scroll.
             if wheelUp != nil { return }
             listScroll = [:]
-            if position == cursor.position {
-                if view.puzzle.clue(containing: position, cursor.direction.perpendicular) != nil { cursor.direction = cursor.direction.perpendicular }
-            } else {
-                cursor.position = position
-                if view.puzzle.clue(containing: position, cursor.direction) == nil { cursor.direction = cursor.direction.perpendicular }
-            }
-            cursor.rebus = nil
+            // The rule every client follows (SolvingKeys' tap, in the shared table).
+            cursor = SolvingKeys.press(.tap(position), cursor: cursor, puzzle: view.puzzle, letterAt: { view.grid.letter(at: $0) }).cursor
         case let .clue(direction, number):
             if let wheelUp {
                 scroll(direction, up: wheelUp, view: view)

@@ -101,6 +101,7 @@ import Testing
         if words.count == 3, words[0] == "Jump", let number = Int(words[1]), let direction = Direction(rawValue: String(words[2])) {
             return .jump(number: number, direction: direction)
         }
+        if words.count == 2, words[0] == "Tap" { return .tap(square(String(words[1]))) }
         precondition(name.count == 1, "unknown key \(name) in the table")
         return .letter(name)
     }
@@ -131,6 +132,11 @@ import Testing
             skipFilledSquares: testCase.options?.skipFilledSquares ?? true, jumpAtWordEnd: testCase.options?.jumpAtWordEnd ?? true,
             spaceClears: testCase.options?.spaceClears ?? false, backspaceAcrossWords: testCase.options?.backspaceAcrossWords ?? false)
         for name in testCase.keys {
+            // "Open": the cursor the game opens on, with the letters as they are.
+            if name == "Open" {
+                cursor = SolvingKeys.opening(puzzle: puzzle, letterAt: { letters[$0] ?? "" })
+                continue
+            }
             let (next, edit) = SolvingKeys.press(Self.key(name), cursor: cursor, puzzle: puzzle, letterAt: { letters[$0] ?? "" }, options: options)
             switch edit {
             case let .write(square, letter, pencil)?:

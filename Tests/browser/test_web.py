@@ -915,6 +915,8 @@ class WebAppTests(unittest.TestCase):
                 if (named[name]) return named[name];
                 const jump = name.match(/^Jump (\\d+) (across|down)$/);
                 if (jump) return { jump: Number(jump[1]), direction: jump[2] };
+                const tap = name.match(/^Tap (\\d+),(\\d+)$/);
+                if (tap) return { tap: { row: Number(tap[1]), col: Number(tap[2]) } };
                 return { letter: name };
               };
               const failures = [];
@@ -939,6 +941,10 @@ class WebAppTests(unittest.TestCase):
                 let cursor = { ...c.start, pencil: false, rebus: null };
                 const options = c.options ?? {};
                 for (const name of c.keys) {
+                  if (name === "Open") {
+                    cursor = { ...cursor, ...board.opening((s) => letters.get(`${s.row},${s.col}`) ?? "") };
+                    continue;
+                  }
                   const { cursor: next, edit } = press(toKey(name), cursor, board, (s) => letters.get(`${s.row},${s.col}`) ?? "", options);
                   if (edit?.kind === "write") {
                     letters.set(`${edit.row},${edit.col}`, edit.letter);

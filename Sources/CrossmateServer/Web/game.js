@@ -518,11 +518,8 @@ class GamePage extends GameView {
 
   tap(position) {
     this.stopFollowing();
-    const same = this.cursor.row === position.row && this.cursor.col === position.col;
-    const next = { ...this.cursor, ...position };
-    if (same) next.direction = next.direction === "across" ? "down" : "across";
-    else if (!this.board.clue(position, next.direction)) next.direction = next.direction === "across" ? "down" : "across";
-    this.cursor = next;
+    // The rule every client follows (SolvingKeys' tap, in the shared table).
+    this.cursor = press({ tap: position }, this.cursor, this.board, (square) => this.letterAt(square)).cursor;
     this.sendCursor();
     this.render();
     this.focusGrid();

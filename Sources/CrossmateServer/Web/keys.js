@@ -102,7 +102,8 @@ export function rebusAdding(entry, typedText) {
  * { row, col, direction, pencil, rebus } (rebus is a string while an entry is open, else null);
  * an edit is { kind: "write", row, col, letter, pencil } or { kind: "erase", row, col }.
  * Keys: { letter: "A" }, "left", "right", "up", "down", "space", "tab", "shiftTab", "backspace",
- * "delete", "home", "end", "rebus", "enter", "escape", "pencil", { jump: number, direction }.
+ * "delete", "home", "end", "rebus", "enter", "escape", "pencil", { jump: number, direction },
+ * { tap: { row, col } } (a tap or click on a square).
  */
 export const DEFAULT_OPTIONS = { skipFilledSquares: true, jumpAtWordEnd: true, spaceClears: false, backspaceAcrossWords: false };
 
@@ -110,6 +111,18 @@ export function press(pressed, cursor, board, letterAt, given = DEFAULT_OPTIONS)
   const options = { ...DEFAULT_OPTIONS, ...given };
   const next = { ...cursor };
   const at = { row: cursor.row, col: cursor.col };
+  if (pressed.tap !== undefined) {
+    // There, keeping the direction where a word runs that way; on the cursor's own square, a
+    // turn where a word runs the other way. An open rebus entry closes unwritten.
+    const square = { row: pressed.tap.row, col: pressed.tap.col };
+    if (!board.isLetter(square)) return { cursor, edit: null };
+    const tapped = { ...next, ...square, rebus: null };
+    const other = perpendicular(cursor.direction);
+    if (same(square, at)) {
+      if (board.clue(square, other)) tapped.direction = other;
+    } else if (!board.clue(square, cursor.direction)) tapped.direction = other;
+    return { cursor: tapped, edit: null };
+  }
   if (cursor.rebus !== null && cursor.rebus !== undefined) {
     let buffer = cursor.rebus;
     if (pressed.letter !== undefined) {
