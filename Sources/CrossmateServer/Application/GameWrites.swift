@@ -70,11 +70,10 @@ struct GameWrites: Sendable {
             }
         }
 
-        if !candidates.isEmpty, let wait = accountMoves.take(device.authorID, cost: candidates.count, now: now) {
-            throw APIError(
-                .rateLimited,
-                "your account has stored \(Limits.number(Limits.accountMoves.burst)) moves in a short time, as many as an account may; the rest are kept on your device and go in \(wait) s",
-                retryAfterSeconds: wait)
+        if !candidates.isEmpty {
+            try accountMoves.admit(device.authorID, cost: candidates.count, now: now) {
+                "your account has stored \(Limits.number(Limits.accountMoves.burst)) moves in a short time, as many as an account may; the rest are kept on your device and go in \($0) s"
+            }
         }
         let outcome: AppendOutcome
         do {
@@ -368,9 +367,7 @@ struct GameWrites: Sendable {
                 "the \(what) is stamped \(timestamp.wallMillis - now) ms ahead of the server's clock; correct your clock by serverTime and resend",
                 serverTime: now)
         }
-        if let wait = rules.chatLimiter.take(device.authorID, now: now) {
-            throw APIError(.rateLimited, "you are writing quickly; you can send again in \(wait) s", retryAfterSeconds: wait)
-        }
+        try rules.chatLimiter.admit(device.authorID, now: now) { "you are writing quickly; you can send again in \($0) s" }
         return now
     }
 
@@ -445,7 +442,7 @@ struct GameWrites: Sendable {
             let names = Dictionary(
                 try await store.participants(gameID: gameID).map { ($0.authorID, $0.displayName) }, uniquingKeysWith: { first, _ in first })
             let messages = try await store.messages(gameID: gameID, after: previous, limit: 1_000).filter { $0.sequence <= readThrough }
-            let blocked = messages.isEmpty ? [] : try await SocialController.blocked(by: device.authorID, store: store)
+            let blocked = messages.isEmpty ? [] : try await AccountDecisions.blocked(by: device.authorID, store: store)
             let summary = CatchUp.since(
                 previous, moves: moves.filter { $0.sequence <= readThrough }, messages: messages, me: device.authorID, hiding: blocked)
             catchUp = summary.sentence { names[$0] ?? PlayerColors.placeholderName($0) }

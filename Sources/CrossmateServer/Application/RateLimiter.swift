@@ -63,4 +63,12 @@ final class RateLimiter: Sendable {
             return wait
         }
     }
+
+    /// Takes `cost` tokens for `key`, or refuses: `rateLimited` with the wait, in the words
+    /// `said` makes of it ("you nudged a moment ago; you can nudge again in 40 s"). The one way a
+    /// limited request is refused.
+    func admit(_ key: String, cost: Int = 1, now: Int64, _ said: (_ wait: Int) -> String) throws(APIError) {
+        guard let wait = take(key, cost: cost, now: now) else { return }
+        throw APIError(.rateLimited, said(wait), retryAfterSeconds: wait)
+    }
 }

@@ -105,8 +105,8 @@ actor BrowserGame {
     /// Reads this account's zone again: its blocks, pins and preferred colour.
     private func readAccountZone(services: BrowserServices) async throws {
         let decisions = try await services.store.decisions(of: device.authorID)
-        roster.pins = SocialController.pins(decisions)
-        social.blocked = SocialController.blocked(decisions)
+        roster.pins = AccountDecisions.pins(decisions)
+        social.blocked = AccountDecisions.blocked(decisions)
         roster.preferred = try await services.store.preferredColor(of: device.authorID)
     }
 

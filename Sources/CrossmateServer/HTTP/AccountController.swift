@@ -42,9 +42,7 @@ struct AccountController {
     /// Account creation and linking, which need no token, are limited per client address.
     private func limitByAddress(_ request: Request, _ context: CrossmateRequestContext) throws {
         let address = addresses.of(request, context: context)
-        if let wait = accountLimiter.take(address, now: clock()) {
-            throw APIError(.rateLimited, "too many new accounts or links from this address; retry after \(wait) s", retryAfterSeconds: wait)
-        }
+        try accountLimiter.admit(address, now: clock()) { "too many new accounts or links from this address; retry after \($0) s" }
     }
 
     @Sendable func createAccount(_ request: Request, context: CrossmateRequestContext) async throws -> EditedResponse<DeviceSession> {
@@ -103,9 +101,7 @@ struct AccountController {
     /// account's earlier working code, so an account has one at a time.
     @Sendable func createLinkCode(_ request: Request, context: CrossmateRequestContext) async throws -> EditedResponse<LinkCodeResponse> {
         let device = try context.requireDevice()
-        if let wait = linkCodeLimiter.take(device.authorID, now: clock()) {
-            throw APIError(.rateLimited, "too many link codes for this account; retry after \(wait) s", retryAfterSeconds: wait)
-        }
+        try linkCodeLimiter.admit(device.authorID, now: clock()) { "too many link codes for this account; retry after \($0) s" }
         var random = SystemRandomNumberGenerator()
         let code = LinkCode.make(using: &random)
         let expiresAt = clock() + configuration.linkCodeLifetimeMillis
@@ -142,9 +138,7 @@ struct AccountController {
         let device = try context.requireDevice()
         let body = try await JSONBody.decode(RenameRequest.self, from: request, limit: 16 * 1024)
         let name = try DisplayName.validated(body.displayName)
-        if let wait = renameLimiter.take(device.authorID, now: clock()) {
-            throw APIError(.rateLimited, "you renamed yourself a moment ago; you can rename again in \(wait) s", retryAfterSeconds: wait)
-        }
+        try renameLimiter.admit(device.authorID, now: clock()) { "you renamed yourself a moment ago; you can rename again in \($0) s" }
         let games = try await store.renameAccount(authorID: device.authorID, displayName: name)
         devices.rename(authorID: device.authorID, to: name)
         for participant in games {

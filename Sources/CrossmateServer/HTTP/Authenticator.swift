@@ -28,9 +28,7 @@ struct Authenticator: Sendable {
     /// Takes one token from the device's request bucket (HTTP requests, socket upgrades and
     /// socket pushes share it), or throws `rateLimited` with the seconds to wait.
     func takeRequestToken(_ device: StoredDevice) throws {
-        if let wait = limiter.take(device.deviceID, now: clock()) {
-            throw APIError(.rateLimited, "too many requests from this device; retry after \(wait) s", retryAfterSeconds: wait)
-        }
+        try limiter.admit(device.deviceID, now: clock()) { "too many requests from this device; retry after \($0) s" }
     }
 }
 

@@ -41,9 +41,7 @@ struct ExportController {
     }
 
     func limit(_ limiter: RateLimiter, _ device: StoredDevice, what: String) throws {
-        if let wait = limiter.take(device.authorID, now: clock()) {
-            throw APIError(.rateLimited, "you exported \(what) a moment ago; you can again in \(wait) s", retryAfterSeconds: wait)
-        }
+        try limiter.admit(device.authorID, now: clock()) { "you exported \(what) a moment ago; you can again in \($0) s" }
     }
 
     static func attachment(_ bytes: [UInt8], name: String, type: String) -> Response {

@@ -49,9 +49,8 @@ struct GameController {
                 throw APIError(
                     .invalid, "the next puzzle together follows a finished game; game \(TextRule.quote(previous)) is still being solved")
             }
-            if let wait = nextGameLimiter.take(device.authorID, now: clock()) {
-                throw APIError(
-                    .rateLimited, "you started a next puzzle together a moment ago; you can start another in \(wait) s", retryAfterSeconds: wait)
+            try nextGameLimiter.admit(device.authorID, now: clock()) {
+                "you started a next puzzle together a moment ago; you can start another in \($0) s"
             }
         }
         var puzzle: Puzzle
@@ -98,7 +97,7 @@ struct GameController {
         let shown = PlayerNames.shown(previousPlayers.map { ($0.authorID, $0.displayName) })
         for player in previousPlayers.sorted(by: { $0.displayName < $1.displayName })
         where player.authorID != device.authorID && !player.revoked && names.count < ProtocolLimits.maximumPlayersPerGame - 1 {
-            guard try await !SocialController.blocked(by: player.authorID, store: store).contains(device.authorID) else { continue }
+            guard try await !AccountDecisions.blocked(by: player.authorID, store: store).contains(device.authorID) else { continue }
             try await writes.setParticipant(
                 ParticipantRecord(gameID: game.gameID, authorID: player.authorID, displayName: player.displayName, role: .player), feedState: .active)
             writes.events.emit(.everyone(.nextGame(authorID: player.authorID, next: next)))
@@ -211,7 +210,7 @@ struct GameController {
             Presence.isUnread(latestOtherMove: latest, horizon: horizon, devices: devices, now: now) || (added && horizon == 0 && devices.isEmpty)
         let recent = try await store.messages(gameID: gameID, after: horizon, limit: 4 * GameSummary.maximumUnreadMessages)
         guard recent.contains(where: { $0.message.authorID != authorID }) else { return (moves, 0) }
-        let blocked = try await SocialController.blocked(by: authorID, store: store)
+        let blocked = try await AccountDecisions.blocked(by: authorID, store: store)
         return (moves, min(GameSummary.maximumUnreadMessages, Chat.unread(recent, horizon: horizon, me: authorID, hiding: blocked)))
     }
 
@@ -220,7 +219,7 @@ struct GameController {
         let recent = try await store.nudges(gameID: gameID, since: clock() - SocialController.nudgeShownMillis)
             .filter { $0.fromAuthor != authorID }
         guard !recent.isEmpty else { return [] }
-        let blocked = try await SocialController.blocked(by: authorID, store: store)
+        let blocked = try await AccountDecisions.blocked(by: authorID, store: store)
         let names = Dictionary(
             try await store.participants(gameID: gameID).map { ($0.authorID, $0.displayName) }, uniquingKeysWith: { first, _ in first })
         return recent.filter { !blocked.contains($0.fromAuthor) }.map {

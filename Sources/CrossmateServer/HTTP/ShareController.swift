@@ -139,9 +139,7 @@ struct ShareController {
     @Sendable func preview(_ request: Request, context: CrossmateRequestContext) async throws -> InvitationPreview {
         if context.device == nil {
             let address = "address " + addresses.of(request, context: context)
-            if let wait = previewLimiter.take(address, now: clock()) {
-                throw APIError(.rateLimited, "too many requests from this address; retry after \(wait) s", retryAfterSeconds: wait)
-            }
+            try previewLimiter.admit(address, now: clock()) { "too many requests from this address; retry after \($0) s" }
         }
         let (_, invitation) = try await invitation(context)
         let (title, _, inviter) = try await usable(invitation)
@@ -182,7 +180,7 @@ struct ShareController {
             return try await games.summary(game, existing)
         }
         _ = try await usable(invitation)
-        if try await SocialController.blocked(by: device.authorID, store: store).contains(invitation.createdBy) {
+        if try await AccountDecisions.blocked(by: device.authorID, store: store).contains(invitation.createdBy) {
             throw APIError(.forbidden, "you blocked the player who sent this invitation; unblock them under Friends to join")
         }
         if try await games.players(of: invitation.gameID).count >= ProtocolLimits.maximumPlayersPerGame {

@@ -32,20 +32,6 @@ struct SocialController {
         return router
     }
 
-    /// The colour pins among an account's Decisions: friend → palette index (`PlayerColors.pins`).
-    static func pins(_ decisions: [StoredDecision]) -> [String: Int] {
-        PlayerColors.pins(decisions.lazy.map { (kind: $0.kind, key: $0.key, value: $0.value) })
-    }
-
-    static func blocked(by authorID: String, store: Store) async throws -> Set<String> {
-        blocked(try await store.decisions(of: authorID))
-    }
-
-    /// The accounts an account's decisions block.
-    static func blocked(_ decisions: [StoredDecision]) -> Set<String> {
-        Set(decisions.filter { $0.kind == DecisionKind.block.rawValue }.map(\.key))
-    }
-
     @Sendable func friends(_ request: Request, context: CrossmateRequestContext) async throws -> FriendsResponse {
         let device = try context.requireDevice()
         return try await friendsResponse(for: device.authorID)
@@ -55,7 +41,7 @@ struct SocialController {
         let stored = try await store.friends(of: authorID)
         let decisions = try await store.decisions(of: authorID)
         let preferred = try await store.preferredColor(of: authorID)
-        let pins = Self.pins(decisions)
+        let pins = AccountDecisions.pins(decisions)
         // As a game's roster would colour them: my colour first, pins, the rest.
         let colors = PlayerColors.assign(players: stored.map(\.authorID), local: authorID, preferred: preferred, pinned: pins)
         let blocked = Set(decisions.filter { $0.kind == DecisionKind.block.rawValue }.map(\.key))
@@ -125,21 +111,9 @@ struct SocialController {
         return try await friendsResponse(for: device.authorID)
     }
 
-    /// The account's settings (stored as Decisions of kind "setting", keyed by the setting's
-    /// name, so the last write from any of its devices wins and every device hears of it).
-    static func settings(of authorID: String, store: Store) async throws -> SolverSettings {
-        settings(try await store.decisions(of: authorID))
-    }
-
-    /// The settings among an account's decisions.
-    static func settings(_ decisions: [StoredDecision]) -> SolverSettings {
-        let stored = decisions.filter { $0.kind == DecisionKind.setting.rawValue }
-        return SolverSettings(stored: Dictionary(stored.map { ($0.key, $0.value) }, uniquingKeysWith: { first, _ in first }))
-    }
-
     @Sendable func settings(_ request: Request, context: CrossmateRequestContext) async throws -> SettingsResponse {
         let device = try context.requireDevice()
-        return SettingsResponse(try await Self.settings(of: device.authorID, store: store), serverTime: clock())
+        return SettingsResponse(try await AccountDecisions.settings(of: device.authorID, store: store), serverTime: clock())
     }
 
     @Sendable func putSetting(_ request: Request, context: CrossmateRequestContext) async throws -> SettingsResponse {
@@ -151,7 +125,7 @@ struct SocialController {
             throw APIError(.invalid, "\(refusal)")
         }
         try await put(kind: .setting, key: body.name, value: body.value, writtenAt: body.writtenAt, by: device)
-        return SettingsResponse(try await Self.settings(of: device.authorID, store: store), serverTime: clock())
+        return SettingsResponse(try await AccountDecisions.settings(of: device.authorID, store: store), serverTime: clock())
     }
 
     /// The account's devices redraw: their game lists (a feed poke) and the games their browsers
@@ -176,9 +150,7 @@ struct SocialController {
         }
         _ = try await store.access(gameID, for: device, write: true)
         let now = clock()
-        if let wait = nudgeLimiter.take(device.authorID, now: now) {
-            throw APIError(.rateLimited, "you nudged a moment ago; you can nudge again in \(wait) s", retryAfterSeconds: wait)
-        }
+        try nudgeLimiter.admit(device.authorID, now: now) { "you nudged a moment ago; you can nudge again in \($0) s" }
         let nudge = StoredNudge(
             gameID: gameID, nudgeID: Secrets.identifier(prefix: "nudge"), fromAuthor: device.authorID, message: message, createdAt: now)
         try await store.putNudge(nudge)
@@ -187,7 +159,7 @@ struct SocialController {
             createdAt: now)
         for participant in try await store.participants(gameID: gameID)
         where participant.authorID != device.authorID && !participant.hasLeft && !participant.revoked {
-            guard try await !Self.blocked(by: participant.authorID, store: store).contains(device.authorID) else { continue }
+            guard try await !AccountDecisions.blocked(by: participant.authorID, store: store).contains(device.authorID) else { continue }
             writes.events.emit(.everyone(.nudge(authorID: participant.authorID, nudge: view)))
             writes.events.emit(
                 .callBack(

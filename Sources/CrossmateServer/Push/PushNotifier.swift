@@ -201,8 +201,8 @@ final class PushNotifier: Service, Sendable {
         for authorID in Set(subscriptions.map(\.authorID)).sorted() {
             let decisions = try await store.decisions(of: authorID)
             let facts = CallBack.Facts(
-                event: candidate.event, sender: candidate.sender, recipient: authorID, blocked: SocialController.blocked(decisions),
-                settings: CallBack.Settings(SocialController.settings(decisions)),
+                event: candidate.event, sender: candidate.sender, recipient: authorID, blocked: AccountDecisions.blocked(decisions),
+                settings: CallBack.Settings(AccountDecisions.settings(decisions)),
                 devices: try await store.presence(gameID: candidate.gameID, authorID: authorID),
                 horizon: try await store.horizon(gameID: candidate.gameID, authorID: authorID), sequence: candidate.sequence,
                 lastCalledForMoves: candidate.event == .moves ? try await store.lastCalledBack(authorID: authorID, gameID: candidate.gameID) : nil)

@@ -2,20 +2,9 @@ import CrossmateProtocol
 import Foundation
 import Hummingbird
 
-/// An error answered as `{"error": code, "message": text}` with the matching HTTP status.
-struct APIError: HTTPResponseError {
-    var body: ErrorBody
-    var retryAfterSeconds: Int?
-
-    init(_ code: ErrorCode, _ message: String, serverTime: Int64? = nil, retryAfterSeconds: Int? = nil) {
-        body = ErrorBody(code, message, serverTime: serverTime)
-        self.retryAfterSeconds = retryAfterSeconds
-    }
-
-    init(_ body: ErrorBody) {
-        self.body = body
-    }
-
+/// A refusal answered over HTTP: its body as JSON, its code as the status, and `Retry-After`
+/// when it has one.
+extension APIError: HTTPResponseError {
     var status: HTTPResponse.Status {
         switch body.error {
         case .unauthorized: .unauthorized

@@ -1,0 +1,55 @@
+import Foundation
+import Testing
+
+/// The server's layers point one way: `Application/` (the write path, the projections, the
+/// rules of access) names no type defined in `HTTP/`, `Realtime/`, `Browsers/` or `Push/`, which
+/// call it. A ratchet until the write path publishes facts (issue 53): the names it still
+/// reaches for are listed, and the test fails when one is added — or removed without taking it
+/// off the list.
+@Suite struct LayerTests {
+    static let server = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        .appendingPathComponent("Sources/CrossmateServer")
+
+    /// Where `ZoneEventRouter` and `Housekeeping` hand the write path's events to the sockets,
+    /// the other instances, the hosted replicas and the push notifier, and the values they carry.
+    static let stillNamed: [String: Set<String>] = [
+        "BrowserHost": ["Housekeeping.swift", "ZoneEvents.swift"],
+        "Fanout": ["ZoneEvents.swift"],
+        "FanoutEvent": ["GameWrites.swift", "ZoneEvents.swift"],
+        "InlineChanges": ["GameProjection.swift", "GameWrites.swift", "ZoneEvents.swift"],
+        "PushNotifier": ["ZoneEvents.swift"],
+        "SocketHub": ["ZoneEvents.swift"],
+    ]
+
+    static func swiftFiles(in folder: String) throws -> [URL] {
+        try FileManager.default.contentsOfDirectory(at: server.appendingPathComponent(folder), includingPropertiesForKeys: nil)
+            .filter { $0.pathExtension == "swift" }
+    }
+
+    /// The types a folder's files declare.
+    static func declared(in folder: String) throws -> Set<String> {
+        var names: Set<String> = []
+        let declaration = /(?m)^(?:public |final |private |fileprivate |indirect )*(?:struct|class|enum|actor|protocol|typealias) ([A-Z][A-Za-z0-9]*)/
+        for file in try swiftFiles(in: folder) {
+            for match in try String(contentsOf: file, encoding: .utf8).matches(of: declaration) { names.insert(String(match.1)) }
+        }
+        return names
+    }
+
+    @Test func applicationNamesNoTypeOfTheLayersThatCallIt() throws {
+        var outer: Set<String> = []
+        for folder in ["HTTP", "Realtime", "Browsers", "Push"] { outer.formUnion(try Self.declared(in: folder)) }
+        #expect(outer.contains("SocketHub") && outer.contains("BrowserHost") && outer.count > 40, "\(outer.count) types read")
+        var named: [String: Set<String>] = [:]
+        for file in try Self.swiftFiles(in: "Application") {
+            let text = try String(contentsOf: file, encoding: .utf8)
+            // Words, outside comments: a type named in a comment points nowhere.
+            let code = text.split(separator: "\n").map { line in
+                line.split(separator: "//", maxSplits: 1, omittingEmptySubsequences: false).first ?? ""
+            }
+            let words = Set(code.flatMap { $0.split(whereSeparator: { !$0.isLetter && !$0.isNumber && $0 != "_" }) }.map(String.init))
+            for name in words.intersection(outer) { named[name, default: []].insert(file.lastPathComponent) }
+        }
+        #expect(named == Self.stillNamed, "Application names \(named)")
+    }
+}
