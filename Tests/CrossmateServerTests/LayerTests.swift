@@ -16,7 +16,6 @@ import Testing
         "BrowserHost": ["Housekeeping.swift", "ZoneEvents.swift"],
         "Fanout": ["ZoneEvents.swift"],
         "FanoutEvent": ["GameWrites.swift", "ZoneEvents.swift"],
-        "InlineChanges": ["GameProjection.swift", "GameWrites.swift", "ZoneEvents.swift"],
         "PushNotifier": ["ZoneEvents.swift"],
         "SocketHub": ["ZoneEvents.swift"],
     ]
