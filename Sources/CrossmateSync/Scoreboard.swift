@@ -88,12 +88,16 @@ public enum Scoreboard {
         return tally.helped(notAfter: completion.at) ? .solvedWithHelp : .solved
     }
 
+    /// "3 squares checked", "1 square revealed": help as the finish tells it; nil for none.
+    public static func squares(_ count: Int, _ what: String) -> String? {
+        count == 0 ? nil : "\(count) square\(count == 1 ? "" : "s") \(what)"
+    }
+
     /// The finish told in one line, the same on every device: "Solved in 4:05!", "Solved with
     /// help (3 squares checked) in 12:40.", "Finished with help (2 squares revealed, 5 squares
     /// checked) in 7:02." or "Ended without a solve, after 3:10."
     public static func headline(_ finish: Finish, scores: [PlayerScore], seconds: Int) -> String {
         let time = SolvingTime.clock(seconds)
-        func squares(_ count: Int, _ what: String) -> String? { count == 0 ? nil : "\(count) square\(count == 1 ? "" : "s") \(what)" }
         let help = [
             squares(scores.reduce(0) { $0 + $1.squaresRevealed }, "revealed"), squares(scores.reduce(0) { $0 + $1.squaresChecked }, "checked"),
         ].compactMap { $0 }.joined(separator: ", ")

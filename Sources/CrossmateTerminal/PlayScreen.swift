@@ -691,23 +691,25 @@ public struct PlayScreen: Sendable {
         var lines: [(String, Style)] = []
         if let completion = view.completion {
             let by = view.name(of: completion.by)
-            func count(_ number: Int, _ noun: String) -> String { "\(number) \(noun)\(number == 1 ? "" : "s")" }
             // The finish as every device tells it; who ended it is this screen's to name.
-            let headline =
-                switch summary?.finish {
-                case .solved?: "★ " + summary!.headline + " Last letter by \(by)."
-                case .solvedWithHelp?: summary!.headline + " Last letter by \(by)."
-                case .finishedWithHelp?: summary!.headline
-                case .resigned?: summary!.headline + " Ended by \(by)."
-                case nil: completion.kind == .solved ? "★ Solved! Last letter by \(by)." : "Ended without a solve by \(by)."
-                }
+            let headline: String
+            if let summary {
+                headline =
+                    switch summary.finish {
+                    case .solved: "★ " + summary.headline + " Last letter by \(by)."
+                    case .solvedWithHelp: summary.headline + " Last letter by \(by)."
+                    case .finishedWithHelp: summary.headline
+                    case .resigned: summary.headline + " Ended by \(by)."
+                    }
+            } else {
+                headline = completion.kind == .solved ? "★ Solved! Last letter by \(by)." : "Ended without a solve by \(by)."
+            }
             lines.append((headline, Style(bold: true, reverse: true)))
             let board = (summary?.scores ?? []).sorted { $0.lettersAuthored > $1.lettersAuthored }.map { score in
-                let help = [(score.squaresChecked, "checked"), (score.squaresRevealed, "revealed")].filter { $0.0 > 0 }.map {
-                    count($0.0, "square") + " \($0.1)"
-                }
-                return "\(view.name(of: score.authorID)) \(count(score.lettersAuthored, "letter"))"
-                    + (help.isEmpty ? "" : " (\(help.joined(separator: ", ")))")
+                let help = [Scoreboard.squares(score.squaresChecked, "checked"), Scoreboard.squares(score.squaresRevealed, "revealed")]
+                    .compactMap { $0 }
+                let letters = "\(score.lettersAuthored) letter\(score.lettersAuthored == 1 ? "" : "s")"
+                return "\(view.name(of: score.authorID)) \(letters)" + (help.isEmpty ? "" : " (\(help.joined(separator: ", ")))")
             }
             if !board.isEmpty { lines.append((Self.clip(board.joined(separator: " · "), to: width), .plain)) }
             // A command short enough to copy whole at 80 columns.
