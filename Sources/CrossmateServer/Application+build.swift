@@ -21,7 +21,9 @@ public func buildApplication(_ configuration: ServerConfiguration, logger: Logge
     var services: [any Service] = []
     let metrics = ServerMetrics()
     let hub = SocketHub(metrics: metrics, logger: logger, commitNotices: configuration.commitNotices)
-    let fanout: any Fanout
+    // Who hears what happened: one ordered list, filled below once its listeners are built.
+    let facts = Facts()
+    var fanout: PostgresFanout?
     let store: Store
     let directory: GameDirectory
     // The engine and where its data is, for the start line.
@@ -38,7 +40,6 @@ public func buildApplication(_ configuration: ServerConfiguration, logger: Logge
             database: database, onGroupCommit: metrics.recordCommit, commitInterval: configuration.commitInterval,
             commitWindow: configuration.commitWindow, beforeCommit: configuration.holdGroupCommit.map(GroupCommitHold.init)?.hold)
         directory = GameDirectory(store: store, snapshotInterval: configuration.snapshotInterval)
-        fanout = LocalFanout(hub: hub)
     case let .postgres(url):
         let postgres = try PostgresSQLDatabase(url: url, logger: logger)
         engine = "PostgreSQL at \(postgres.place)"
@@ -48,7 +49,7 @@ public func buildApplication(_ configuration: ServerConfiguration, logger: Logge
             commitWindow: configuration.commitWindow)
         directory = GameDirectory(store: store, snapshotInterval: configuration.snapshotInterval)
         let postgresFanout = PostgresFanout(
-            hub: hub, database: postgres, store: store, directory: directory, viewersEvery: configuration.viewersEvery, logger: logger)
+            hub: hub, facts: facts, database: postgres, store: store, directory: directory, viewersEvery: configuration.viewersEvery, logger: logger)
         // First, so the last to stop: its line is the log's last.
         services.append(DatabaseClosing(database: database, logger: logger))
         services.append(postgres.client)
@@ -63,14 +64,22 @@ public func buildApplication(_ configuration: ServerConfiguration, logger: Logge
     let notifier = PushNotifier(
         store: store, clock: clock, logger: logger, allowLoopback: configuration.pushAllowLoopback, subject: contact, metrics: metrics,
         movesWindowMillis: configuration.pushMovesWindowMillis)
-    let events = ZoneEventRouter(hub: hub, fanout: fanout, history: history, notifier: notifier, logger: logger)
     let writes = GameWrites(
-        store: store, directory: directory, events: events, rules: WriteRules(maximumSkewMillis: configuration.maximumSkewMillis),
+        store: store, directory: directory, facts: facts, rules: WriteRules(maximumSkewMillis: configuration.maximumSkewMillis),
         clock: clock, logger: logger, movesIngested: { [metrics] in metrics.movesIngested.increment(by: Int64($0)) })
     let browsers = BrowserHost(
         services: BrowserServices(
             store: store, directory: directory, writes: writes, hub: hub, history: history, metrics: metrics, logger: logger, clock: clock))
-    events.attach(browsers)
+    let remoteWrites = fanout.map { _ in RemoteWrites(writes: writes) }
+    // In this order: this instance's sockets first (a relay or poke is on the wire before
+    // anything else is done), then the other instances, the hosted replicas, the other
+    // instances' writes folded here, the push notifier, the stats.
+    var listeners: [any FactListener] = [hub]
+    if let fanout { listeners.append(fanout) }
+    listeners.append(browsers)
+    if let remoteWrites { listeners.append(remoteWrites) }
+    listeners += [notifier, StatsKeeper(history: history, logger: logger)] as [any FactListener]
+    facts.listen(listeners)
     let devices = DeviceCache()
     hub.onRevoked.withLock { [devices] in $0 = SocketHub.Listener { devices.forget(deviceID: $0) } }
     let requestLimiter = RateLimiter(burst: configuration.rateLimitBurst, perSecond: configuration.rateLimitPerSecond)
@@ -101,7 +110,7 @@ public func buildApplication(_ configuration: ServerConfiguration, logger: Logge
     router.addRoutes(WebController(clock: clock, app: app, signups: configuration.signups, hasAccounts: AccountsMade(store: store).check).routes)
     router.addRoutes(
         SocialController(
-            store: store, writes: writes, browsers: browsers, nudgeLimiter: RateLimiter(Limits.nudge.perAccount!), configuration: configuration,
+            store: store, writes: writes, nudgeLimiter: RateLimiter(Limits.nudge.perAccount!), configuration: configuration,
             clock: clock
         ).routes)
     router.addRoutes(StatsController(store: store, history: history, clock: clock).routes)
@@ -145,14 +154,15 @@ public func buildApplication(_ configuration: ServerConfiguration, logger: Logge
         },
         logger: logger.quietingConnectionNoise
     )
+    let sweep = ReplicaSweep(browsers: browsers, grace: configuration.browserReplicaGraceMillis, metrics: metrics)
     services.append(
-        Housekeeping(store: store, directory: directory, browsers: browsers, configuration: configuration, metrics: metrics, logger: logger))
-    services.append(BrowserPokes(hub: hub, browsers: browsers))
+        Housekeeping(store: store, directory: directory, sweepers: [sweep], configuration: configuration, metrics: metrics, logger: logger))
     services.append(notifier)
-    if let postgres = fanout as? PostgresFanout {
-        services.append(RemoteWrites(heard: postgres.heard, writes: writes))
-        services.append(RemotePresence(heard: postgres.presenceHeard, writes: writes, browsers: browsers))
+    if let fanout, let remoteWrites {
+        services.append(remoteWrites)
+        services.append(RemotePresence(heard: fanout.presenceHeard, writes: writes))
     }
+    services.append(facts)
     services.append(ShutdownLog(logger: logger))
     server.addServices(services)
     metrics.recordBuild(

@@ -1,5 +1,6 @@
 import CrossmateProtocol
 import Foundation
+import Synchronization
 import Testing
 
 @testable import CrossmateServer
@@ -82,5 +83,63 @@ import Testing
             return
         }
         #expect(last == Int64(PostgresFanout.maximumWaiting + 10))
+    }
+
+    /// A fact this instance's devices show goes to the other instances as an event and is heard
+    /// there as the same fact; what only this instance acts on does not go.
+    @Test func factsGoBetweenInstancesAndComeBackTheSame() throws {
+        let cursor = CursorPosition(row: 1, col: 2, direction: .down)
+        let nudge = NudgeView(gameID: "g", nudgeID: "n", fromAuthor: "a", fromName: "Ann", message: "hi", createdAt: 5)
+        let next = NextGameView(fromGameID: "g", gameID: "h", title: "T", byAuthor: "a", byName: "Ann")
+        let going: [Fact] = [
+            .zoneChanged(game: "g", sequence: 9, sender: "dev", inline: Self.inline(9)), .zoneChanged(game: "g", sequence: 3),
+            .feedChanged(authorID: "a", sequence: 4), .cursorMoved(game: "g", deviceID: "d", authorID: "a", cursor: cursor),
+            .deviceRevoked(deviceID: "d"), .nudged(authorID: "b", nudge: nudge), .nextGame(authorID: "b", next: next),
+        ]
+        for fact in going {
+            let event = try #require(FanoutEvent(fact), "\(fact)")
+            let heard = try #require(event.fact)
+            #expect(Self.json([try #require(FanoutEvent(heard))]) == Self.json([event]))
+        }
+        let staying: [Fact] = [
+            .movesOrdered(game: "g", saved: [], sender: "d"), .notCommitted(game: "g"), .presenceChanged(game: "g", cursors: [:]),
+            .left(game: "g", authorID: "a"), .finished(game: "g"), .accountChanged(authorID: "a"),
+            .mayCallBack(CallBackCandidate(event: .chat, gameID: "g", sender: "a", sequence: 1)),
+        ]
+        for fact in staying { #expect(FanoutEvent(fact) == nil, "\(fact)") }
+        #expect(FanoutEvent.rollCall(instance: "i").fact == nil)
+    }
+
+    static func inline(_ sequence: Int64) -> InlineChanges {
+        InlineChanges(after: sequence - 1, changes: [EncodedChange(sequence: sequence, kind: .move, json: #"{"letter":"A"}"#)])
+    }
+
+    /// One list hears every fact, in its order, from where it happened; a listener's own wish to
+    /// hear moves before their commit is asked of each.
+    @Test func everyListenerHearsEveryFactInTheListsOrder() {
+        final class Heard: Sendable {
+            let lines = Mutex<[String]>([])
+        }
+        final class Log: FactListener {
+            let name: String
+            let heard: Heard
+            let early: Bool
+            init(_ name: String, into heard: Heard, early: Bool = false) {
+                (self.name, self.heard, self.early) = (name, heard, early)
+            }
+            func hear(_ fact: Fact, from origin: Origin) {
+                guard case let .feedChanged(_, sequence) = fact else { return }
+                heard.lines.withLock { $0.append("\(name) \(sequence) \(origin)") }
+            }
+            func hearsBeforeCommit(_ game: String, exceptDevice deviceID: String) -> Bool { early && game == "g" }
+        }
+        let heard = Heard()
+        let facts = Facts([Log("sockets", into: heard)])
+        #expect(!facts.hearsBeforeCommit("g", exceptDevice: "d"))
+        facts.listen([Log("replicas", into: heard, early: true)])
+        facts.publish(.feedChanged(authorID: "a", sequence: 1))
+        facts.publish(.feedChanged(authorID: "a", sequence: 2), from: .elsewhere)
+        #expect(heard.lines.withLock { $0 } == ["sockets 1 here", "replicas 1 here", "sockets 2 elsewhere", "replicas 2 elsewhere"])
+        #expect(facts.hearsBeforeCommit("g", exceptDevice: "d") && !facts.hearsBeforeCommit("h", exceptDevice: "d"))
     }
 }

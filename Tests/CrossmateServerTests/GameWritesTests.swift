@@ -10,38 +10,32 @@ import Testing
 @testable import CrossmateServer
 
 /// The write path with a store alone: no HTTP, no sockets, no fan-out. What it tells the rest of
-/// the server comes out as one typed stream of zone events, in order.
+/// the server comes out as facts, in order, to whoever listens.
 @Suite struct GameWritesTests {
-    final class Recorder: ZoneEventSink {
-        let events = Mutex<[ZoneEvent]>([])
-        func emit(_ event: ZoneEvent) { events.withLock { $0.append(event) } }
+    /// Hears every fact, as a listener that shows moves before their commit would.
+    final class Recorder: FactListener {
+        let facts = Mutex<[Fact]>([])
+        func hear(_ fact: Fact, from origin: Origin) { facts.withLock { $0.append(fact) } }
+        func hearsBeforeCommit(_ game: String, exceptDevice deviceID: String) -> Bool { true }
         var names: [String] {
-            events.withLock { events in
-                events.map { event in
-                    switch event {
-                    case .ordered: "ordered"
+            facts.withLock { facts in
+                facts.map { fact in
+                    switch fact {
+                    case .movesOrdered: "movesOrdered"
                     case .notCommitted: "notCommitted"
-                    case let .everyone(fanned): "everyone " + Self.name(fanned)
-                    case let .hereNow(fanned): "hereNow " + Self.name(fanned)
-                    case let .othersOnly(fanned): "othersOnly " + Self.name(fanned)
-                    case .whoIsHere: "whoIsHere"
+                    case .zoneChanged: "zoneChanged"
+                    case .feedChanged: "feedChanged"
+                    case .cursorMoved: "cursorMoved"
+                    case .presenceChanged: "presenceChanged"
                     case .left: "left"
                     case .finished: "finished"
-                    case let .callBack(candidate): "callBack \(candidate.event.rawValue)"
+                    case .deviceRevoked: "deviceRevoked"
+                    case .nudged: "nudged"
+                    case .nextGame: "nextGame"
+                    case .accountChanged: "accountChanged"
+                    case let .mayCallBack(candidate): "mayCallBack \(candidate.event.rawValue)"
                     }
                 }
-            }
-        }
-        static func name(_ event: FanoutEvent) -> String {
-            switch event {
-            case .poke: "poke"
-            case .feed: "feed"
-            case .cursor: "cursor"
-            case .deviceRevoked: "deviceRevoked"
-            case .nudge: "nudge"
-            case .nextGame: "nextGame"
-            case .viewers: "viewers"
-            case .rollCall: "rollCall"
             }
         }
     }
@@ -51,20 +45,19 @@ import Testing
             let recorder = Recorder()
             let clock = TestClock(2_000_000)
             let writes = GameWrites(
-                store: store, directory: GameDirectory(store: store, snapshotInterval: 100), events: recorder,
+                store: store, directory: GameDirectory(store: store, snapshotInterval: 100), facts: Facts([recorder]),
                 rules: WriteRules(maximumSkewMillis: 60_000), clock: { clock.now }, logger: Logger(label: "test"))
             let ann = StoredDevice(deviceID: "phone", authorID: "ann", displayName: "Ann")
             var replica = GameReplica(puzzle: greenLight, gameID: "g1", replicaID: "phone", authorID: "ann")
             let moves = try replica.perform(.setLetter(at(1, 0), "G"), wallMillis: clock.now)
             let pushed = try await writes.ingest(moves.map(MoveRecord.init), into: "g1", from: ann)
             #expect(pushed.results.allSatisfy { $0.status == .saved })
-            // Ordered (relayed before the commit), then this instance's sockets in zone order,
-            // then the other instances.
-            #expect(recorder.names == ["ordered", "callBack moves", "hereNow poke", "othersOnly poke"])
+            // Ordered (shown before the commit), then committed, once, from inside the fold.
+            #expect(recorder.names == ["movesOrdered", "mayCallBack moves", "zoneChanged"])
 
             let chat = try await writes.chat(
                 PostMessageRequest(messageID: "m1", text: "hi", timestamp: HLCTimestamp(wallMillis: clock.now)), in: "g1", by: ann)
-            #expect(chat.message.text == "hi" && recorder.names.suffix(2) == ["everyone poke", "callBack chat"])
+            #expect(chat.message.text == "hi" && recorder.names.suffix(2) == ["zoneChanged", "mayCallBack chat"])
             // The rules held beside the store's: a stamp before the game, a message of marks.
             _ = try await store.createGame(
                 GameRecord(gameID: "late", ownerID: "ann", createdAt: 1_000_000, puzzle: greenLight), title: "T",
@@ -79,7 +72,7 @@ import Testing
             }
             let completion = try await writes.resign("g1", by: ann)
             #expect(completion.completion.kind == .resigned)
-            #expect(recorder.names.suffix(2) == ["everyone poke", "finished"])
+            #expect(recorder.names.suffix(2) == ["zoneChanged", "finished"])
             // Someone who is not a player writes nothing.
             let stranger = StoredDevice(deviceID: "other", authorID: "zed", displayName: "Zed")
             await #expect(throws: APIError.self) { _ = try await writes.ingest(moves.map(MoveRecord.init), into: "g1", from: stranger) }
@@ -93,7 +86,7 @@ import Testing
         try await withAnnsGames(["g1"], maximumMovesPerGame: 3) { store in
             let clock = TestClock(2_000_000)
             let writes = GameWrites(
-                store: store, directory: GameDirectory(store: store, snapshotInterval: 100), events: Recorder(),
+                store: store, directory: GameDirectory(store: store, snapshotInterval: 100), facts: Facts([Recorder()]),
                 rules: WriteRules(maximumSkewMillis: 60_000), clock: { clock.now }, logger: Logger(label: "test"))
             let ann = StoredDevice(deviceID: "phone", authorID: "ann", displayName: "Ann")
             var replica = GameReplica(puzzle: greenLight, gameID: "g1", replicaID: "phone", authorID: "ann")
@@ -117,7 +110,7 @@ import Testing
         try await withAnnsGames(["g1"]) { store in
             let clock = TestClock(2_000_000)
             let writes = GameWrites(
-                store: store, directory: GameDirectory(store: store, snapshotInterval: 100), events: Recorder(),
+                store: store, directory: GameDirectory(store: store, snapshotInterval: 100), facts: Facts([Recorder()]),
                 rules: WriteRules(maximumSkewMillis: 60_000), clock: { clock.now }, logger: Logger(label: "test"),
                 accountMoves: RateLimiter(burst: 4, perSecond: 1))
             let ann = StoredDevice(deviceID: "phone", authorID: "ann", displayName: "Ann")

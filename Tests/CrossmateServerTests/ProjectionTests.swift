@@ -128,7 +128,7 @@ import Testing
     /// The write path over `store`, telling nobody.
     func writes(_ store: Store) -> GameWrites {
         GameWrites(
-            store: store, directory: GameDirectory(store: store, snapshotInterval: 200), events: GameWritesTests.Recorder(),
+            store: store, directory: GameDirectory(store: store, snapshotInterval: 200), facts: Facts(),
             rules: WriteRules(maximumSkewMillis: 60_000), clock: { 1_000 }, logger: Logger(label: "test"))
     }
 }

@@ -13,12 +13,12 @@ import Logging
 /// changes it carries), or a feed change to an account's devices (their lists redraw).
 ///
 /// It takes its real dependencies and nothing else: the store, the games' projections, where to
-/// tell what happened (`ZoneEventSink`), the rules beside the store's, the clock and a logger;
+/// publish what happened (`Facts`), the rules beside the store's, the clock and a logger;
 /// a test builds it with a store alone.
 struct GameWrites: Sendable {
     let store: Store
     let directory: GameDirectory
-    let events: any ZoneEventSink
+    let facts: Facts
     let rules: WriteRules
     let clock: @Sendable () -> Int64
     let logger: Logger
@@ -82,10 +82,10 @@ struct GameWrites: Sendable {
             // poked, once it is on disk.
             // When nobody here hears before the commit, nothing is relayed: the poke after the
             // commit tells everyone (one who starts listening meanwhile hears it there).
-            let (events, sender) = (events, device.deviceID)
-            let urgent = events.hearsBeforeCommit(gameID, exceptDevice: sender)
+            let (facts, sender) = (facts, device.deviceID)
+            let urgent = facts.hearsBeforeCommit(gameID, exceptDevice: sender)
             var relay: (@Sendable (AppendOutcome) -> Void)?
-            if urgent { relay = { ordered in events.emit(.ordered(game: gameID, saved: ordered.saved, exceptDevice: sender)) } }
+            if urgent { relay = { ordered in facts.publish(.movesOrdered(game: gameID, saved: ordered.saved, sender: sender)) } }
             outcome = try await store.appendMoves(
                 gameID: gameID, authorID: device.authorID, moves: candidates.map(\.record), urgent: urgent, ordered: relay)
         } catch let refusal as StoreRefusal {
@@ -93,7 +93,7 @@ struct GameWrites: Sendable {
         } catch {
             // The group did not commit: replicas that were shown its moves read the game again,
             // and devices relayed them reconnect and read it.
-            events.emit(.notCommitted(game: gameID))
+            facts.publish(.notCommitted(game: gameID))
             throw error
         }
         for (candidate, result) in zip(candidates, outcome.results) { results[candidate.index] = result }
@@ -101,21 +101,19 @@ struct GameWrites: Sendable {
 
         var sequence = outcome.zoneSeq
         if let last = outcome.saved.last {
-            events.emit(.callBack(CallBackCandidate(event: .moves, gameID: gameID, sender: device.authorID, sequence: last.sequence)))
-            // The poke carries the saved moves (when they end the zone) so up-to-date peers need
+            facts.publish(.mayCallBack(CallBackCandidate(event: .moves, gameID: gameID, sender: device.authorID, sequence: last.sequence)))
+            // The fact carries the saved moves (when they end the zone) so up-to-date peers need
             // not fetch them.
             let inline = last.sequence == sequence ? InlineChanges(saved: outcome.saved) : nil
-            let poke = FanoutEvent.poke(game: gameID, sequence: sequence, exceptDevice: device.deviceID, inline: inline)
-            // This instance's sockets hear of the moves from inside the fold, so in zone order.
-            let events = events
-            let (announced, noticed) = try await projection.fold(saved: outcome.saved) { events.emit(.hereNow(poke)) }
+            let changed = Fact.zoneChanged(game: gameID, sequence: sequence, sender: device.deviceID, inline: inline)
+            // Published from inside the fold, so in zone order.
+            let facts = facts
+            let (announced, noticed) = try await projection.fold(saved: outcome.saved) { facts.publish(changed) }
             directory.changed(gameID)
             if let noticed {
                 sequence = try await complete(noticed, in: projection, through: sequence, exceptDevice: device.deviceID).sequence
-            } else if announced {
-                events.emit(.othersOnly(poke))
-            } else {
-                events.emit(.everyone(poke))
+            } else if !announced {
+                facts.publish(changed)
             }
         }
         let completion = await projection.completion
@@ -250,7 +248,7 @@ struct GameWrites: Sendable {
         await projection.adopt(stored)
         logger.info("game completed", metadata: ["game": "\(noticed.gameID)", "by": "\(stored.completion.by)"])
         let sequence = max(through, stored.sequence)
-        events.emit(.everyone(.poke(game: noticed.gameID, sequence: sequence, exceptDevice: exceptDevice)))
+        facts.publish(.zoneChanged(game: noticed.gameID, sequence: sequence, sender: exceptDevice))
         if finishing { await finished(noticed.gameID) }
         return (stored.completion, sequence)
     }
@@ -302,7 +300,7 @@ struct GameWrites: Sendable {
         let (sequence, kept, isNew) = try await refusedInWords { try await store.putMessage(message, by: device.deviceID) }
         if isNew {
             await stored(in: gameID, at: sequence)
-            events.emit(.callBack(CallBackCandidate(event: .chat, gameID: gameID, sender: device.authorID, sequence: sequence, text: text)))
+            facts.publish(.mayCallBack(CallBackCandidate(event: .chat, gameID: gameID, sender: device.authorID, sequence: sequence, text: text)))
         }
         return PostMessageResponse(message: kept, sequence: sequence, serverTime: now)
     }
@@ -383,7 +381,7 @@ struct GameWrites: Sendable {
     /// from their lists.
     func leave(_ participant: ParticipantRecord) async throws {
         let sequence = try await store.removeParticipant(participant)
-        events.emit(.left(game: participant.gameID, authorID: participant.authorID))
+        facts.publish(.left(game: participant.gameID, authorID: participant.authorID))
         await stored(in: participant.gameID, at: sequence)
         await feedChanged(of: participant.authorID)
     }
@@ -393,14 +391,14 @@ struct GameWrites: Sendable {
     /// poked.
     func stored(in gameID: String, at sequence: Int64) async {
         await directory.cached(gameID)?.skip(past: sequence)
-        events.emit(.everyone(.poke(game: gameID, sequence: sequence)))
+        facts.publish(.zoneChanged(game: gameID, sequence: sequence))
     }
 
     /// A game just completed: its browsers are sealed, and what it contributes to its players'
     /// stats is worked out now, in the background, so no stats request reads its history.
     func finished(_ gameID: String) async {
         await sealBrowsers(of: gameID)
-        events.emit(.finished(game: gameID))
+        facts.publish(.finished(game: gameID))
     }
 
     /// Every browser device that wrote in a finished game is sealed at once (the server made and
@@ -460,14 +458,14 @@ struct GameWrites: Sendable {
     func announceHere(_ gameID: String) async {
         let cursors = Dictionary(
             ((try? await store.cursors(gameID: gameID)) ?? []).map { ($0.deviceID, $0.cursor) }, uniquingKeysWith: { first, _ in first })
-        events.emit(.whoIsHere(game: gameID, cursors: cursors))
+        facts.publish(.presenceChanged(game: gameID, cursors: cursors))
     }
 
     /// A device's cursor: told to the game's other devices at once; stored at most every
     /// `CursorThrottle.millis`, the last one included (it is a hint for who arrives later, not a
     /// record).
     func cursor(_ cursor: CursorPosition, in gameID: String, by device: StoredDevice) async {
-        events.emit(.everyone(.cursor(game: gameID, deviceID: device.deviceID, authorID: device.authorID, cursor: cursor)))
+        facts.publish(.cursorMoved(game: gameID, deviceID: device.deviceID, authorID: device.authorID, cursor: cursor))
         switch rules.cursors.offer(cursor, deviceID: device.deviceID, gameID: gameID, now: clock()) {
         case .now:
             await storeCursor(cursor, in: gameID, by: device)
@@ -495,7 +493,7 @@ struct GameWrites: Sendable {
     func feedChanged(of authorID: String) async {
         do {
             let sequence = try await store.feedSequence(authorID: authorID)
-            events.emit(.everyone(.feed(authorID: authorID, sequence: sequence)))
+            facts.publish(.feedChanged(authorID: authorID, sequence: sequence))
         } catch {
             logger.error("an account's feed could not be read", metadata: ["account": "\(authorID)", "error": "\(error)"])
         }

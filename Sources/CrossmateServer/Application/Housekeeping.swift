@@ -9,7 +9,8 @@ import ServiceLifecycle
 struct Housekeeping: Service {
     let store: Store
     let directory: GameDirectory
-    let browsers: BrowserHost
+    /// What is let go on the timer (the browser replicas nobody views).
+    let sweepers: [any IdleSweeper]
     let configuration: ServerConfiguration
     let metrics: ServerMetrics
     let logger: Logger
@@ -28,8 +29,8 @@ struct Housekeeping: Service {
 
     func tick() async {
         await storeSummaries()
-        let dropped = browsers.sweep(now: configuration.clock(), grace: configuration.browserReplicaGraceMillis)
-        if dropped > 0 { metrics.browserReplicas.set(Double(browsers.count)) }
+        let now = configuration.clock()
+        for sweeper in sweepers { sweeper.sweepIdle(now: now) }
     }
 
     /// Stores the list summary of every game whose projection changed since the last pass, in

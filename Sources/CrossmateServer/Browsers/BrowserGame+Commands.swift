@@ -146,6 +146,8 @@ extension BrowserGame {
         let now = services.now()
         var next = replica
         let made: [Move]
+        // Moves made and not yet read back into `moves` (the answer's clock and finish count them).
+        var unread: [Move] = []
         do {
             made = try next.perform(
                 command, wallMillis: typedAt(request, now: now), batchID: CommandLedger.batchID(for: request, device: device.deviceID))
@@ -175,6 +177,7 @@ extension BrowserGame {
                 return refusal(request, .invalid, refused.error?.message ?? "the server refused that move")
             }
             ledger.performed(made[0].batchID)
+            if !response.results.allSatisfy({ $0.status == .saved }) || !stored(made, through: response.token.sequence) { unread = made }
             if let stored = response.completion?.completion, next.completion != stored,
                 let projection = services.directory.cached(gameID)
             {
@@ -184,6 +187,6 @@ extension BrowserGame {
         let squares = SquareView.changed(from: replica.grid, to: next.grid, of: puzzle)
         replica = next
         await sealIfComplete(services: services)
-        return applied(request, squares: squares, made: made, now: now)
+        return applied(request, squares: squares, made: unread, now: now)
     }
 }

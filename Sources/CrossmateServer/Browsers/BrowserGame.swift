@@ -277,6 +277,37 @@ actor BrowserGame {
         } while refreshAgain
     }
 
+    /// The zone is committed through `poked`. When the replica holds it already (relayed before
+    /// the commit, or its own moves, which it made), it only marks it committed and stores what
+    /// this device has shown; else it catches up (`refresh`).
+    func committed(through poked: Int64, inline: InlineChanges?, host: BrowserHost, viewers: Set<Int>) async {
+        let services = host.services
+        let held = await exclusively { () -> Bool in
+            guard sequence >= poked else { return false }
+            committed = max(committed, poked)
+            do { try await showed(through: min(sequence, committed), services: services) } catch {
+                services.logger.error("a browser's presence could not be stored", metadata: ["game": "\(gameID)", "error": "\(error)"])
+            }
+            return true
+        }
+        if !held { await refresh(host: host, viewers: viewers, inline: inline, committed: poked) }
+    }
+
+    /// This device's own moves, `made` (already in its journal), were stored through `through`,
+    /// committed: when nothing else came between them and what the replica has read, it has read
+    /// through them now, without reading them back (else its next catch-up reads them). Whether
+    /// it has.
+    func stored(_ made: [Move], through: Int64) -> Bool {
+        guard through == sequence + Int64(made.count) else { return false }
+        moves += made
+        roster.authors.insert(device.authorID)
+        tally.add(made)
+        moveSequences += (sequence + 1...through).map { $0 }
+        sequence = through
+        committed = max(committed, through)
+        return true
+    }
+
     /// The game as it now is, with the squares that changed.
     private func update(squares: [SquareView], now: Int64) -> GameUpdate {
         GameUpdate(state(squares: squares, now: now), players: roster.views, readOnly: readOnly)

@@ -124,19 +124,30 @@ final class BrowserHost: Sendable {
         hosted.withLock { hosted in hosted.values.reduce(0) { $0 + $1.values.count { $0.viewers.contains(connection) } } }
     }
 
-    /// A game's zone changed (committed through `sequence`, when the poke says): every hosted
-    /// replica of it catches up and tells its viewers.
-    func changed(gameID: String, sequence: Int64? = nil, inline: InlineChanges? = nil) {
+    /// Something a game's replicas show changed (who is here): every replica of it somebody
+    /// views catches up and tells its viewers.
+    func changed(gameID: String) {
         for (game, viewers) in viewed(gameID) {
-            Task { [self] in await game.refresh(host: self, viewers: viewers, inline: inline, committed: sequence) }
+            Task { [self] in await game.refresh(host: self, viewers: viewers) }
+        }
+    }
+
+    /// The game's zone is committed through `sequence`: each replica of it somebody views moves
+    /// on once. One that holds the changes already (relayed before the commit, or its own, which
+    /// it made) marks them committed; any other catches up, folding the changes the fact carries
+    /// (never its own: `sender`'s replica reads what it lacks from the store).
+    func committed(gameID: String, sequence: Int64, sender: String?, inline: InlineChanges?) {
+        for (game, viewers) in viewed(gameID) {
+            let handed = game.device.deviceID == sender ? nil : inline
+            Task { [self] in await game.committed(through: sequence, inline: handed, host: self, viewers: viewers) }
         }
     }
 
     /// Moves checked and ordered, not yet committed (`Store.appendMoves`): the replicas fold them
     /// and their viewers see them now, a commit's fsync sooner. What this device has shown does
-    /// not move on until the poke after the commit.
-    func relay(gameID: String, _ saved: [SavedMove]) {
-        let replicas = viewed(gameID)
+    /// not move on until the commit. Not to `sender`'s replica, which made them.
+    func relay(gameID: String, _ saved: [SavedMove], sender: String) {
+        let replicas = viewed(gameID).filter { $0.0.device.deviceID != sender }
         guard !replicas.isEmpty, let moves = InlineChanges(saved: saved) else { return }
         // Decoded once here for every replica (one that does not convert is decoded, and
         // reported, by the replica from its stored JSON).
@@ -168,9 +179,9 @@ final class BrowserHost: Sendable {
         }
     }
 
-    /// Whether a replica of the game here has a viewer.
-    func isViewed(_ gameID: String) -> Bool {
-        hosted.withLock { $0[gameID]?.values.contains { !$0.viewers.isEmpty } ?? false }
+    /// Whether a replica of the game here, not `deviceID`'s, has a viewer.
+    func isViewed(_ gameID: String, exceptDevice deviceID: String) -> Bool {
+        hosted.withLock { $0[gameID]?.values.contains { !$0.viewers.isEmpty && $0.game.device.deviceID != deviceID } ?? false }
     }
 
     /// The game's replicas somebody views, with their viewers.
@@ -189,28 +200,33 @@ final class BrowserHost: Sendable {
     }
 
     var count: Int { hosted.withLock { $0.values.reduce(0) { $0 + $1.count } } }
-
-    /// Whether a browser replica of `gameID` is hosted here (its pokes are folded).
-    func hosts(_ gameID: String) -> Bool { hosted.withLock { $0[gameID] != nil } }
 }
 
-/// Hands every poke the hub sends to the hosted browser replicas of its game (they fold the
-/// changes it carries, or catch up from the store). The hub publishes pokes without knowing
-/// who folds them; this service, which holds the state the replicas catch up from, connects the
-/// two (the hub held a callback into the server before, and the server held the hub).
-struct BrowserPokes: Service {
-    let hub: SocketHub
-    let browsers: BrowserHost
-
-    func run() async throws {
-        // Only the games a browser replica is hosted for (the replica, when first hosted, reads
-        // the game from the store: a poke before it is not needed).
-        hub.publishPokes { [browsers] in browsers.hosts($0) }
-        await cancelWhenGracefulShutdown {
-            for await poke in hub.pokes {
-                browsers.changed(gameID: poke.game, sequence: poke.sequence, inline: poke.inline)
-            }
+/// The hosted replicas hear the facts their games' pages show: moves before their commit, the
+/// commit, a commit that failed, who is here, an account's colours.
+extension BrowserHost: FactListener {
+    func hear(_ fact: Fact, from origin: Origin) {
+        switch fact {
+        case let .movesOrdered(game, saved, sender): relay(gameID: game, saved, sender: sender)
+        case let .notCommitted(game): Task { await reload(gameID: game) }
+        case let .zoneChanged(game, sequence, sender, inline): committed(gameID: game, sequence: sequence, sender: sender, inline: inline)
+        case let .presenceChanged(game, _): changed(gameID: game)
+        case let .accountChanged(authorID): changed(authorID: authorID)
+        case .feedChanged, .cursorMoved, .left, .finished, .deviceRevoked, .nudged, .nextGame, .mayCallBack: break
         }
+    }
+
+    func hearsBeforeCommit(_ game: String, exceptDevice deviceID: String) -> Bool { isViewed(game, exceptDevice: deviceID) }
+}
+
+/// Lets go of the replicas nobody has viewed for the grace (`Housekeeping`, on its timer).
+struct ReplicaSweep: IdleSweeper {
+    let browsers: BrowserHost
+    let grace: Int64
+    let metrics: ServerMetrics
+
+    func sweepIdle(now: Int64) {
+        if browsers.sweep(now: now, grace: grace) > 0 { metrics.browserReplicas.set(Double(browsers.count)) }
     }
 }
 

@@ -176,7 +176,7 @@ struct AccountController {
         guard try await store.revokeDevice(target, of: device.authorID) else {
             throw APIError(.notFound, "this account has no device \(TextRule.quote(target))")
         }
-        writes.events.emit(.everyone(.deviceRevoked(deviceID: target)))
+        writes.revoked(deviceID: target)
         logger.info("device revoked", metadata: ["author": "\(device.authorID)", "device": "\(target)"])
         return OKResponse(serverTime: clock())
     }

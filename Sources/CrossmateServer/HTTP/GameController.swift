@@ -100,7 +100,7 @@ struct GameController {
             guard try await !AccountDecisions.blocked(by: player.authorID, store: store).contains(device.authorID) else { continue }
             try await writes.setParticipant(
                 ParticipantRecord(gameID: game.gameID, authorID: player.authorID, displayName: player.displayName, role: .player), feedState: .active)
-            writes.events.emit(.everyone(.nextGame(authorID: player.authorID, next: next)))
+            writes.broughtAlong(player.authorID, into: next)
             names.append(shown[player.authorID] ?? player.displayName)
         }
         return names

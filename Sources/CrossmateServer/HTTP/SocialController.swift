@@ -9,8 +9,6 @@ import Hummingbird
 struct SocialController {
     let store: Store
     let writes: GameWrites
-    /// Browsers' replicas: an account's colours redraw in its open games.
-    let browsers: BrowserHost
     /// Nudges, per sending account.
     let nudgeLimiter: RateLimiter
     let configuration: ServerConfiguration
@@ -97,7 +95,7 @@ struct SocialController {
         } catch let refusal as StoreRefusal {
             throw refusal.apiError
         }
-        if won { await announce(to: device.authorID) }
+        if won { await writes.accountChanged(device.authorID) }
     }
 
     @Sendable func preferences(_ request: Request, context: CrossmateRequestContext) async throws -> FriendsResponse {
@@ -107,7 +105,7 @@ struct SocialController {
             throw APIError(.invalid, "color is a palette index, 0 to \(PlayerColors.palette.count - 1), or null")
         }
         try await store.putPreferredColor(body.color, authorID: device.authorID, writtenAt: clock())
-        await announce(to: device.authorID)
+        await writes.accountChanged(device.authorID)
         return try await friendsResponse(for: device.authorID)
     }
 
@@ -126,13 +124,6 @@ struct SocialController {
         }
         try await put(kind: .setting, key: body.name, value: body.value, writtenAt: body.writtenAt, by: device)
         return SettingsResponse(try await AccountDecisions.settings(of: device.authorID, store: store), serverTime: clock())
-    }
-
-    /// The account's devices redraw: their game lists (a feed poke) and the games their browsers
-    /// have open.
-    private func announce(to authorID: String) async {
-        await writes.feedChanged(of: authorID)
-        browsers.changed(authorID: authorID)
     }
 
     /// A player nudges the game's other players: stored once, listed with the game for a day,
@@ -160,12 +151,7 @@ struct SocialController {
         for participant in try await store.participants(gameID: gameID)
         where participant.authorID != device.authorID && !participant.hasLeft && !participant.revoked {
             guard try await !AccountDecisions.blocked(by: participant.authorID, store: store).contains(device.authorID) else { continue }
-            writes.events.emit(.everyone(.nudge(authorID: participant.authorID, nudge: view)))
-            writes.events.emit(
-                .callBack(
-                    CallBackCandidate(
-                        event: .nudge, gameID: gameID, sender: device.authorID, sequence: 0, text: message, recipient: participant.authorID)))
-            await writes.feedChanged(of: participant.authorID)
+            await writes.nudged(participant.authorID, with: view, message: message)
         }
         return EditedResponse(status: .created, response: view)
     }

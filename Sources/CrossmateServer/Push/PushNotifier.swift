@@ -362,3 +362,11 @@ struct PushMessage: Codable, Sendable {
 
     var bytes: [UInt8] { Array(JSONText.sorted(self).utf8) }
 }
+
+/// The notifier hears of what may call players back on this instance (the instance a write
+/// reaches works out whom it calls, once).
+extension PushNotifier: FactListener {
+    func hear(_ fact: Fact, from origin: Origin) {
+        if case let .mayCallBack(candidate) = fact, origin == .here { consider(candidate) }
+    }
+}

@@ -40,7 +40,6 @@ struct BrowserSocket {
                 }
                 services.hub.tell(.socket(connection), text: text)
             }
-            browsers.changed(gameID: gameID)  // the others see this device arrive
             await services.writes.announceHere(gameID)
         } catch let error as APIError {
             browsers.close(connection: connection, gameID: gameID, now: services.now(), grace: configuration.browserReplicaGraceMillis)
@@ -108,7 +107,6 @@ struct BrowserSocket {
                 return
             }
             await game.comeBack(services: services)
-            browsers.changed(gameID: gameID)
             await services.writes.announceHere(gameID)
             return
         }
@@ -120,7 +118,6 @@ struct BrowserSocket {
                 let game = browsers.game(gameID, deviceID: device.deviceID, connection: connection)
             else { return }
             await game.goAway(services: services)
-            browsers.changed(gameID: gameID)
             await services.writes.announceHere(gameID)
         }
     }
@@ -140,12 +137,11 @@ struct BrowserSocket {
     }
 
     /// Browser replicas whose last socket left: the device leaves the game (its lease ends), and
-    /// the others viewing the game see it go.
+    /// the others viewing the game see it go (`announceHere`, after).
     private func leave(_ games: [BrowserGame]) async {
         services.metrics.browserReplicas.set(Double(browsers.count))
         for game in games {
             await game.leave(services: services)
-            browsers.changed(gameID: game.gameID)
         }
     }
 }

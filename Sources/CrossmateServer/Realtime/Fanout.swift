@@ -6,7 +6,8 @@ import PostgresNIO
 import ServiceLifecycle
 import Synchronization
 
-/// Something every instance's sockets should hear about.
+/// A fact as it goes between instances (`FanoutEvent(fact)`, `fact`), and what the fan-out says
+/// of its own (viewers, roll calls).
 enum FanoutEvent: Codable, Sendable {
     /// `exceptDevice`: the device that made the change, which knows it from its response.
     /// `inline`: the changes themselves, when they are few.
@@ -26,45 +27,25 @@ enum FanoutEvent: Codable, Sendable {
     case rollCall(instance: String)
 }
 
-/// Delivers events to this instance's sockets and, with PostgreSQL, to every other instance.
-protocol Fanout: Sendable {
-    var hub: SocketHub { get }
-    /// Passes an event this instance's sockets already have to the other instances (queued,
-    /// never waited on).
-    func forward(_ event: FanoutEvent)
-    /// Tells the other instances who shows `game` here, when that changed since it last did.
-    func shareViewers(of game: String)
-}
-
-extension Fanout {
-    func publish(_ event: FanoutEvent) {
-        hub.deliver(event)
-        forward(event)
-    }
-}
-
-/// One instance alone: events go straight to its sockets.
-struct LocalFanout: Fanout {
-    let hub: SocketHub
-    func forward(_ event: FanoutEvent) {}
-    func shareViewers(of game: String) {}
-}
-
-/// Several instances on one PostgreSQL: events go to local sockets at once and to the others
-/// through NOTIFY. Each instance holds one LISTEN connection; after (re)connecting it re-reads
-/// the zone sequence of every game its sockets watch and pokes what it missed.
+/// Several instances on one PostgreSQL: this instance's facts go to the others through NOTIFY,
+/// and theirs are published here (`Facts`, from `.elsewhere`). Each instance holds one LISTEN
+/// connection; after (re)connecting it re-reads the zone sequence of every game watched or
+/// cached here and tells what it missed.
 ///
 /// Outgoing events wait in an outbox for one sender, which packs whatever has gathered into as
 /// few notifications as fit and sends them in one statement: a NOTIFY per event cost PostgreSQL a
 /// transaction each and every instance a wake-up each, and a push's answer waited for it. Nobody
 /// waits for the sender now (pokes are hints: a device that misses one fetches on its next poke or
 /// reconnect), and one sender keeps this instance's events in order.
-final class PostgresFanout: Fanout, Service {
+final class PostgresFanout: Service {
     static let channel = "crossmate_events"
     /// PostgreSQL refuses payloads of 8,000 bytes or more.
     static let maximumPayload = 7_900
 
+    /// This instance's sockets: who shows each game here, and what they were last poked.
     let hub: SocketHub
+    /// Where the other instances' facts are published here, as this instance's own are.
+    let facts: Facts
     let database: PostgresSQLDatabase
     let store: Store
     /// This instance's game projections: after a reconnect, each catches up.
@@ -74,11 +55,8 @@ final class PostgresFanout: Fanout, Service {
     private let outbox = Mutex<[FanoutEvent]>([])
     private let doorbell: AsyncStream<Void>
     private let ring: AsyncStream<Void>.Continuation
-    /// The other instances' writes, heard: the write path folds them into this instance's
-    /// projections (`RemoteWrites`). A consumer that falls behind loses the oldest (a projection
-    /// that misses one catches up from the store on the next write).
-    let heard: AsyncStream<SocketHub.Poke>
-    private let heardSink: AsyncStream<SocketHub.Poke>.Continuation
+    /// What a consumer of heard events may fall behind by: past it, it loses the oldest.
+    static let heardBuffered = 4_096
     /// Games whose viewers on the other instances changed (heard, or expired): this instance's
     /// sockets and browser rosters are told again (`RemotePresence`).
     let presenceHeard: AsyncStream<String>
@@ -91,18 +69,18 @@ final class PostgresFanout: Fanout, Service {
     var viewersHold: Duration { viewersEvery * 3 }
 
     init(
-        hub: SocketHub, database: PostgresSQLDatabase, store: Store, directory: GameDirectory, viewersEvery: Duration = .seconds(10),
+        hub: SocketHub, facts: Facts, database: PostgresSQLDatabase, store: Store, directory: GameDirectory, viewersEvery: Duration = .seconds(10),
         logger: Logger
     ) {
         self.viewersEvery = viewersEvery
         self.hub = hub
+        self.facts = facts
         self.database = database
         self.store = store
         self.directory = directory
         self.logger = logger
         (doorbell, ring) = AsyncStream.makeStream(bufferingPolicy: .bufferingNewest(1))
-        (heard, heardSink) = AsyncStream.makeStream(bufferingPolicy: .bufferingNewest(SocketHub.pokesBuffered))
-        (presenceHeard, presenceSink) = AsyncStream.makeStream(bufferingPolicy: .bufferingNewest(SocketHub.pokesBuffered))
+        (presenceHeard, presenceSink) = AsyncStream.makeStream(bufferingPolicy: .bufferingNewest(Self.heardBuffered))
     }
 
     func shareViewers(of game: String) {
@@ -260,10 +238,7 @@ final class PostgresFanout: Fanout, Service {
                                 continue
                             default: break
                             }
-                            hub.deliver(event)
-                            if case let .poke(game, sequence, _, inline) = event {
-                                heardSink.yield(SocketHub.Poke(game: game, sequence: sequence, inline: inline))
-                            }
+                            if let fact = event.fact { facts.publish(fact, from: .elsewhere) }
                         }
                     }
                 }
@@ -280,47 +255,98 @@ final class PostgresFanout: Fanout, Service {
         }
     }
 
-    /// After a (re)connect: poke every watched game whose zone moved on while we were not
-    /// listening, and bring every cached projection up to date.
+    /// After a (re)connect: every game watched or cached here whose zone moved on while we were
+    /// not listening is told as the others' write it was (its sockets are poked, its projection
+    /// and replicas catch up).
     private func catchUp() async {
-        for game in hub.watchedGames {
+        for game in Set(hub.watchedGames).union(directory.cachedGames) {
             do {
                 guard let stored = try await store.game(game) else { continue }
-                if stored.zoneSeq > hub.lastPoked(game) { hub.deliver(.poke(game: game, sequence: stored.zoneSeq)) }
+                if stored.zoneSeq > hub.lastPoked(game) { facts.publish(.zoneChanged(game: game, sequence: stored.zoneSeq), from: .elsewhere) }
             } catch {
                 logger.warning("catching up a game failed", metadata: ["game": "\(game)", "error": "\(error)"])
             }
         }
-        for game in directory.cachedGames { heardSink.yield(SocketHub.Poke(game: game, sequence: .max, inline: nil)) }
     }
 }
 
-/// Tells this instance's sockets and browser rosters again who shows a game, when the viewers on
-/// the other instances changed (`PostgresFanout.presenceHeard`).
+/// Tells this instance's devices again who shows a game, when the viewers on the other instances
+/// changed (`PostgresFanout.presenceHeard`).
 struct RemotePresence: Service {
     let heard: AsyncStream<String>
     let writes: GameWrites
-    let browsers: BrowserHost
 
     func run() async throws {
         await cancelWhenGracefulShutdown {
-            for await game in heard {
-                browsers.changed(gameID: game)
-                await writes.announceHere(game)
-            }
+            for await game in heard { await writes.announceHere(game) }
         }
     }
 }
 
-/// Hands the other instances' writes that the fan-out hears to the write path, which folds them
-/// into this instance's projections and stores a completion one notices (`GameWrites.heard`).
-struct RemoteWrites: Service {
-    let heard: AsyncStream<SocketHub.Poke>
-    let writes: GameWrites
+/// The other instances hear what happened here that their devices show: the fan-out forwards
+/// this instance's facts (not those it heard from them), and says who shows a game here when
+/// that changed.
+extension PostgresFanout: FactListener {
+    func hear(_ fact: Fact, from origin: Origin) {
+        guard origin == .here else { return }
+        if case let .presenceChanged(game, _) = fact { return shareViewers(of: game) }
+        if let event = FanoutEvent(fact) { forward(event) }
+    }
+}
+
+extension FanoutEvent {
+    /// The event that carries `fact` to the other instances; nil for a fact only this instance
+    /// acts on (moves before their commit, a finish, a call-back, a leave, an account's
+    /// colours) or shares its own way (presence, `shareViewers`).
+    init?(_ fact: Fact) {
+        switch fact {
+        case let .zoneChanged(game, sequence, sender, inline): self = .poke(game: game, sequence: sequence, exceptDevice: sender, inline: inline)
+        case let .feedChanged(authorID, sequence): self = .feed(authorID: authorID, sequence: sequence)
+        case let .cursorMoved(game, deviceID, authorID, cursor): self = .cursor(game: game, deviceID: deviceID, authorID: authorID, cursor: cursor)
+        case let .deviceRevoked(deviceID): self = .deviceRevoked(deviceID: deviceID)
+        case let .nudged(authorID, nudge): self = .nudge(authorID: authorID, nudge: nudge)
+        case let .nextGame(authorID, next): self = .nextGame(authorID: authorID, next: next)
+        // An account's colours redraw in the browsers hosted where it changed them.
+        case .movesOrdered, .notCommitted, .presenceChanged, .left, .finished, .mayCallBack, .accountChanged: return nil
+        }
+    }
+
+    /// The fact an event heard from another instance tells here; nil for what only the fan-out
+    /// keeps (viewers, roll calls).
+    var fact: Fact? {
+        switch self {
+        case let .poke(game, sequence, exceptDevice, inline): .zoneChanged(game: game, sequence: sequence, sender: exceptDevice, inline: inline)
+        case let .feed(authorID, sequence): .feedChanged(authorID: authorID, sequence: sequence)
+        case let .cursor(game, deviceID, authorID, cursor): .cursorMoved(game: game, deviceID: deviceID, authorID: authorID, cursor: cursor)
+        case let .deviceRevoked(deviceID): .deviceRevoked(deviceID: deviceID)
+        case let .nudge(authorID, nudge): .nudged(authorID: authorID, nudge: nudge)
+        case let .nextGame(authorID, next): .nextGame(authorID: authorID, next: next)
+        case .viewers, .rollCall: nil
+        }
+    }
+}
+
+/// Hands the other instances' writes to the write path, which folds them into this instance's
+/// projections and stores a completion one notices (`GameWrites.heard`). A queue of its own: the
+/// fold awaits, and a listener never makes the publisher wait. Falling behind loses the oldest
+/// (a projection that misses one catches up from the store on the next write).
+final class RemoteWrites: Service, FactListener {
+    private let writes: GameWrites
+    private let heard: AsyncStream<(game: String, sequence: Int64, inline: InlineChanges?)>
+    private let sink: AsyncStream<(game: String, sequence: Int64, inline: InlineChanges?)>.Continuation
+
+    init(writes: GameWrites) {
+        self.writes = writes
+        (heard, sink) = AsyncStream.makeStream(bufferingPolicy: .bufferingNewest(PostgresFanout.heardBuffered))
+    }
+
+    func hear(_ fact: Fact, from origin: Origin) {
+        if case let .zoneChanged(game, sequence, _, inline) = fact, origin == .elsewhere { sink.yield((game, sequence, inline)) }
+    }
 
     func run() async throws {
-        await cancelWhenGracefulShutdown {
-            for await poke in heard { await writes.heard(poke.game, through: poke.sequence, inline: poke.inline) }
+        await cancelWhenGracefulShutdown { [heard, writes] in
+            for await write in heard { await writes.heard(write.game, through: write.sequence, inline: write.inline) }
         }
     }
 }

@@ -109,10 +109,8 @@ struct SocketController {
         }
         // The socket is gone (closed, or its network dropped and the pings went unanswered):
         // the games it had open lose this device at once.
-        let viewed = hub.viewedGames(id)
         let shown = hub.shownGames(id)
         hub.unregister(id)
-        for game in viewed { browsers.changed(gameID: game) }
         metrics.connectedSockets.set(Double(hub.count))
         await browser.closed(connection: id)
         for game in shown { await writes.announceHere(game) }
@@ -236,7 +234,6 @@ struct SocketController {
             return
         }
         hub.setViewing(connection, game: gameID, viewing)
-        browsers.changed(gameID: gameID)
         await writes.announceHere(gameID)
     }
 

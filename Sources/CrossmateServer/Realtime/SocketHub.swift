@@ -91,7 +91,6 @@ final class SocketHub: Sendable {
         self.metrics = metrics
         self.logger = logger
         self.commitNotices = commitNotices
-        (pokes, pokeSink) = AsyncStream.makeStream(of: Poke.self, bufferingPolicy: .bufferingNewest(Self.pokesBuffered))
     }
 
     var count: Int { state.withLock { $0.connections.count } }
@@ -212,21 +211,6 @@ final class SocketHub: Sendable {
         }
     }
 
-    /// A game's zone changed, committed through `sequence` (with its changes, when they fit).
-    struct Poke: Sendable {
-        var game: String
-        var sequence: Int64
-        var inline: InlineChanges?
-    }
-
-    /// Every poke this instance's sockets are sent, in order, for whoever folds them besides the
-    /// sockets (the hosted browser replicas, through `BrowserPokes`): the hub knows no consumer.
-    /// A consumer that falls behind loses the oldest (a replica then catches up from the store on
-    /// the next one it is handed).
-    let pokes: AsyncStream<Poke>
-    private let pokeSink: AsyncStream<Poke>.Continuation
-    static let pokesBuffered = 4_096
-
     /// A callback, boxed. A bare function type in a `Mutex` is re-abstracted every time
     /// `withLock` passes it `inout` through its generic signature, and the stored closure grows a
     /// thunk per call: after a minute of pokes, calling it walked thousands of thunks (the
@@ -330,26 +314,7 @@ final class SocketHub: Sendable {
         if let schedule {
             schedule.scheduleTask(in: Self.noticeDelay) { [self] in sendCommitNotices(game: game) }
         }
-        // Only a game someone folds pokes for is published (without hosted browsers, a wake-up
-        // of the consumer per keystroke for nothing).
-        if pokesWanted.withLock({ $0?.call(game) ?? true }) { pokeSink.yield(Poke(game: game, sequence: sequence, inline: inline)) }
     }
-
-    /// Which games' pokes `pokes` publishes (every game's until set), for the consumer to say.
-    func publishPokes(where wanted: @escaping @Sendable (String) -> Bool) {
-        pokesWanted.withLock { $0 = Filter(wanted) }
-    }
-
-    /// A predicate, boxed for the same reason as `Listener`.
-    final class Filter: Sendable {
-        let call: @Sendable (String) -> Bool
-
-        init(_ call: @escaping @Sendable (String) -> Bool) {
-            self.call = call
-        }
-    }
-
-    private let pokesWanted = Mutex<Filter?>(nil)
 
     /// A socket's push to `game` was answered, committed through `sequence`: a relay-taking
     /// client stores what it was relayed up to there (`SyncEngine`), so it is owed no notice for
@@ -403,7 +368,7 @@ final class SocketHub: Sendable {
 
     /// The one verb for telling devices something directly (answers, errors, notices): the
     /// message is encoded through the frame budget once, and only if some socket is to hear it.
-    /// What the write path tells happens as events (`deliver`), which end here too.
+    /// What the write path publishes reaches the sockets as facts (`hear`), which end here too.
     func tell(_ audience: Audience, _ message: ServerSocketMessage) {
         tell(audience, text: Self.encode(message))
     }
@@ -486,20 +451,30 @@ final class SocketHub: Sendable {
     static func encode(_ message: ServerSocketMessage) -> String { FrameBudget.encode(message) }
 }
 
-extension SocketHub {
-    /// Tells this instance's sockets of an event, every instance's path the same.
-    func deliver(_ event: FanoutEvent) {
-        switch event {
-        case let .poke(game, sequence, exceptDevice, inline): poke(game: game, sequence: sequence, exceptDevice: exceptDevice, inline: inline)
-        case let .feed(authorID, sequence): feed(authorID: authorID, sequence: sequence)
-        case let .cursor(game, deviceID, authorID, cursor): self.cursor(game: game, deviceID: deviceID, authorID: authorID, cursor: cursor)
+/// This instance's sockets hear every fact they show, from this instance or another: moves
+/// relayed before their commit to the sockets that take relays, pokes, cursors, feeds, who is
+/// here, nudges and the next game, and revoked devices' sockets close.
+extension SocketHub: FactListener {
+    func hear(_ fact: Fact, from origin: Origin) {
+        switch fact {
+        case let .movesOrdered(game, saved, sender):
+            if let moves = InlineChanges(saved: saved) { relay(game: game, moves, exceptDevice: sender) }
+        case let .notCommitted(game): relaysFailed(game: game)
+        case let .zoneChanged(game, sequence, sender, inline): poke(game: game, sequence: sequence, exceptDevice: sender, inline: inline)
+        case let .feedChanged(authorID, sequence): feed(authorID: authorID, sequence: sequence)
+        case let .cursorMoved(game, deviceID, authorID, cursor): self.cursor(game: game, deviceID: deviceID, authorID: authorID, cursor: cursor)
+        case let .presenceChanged(game, cursors):
+            let devices = viewers(game).map { PresentDevice(deviceID: $0.deviceID, authorID: $0.authorID, cursor: cursors[$0.deviceID]) }
+            tell(.game(game), .here(gameID: game, devices: devices))
+        case let .left(game, authorID): dropSubscriptions(authorID: authorID, game: game)
         case let .deviceRevoked(deviceID): closeSockets(deviceID: deviceID)
-        case let .nudge(authorID, nudge): tell(.account(authorID), .nudge(nudge))
+        case let .nudged(authorID, nudge): tell(.account(authorID), .nudge(nudge))
         case let .nextGame(authorID, next): tell(.account(authorID), .nextGame(next))
-        // Between instances only (`PostgresFanout` keeps them).
-        case .viewers, .rollCall: break
+        case .finished, .accountChanged, .mayCallBack: break
         }
     }
+
+    func hearsBeforeCommit(_ game: String, exceptDevice deviceID: String) -> Bool { takesRelays(game, exceptDevice: deviceID) }
 }
 
 extension Duration {
