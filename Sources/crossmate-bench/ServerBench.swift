@@ -39,6 +39,9 @@ struct ServerBench: AsyncParsableCommand {
     @Flag(help: "Devices take relays: other devices' moves once ordered, before their commit (as `crossmate play` does).")
     var relays = false
 
+    @Flag(help: "Devices are browsers: each opens its game (the server hosts its replica) and types commands; peers see updates.")
+    var browsers = false
+
     @Flag(help: "Print one JSON object instead of a table.")
     var json = false
 
@@ -79,11 +82,19 @@ struct ServerBench: AsyncParsableCommand {
         let fleet = Fleet()
         let deviceLoops = MultiThreadedEventLoopGroup(numberOfThreads: max(1, clientThreads))
         var channels: [any Channel] = []
+        let typed = TypedSquares()
         for (index, session) in sessions.enumerated() {
             let setup = DeviceHandler.Setup(
                 session: session, gameID: gameOf[index], puzzle: puzzle, seed: UInt64(index) &+ 7,
                 keysPerSecond: keysPerSecond, api: api, stats: stats, fleet: fleet, relays: relays)
-            channels.append(try await DeviceConnection.open(host: "127.0.0.1", port: server.port, group: deviceLoops, setup: setup))
+            if browsers {
+                channels.append(
+                    try await DeviceConnection.open(host: "127.0.0.1", port: server.port, group: deviceLoops, token: session.token) {
+                        BrowserDeviceHandler(setup, typed: typed)
+                    })
+            } else {
+                channels.append(try await DeviceConnection.open(host: "127.0.0.1", port: server.port, group: deviceLoops, setup: setup))
+            }
         }
         await fleet.waitUntilReady(sessions.count)
         let rssAfter = server.residentKilobytes()
@@ -115,7 +126,7 @@ struct ServerBench: AsyncParsableCommand {
         let latencies = totals.latencies.sorted()
         var report = Report(
             title:
-                "crossmate-bench server: \(devices) devices in games of 4, \(keysPerSecond) keys/s each, \(seconds) s, \(postgres == nil ? "SQLite" : "PostgreSQL")\(relays ? ", relays" : "")"
+                "crossmate-bench server: \(devices) devices in games of 4, \(keysPerSecond) keys/s each, \(seconds) s, \(postgres == nil ? "SQLite" : "PostgreSQL")\(relays ? ", relays" : "")\(browsers ? ", browsers" : "")"
         )
         report.add("acksPerSecond", "acknowledged moves per second", Double(totals.acknowledged) / measured, "moves/s")
         report.add("latencyP50Millis", "keystroke to peer, p50", percentile(latencies, 0.50), "ms")
@@ -141,7 +152,7 @@ struct ServerBench: AsyncParsableCommand {
             extra: [
                 "devices": devices, "storage": postgres == nil ? "sqlite" : "postgres", "clientThreads": clientThreads,
                 "latencySamples": latencies.count, "keysPerSecond": keysPerSecond, "seconds": seconds,
-                "fetches": totals.fetches, "inlinePokes": totals.inlinePokes, "relays": relays,
+                "fetches": totals.fetches, "inlinePokes": totals.inlinePokes, "relays": relays, "browsers": browsers,
             ])
     }
 }
