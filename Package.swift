@@ -120,14 +120,23 @@ let package = Package(
         .testTarget(
             name: "CrossmateStoreTests",
             // SQLite's own calls, to read the database file without its write-ahead log.
-            dependencies: ["CrossmateStore", .product(name: "GRDBSQLite", package: "GRDB.swift")]),
+            dependencies: ["CrossmateStore", "CrossmateTestSupport", .product(name: "GRDBSQLite", package: "GRDB.swift")]),
         // Helpers the test targets share: the real `crossmate serve` as a child process.
         .target(name: "CrossmateTestSupport", path: "Tests/CrossmateTestSupport"),
         .testTarget(
             name: "CrossmateClientTests",
             // The engine tests run against the real `crossmate serve`, so it is built with them.
             dependencies: [
-                "CrossmateClient", "CrossmateFormats", "CrossmateSync", "CrossmateTerminal", "CrossmateTestSupport", "crossmate",
+                "CrossmateClient", "CrossmateFormats", "CrossmateSync", "CrossmateTestSupport", "crossmate",
+            ]
+        ),
+        .testTarget(
+            name: "CrossmateTerminalTests",
+            // The terminal's pure parts (frames, keys, the play state) and the real `crossmate play`
+            // driven in tmux, so the executable is built with them.
+            dependencies: [
+                "CrossmateClient", "CrossmateCore", "CrossmateFormats", "CrossmateProtocol", "CrossmateSync", "CrossmateTerminal",
+                "CrossmateTestSupport", "crossmate", .product(name: "GRDB", package: "GRDB.swift"),
             ],
             // Golden terminal frames, read from the source tree (CROSSMATE_UPDATE_GOLDEN=1 rewrites them).
             exclude: ["Frames"]

@@ -8,7 +8,7 @@ import Testing
 
 /// `crossmate backup` on a running server, `crossmate restore` into a new data directory, and a
 /// database from a newer Crossmate refused by this one.
-@Suite(.serialized) struct BackupTests {
+@Suite(.startsProcesses, .serialized) struct BackupTests {
     func crossmate(_ arguments: [String]) throws -> (status: Int32, output: String, errors: String) { try runCrossmate(arguments) }
 
     @Test func aBackupTakenWhileTypingHoldsEveryAcknowledgedMoveAndRestores() async throws {

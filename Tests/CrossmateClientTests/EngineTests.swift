@@ -10,7 +10,7 @@ import Testing
 /// The sync engine against the real `crossmate serve` on loopback: what one device types reaches
 /// the others, offline typing converges, and neither a killed server nor a killed client loses
 /// a letter.
-@Suite(.serialized) struct EngineTests {
+@Suite(.startsProcesses, .serialized) struct EngineTests {
     /// Green Light: `#ALSO / GREEN / LEGAL / UNITY / EATS#`.
     static let solution = ["#ALSO", "GREEN", "LEGAL", "UNITY", "EATS#"]
 
@@ -501,7 +501,7 @@ import Testing
 }
 
 /// Whole games: three devices to completion, and a late joiner loading a snapshot.
-@Suite(.serialized) struct EngineGameTests {
+@Suite(.startsProcesses, .serialized) struct EngineGameTests {
     @Test func threeDevicesSolveTogetherAndAgreeOnEverything() async throws {
         try await withLiveServer { server, directory in
             let phone = try await TestPlayer.login("Ann", server: server.baseURL, in: directory)

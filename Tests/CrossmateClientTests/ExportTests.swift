@@ -9,7 +9,7 @@ import Testing
 
 /// A game taken to another app: exported by a player as .puz, .ipuz, .jpz or .xd, with the grid's
 /// letters when asked; all of a player's games in one zip; nobody else's.
-@Suite(.serialized) struct ExportTests {
+@Suite(.startsProcesses, .serialized) struct ExportTests {
     @Test func aPlayerExportsTheGameWithItsFillInEveryFormat() async throws {
         try await withLiveServer { server, directory in
             let ann = try await TestPlayer.login("Ann", server: server.baseURL, in: directory)

@@ -9,7 +9,7 @@ import Testing
 /// itself once what that instance said lapses (each instance says its viewers every 300 ms here,
 /// holding for 900 ms; 10 s and 30 s as shipped). The second instance reaches the database over
 /// its Unix socket, the first over TCP.
-@Suite struct InstancesPresenceTests {
+@Suite(.startsProcesses) struct InstancesPresenceTests {
     @Test(.enabled(if: ProcessInfo.processInfo.environment["CROSSMATE_TEST_POSTGRES_URL"] != nil))
     func aPlayerOnEachInstanceSeesTheOtherHere() async throws {
         let environment = ProcessInfo.processInfo.environment

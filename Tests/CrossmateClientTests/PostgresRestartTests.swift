@@ -19,7 +19,7 @@ import Testing
 /// (An instance used to stop acknowledging moves for good after about half the restarts.)
 /// Restarting the cluster would break every other test using it at the time, so this runs on
 /// its own, after the rest (scripts/test-all.sh sets CROSSMATE_TEST_POSTGRES_RESTART=1 then).
-@Suite(.serialized) struct PostgresRestartTests {
+@Suite(.startsProcesses, .serialized) struct PostgresRestartTests {
     static let environment = ProcessInfo.processInfo.environment
 
     @Test(

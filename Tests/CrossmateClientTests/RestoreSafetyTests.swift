@@ -13,7 +13,7 @@ import Testing
 /// Backups and restores as operators really make them: after a clean stop and after a crash,
 /// following the refusals' own advice, from a link, from hostile or foreign files, into a
 /// link; and a server that will not serve a database failing its check.
-@Suite(.serialized) struct RestoreSafetyTests {
+@Suite(.startsProcesses, .serialized) struct RestoreSafetyTests {
     func crossmate(_ arguments: [String]) throws -> (status: Int32, output: String, errors: String) { try runCrossmate(arguments) }
 
     /// A server with one account, one game and `letters` acknowledged moves.

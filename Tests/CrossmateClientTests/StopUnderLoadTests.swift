@@ -10,7 +10,7 @@ import Testing
 
 /// SIGTERM while six players type as fast as their answers come back: the server stops within
 /// 5 s, cleanly, and every move it acknowledged is there after a restart.
-@Suite struct StopUnderLoadTests {
+@Suite(.startsProcesses) struct StopUnderLoadTests {
     @Test func aStopUnderLoadIsQuickAndLosesNothingAcknowledged() async throws {
         let directory = try TemporaryDirectory("crossmate-stop-load")
         defer { directory.remove() }

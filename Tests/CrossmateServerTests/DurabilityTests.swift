@@ -11,7 +11,7 @@ import Testing
 
 /// The real server process, killed with SIGKILL in the middle of a stream of writes: every move
 /// it acknowledged must be there after a restart.
-@Suite(.serialized) struct DurabilityTests {
+@Suite(.startsProcesses, .serialized) struct DurabilityTests {
     struct Client {
         let http: HTTPClient
         let base: String

@@ -6,7 +6,7 @@ import Testing
 /// The real server process over a raw socket: requests no HTTP client would send are answered
 /// (400, 414, 431) and the connection closed; clients that send too slowly, or nothing, are
 /// closed too. Before, each of these got no answer and held its connection open.
-@Suite(.serialized) struct HTTPHygieneTests {
+@Suite(.startsProcesses, .serialized) struct HTTPHygieneTests {
     /// One TCP connection to the server, written and read by hand.
     final class RawConnection {
         private let descriptor: Int32

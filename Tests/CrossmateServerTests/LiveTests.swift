@@ -2,6 +2,7 @@ import CrossmateCore
 import CrossmateProtocol
 import CrossmateServer
 import CrossmateSync
+import CrossmateTestSupport
 import Foundation
 import Hummingbird
 import HummingbirdTesting
@@ -433,14 +434,10 @@ import Testing
                 #expect(annDevice.replica.grid == bobDevice.replica.grid)
                 // Instance one's projection folds the write instance two made: its game list
                 // shows both letters without any write of its own.
-                let deadline = ContinuousClock.now + .seconds(10)
-                var filled = 0
-                while filled < 2, ContinuousClock.now < deadline {
+                try await eventually("instance one's projection hears of instance two's move") {
                     let list: GameListResponse = try await one.call(.get, "/v1/games", token: ann.token)
-                    filled = list.games.first?.filled ?? 0
-                    if filled < 2 { try await Task.sleep(for: .milliseconds(20)) }
+                    return list.games.first?.filled == 2
                 }
-                #expect(filled == 2, "instance one's projection did not hear of instance two's move")
 
                 // A cursor crosses instances too.
                 let bobProbe = SocketProbe(port: try #require(two.port), token: bob.token)

@@ -7,7 +7,7 @@ import Testing
 /// What an operator meets starting `crossmate serve` on PostgreSQL: a database that cannot be
 /// used is one sentence naming the cause within seconds (not a minute of retries and a pool's
 /// error type), and a stop while it waits for the database is honoured at once.
-@Suite struct OperatorTests {
+@Suite(.startsProcesses) struct OperatorTests {
     static let postgres = ProcessInfo.processInfo.environment["CROSSMATE_TEST_POSTGRES_URL"]
 
     /// The test database's URL with another database name or user.

@@ -7,7 +7,7 @@ import Testing
 /// Behind a reverse proxy: the client's address comes from `X-Forwarded-For` only when the
 /// proxy is trusted (`--trusted-proxy`), and invitation links carry the public address
 /// (`--public-url`). The proxy itself (Caddy, with TLS) is in Tests/deploy.
-@Suite(.serialized) struct ProxyTests {
+@Suite(.startsProcesses, .serialized) struct ProxyTests {
     @Test func theClientAddressIsBelievedOnlyFromATrustedProxy() {
         let trusted: Set<String> = ["127.0.0.1", "10.0.0.9"]
         // Anyone else's header is theirs to write: ignored.

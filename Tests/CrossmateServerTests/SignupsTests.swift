@@ -10,7 +10,7 @@ import Testing
 /// Who may make an account (`Signups`): anyone, only with an invitation (the server's first
 /// account excepted: its host's), or no one new; another device always joins an account by a
 /// link code. Every refusal says how to get in.
-@Suite struct SignupsTests {
+@Suite(.startsProcesses) struct SignupsTests {
     @Test func byInvitationTheFirstAccountIsTheHostsAndEveryLaterOneNeedsALiveInvitation() async throws {
         try await withServer(
             { $0.signups = .invite },

@@ -5,7 +5,7 @@ import Testing
 
 /// A newer `crossmate serve` on a data directory an earlier release made: migrated in place,
 /// with every account, game and move still there and the game still played.
-@Suite(.serialized) struct UpgradeTests {
+@Suite(.startsProcesses, .serialized) struct UpgradeTests {
     static let fixture = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Fixtures/data-0.21")
 
     struct Accounts: Decodable {

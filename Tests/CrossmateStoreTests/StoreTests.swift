@@ -2,6 +2,7 @@ import CrossmateCore
 import CrossmateProtocol
 import CrossmateStore
 import CrossmateSync
+import CrossmateTestSupport
 import Foundation
 import Synchronization
 import Testing
@@ -332,9 +333,7 @@ import Testing
         let (releaseWriter, holder) = await holdTheWriter(store)
         let first = Task { try await store.appendMoves(gameID: id, authorID: ann.author, moves: [move(id, ann.device, 1)]) }
         let second = Task { try await store.appendMoves(gameID: id, authorID: ann.author, moves: [move(id, "\(ann.device)-tablet", 1)]) }
-        let deadline = ContinuousClock.now + .seconds(10)
-        while await store.waitingMoves < 2, ContinuousClock.now < deadline { await Task.yield() }
-        #expect(await store.waitingMoves == 2)
+        try await eventually("two pushes wait for the held writer") { await store.waitingMoves == 2 }
         await #expect(throws: StoreRefusal.busy) {
             try await store.appendMoves(gameID: id, authorID: ann.author, moves: [move(id, ann.device, 2), move(id, ann.device, 3)])
         }
@@ -393,18 +392,6 @@ import Testing
         }
         for await _ in entered { break }
         return ({ releaseNow.yield() }, held)
-    }
-
-    /// Waits (polling, up to a minute) until `condition` holds.
-    func eventually(_ what: String, _ condition: () async throws -> Bool) async throws {
-        let deadline = ContinuousClock.now + .seconds(60)
-        while try await !condition() {
-            guard ContinuousClock.now < deadline else {
-                Issue.record("not in time: \(what)")
-                return
-            }
-            try await Task.sleep(for: .milliseconds(5))
-        }
     }
 
     /// With a commit interval, a group starts no sooner than the interval after the one before,

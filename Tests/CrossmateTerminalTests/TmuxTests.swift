@@ -7,7 +7,7 @@ import Testing
 
 /// The real `crossmate play` in a real terminal (tmux): keys sent with send-keys, the screen read
 /// with capture-pane, and what was typed seen by a second profile through the server.
-@Suite(.serialized) struct TmuxTests {
+@Suite(.startsProcesses, .serialized) struct TmuxTests {
     /// Runs the `crossmate` executable with `arguments` in `environment`; its output, or a failure.
     @discardableResult
     func crossmate(_ arguments: [String], _ environment: [String: String]) throws -> String {
