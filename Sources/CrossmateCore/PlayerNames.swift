@@ -5,6 +5,13 @@
 /// id, so every device shows the same names, and nobody can take another's name by choosing
 /// it. A name nobody else in the game reads alike is shown as it is.
 public enum PlayerNames {
+    /// How every device names a player among the game's present `players` (a catch-up, a
+    /// roster, a notice): as `shown`, and a player not among them by a placeholder.
+    public static func namer(_ players: [(authorID: String, displayName: String)]) -> (String) -> String {
+        let names = shown(players)
+        return { names[$0] ?? PlayerColors.placeholderName($0) }
+    }
+
     /// Each player's name as shown, by account id.
     public static func shown(_ players: [(authorID: String, displayName: String)]) -> [String: String] {
         var byKey: [String: Set<String>] = [:]

@@ -204,6 +204,26 @@ public enum Limits {
         return lines.joined(separator: "\n")
     }
 
+    /// The sizes the web app holds what a player types to before it is sent (so the player
+    /// hears at once, not from a refusal), by name: the same numbers the server checks.
+    public static let forTheWebApp: [(name: String, value: Int)] = [
+        ("chatMessageBytes", Chat.maximumBytes), ("squareLetters", SquareText.maximumLength), ("squareBytes", SquareText.maximumBytes),
+        ("displayNameLength", ProtocolLimits.maximumDisplayNameLength), ("nudgeMessageBytes", nudgeMessageBytes),
+    ]
+
+    /// `forTheWebApp` as a JavaScript module, `/app/limits.js`, which the server makes from this
+    /// table as it makes `/app/routes.js` from the route table.
+    public static var javaScript: String {
+        let entries = forTheWebApp.map { "  \($0.name): \($0.value)," }.joined(separator: "\n")
+        return """
+            // Made by the server from Limits (CrossmateProtocol): the sizes it checks, spelled once.
+            export const limits = Object.freeze({
+            \(entries)
+            });
+
+            """
+    }
+
     /// 60, 0.5, 12: a number as README writes it.
     public static func number(_ value: Double) -> String {
         value == value.rounded() ? String(Int(value)) : String(value)

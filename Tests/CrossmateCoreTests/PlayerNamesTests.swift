@@ -18,4 +18,14 @@ import Testing
         #expect(reversed["acct-aaaaaaaaaaaak7q2"] == "Ana ·k7q2" && reversed["acct-cccccccccccc3m3m"] == "Ben")
         #expect(PlayerNames.shown([("acct-aaaaaaaaaaaak7q2", "Ana")]) == ["acct-aaaaaaaaaaaak7q2": "Ana"])
     }
+
+    /// The one way every device names a player in words (a native device's catch-up and a
+    /// browser's alike): alike names told apart among the present players, and a player not
+    /// among them by a placeholder.
+    @Test func everyDeviceNamesAPlayerTheSameWay() {
+        let name = PlayerNames.namer([("acct-aaaaaaaaaaaak7q2", "Ana"), ("acct-bbbbbbbbbbbbx9p4", "ana"), ("acct-cccccccccccc3m3m", "Ben")])
+        #expect(name("acct-aaaaaaaaaaaak7q2") == "Ana ·k7q2" && name("acct-bbbbbbbbbbbbx9p4") == "ana ·x9p4")
+        #expect(name("acct-cccccccccccc3m3m") == "Ben")
+        #expect(name("acct-gone00000000w0w0") == "Player w0w0")
+    }
 }

@@ -1,6 +1,7 @@
 import CompressNIO
 import CrossmateCore
 import CrossmateProtocol
+import CrossmateSync
 import Foundation
 import HTTPTypes
 import Hummingbird
@@ -180,6 +181,25 @@ import Testing
             for route in APIRoute.all { #expect(module.contains(#"\#(route.name): ["\#(route.method.rawValue)", "/\#(route.pattern)"]"#)) }
             #expect(APIRoute.pushMoves.path("game 1") == "/v1/games/game%201/moves")
             #expect(Set(APIRoute.all.map(\.name)).count == APIRoute.all.count)
+        }
+    }
+
+    /// The sizes the web app checks before it sends come from the server's one limits table, not
+    /// numbers copied into the scripts.
+    @Test func theWebAppsLimitsComeFromTheTable() async throws {
+        try await withServer { client, _ in
+            let module = String(buffer: try await client.send(.get, "/app/limits.js").body)
+            #expect(Limits.forTheWebApp.count >= 5)
+            for (name, value) in Limits.forTheWebApp { #expect(module.contains("\(name): \(value),"), "\(name)") }
+            #expect(module.contains("chatMessageBytes: \(Chat.maximumBytes),") && module.contains("squareLetters: \(SquareText.maximumLength),"))
+            // No script repeats one of those numbers as a size of its own.
+            for name in try FileManager.default.contentsOfDirectory(atPath: WebAssetTests.sourceFolder.path) where name.hasSuffix(".js") {
+                let source = try String(contentsOf: WebAssetTests.sourceFolder.appendingPathComponent(name), encoding: .utf8)
+                let copied =
+                    source.contains(/(MAXIMUM|LIMIT)_[A-Z_]+ = \d/) || source.contains(#"maxlength: "\#(ProtocolLimits.maximumDisplayNameLength)""#)
+                    || source.contains(#"maxlength: "\#(Limits.nudgeMessageBytes)""#)
+                #expect(!copied, "\(name) copies a limit of the server's table")
+            }
         }
     }
 }

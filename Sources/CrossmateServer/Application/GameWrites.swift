@@ -437,13 +437,12 @@ struct GameWrites: Sendable {
         var catchUpSquares: [[Int]]?
         if body.action == "enter", previous > 0, readThrough > previous {
             let (moves, _) = try await GameProjection.sequencedMoves(store: store, gameID: gameID, after: previous)
-            let names = Dictionary(
-                try await store.participants(gameID: gameID).map { ($0.authorID, $0.displayName) }, uniquingKeysWith: { first, _ in first })
+            let name = PlayerNames.namer(try await store.participants(gameID: gameID).filter { !$0.hasLeft }.map { ($0.authorID, $0.displayName) })
             let messages = try await store.messages(gameID: gameID, after: previous, limit: 1_000).filter { $0.sequence <= readThrough }
             let blocked = messages.isEmpty ? [] : try await AccountDecisions.blocked(by: device.authorID, store: store)
             let summary = CatchUp.since(
                 previous, moves: moves.filter { $0.sequence <= readThrough }, messages: messages, me: device.authorID, hiding: blocked)
-            catchUp = summary.sentence { names[$0] ?? PlayerColors.placeholderName($0) }
+            catchUp = summary.sentence(name: name)
             if catchUp != nil { catchUpSquares = summary.squares.map { [$0.row, $0.col] } }
         }
         // The account's other devices redraw their lists (badges).

@@ -42,8 +42,7 @@ struct BrowserRoster {
 
     /// A player's name as shown (`PlayerNames`), or a placeholder for an author who left.
     func name(_ authorID: String) -> String {
-        let present = players.filter { !$0.hasLeft }
-        return PlayerNames.shown(present.map { ($0.authorID, $0.displayName) })[authorID] ?? PlayerColors.placeholderName(authorID)
+        PlayerNames.namer(players.filter { !$0.hasLeft }.map { ($0.authorID, $0.displayName) })(authorID)
     }
 
     /// The roster with colours as this account sees them; authors of letters who have left the

@@ -49,6 +49,8 @@ struct WebController {
         }
         // The API's routes, from the one route table (`APIRoute`).
         files["routes.js"] = asset(type: contentType(of: "routes.js"), bytes: compact(APIRoute.javaScript))
+        // The sizes the web app checks before it sends, from the one limits table (`Limits`).
+        files["limits.js"] = asset(type: contentType(of: "limits.js"), bytes: compact(Limits.javaScript))
         return files
     }
 

@@ -3,9 +3,10 @@
 // sends a message as a command, so a message typed offline waits in the queue like a letter.
 
 import { el } from "./dom.js";
+import { limits } from "./limits.js";
 
-/** A message is at most this many bytes of UTF-8 (the server's rule, said here to count down). */
-export const MAXIMUM_MESSAGE_BYTES = 1000;
+/** A message is at most this many bytes of UTF-8 (the server's rule, from its limits table, to count down). */
+export const MAXIMUM_MESSAGE_BYTES = limits.chatMessageBytes;
 
 const bytes = (text) => new TextEncoder().encode(text).length;
 

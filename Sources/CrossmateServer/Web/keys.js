@@ -3,6 +3,8 @@
 // cursor only; every edit goes to the server as a command. The browser tests run the same
 // table of cases as the Swift tests (Tests/CrossmateCoreTests/Resources/solving-keys.json).
 
+import { limits } from "./limits.js";
+
 /** The puzzle's shape from the server's layout: squares, words and their order. */
 export class Board {
   constructor(layout) {
@@ -77,11 +79,12 @@ const perpendicular = (direction) => (direction === "across" ? "down" : "across"
 /*
  * What a square holds, as SquareText (CrossmateCore) says: characters (graphemes, as Swift
  * counts them) that are a letter, a decimal digit or a rebus symbol followed only by combining
- * marks; at most 12 of them and 48 bytes. One key writes a letter or digit; a symbol goes in
- * through a rebus entry. The shared table's "characters" holds both to the same answers.
+ * marks; at most `limits.squareLetters` of them and `limits.squareBytes` bytes (the server's
+ * limits table). One key writes a letter or digit; a symbol goes in through a rebus entry. The
+ * shared table's "characters" holds both to the same answers.
  */
-const SQUARE_MAXIMUM_LENGTH = 12;
-const SQUARE_MAXIMUM_BYTES = 48;
+const SQUARE_MAXIMUM_LENGTH = limits.squareLetters;
+const SQUARE_MAXIMUM_BYTES = limits.squareBytes;
 const graphemes = new Intl.Segmenter(undefined, { granularity: "grapheme" });
 const characters = (text) => [...graphemes.segment(text)].map((part) => part.segment);
 const utf8Length = (text) => new TextEncoder().encode(text).length;

@@ -5,6 +5,7 @@ import { IDENTITY, api, forget, identity } from "./api.js";
 import { connection } from "./connection.js";
 import { el, main, stylesheet, toast } from "./dom.js";
 import { navigate, showAgain, signedOut } from "./nav.js";
+import { limits } from "./limits.js";
 import { forgetAll, unsentCount } from "./queue.js";
 import { route } from "./routes.js";
 
@@ -40,7 +41,7 @@ export async function welcome(path) {
   }
   const error = el("p", { class: "error", role: "alert" });
   const name = el("input", {
-    name: "displayName", id: "displayName", autocomplete: "nickname", maxlength: "60", required: true,
+    name: "displayName", id: "displayName", autocomplete: "nickname", maxlength: String(limits.displayNameLength), required: true,
     placeholder: joining ? "" : "Ana",
   });
   const start = el(
@@ -401,7 +402,7 @@ export async function friendsPage() {
   const list = el("ul", { class: "friends" });
   const problem = el("p", { class: "error", role: "alert" });
   const mine = el("select", { id: "preferredColor", name: "preferredColor" });
-  const nameField = el("input", { id: "displayNameChange", name: "newDisplayName", maxlength: "60", value: identity()?.displayName ?? "" });
+  const nameField = el("input", { id: "displayNameChange", name: "newDisplayName", maxlength: String(limits.displayNameLength), value: identity()?.displayName ?? "" });
   main.replaceChildren(
     el(
       "section",

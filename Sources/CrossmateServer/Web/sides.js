@@ -7,6 +7,7 @@ import { api } from "./api.js";
 import { connection } from "./connection.js";
 import { el, rebuildIf, setAttribute, setStyle, stylesheet, toast } from "./dom.js";
 import { clueID } from "./keys.js";
+import { limits } from "./limits.js";
 import { closeSheet } from "./phone.js";
 import { route } from "./routes.js";
 
@@ -218,7 +219,7 @@ export function downloadMenu(view) {
 /** Nudge: asks the others to come and help, with a short message or none. */
 export async function nudge(view) {
   await stylesheet("pages.css");
-  const field = el("input", { id: "nudge-message", "data-nudge-message": true, maxlength: "200", autocomplete: "off", enterkeyhint: "send", placeholder: "Come and help with 17 Across?" });
+  const field = el("input", { id: "nudge-message", "data-nudge-message": true, maxlength: String(limits.nudgeMessageBytes), autocomplete: "off", enterkeyhint: "send", placeholder: "Come and help with 17 Across?" });
   const error = el("p", { class: "error", role: "alert" });
   const send = el("button", { type: "submit", class: "primary", "data-nudge-send": true }, "Nudge");
   const form = el(

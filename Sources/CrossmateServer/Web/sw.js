@@ -2,7 +2,7 @@
 // the network fails, and refreshed from the network whenever it answers. API calls and the
 // socket pass through untouched; the open game's state and queued commands are in IndexedDB.
 const CACHE = "crossmate-app-v11";
-const SHELL = ["/", "/app/app.js", "/app/dom.js", "/app/nav.js", "/app/connection.js", "/app/game.js", "/app/gameview.js", "/app/gamestate.js", "/app/chat.js", "/app/sides.js", "/app/replay.js", "/app/ending.js", "/app/keys.js", "/app/api.js", "/app/routes.js", "/app/queue.js", "/app/settings.js", "/app/settingsdialog.js", "/app/share.js", "/app/stats.js", "/app/push.js", "/app/download.js", "/app/confirm.js", "/app/desktop.js", "/app/phone.js", "/app/pages.js", "/app/qr.js", "/app/style.css", "/app/pages.css", "/app/chat.css", "/app/sides.css", "/app/desktop.css", "/app/icon.svg", "/app/icon-192.png", "/app/icon-512.png", "/app/icon-maskable-512.png", "/app/manifest.webmanifest"];
+const SHELL = ["/", "/app/app.js", "/app/dom.js", "/app/nav.js", "/app/connection.js", "/app/game.js", "/app/gameview.js", "/app/gamestate.js", "/app/chat.js", "/app/sides.js", "/app/replay.js", "/app/ending.js", "/app/keys.js", "/app/api.js", "/app/routes.js", "/app/limits.js", "/app/queue.js", "/app/settings.js", "/app/settingsdialog.js", "/app/share.js", "/app/stats.js", "/app/push.js", "/app/download.js", "/app/confirm.js", "/app/desktop.js", "/app/phone.js", "/app/pages.js", "/app/qr.js", "/app/style.css", "/app/pages.css", "/app/chat.css", "/app/sides.css", "/app/desktop.css", "/app/icon.svg", "/app/icon-192.png", "/app/icon-512.png", "/app/icon-maskable-512.png", "/app/manifest.webmanifest"];
 
 self.addEventListener("install", (event) => {
   event.waitUntil(caches.open(CACHE).then((cache) => cache.addAll(SHELL)).then(() => self.skipWaiting()));
