@@ -81,136 +81,138 @@ public struct ServerAPI: Sendable {
     // MARK: Routes
 
     public func createAccount(displayName: String, invitation: String? = nil) async throws(ServerFailure) -> DeviceSession {
-        try await call(.POST, APIRoute.createAccount.path(), body: CreateAccountRequest(displayName: displayName, invitation: invitation))
+        try await call(.createAccount, body: CreateAccountRequest(displayName: displayName, invitation: invitation))
     }
 
     public func createLinkCode() async throws(ServerFailure) -> LinkCodeResponse {
-        try await call(.POST, APIRoute.createLinkCode.path(), body: Empty())
+        try await call(.createLinkCode, body: Empty())
     }
 
     public func linkDevice(code: String) async throws(ServerFailure) -> DeviceSession {
-        try await call(.POST, APIRoute.linkDevice.path(), body: LinkDeviceRequest(code: code))
+        try await call(.linkDevice, body: LinkDeviceRequest(code: code))
     }
 
     /// Revokes one of the account's devices (this one, to sign out): its token stops working.
     public func revokeDevice(_ deviceID: String) async throws(ServerFailure) -> OKResponse {
-        try await call(.DELETE, APIRoute.revokeDevice.path(deviceID))
+        try await call(.revokeDevice, deviceID)
     }
 
     public func me() async throws(ServerFailure) -> MeResponse {
-        try await call(.GET, APIRoute.me.path())
+        try await call(.me)
     }
 
     public func games(after cursor: GameListCursor? = nil) async throws(ServerFailure) -> GameListResponse {
-        try await call(.GET, APIRoute.games.path() + (cursor.map { "?after=\($0.encoded)" } ?? ""))
+        try await call(.games, query: cursor.map { "?after=\($0.encoded)" } ?? "")
     }
 
     public func createGame(_ request: CreateGameRequest) async throws(ServerFailure) -> GameSummary {
-        try await call(.POST, APIRoute.createGame.path(), body: request)
+        try await call(.createGame, body: request)
     }
 
     public func push(gameID: String, moves: [MoveRecord]) async throws(ServerFailure) -> PushMovesResponse {
-        try await call(.POST, APIRoute.pushMoves.path(gameID), body: PushMovesRequest(moves: moves))
+        try await call(.pushMoves, gameID, body: PushMovesRequest(moves: moves))
     }
 
     public func changes(gameID: String, since token: ChangeToken?, limit: Int = 1_000) async throws(ServerFailure) -> ChangesResponse {
-        try await call(.GET, APIRoute.changes.path(gameID) + "?limit=\(limit)" + (token.map { "&since=\($0.encoded)" } ?? ""))
+        try await call(.changes, gameID, query: "?limit=\(limit)" + (token.map { "&since=\($0.encoded)" } ?? ""))
     }
 
     public func snapshot(gameID: String) async throws(ServerFailure) -> SnapshotResponse {
-        try await call(.GET, APIRoute.snapshot.path(gameID))
+        try await call(.snapshot, gameID)
     }
 
     public func seal(gameID: String, lastSeq: Int) async throws(ServerFailure) -> OKResponse {
-        try await call(.POST, APIRoute.seal.path(gameID), body: SealRequest(lastSeq: lastSeq))
+        try await call(.seal, gameID, body: SealRequest(lastSeq: lastSeq))
     }
 
     public func resign(gameID: String) async throws(ServerFailure) -> CompletionResponse {
-        try await call(.POST, APIRoute.resign.path(gameID), body: Empty())
+        try await call(.resign, gameID, body: Empty())
     }
 
     public func pause(gameID: String) async throws(ServerFailure) -> PauseResponse {
-        try await call(.POST, APIRoute.pause.path(gameID), body: Empty())
+        try await call(.pause, gameID, body: Empty())
     }
 
     public func invite(gameID: String, expiresInSeconds: Int? = nil) async throws(ServerFailure) -> InvitationResponse {
-        try await call(.POST, APIRoute.invite.path(gameID), body: CreateInvitationRequest(expiresInSeconds: expiresInSeconds))
+        try await call(.invite, gameID, body: CreateInvitationRequest(expiresInSeconds: expiresInSeconds))
     }
 
     public func revokeInvitation(token: String) async throws(ServerFailure) -> OKResponse {
-        try await call(.DELETE, APIRoute.revokeInvitation.path(token))
+        try await call(.revokeInvitation, token)
     }
 
     public func leave(gameID: String) async throws(ServerFailure) -> OKResponse {
-        try await call(.POST, APIRoute.leave.path(gameID), body: Empty())
+        try await call(.leave, gameID, body: Empty())
     }
 
     public func accept(invitation token: String) async throws(ServerFailure) -> GameSummary {
-        try await call(.POST, APIRoute.acceptInvitation.path(token), body: Empty())
+        try await call(.acceptInvitation, token, body: Empty())
     }
 
     public func friends() async throws(ServerFailure) -> FriendsResponse {
-        try await call(.GET, APIRoute.friends.path())
+        try await call(.friends)
     }
 
     public func decide(_ request: DecisionRequest) async throws(ServerFailure) -> FriendsResponse {
-        try await call(.POST, APIRoute.decide.path(), body: request)
+        try await call(.decide, body: request)
     }
 
     public func preferences(_ request: PreferencesRequest) async throws(ServerFailure) -> FriendsResponse {
-        try await call(.PUT, APIRoute.preferences.path(), body: request)
+        try await call(.preferences, body: request)
     }
 
     public func nudge(gameID: String, _ request: NudgeRequest) async throws(ServerFailure) -> NudgeView {
-        try await call(.POST, APIRoute.nudge.path(gameID), body: request)
+        try await call(.nudge, gameID, body: request)
     }
 
     public func postMessage(gameID: String, _ request: PostMessageRequest) async throws(ServerFailure) -> PostMessageResponse {
-        try await call(.POST, APIRoute.postMessage.path(gameID), body: request)
+        try await call(.postMessage, gameID, body: request)
     }
 
     /// The account's stats, its days counted in `timeZone` (a name such as Europe/London).
     public func settings() async throws(ServerFailure) -> SettingsResponse {
-        try await call(.GET, APIRoute.settings.path())
+        try await call(.settings)
     }
 
     public func stats(timeZone: String) async throws(ServerFailure) -> StatsResponse {
         let zone = timeZone.addingPercentEncoding(withAllowedCharacters: .alphanumerics.union(CharacterSet(charactersIn: "/_-+"))) ?? "UTC"
-        return try await call(.GET, APIRoute.stats.path() + "?timeZone=\(zone)")
+        return try await call(.stats, query: "?timeZone=\(zone)")
     }
 
     public func postFlag(gameID: String, _ request: PostFlagRequest) async throws(ServerFailure) -> PostFlagResponse {
-        try await call(.POST, APIRoute.postFlag.path(gameID), body: request)
+        try await call(.postFlag, gameID, body: request)
     }
 
     public func postReaction(gameID: String, _ request: PostReactionRequest) async throws(ServerFailure) -> PostReactionResponse {
-        try await call(.POST, APIRoute.postReaction.path(gameID), body: request)
+        try await call(.postReaction, gameID, body: request)
     }
 
     public func presence(gameID: String, _ request: PresenceRequest) async throws(ServerFailure) -> PresenceResponse {
-        try await call(.POST, APIRoute.presence.path(gameID), body: request)
+        try await call(.presence, gameID, body: request)
     }
 
     public func removePlayer(gameID: String, authorID: String) async throws(ServerFailure) -> OKResponse {
-        try await call(.DELETE, APIRoute.removePlayer.path(gameID, authorID))
+        try await call(.removePlayer, gameID, authorID)
     }
 
     // MARK: Calls
 
     private struct Empty: Codable {}
 
-    private func call<Answer: ServerTimed>(_ method: HTTPMethod, _ path: String) async throws(ServerFailure) -> Answer {
-        try await send(method, path, body: nil)
+    /// A route of the table (`APIRoute`) called with its own method, its `parameters` in its
+    /// path, then `query`: the route says how it is called, once.
+    private func call<Answer: ServerTimed>(_ route: APIRoute, _ parameters: String..., query: String = "") async throws(ServerFailure) -> Answer {
+        try await send(HTTPMethod(rawValue: route.method.rawValue), route.path(parameters) + query, body: nil)
     }
 
     private func call<Answer: ServerTimed, Body: Encodable>(
-        _ method: HTTPMethod, _ path: String, body: Body
+        _ route: APIRoute, _ parameters: String..., body: Body
     ) async throws(ServerFailure)
         -> Answer
     {
         let data: Data
         do { data = try JSONEncoder().encode(body) } catch { throw .unreadable("the request failed to encode: \(error)") }
-        return try await send(method, path, body: data)
+        return try await send(HTTPMethod(rawValue: route.method.rawValue), route.path(parameters), body: data)
     }
 
     private func send<Answer: ServerTimed>(_ method: HTTPMethod, _ path: String, body: Data?) async throws(ServerFailure) -> Answer {

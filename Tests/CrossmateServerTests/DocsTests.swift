@@ -67,7 +67,7 @@ import Testing
 /// past them is split by what its parts do. The web modules still over are listed, a ratchet:
 /// the test fails when one is added, grows, or shrinks under the line without leaving the list.
 @Suite struct FileSizeTests {
-    static let webModulesStillOver: [String: Int] = ["game.js": 559, "gameview.js": 586, "pages.js": 586]
+    static let webModulesStillOver: [String: Int] = ["game.js": 559, "gameview.js": 586]
 
     @Test func noSourceFileIsOverItsLines() throws {
         var over: [String] = []

@@ -27,7 +27,8 @@ import Testing
                 "/app/chat.js",
                 "/app/replay.js", "/app/ending.js", "/app/settingsdialog.js",
                 "/app/keys.js", "/app/style.css",
-                "/app/api.js", "/app/routes.js", "/app/queue.js", "/app/settings.js", "/app/share.js", "/app/stats.js", "/app/pages.js", "/sw.js",
+                "/app/api.js", "/app/routes.js", "/app/queue.js", "/app/settings.js", "/app/share.js", "/app/stats.js", "/app/welcome.js",
+                "/app/gameslist.js", "/app/friends.js", "/sw.js",
             ] {
                 let plain = try await Self.get(client, path, [:])
                 #expect(plain.status == .ok && plain.headers[.contentEncoding] == nil)

@@ -5,7 +5,7 @@
 import { sentence } from "./dom.js";
 import { route } from "./routes.js";
 
-/** Where this browser keeps its identity (pages.js writes it when an account is made or a device linked). */
+/** Where this browser keeps its identity (welcome.js writes it when an account is made or a device linked). */
 export const IDENTITY = "crossmate.identity";
 
 export function identity() {

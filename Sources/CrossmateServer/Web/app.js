@@ -1,6 +1,6 @@
 // Crossmate in the browser: the shell (routing, the account's settings, nudges). The pages load
-// when first shown: the list, the first visit, joining, linking and friends from pages.js, the
-// solving page from game.js. Pages are paths (/, /games/ID, /join/TOKEN, /link, /friends); the
+// when first shown: the first visit, joining and linking from welcome.js, the list from
+// gameslist.js, friends from friends.js, the solving page from game.js. Pages are paths (/, /games/ID, /join/TOKEN, /link, /friends); the
 // server answers each with this app. Pages import what they share from dom.js, connection.js and
 // nav.js, never from here, so no module imports one that imports it.
 
@@ -70,14 +70,15 @@ async function route() {
     leavePage = await (await import("./game.js")).showGame(main, decodeURIComponent(game[1]));
     return;
   }
-  const pages = await import("./pages.js");
-  if (!me) return pages.welcome(path);
   const join = path.match(/^\/join\/([^/]+)$/);
-  if (join) await pages.accept(decodeURIComponent(join[1]));
-  else if (path === "/link") await pages.linkPage();
-  else if (path === "/friends") leavePage = await pages.friendsPage();
+  if (!me || join || path === "/link") {
+    const welcome = await import("./welcome.js");
+    if (!me) return welcome.welcome(path);
+    if (join) await welcome.accept(decodeURIComponent(join[1]));
+    else await welcome.linkPage();
+  } else if (path === "/friends") leavePage = await (await import("./friends.js")).friendsPage();
   else if (path === "/stats") await (await import("./stats.js")).statsPage(main);
-  else leavePage = await pages.gamesPage();
+  else leavePage = await (await import("./gameslist.js")).gamesPage();
 }
 
 // The service worker keeps the whole app for offline use (about 60 KB it fetches at install):
