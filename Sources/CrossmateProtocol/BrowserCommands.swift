@@ -121,6 +121,36 @@ public struct BrowserCommand: Codable, Hashable, Sendable {
         try container.encodeIfPresent(on, forKey: .on)
     }
 
+    /// What a browser's command asks, typed: every field it needs there, none it does not. The
+    /// wire form above keeps unknown kinds and missing fields readable so a refusal can name
+    /// them; this is the one place they are checked.
+    public enum Action: Hashable, Sendable {
+        /// A command for the mutator (a letter, a deletion, a check, reveal or clear, undo, redo).
+        case perform(Command)
+        case pause
+        case chat(text: String, messageID: String)
+        case react(messageKey: String, emoji: String, on: Bool)
+        case flag(GridPosition, Direction, on: Bool)
+    }
+
+    /// The command as an `Action`, or why it does not describe one.
+    public func action() -> Result<Action, CommandRefusal.Reason> {
+        let incomplete = CommandRefusal.Reason(code: .invalid, reason: "that command is incomplete (\(kind.name) needs \(Self.needs[kind] ?? ""))")
+        switch kind {
+        case .pause: return .success(.pause)
+        case .chat:
+            guard let text, let messageID else { return .failure(incomplete) }
+            return .success(.chat(text: text, messageID: messageID))
+        case .react:
+            guard let messageKey, let emoji, let on else { return .failure(incomplete) }
+            return .success(.react(messageKey: messageKey, emoji: emoji, on: on))
+        case .flag:
+            guard let row, let col, let direction, let on else { return .failure(incomplete) }
+            return .success(.flag(GridPosition(row: row, col: col), direction, on: on))
+        default: return command().map(Action.perform)
+        }
+    }
+
     /// The mutator's command, or why this one does not describe one (a pause is no command).
     public func command() -> Result<Command, CommandRefusal.Reason> {
         func position() -> GridPosition? {

@@ -317,6 +317,25 @@ import Testing
                 == .check(.word(GridPosition(row: 3, col: 0), .down)))
         #expect(try BrowserCommand(kind: "reveal", scope: .puzzle).command().get() == .reveal(.puzzle))
         #expect(try BrowserCommand(kind: "undo").command().get() == .undo)
+        // Typed, once: each kind with exactly what it needs, or a refusal naming what is missing.
+        #expect(try BrowserCommand(kind: "undo").action().get() == .perform(.undo))
+        #expect(try BrowserCommand(kind: "pause").action().get() == .pause)
+        #expect(try BrowserCommand(kind: "chat", text: "hi", messageID: "m1").action().get() == .chat(text: "hi", messageID: "m1"))
+        #expect(
+            try BrowserCommand(kind: "react", messageKey: "k", emoji: "👍", on: true).action().get() == .react(messageKey: "k", emoji: "👍", on: true))
+        #expect(
+            try BrowserCommand(kind: "flag", row: 1, col: 2, direction: .across, on: false).action().get()
+                == .flag(GridPosition(row: 1, col: 2), .across, on: false))
+        guard case let .failure(refusal) = BrowserCommand(kind: "flag", row: 1, col: 2, on: true).action() else {
+            Issue.record("a flag without its direction was taken")
+            return
+        }
+        #expect(refusal.reason == "that command is incomplete (flag needs row, col, direction and on)")
+        guard case let .failure(unknown) = BrowserCommand(kind: "dance").action() else {
+            Issue.record("an unknown kind was taken")
+            return
+        }
+        #expect(unknown.reason.contains(#""dance" is not a command"#))
         let square = #"{"authorID":"acct-ann","col":2,"letter":"QU","pencil":true,"row":1,"verdict":"none"}"#
         _ = try roundTrip(
             ServerSocketMessage.self,

@@ -84,21 +84,18 @@ extension BrowserGame {
 
     /// The player wrote a chat message: kept once by its id (a command sent again is harmless)
     /// and shown at once in this browser's conversation.
-    private func chat(_ request: CommandRequest, services: BrowserServices) async -> ServerSocketMessage {
-        guard let text = request.command.text, let messageID = request.command.messageID else {
-            return refusal(request, .invalid, "that command is incomplete (chat needs text and messageID)")
-        }
-        return await performSocial(request, services: services) { at in
+    private func chat(_ request: CommandRequest, text: String, messageID: String, services: BrowserServices) async -> ServerSocketMessage {
+        await performSocial(request, services: services) { at in
             let answer = try await services.writes.chat(PostMessageRequest(messageID: messageID, text: text, timestamp: at), in: gameID, by: device)
             social.hear([answer.message])
         }
     }
 
     /// The player flagged the word at a square for the others (or took the flag down).
-    private func flag(_ request: CommandRequest, services: BrowserServices) async -> ServerSocketMessage {
-        guard let row = request.command.row, let col = request.command.col, let direction = request.command.direction, let on = request.command.on
-        else { return refusal(request, .invalid, "that command is incomplete (flag needs row, col, direction and on)") }
-        guard let clue = puzzle.clue(containing: GridPosition(row: row, col: col), direction) else {
+    private func flag(
+        _ request: CommandRequest, at square: GridPosition, _ direction: Direction, on: Bool, services: BrowserServices
+    ) async -> ServerSocketMessage {
+        guard let clue = puzzle.clue(containing: square, direction) else {
             return refusal(request, .invalid, "no \(direction.rawValue) word goes through that square")
         }
         let key = ClueFlag(gameID: gameID, authorID: device.authorID, number: clue.number, direction: direction, on: on, timestamp: .zero).key
@@ -112,10 +109,9 @@ extension BrowserGame {
     }
 
     /// The player gave or took back a reaction (the latest decides), shown at once.
-    private func react(_ request: CommandRequest, services: BrowserServices) async -> ServerSocketMessage {
-        guard let messageKey = request.command.messageKey, let emoji = request.command.emoji, let on = request.command.on else {
-            return refusal(request, .invalid, "that command is incomplete (react needs messageKey, emoji and on)")
-        }
+    private func react(
+        _ request: CommandRequest, messageKey: String, emoji: String, on: Bool, services: BrowserServices
+    ) async -> ServerSocketMessage {
         let key = Reaction(gameID: gameID, authorID: device.authorID, messageKey: messageKey, emoji: emoji, on: on, timestamp: .zero).key
         return await performSocial(request, services: services) { at in
             let answer = try await services.writes.react(
@@ -127,14 +123,15 @@ extension BrowserGame {
     }
 
     private func performOnce(_ request: CommandRequest, services: BrowserServices) async -> ServerSocketMessage {
-        if request.command.kind == .pause { return await pause(request, services: services) }
-        if request.command.kind == .chat { return await chat(request, services: services) }
-        if request.command.kind == .react { return await react(request, services: services) }
-        if request.command.kind == .flag { return await flag(request, services: services) }
         let command: Command
-        switch request.command.command() {
-        case let .success(made): command = made
+        switch request.command.action() {
         case let .failure(reason): return .refused(CommandRefusal(id: request.id, gameID: gameID, reason))
+        case .success(.pause): return await pause(request, services: services)
+        case let .success(.chat(text, messageID)): return await chat(request, text: text, messageID: messageID, services: services)
+        case let .success(.react(messageKey, emoji, on)):
+            return await react(request, messageKey: messageKey, emoji: emoji, on: on, services: services)
+        case let .success(.flag(square, direction, on)): return await flag(request, at: square, direction, on: on, services: services)
+        case let .success(.perform(made)): command = made
         }
         do {
             _ = try await catchUp(services: services)
