@@ -51,4 +51,17 @@ import Testing
         }
         #expect(publishers == ["Application/GameWrites.swift", "Application/GameWrites+Accounts.swift", "Realtime/Fanout.swift"])
     }
+
+    /// A route reads its body by type alone: each body's limit is in the one list
+    /// (`BodyLimits.swift`), not a number at the route.
+    @Test func bodyLimitsAreInOnePlace() throws {
+        var decoded = 0
+        for file in try Self.swiftFiles(in: "HTTP") {
+            for line in try String(contentsOf: file, encoding: .utf8).split(separator: "\n") where line.contains("JSONBody.decode(") {
+                decoded += 1
+                #expect(!line.contains("limit:"), "\(file.lastPathComponent): \(line)")
+            }
+        }
+        #expect(decoded >= 16, "\(decoded) bodies read")
+    }
 }

@@ -47,7 +47,7 @@ struct AccountController {
 
     @Sendable func createAccount(_ request: Request, context: CrossmateRequestContext) async throws -> EditedResponse<DeviceSession> {
         try limitByAddress(request, context)
-        let body = try await JSONBody.decode(CreateAccountRequest.self, from: request, limit: 16 * 1024)
+        let body = try await JSONBody.decode(CreateAccountRequest.self, from: request)
         let name = try DisplayName.validated(body.displayName)
         let firstOnly = try await admit(body.invitation)
         let authorID = Secrets.identifier(prefix: "acct")
@@ -112,7 +112,7 @@ struct AccountController {
 
     @Sendable func linkDevice(_ request: Request, context: CrossmateRequestContext) async throws -> EditedResponse<DeviceSession> {
         try limitByAddress(request, context)
-        let body = try await JSONBody.decode(LinkDeviceRequest.self, from: request, limit: 16 * 1024)
+        let body = try await JSONBody.decode(LinkDeviceRequest.self, from: request)
         let deviceID = Secrets.identifier(prefix: "dev")
         let token = Secrets.token()
         guard let code = LinkCode.normalized(body.code) else {
@@ -136,7 +136,7 @@ struct AccountController {
     /// record is written again, so every device of every player hears of it).
     @Sendable func rename(_ request: Request, context: CrossmateRequestContext) async throws -> MeResponse {
         let device = try context.requireDevice()
-        let body = try await JSONBody.decode(RenameRequest.self, from: request, limit: 16 * 1024)
+        let body = try await JSONBody.decode(RenameRequest.self, from: request)
         let name = try DisplayName.validated(body.displayName)
         try renameLimiter.admit(device.authorID, now: clock()) { "you renamed yourself a moment ago; you can rename again in \($0) s" }
         let games = try await store.renameAccount(authorID: device.authorID, displayName: name)

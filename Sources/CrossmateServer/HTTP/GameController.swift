@@ -39,7 +39,7 @@ struct GameController {
     @Sendable func create(_ request: Request, context: CrossmateRequestContext) async throws -> EditedResponse<GameSummary> {
         let device = try context.requireDevice()
         // Base64 makes a file a third larger; the file itself is capped by PuzzleFile.maximumSize.
-        let body = try await JSONBody.decode(CreateGameRequest.self, from: request, limit: PuzzleFile.maximumSize * 4 / 3 + 64 * 1024)
+        let body = try await JSONBody.decode(CreateGameRequest.self, from: request)
         // The next puzzle together: only a player of the game it follows takes its players along,
         // once that game is finished (it brings everyone into a new game and tells their
         // screens), and an account starts a few at most (`Limits.nextGame`).
@@ -174,7 +174,7 @@ struct GameController {
     @Sendable func postMessage(_ request: Request, context: CrossmateRequestContext) async throws -> EditedResponse<PostMessageResponse> {
         let device = try context.requireDevice()
         let gameID = try context.parameters.require("game")
-        let body = try await JSONBody.decode(PostMessageRequest.self, from: request, limit: 4 * Chat.maximumBytes + 1024)
+        let body = try await JSONBody.decode(PostMessageRequest.self, from: request)
         return EditedResponse(status: .created, response: try await writes.chat(body, in: gameID, by: device))
     }
 
@@ -182,7 +182,7 @@ struct GameController {
     @Sendable func postFlag(_ request: Request, context: CrossmateRequestContext) async throws -> EditedResponse<PostFlagResponse> {
         let device = try context.requireDevice()
         let gameID = try context.parameters.require("game")
-        let body = try await JSONBody.decode(PostFlagRequest.self, from: request, limit: 1024)
+        let body = try await JSONBody.decode(PostFlagRequest.self, from: request)
         return EditedResponse(status: .created, response: try await writes.flag(body, in: gameID, by: device))
     }
 
@@ -190,7 +190,7 @@ struct GameController {
     @Sendable func postReaction(_ request: Request, context: CrossmateRequestContext) async throws -> EditedResponse<PostReactionResponse> {
         let device = try context.requireDevice()
         let gameID = try context.parameters.require("game")
-        let body = try await JSONBody.decode(PostReactionRequest.self, from: request, limit: 1024)
+        let body = try await JSONBody.decode(PostReactionRequest.self, from: request)
         return EditedResponse(status: .created, response: try await writes.react(body, in: gameID, by: device))
     }
 
@@ -239,7 +239,7 @@ struct GameController {
     @Sendable func pushMoves(_ request: Request, context: CrossmateRequestContext) async throws -> PushMovesResponse {
         let device = try context.requireDevice()
         let gameID = try context.parameters.require("game")
-        let body = try await JSONBody.decode(PushMovesRequest.self, from: request, limit: ProtocolLimits.maximumBatchBytes)
+        let body = try await JSONBody.decode(PushMovesRequest.self, from: request)
         return try await writes.ingest(body.moves, into: gameID, from: device)
     }
 
@@ -300,7 +300,7 @@ struct GameController {
     @Sendable func seal(_ request: Request, context: CrossmateRequestContext) async throws -> OKResponse {
         let device = try context.requireDevice()
         let gameID = try context.parameters.require("game")
-        let body = try await JSONBody.decode(SealRequest.self, from: request, limit: 16 * 1024)
+        let body = try await JSONBody.decode(SealRequest.self, from: request)
         try await writes.seal(gameID, through: body.lastSeq, by: device)
         return OKResponse(serverTime: clock())
     }
@@ -316,7 +316,7 @@ struct GameController {
     @Sendable func presence(_ request: Request, context: CrossmateRequestContext) async throws -> PresenceResponse {
         let device = try context.requireDevice()
         let gameID = try context.parameters.require("game")
-        let body = try await JSONBody.decode(PresenceRequest.self, from: request, limit: 4 * 1024)
+        let body = try await JSONBody.decode(PresenceRequest.self, from: request)
         return try await writes.presence(body, in: gameID, by: device)
     }
 }

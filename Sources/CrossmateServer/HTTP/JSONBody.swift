@@ -12,9 +12,11 @@ enum JSONBody {
         return encoder
     }()
 
-    /// Reads and decodes a JSON body of at most `limit` bytes, with errors a client can act on.
-    /// With `empty`, a request without a body (the body is optional) means that value.
-    static func decode<T: Decodable>(_ type: T.Type, from request: Request, limit: Int, empty: T? = nil) async throws -> T {
+    /// Reads and decodes a JSON body of at most the type's `maximumBodyBytes`, with errors a
+    /// client can act on. With `empty`, a request without a body (the body is optional) means
+    /// that value.
+    static func decode<T: BoundedBody>(_ type: T.Type, from request: Request, empty: T? = nil) async throws -> T {
+        let limit = T.maximumBodyBytes
         var request = request
         let buffer: ByteBuffer
         do {

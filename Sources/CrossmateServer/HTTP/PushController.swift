@@ -24,7 +24,7 @@ struct PushController {
 
     @Sendable func subscribe(_ request: Request, context: CrossmateRequestContext) async throws -> PushSubscriptionResponse {
         let device = try context.requireDevice()
-        let body = try await JSONBody.decode(PushSubscriptionRequest.self, from: request, limit: Limits.pushSubscriptionBytes)
+        let body = try await JSONBody.decode(PushSubscriptionRequest.self, from: request)
         if let refusal = PushNotifier.refusal(of: body.endpoint, allowLoopback: notifier.allowLoopback) { throw APIError(.invalid, refusal) }
         // The host as it resolves now: a name for a private address is refused here, in words
         // (and checked again before every push, which connects to the address it checked).

@@ -38,7 +38,7 @@ struct ShareController {
         let device = try context.requireDevice()
         let gameID = try context.parameters.require("game")
         // The body is optional: no body is a link that does not expire.
-        let body = try await JSONBody.decode(CreateInvitationRequest.self, from: request, limit: 16 * 1024, empty: CreateInvitationRequest())
+        let body = try await JSONBody.decode(CreateInvitationRequest.self, from: request, empty: CreateInvitationRequest())
         let (game, _) = try await store.access(gameID, for: device, write: true)
         guard game.completion == nil else {
             throw APIError(.readOnly, "this puzzle is finished, so nobody new can join it; start the next puzzle together and share that one")

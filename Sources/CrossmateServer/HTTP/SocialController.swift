@@ -60,7 +60,7 @@ struct SocialController {
     /// redraw with the new colours or without the blocked player's nudges).
     @Sendable func decide(_ request: Request, context: CrossmateRequestContext) async throws -> FriendsResponse {
         let device = try context.requireDevice()
-        let body = try await JSONBody.decode(DecisionRequest.self, from: request, limit: 4 * 1024)
+        let body = try await JSONBody.decode(DecisionRequest.self, from: request)
         guard let kind = DecisionKind(rawValue: body.kind), kind != .setting else {
             throw APIError(.invalid, "kind is block or color, not \(TextRule.quote(body.kind))")
         }
@@ -100,7 +100,7 @@ struct SocialController {
 
     @Sendable func preferences(_ request: Request, context: CrossmateRequestContext) async throws -> FriendsResponse {
         let device = try context.requireDevice()
-        let body = try await JSONBody.decode(PreferencesRequest.self, from: request, limit: 1024)
+        let body = try await JSONBody.decode(PreferencesRequest.self, from: request)
         if let color = body.color, !PlayerColors.palette.indices.contains(color) {
             throw APIError(.invalid, "color is a palette index, 0 to \(PlayerColors.palette.count - 1), or null")
         }
@@ -116,7 +116,7 @@ struct SocialController {
 
     @Sendable func putSetting(_ request: Request, context: CrossmateRequestContext) async throws -> SettingsResponse {
         let device = try context.requireDevice()
-        let body = try await JSONBody.decode(SettingRequest.self, from: request, limit: 1024)
+        let body = try await JSONBody.decode(SettingRequest.self, from: request)
         do {
             try SolverSettings.validate(name: body.name, value: body.value)
         } catch let refusal {
@@ -131,7 +131,7 @@ struct SocialController {
     @Sendable func nudge(_ request: Request, context: CrossmateRequestContext) async throws -> EditedResponse<NudgeView> {
         let device = try context.requireDevice()
         let gameID = try context.parameters.require("game")
-        let body = try await JSONBody.decode(NudgeRequest.self, from: request, limit: 4 * 1024)
+        let body = try await JSONBody.decode(NudgeRequest.self, from: request)
         let message: String
         do {
             message = try TextRule.check(body.message ?? "", field: "a nudge's message", maximumBytes: Limits.nudgeMessageBytes, required: false)
