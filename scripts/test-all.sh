@@ -48,12 +48,15 @@ stage() {
     timeout -k 30 "$seconds" bash -c '"$@"' stage "$@" 2>&1 | tee "$log" || status=1
     case "$count" in
         [0-9]*) checks="$count" ;;
-        swift) grep -q 'Test run with .* passed' "$log" && checks=$(grep -o 'Test run with [0-9]* tests' "$log" | grep -o '[0-9]*' | tail -1) || status=1 ;;
-        unittest) grep -q '^OK' "$log" && checks=$(grep -o '^Ran [0-9]* tests' "$log" | grep -o '[0-9]*' | tail -1) || status=1 ;;
+        swift) grep -q 'Test run with .* passed' "$log" && checks=$(grep -o 'Test run with [0-9]* tests\?' "$log" | grep -o '[0-9]*' | tail -1) || status=1 ;;
+        unittest) grep -q '^OK' "$log" && checks=$(grep -o '^Ran [0-9]* tests\?' "$log" | grep -o '[0-9]*' | tail -1) || status=1 ;;
         last) checks=$(tail -1 "$log" | grep -o '^[0-9]*' || true) ;;
     esac
     if [ "$status" = 0 ] || [ "$count" = last ]; then passed=$((passed + ${checks:-0})); fi
-    if [ "$status" != 0 ]; then failed=$((failed + 1)); fi
+    if [ "$status" != 0 ]; then
+        failed=$((failed + 1))
+        echo "== FAILED: $title"
+    fi
 }
 
 bin="$(swift build --show-bin-path)"
@@ -92,6 +95,8 @@ check_release() {
 }
 export -f check_units check_release
 export work bin
+# Where the oracles write what they saw.
+mkdir -p "$work/webpush" "$work/push-hostile"
 
 stage "swift format lint --strict (the layout .swift-format describes)" 1 600 \
     swift format lint --strict -r Sources Tests Fuzz Package.swift
