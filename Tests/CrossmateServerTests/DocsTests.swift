@@ -44,13 +44,22 @@ import Testing
         var missing: [String] = []
         var checked = 0
         for name in names.sorted() {
-            if name.wholeMatch(of: /[A-Za-z0-9_+.\/-]+\.(swift|js|json|md|sh|service|timer)|[A-Za-z]+\/|Caddyfile/) != nil {
+            if name.hasPrefix("/app/") {
+                // A file the server serves: one of the web app's, or one it makes (`WebController`).
+                let file = String(name.dropFirst(5))
+                let made = try String(
+                    contentsOf: Self.root.appendingPathComponent("Sources/CrossmateServer/HTTP/WebController.swift"), encoding: .utf8)
+                if !files.contains("Sources/CrossmateServer/Web/" + file) && !made.contains(#"files["\#(file)"]"#) { missing.append(name) }
+                checked += 1
+            } else if name.wholeMatch(of: /[A-Za-z0-9_+.\/-]+\.(swift|js|json|md|sh|service|timer)|[A-Za-z]+\/|Caddyfile/) != nil {
                 let bare = name.hasSuffix("/") ? String(name.dropLast()) : name
                 if !files.contains(where: { $0 == bare || $0.hasSuffix("/" + bare) }) { missing.append(name) }
                 checked += 1
             } else if name.wholeMatch(of: /[A-Z][A-Za-z0-9]*(\.[a-z][A-Za-z0-9]*)?/) != nil {
                 let parts = name.split(separator: ".").map(String.init)
-                let isModule = FileManager.default.fileExists(atPath: Self.root.appendingPathComponent("Sources/" + parts[0]).path)
+                let isModule = ["Sources/", "Tests/"].contains {
+                    FileManager.default.fileExists(atPath: Self.root.appendingPathComponent($0 + parts[0]).path)
+                }
                 let isTest = files.contains { $0.hasSuffix("/" + parts[0] + ".swift") && $0.hasPrefix("Tests/") }
                 var found = types.contains(parts[0]) || isModule || isTest
                 if found, parts.count == 2 { found = members.contains(parts[1]) }
