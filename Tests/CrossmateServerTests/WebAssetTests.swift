@@ -185,6 +185,13 @@ import Testing
         }
     }
 
+    /// Every parameter a route's pattern names is one the routes read by name (`RouteParameter`),
+    /// and every one of those is named by some pattern.
+    @Test func routeParametersAreSpelledOnce() {
+        let named = Set(APIRoute.all.flatMap { $0.pattern.split(separator: "/").filter { $0.hasPrefix(":") }.map { String($0.dropFirst()) } })
+        #expect(named == Set(RouteParameter.allCases.map(\.rawValue)))
+    }
+
     /// The sizes the web app checks before it sends come from the server's one limits table, not
     /// numbers copied into the scripts.
     @Test func theWebAppsLimitsComeFromTheTable() async throws {

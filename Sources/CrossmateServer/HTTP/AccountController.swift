@@ -172,7 +172,7 @@ struct AccountController {
     /// stops working on every instance and its sockets close.
     @Sendable func revokeDevice(_ request: Request, context: CrossmateRequestContext) async throws -> OKResponse {
         let device = try context.requireDevice()
-        let target = try context.parameters.require("device")
+        let target = try context.parameter(.device)
         guard try await store.revokeDevice(target, of: device.authorID) else {
             throw APIError(.notFound, "this account has no device \(TextRule.quote(target))")
         }

@@ -36,3 +36,16 @@ public struct CrossmateRequestContext: RequestContext, WebSocketRequestContext {
         return device
     }
 }
+
+/// The parameters the route table's patterns name (`:game` and the rest), spelled once: a route
+/// reads one by its case, never by a string of its own.
+enum RouteParameter: String, CaseIterable {
+    case game, author, device, link, name, token
+}
+
+extension CrossmateRequestContext {
+    /// The value of the route's `parameter` (the request was routed by a pattern that names it).
+    func parameter(_ parameter: RouteParameter) throws -> String {
+        try parameters.require(parameter.rawValue)
+    }
+}

@@ -54,7 +54,7 @@ struct ExportController {
 
     @Sendable func exportGame(_ request: Request, context: CrossmateRequestContext) async throws -> Response {
         let device = try context.requireDevice()
-        let gameID = try context.parameters.require("game")
+        let gameID = try context.parameter(.game)
         let (format, fill) = try Self.options(request)
         let (game, _) = try await store.access(gameID, for: device, write: false)
         try limit(gameLimiter, device, what: "a game")

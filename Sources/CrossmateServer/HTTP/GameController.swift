@@ -173,7 +173,7 @@ struct GameController {
     /// A chat message from this device.
     @Sendable func postMessage(_ request: Request, context: CrossmateRequestContext) async throws -> EditedResponse<PostMessageResponse> {
         let device = try context.requireDevice()
-        let gameID = try context.parameters.require("game")
+        let gameID = try context.parameter(.game)
         let body = try await JSONBody.decode(PostMessageRequest.self, from: request)
         return EditedResponse(status: .created, response: try await writes.chat(body, in: gameID, by: device))
     }
@@ -181,7 +181,7 @@ struct GameController {
     /// A clue flagged (or its flag taken down) from this device.
     @Sendable func postFlag(_ request: Request, context: CrossmateRequestContext) async throws -> EditedResponse<PostFlagResponse> {
         let device = try context.requireDevice()
-        let gameID = try context.parameters.require("game")
+        let gameID = try context.parameter(.game)
         let body = try await JSONBody.decode(PostFlagRequest.self, from: request)
         return EditedResponse(status: .created, response: try await writes.flag(body, in: gameID, by: device))
     }
@@ -189,7 +189,7 @@ struct GameController {
     /// An emoji reaction from this device.
     @Sendable func postReaction(_ request: Request, context: CrossmateRequestContext) async throws -> EditedResponse<PostReactionResponse> {
         let device = try context.requireDevice()
-        let gameID = try context.parameters.require("game")
+        let gameID = try context.parameter(.game)
         let body = try await JSONBody.decode(PostReactionRequest.self, from: request)
         return EditedResponse(status: .created, response: try await writes.react(body, in: gameID, by: device))
     }
@@ -238,14 +238,14 @@ struct GameController {
 
     @Sendable func pushMoves(_ request: Request, context: CrossmateRequestContext) async throws -> PushMovesResponse {
         let device = try context.requireDevice()
-        let gameID = try context.parameters.require("game")
+        let gameID = try context.parameter(.game)
         let body = try await JSONBody.decode(PushMovesRequest.self, from: request)
         return try await writes.ingest(body.moves, into: gameID, from: device)
     }
 
     @Sendable func changes(_ request: Request, context: CrossmateRequestContext) async throws -> Response {
         let device = try context.requireDevice()
-        let gameID = try context.parameters.require("game")
+        let gameID = try context.parameter(.game)
         _ = try await store.access(gameID, for: device, write: false)
         var after: Int64 = 0
         if let since = request.uri.queryParameters["since"] {
@@ -275,7 +275,7 @@ struct GameController {
 
     @Sendable func snapshot(_ request: Request, context: CrossmateRequestContext) async throws -> SnapshotResponse {
         let device = try context.requireDevice()
-        let gameID = try context.parameters.require("game")
+        let gameID = try context.parameter(.game)
         let (game, _) = try await store.access(gameID, for: device, write: false)
         let projection = try await directory.projection(for: game)
         var record = projection.game
@@ -292,14 +292,14 @@ struct GameController {
 
     @Sendable func resign(_ request: Request, context: CrossmateRequestContext) async throws -> CompletionResponse {
         let device = try context.requireDevice()
-        let gameID = try context.parameters.require("game")
+        let gameID = try context.parameter(.game)
         let completion = try await writes.resign(gameID, by: device)
         return CompletionResponse(completion: completion, serverTime: clock())
     }
 
     @Sendable func seal(_ request: Request, context: CrossmateRequestContext) async throws -> OKResponse {
         let device = try context.requireDevice()
-        let gameID = try context.parameters.require("game")
+        let gameID = try context.parameter(.game)
         let body = try await JSONBody.decode(SealRequest.self, from: request)
         try await writes.seal(gameID, through: body.lastSeq, by: device)
         return OKResponse(serverTime: clock())
@@ -307,7 +307,7 @@ struct GameController {
 
     @Sendable func pause(_ request: Request, context: CrossmateRequestContext) async throws -> PauseResponse {
         let device = try context.requireDevice()
-        let gameID = try context.parameters.require("game")
+        let gameID = try context.parameter(.game)
         return PauseResponse(pause: try await writes.pause(gameID, by: device), serverTime: clock())
     }
 
@@ -315,7 +315,7 @@ struct GameController {
     /// for it). Reading cannot run ahead of the zone: a device only shows what exists.
     @Sendable func presence(_ request: Request, context: CrossmateRequestContext) async throws -> PresenceResponse {
         let device = try context.requireDevice()
-        let gameID = try context.parameters.require("game")
+        let gameID = try context.parameter(.game)
         let body = try await JSONBody.decode(PresenceRequest.self, from: request)
         return try await writes.presence(body, in: gameID, by: device)
     }

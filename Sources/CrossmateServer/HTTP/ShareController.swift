@@ -36,7 +36,7 @@ struct ShareController {
 
     @Sendable func invite(_ request: Request, context: CrossmateRequestContext) async throws -> EditedResponse<InvitationResponse> {
         let device = try context.requireDevice()
-        let gameID = try context.parameters.require("game")
+        let gameID = try context.parameter(.game)
         // The body is optional: no body is a link that does not expire.
         let body = try await JSONBody.decode(CreateInvitationRequest.self, from: request, empty: CreateInvitationRequest())
         let (game, _) = try await store.access(gameID, for: device, write: true)
@@ -72,7 +72,7 @@ struct ShareController {
     /// The game's working links: all of them for the owner, a player's own for a player.
     @Sendable func links(_ request: Request, context: CrossmateRequestContext) async throws -> InvitationListResponse {
         let device = try context.requireDevice()
-        let gameID = try context.parameters.require("game")
+        let gameID = try context.parameter(.game)
         let (game, _) = try await store.access(gameID, for: device, write: true)
         let owner = game.ownerID == device.authorID
         let names = Dictionary(
@@ -88,8 +88,8 @@ struct ShareController {
 
     @Sendable func revokeLink(_ request: Request, context: CrossmateRequestContext) async throws -> OKResponse {
         let device = try context.requireDevice()
-        let gameID = try context.parameters.require("game")
-        let linkID = try context.parameters.require("link")
+        let gameID = try context.parameter(.game)
+        let linkID = try context.parameter(.link)
         let (game, _) = try await store.access(gameID, for: device, write: true)
         let live = try await store.liveInvitations(gameID: gameID, now: clock(), limit: ProtocolLimits.liveInvitationsPerGame)
         if let link = live.first(where: { $0.linkID == linkID }) {
@@ -109,7 +109,7 @@ struct ShareController {
     }
 
     private func invitation(_ context: CrossmateRequestContext) async throws -> (String, StoredInvitation) {
-        let token = try context.parameters.require("token")
+        let token = try context.parameter(.token)
         guard token.utf8.count <= 200, let invitation = try await store.invitation(tokenHash: Secrets.hash(token)) else {
             throw APIError(.notFound, "there is no such invitation; check the link")
         }
@@ -197,7 +197,7 @@ struct ShareController {
 
     @Sendable func leave(_ request: Request, context: CrossmateRequestContext) async throws -> OKResponse {
         let device = try context.requireDevice()
-        let gameID = try context.parameters.require("game")
+        let gameID = try context.parameter(.game)
         let (game, participant) = try await store.access(gameID, for: device, write: false)
         guard game.ownerID != device.authorID else {
             throw APIError(.forbidden, "the owner cannot leave their own game")
@@ -211,8 +211,8 @@ struct ShareController {
 
     @Sendable func remove(_ request: Request, context: CrossmateRequestContext) async throws -> OKResponse {
         let device = try context.requireDevice()
-        let gameID = try context.parameters.require("game")
-        let author = try context.parameters.require("author")
+        let gameID = try context.parameter(.game)
+        let author = try context.parameter(.author)
         let (game, _) = try await store.access(gameID, for: device, write: true)
         guard game.ownerID == device.authorID else { throw APIError(.forbidden, "only the game's owner can remove players") }
         guard author != device.authorID else { throw APIError(.invalid, "the owner cannot remove themselves") }

@@ -130,7 +130,7 @@ struct SocialController {
     /// and sent live to their sockets — except to players who blocked the sender.
     @Sendable func nudge(_ request: Request, context: CrossmateRequestContext) async throws -> EditedResponse<NudgeView> {
         let device = try context.requireDevice()
-        let gameID = try context.parameters.require("game")
+        let gameID = try context.parameter(.game)
         let body = try await JSONBody.decode(NudgeRequest.self, from: request)
         let message: String
         do {

@@ -157,7 +157,7 @@ struct WebController {
             BundledList(puzzles: try Self.bundled.map(\.summary), serverTime: clock())
         }
         router.on(.puzzle) { _, context -> PuzzleLayout in
-            let name = try context.parameters.require("name")
+            let name = try context.parameter(.name)
             guard let found = try Self.bundled.first(where: { $0.summary.name == name }) else {
                 throw APIError(
                     .notFound, "there is no bundled puzzle \(TextRule.quote(name)) (try \(BundledPuzzles.identifiers.joined(separator: ", ")))")
