@@ -95,11 +95,12 @@ public func buildApplication(_ configuration: ServerConfiguration, logger: Logge
             store: store, writes: writes, devices: devices,
             accountLimiter: RateLimiter(burst: configuration.accountRateLimitBurst, perSecond: configuration.accountRateLimitPerSecond),
             addresses: ClientAddress(trusted: configuration.trustedProxies),
-            renameLimiter: RateLimiter(Limits.rename.perAccount!), configuration: configuration, logger: logger, clock: clock
+            renameLimiter: RateLimiter(Limits.rename.perAccount!), signups: configuration.signups,
+            linkCodeLifetimeMillis: configuration.linkCodeLifetimeMillis, logger: logger, clock: clock
         ).routes)
     let games = GameController(
         store: store, writes: writes, directory: directory, uploads: UploadParser(maximumAdmitted: configuration.maximumConcurrentUploads),
-        nextGameLimiter: RateLimiter(Limits.nextGame.perAccount!), configuration: configuration, clock: clock)
+        nextGameLimiter: RateLimiter(Limits.nextGame.perAccount!), socketBufferBytes: configuration.socketBufferBytes, clock: clock)
     router.addRoutes(games.routes)
     router.addRoutes(
         ShareController(
@@ -110,7 +111,7 @@ public func buildApplication(_ configuration: ServerConfiguration, logger: Logge
     router.addRoutes(WebController(clock: clock, app: app, signups: configuration.signups, hasAccounts: AccountsMade(store: store).check).routes)
     router.addRoutes(
         SocialController(
-            store: store, writes: writes, nudgeLimiter: RateLimiter(Limits.nudge.perAccount!), configuration: configuration,
+            store: store, writes: writes, nudgeLimiter: RateLimiter(Limits.nudge.perAccount!), maximumSkewMillis: configuration.maximumSkewMillis,
             clock: clock
         ).routes)
     router.addRoutes(StatsController(store: store, history: history, clock: clock).routes)
@@ -156,7 +157,8 @@ public func buildApplication(_ configuration: ServerConfiguration, logger: Logge
     )
     let sweep = ReplicaSweep(browsers: browsers, grace: configuration.browserReplicaGraceMillis, metrics: metrics)
     services.append(
-        Housekeeping(store: store, directory: directory, sweepers: [sweep], configuration: configuration, metrics: metrics, logger: logger))
+        Housekeeping(
+            store: store, directory: directory, sweepers: [sweep], interval: configuration.housekeepingInterval, clock: clock, logger: logger))
     services.append(notifier)
     if let fanout, let remoteWrites {
         services.append(remoteWrites)

@@ -11,12 +11,12 @@ struct Housekeeping: Service {
     let directory: GameDirectory
     /// What is let go on the timer (the browser replicas nobody views).
     let sweepers: [any IdleSweeper]
-    let configuration: ServerConfiguration
-    let metrics: ServerMetrics
+    /// How often it runs (`ServerConfiguration.housekeepingInterval`), and the clock.
+    let interval: Duration
+    let clock: @Sendable () -> Int64
     let logger: Logger
 
     func run() async throws {
-        let interval = configuration.housekeepingInterval
         await cancelWhenGracefulShutdown {
             while !Task.isCancelled {
                 do { try await Task.sleep(for: interval) } catch { break }
@@ -29,7 +29,7 @@ struct Housekeeping: Service {
 
     func tick() async {
         await storeSummaries()
-        let now = configuration.clock()
+        let now = clock()
         for sweeper in sweepers { sweeper.sweepIdle(now: now) }
     }
 

@@ -141,6 +141,9 @@ actor BrowserGame {
         try await exclusively { () async throws -> Void in
             away = false  // a page opening the game is in front
             _ = try await catchUp(services: services)
+            // A finished game's device seals before the page has it, so a replay it asks for
+            // next waits for nobody (not for this device's own refresh to come round).
+            await sealIfComplete(services: services)
             roster.here = services.hub.devicesViewing(gameID)
             try await readAccountZone(services: services)
             // Entering: a lease, and this device has now shown everything through `sequence`.

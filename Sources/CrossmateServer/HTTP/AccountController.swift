@@ -18,7 +18,9 @@ struct AccountController {
     /// Renames, per account: each writes a record into every game the account is in.
     let renameLimiter: RateLimiter
     let linkCodeLimiter = RateLimiter(Limits.linkCode.perAccount!)
-    let configuration: ServerConfiguration
+    /// Who may make an account, and how long a link code lasts (`ServerConfiguration`).
+    let signups: Signups
+    let linkCodeLifetimeMillis: Int64
     let logger: Logger
     let clock: @Sendable () -> Int64
 
@@ -80,7 +82,7 @@ struct AccountController {
     /// `invitation`; true when it may be made only as the server's first (its host's, on a
     /// server that takes accounts by invitation and has none yet).
     private func admit(_ invitation: String?) async throws -> Bool {
-        switch configuration.signups {
+        switch signups {
         case .open:
             return false
         case .closed:
@@ -104,7 +106,7 @@ struct AccountController {
         try linkCodeLimiter.admit(device.authorID, now: clock()) { "too many link codes for this account; retry after \($0) s" }
         var random = SystemRandomNumberGenerator()
         let code = LinkCode.make(using: &random)
-        let expiresAt = clock() + configuration.linkCodeLifetimeMillis
+        let expiresAt = clock() + linkCodeLifetimeMillis
         try await store.createLinkCode(
             codeHash: Secrets.hash(code), authorID: device.authorID, issuedBy: device.deviceID, expiresAt: expiresAt)
         return EditedResponse(status: .created, response: LinkCodeResponse(code: LinkCode.shown(code), expiresAt: expiresAt, serverTime: clock()))

@@ -15,7 +15,9 @@ struct GameController {
     let uploads: UploadParser
     /// Next puzzles together, per starting account.
     let nextGameLimiter: RateLimiter
-    let configuration: ServerConfiguration
+    /// What a socket may have unsent (`ServerConfiguration.socketBufferBytes`): a puzzle whose
+    /// opening would not fit is refused at upload.
+    let socketBufferBytes: Int
     let clock: @Sendable () -> Int64
 
     /// This controller's routes, for the application's router.
@@ -67,7 +69,7 @@ struct GameController {
             }
             // A locked .puz with its key becomes an unlocked game (its rebus answers included).
             if let key = body.unlockKey { puzzle = try puzzle.unlocked(withKey: key) }
-            try FrameBudget.check(puzzle, socketBufferBytes: configuration.socketBufferBytes)
+            try FrameBudget.check(puzzle, socketBufferBytes: socketBufferBytes)
         } catch let error as PuzzleFileError {
             throw APIError(.invalid, "\(TextRule.quote(body.fileName ?? body.bundled ?? "the file")): \(error)")
         }

@@ -11,7 +11,8 @@ struct SocialController {
     let writes: GameWrites
     /// Nudges, per sending account.
     let nudgeLimiter: RateLimiter
-    let configuration: ServerConfiguration
+    /// How far ahead of the server's clock a decision's stamp may be (`ServerConfiguration.maximumSkewMillis`).
+    let maximumSkewMillis: Int64
     let clock: @Sendable () -> Int64
 
     // Nudges' rate and size and the decisions an account holds: `Limits.nudge`, `Limits.decision`.
@@ -87,7 +88,7 @@ struct SocialController {
         // A device's clock may be a little ahead; never further than the server allows moves.
         let decision = StoredDecision(
             authorID: device.authorID, kind: kind.rawValue, key: key, value: value,
-            writtenAt: min(writtenAt ?? now, now + configuration.maximumSkewMillis),
+            writtenAt: min(writtenAt ?? now, now + maximumSkewMillis),
             writtenBy: device.deviceID, deleted: deleted)
         let won: Bool
         do {
