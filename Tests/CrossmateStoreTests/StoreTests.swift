@@ -135,7 +135,7 @@ import Testing
                 #expect(try await store.appendMoves(gameID: id, authorID: ann.author, moves: [move(id, ann.device, seq)]).saved.count == 1)
             }
             let written = ContinuousClock.now
-            try await eventually("the moves are in the database file") { movesInDatabaseFile(path, game: id) == 3 }
+            try await eventually("the moves are in the database file", within: .seconds(60)) { movesInDatabaseFile(path, game: id) == 3 }
             #expect(ContinuousClock.now - written < .seconds(5))
             try await database.close()
         }
@@ -333,7 +333,7 @@ import Testing
         let (releaseWriter, holder) = await holdTheWriter(store)
         let first = Task { try await store.appendMoves(gameID: id, authorID: ann.author, moves: [move(id, ann.device, 1)]) }
         let second = Task { try await store.appendMoves(gameID: id, authorID: ann.author, moves: [move(id, "\(ann.device)-tablet", 1)]) }
-        try await eventually("two pushes wait for the held writer") { await store.waitingMoves == 2 }
+        try await eventually("two pushes wait for the held writer", within: .seconds(60)) { await store.waitingMoves == 2 }
         await #expect(throws: StoreRefusal.busy) {
             try await store.appendMoves(gameID: id, authorID: ann.author, moves: [move(id, ann.device, 2), move(id, ann.device, 3)])
         }
@@ -369,7 +369,7 @@ import Testing
         for index in 0..<count {
             let (author, record) = (ann.author, move(id, "device-\(index)", 1))
             pushes.append(Task { try await store.appendMoves(gameID: id, authorID: author, moves: [record]) })
-            try await eventually("push \(index) waits") { await store.waitingMoves == index + 1 }
+            try await eventually("push \(index) waits", within: .seconds(60)) { await store.waitingMoves == index + 1 }
         }
         releaseWriter()
         try await holder.value
@@ -426,7 +426,7 @@ import Testing
             Task { try await store.appendMoves(gameID: id, authorID: ann.author, moves: [self.move(id, device, 1)]) }
         }
         // All three wait, and the group that takes them waits for the interval (held here).
-        try await eventually("three pushes wait for the held group") {
+        try await eventually("three pushes wait for the held group", within: .seconds(60)) {
             await store.waitingMoves == 3 && !asked.withLock { $0 }.isEmpty
         }
         let wait = try #require(asked.withLock { $0 }.first, "the next group waits for the interval")
@@ -485,7 +485,7 @@ import Testing
     /// the last the window takes (`Store.commitWindowBatches`) closes it at once.
     @Test func aCommitWindowOrdersEachPushAtOnceAndCommitsThemTogether() async throws {
         let (outcomes, log, before) = try await windowedPushes(windowFull, urgent: true) { store, log, before, _, device in
-            try await eventually("\(device)'s push is ordered") { log.ordered.withLock { $0.last } == device }
+            try await eventually("\(device)'s push is ordered", within: .seconds(60)) { log.ordered.withLock { $0.last } == device }
             #expect(log.groups.withLock { $0 } == before, "nothing commits while the window is open")
             #expect(await store.waitingMoves == log.ordered.withLock(\.count))
         }
@@ -500,7 +500,7 @@ import Testing
     /// in one group, ordered together and committed together.
     @Test func pushesNobodyHearsBeforeTheCommitWaitForTheWindowsOthers() async throws {
         let (outcomes, log, before) = try await windowedPushes(windowFull, urgent: false) { store, log, before, index, device in
-            try await eventually("\(device)'s push waits") { await store.waitingMoves == index + 1 }
+            try await eventually("\(device)'s push waits", within: .seconds(60)) { await store.waitingMoves == index + 1 }
             #expect(log.ordered.withLock { $0 }.isEmpty, "nothing is ordered before the window's others are there")
             #expect(log.groups.withLock { $0 } == before)
         }
