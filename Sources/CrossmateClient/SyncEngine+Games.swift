@@ -181,17 +181,7 @@ extension SyncEngine {
     /// (unless not `fetchingOnGap`: a push's answer, where the next poke or relay will tell).
     func commit(_ gameID: String, through committed: Int64, fetchingOnGap: Bool = true) async {
         guard let held = (try? store.game(gameID))?.token?.sequence, committed > held else { return }
-        var run: [ZoneChange] = []
-        var next = held + 1
-        while next <= committed {
-            if let change = relayed[gameID]?[next] {
-                run.append(change)
-            } else if ownSaved[gameID]?.contains(next) != true {
-                break
-            }
-            next += 1
-        }
-        guard next > committed else {
+        guard let run = ahead.run(in: gameID, from: held, through: committed) else {
             if fetchingOnGap { _ = try? await fetch(gameID) }
             return
         }
@@ -204,14 +194,7 @@ extension SyncEngine {
     /// Relayed changes the token has reached are stored now: they are dropped from those held.
     func settled(_ gameID: String) {
         guard let token = (try? store.game(gameID))?.token?.sequence else { return }
-        if let held = relayed[gameID] {
-            let left = held.filter { $0.key > token }
-            relayed[gameID] = left.isEmpty ? nil : left
-        }
-        if let own = ownSaved[gameID] {
-            let left = own.filter { $0 > token }
-            ownSaved[gameID] = left.isEmpty ? nil : left
-        }
+        ahead.settled(gameID, through: token)
     }
 
     /// Whether every move among `changes` is in the store (by its replica and seq: a restarted
@@ -227,7 +210,7 @@ extension SyncEngine {
     /// is relayed now), telling the UI of every square that changed.
     func readAgain(_ gameID: String) {
         guard let old = replicas.removeValue(forKey: gameID), var fresh = try? replica(gameID) else { return }
-        fresh.receive(Self.moves(in: (relayed[gameID] ?? [:]).sorted { $0.key < $1.key }.map(\.value)))
+        fresh.receive(Self.moves(in: ahead.relayed(in: gameID)))
         replicas[gameID] = fresh
         emitChanges(gameID: gameID, before: old.grid, after: fresh.grid, at: fresh.puzzle.letterPositions)
     }

@@ -302,7 +302,7 @@ extension SyncEngine {
         }
         if acknowledged > 0 { try? store.markSent(gameID: gameID, replicaID: identity.deviceID, through: acknowledged) }
         if let held = try? store.game(gameID)?.token?.sequence, !sequences.isEmpty {
-            ownSaved[gameID, default: []].formUnion(sequences.filter { $0 > held })
+            ahead.saved(sequences, in: gameID, after: held)
             sequences.sort()
             if sequences.first == held + 1, sequences.last == response.token.sequence,
                 sequences.count == Int(response.token.sequence - held)

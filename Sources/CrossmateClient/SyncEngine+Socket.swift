@@ -13,8 +13,7 @@ extension SyncEngine {
             setConnection(.online)
             // Moves shown before their commit may not have been stored (the server went down):
             // held apart until the fetches below have read what was.
-            let unconfirmed = relayed
-            relayed = [:]
+            let unconfirmed = ahead.dropRelayed()
             socket?.send(.relays)
             let games = ((try? store.games()) ?? []).map(\.game.gameID)
             for start in stride(from: 0, to: games.count, by: 200) {
@@ -32,7 +31,7 @@ extension SyncEngine {
             }
             // A replica still showing a relayed move the store lacks reads the store again (read
             // first, every relayed letter blinked off until the fetch brought it back).
-            for (gameID, held) in unconfirmed where !isStored(held.values, in: gameID) { readAgain(gameID) }
+            for (gameID, held) in unconfirmed where !isStored(held, in: gameID) { readAgain(gameID) }
             kickPush()
         case let .disconnected(reason, _):
             logger.debug("socket closed", metadata: ["reason": "\(reason)"])
@@ -67,8 +66,7 @@ extension SyncEngine {
         case let .relay(zone, _, changes, committed):
             guard let local = try? store.game(zone) else { return }
             let held = local.token?.sequence ?? 0
-            let fresh = changes.filter { $0.sequence > held && relayed[zone]?[$0.sequence] == nil }
-            for change in fresh { relayed[zone, default: [:]][change.sequence] = change }
+            let fresh = ahead.relay(changes, in: zone, after: held)
             // Shown in the open replica, not stored: they are not on disk yet.
             merge(Self.moves(in: fresh), gameID: zone)
             await commit(zone, through: committed.sequence)

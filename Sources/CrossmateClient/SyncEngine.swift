@@ -18,13 +18,9 @@ public actor SyncEngine {
     var socket: SocketLink?
     var socketTask: Task<Void, Never>?
     var replicas: [String: GameReplica] = [:]
-    /// Other devices' changes relayed before their commit, by game and zone sequence: shown in
-    /// the replica, kept out of the store (and the change token) until a relay says the zone is
-    /// on disk through them. Dropped, and the replica read again, when the socket reconnects.
-    var relayed: [String: [Int64: ZoneChange]] = [:]
-    /// Zone sequences this device's own saved moves took beyond its token (their pushes' answers
-    /// say so): a relay's commit runs over them too.
-    var ownSaved: [String: Set<Int64>] = [:]
+    /// Each game's zone beyond its token: changes relayed before their commit, and the sequences
+    /// this device's own saved moves took (`AheadOfTheToken`).
+    var ahead = AheadOfTheToken()
     var cursors: [String: [String: PeerCursor]] = [:]
     var subscribers: [UUID: AsyncStream<EngineEvent>.Continuation] = [:]
     var connection: SyncStatus.Connection
