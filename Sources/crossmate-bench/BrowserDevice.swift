@@ -87,13 +87,8 @@ final class BrowserDeviceHandler: ChannelInboundHandler {
                 opened = true
                 setup.fleet.ready()
             }
-        case .ping:
-            context.writeAndFlush(
-                wrapOutboundOut(WebSocketFrame(fin: true, opcode: .pong, maskKey: .random(), data: frame.unmaskedData)), promise: nil)
-        case .connectionClose:
-            context.close(promise: nil)
         default:
-            break
+            _ = context.answerControl(frame)
         }
     }
 
@@ -111,9 +106,7 @@ final class BrowserDeviceHandler: ChannelInboundHandler {
     }
 
     private func send(text: String) {
-        guard let context else { return }
-        let buffer = context.channel.allocator.buffer(string: text)
-        context.writeAndFlush(wrapOutboundOut(WebSocketFrame(fin: true, opcode: .text, maskKey: .random(), data: buffer)), promise: nil)
+        context?.sendText(text)
     }
 }
 

@@ -335,8 +335,7 @@ final class ReplayFlood: ChannelInboundHandler {
 
     private func send(_ text: String, context: ChannelHandlerContext) {
         guard context.channel.isActive, context.channel.isWritable else { return }
-        let frame = WebSocketFrame(fin: true, opcode: .text, maskKey: .random(), data: context.channel.allocator.buffer(string: text))
-        context.writeAndFlush(wrapOutboundOut(frame), promise: nil)
+        context.sendText(text)
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {

@@ -219,21 +219,13 @@ final class DeviceHandler: ChannelInboundHandler {
             } else if scan.contains(#""type":"pong""#) {
                 setup.fleet.ready()
             }
-        case .ping:
-            context.writeAndFlush(
-                wrapOutboundOut(WebSocketFrame(fin: true, opcode: .pong, maskKey: .random(), data: frame.unmaskedData)),
-                promise: nil)
-        case .connectionClose:
-            context.close(promise: nil)
         default:
-            break
+            _ = context.answerControl(frame)
         }
     }
 
     private func send(text: String) {
-        guard let context else { return }
-        let buffer = context.channel.allocator.buffer(string: text)
-        context.writeAndFlush(wrapOutboundOut(WebSocketFrame(fin: true, opcode: .text, maskKey: .random(), data: buffer)), promise: nil)
+        context?.sendText(text)
     }
 }
 
