@@ -331,9 +331,11 @@ extension FanoutEvent {
 /// fold awaits, and a listener never makes the publisher wait. Falling behind loses the oldest
 /// (a projection that misses one catches up from the store on the next write).
 final class RemoteWrites: Service, FactListener {
+    /// Another instance's write: its game, the zone's sequence after it, its changes when few.
+    private typealias Write = (game: String, sequence: Int64, inline: InlineChanges?)
     private let writes: GameWrites
-    private let heard: AsyncStream<(game: String, sequence: Int64, inline: InlineChanges?)>
-    private let sink: AsyncStream<(game: String, sequence: Int64, inline: InlineChanges?)>.Continuation
+    private let heard: AsyncStream<Write>
+    private let sink: AsyncStream<Write>.Continuation
 
     init(writes: GameWrites) {
         self.writes = writes
