@@ -24,6 +24,7 @@ import Testing
             var whole = 0
             for path in [
                 "/", "/app/app.js", "/app/dom.js", "/app/nav.js", "/app/connection.js", "/app/game.js", "/app/gameview.js", "/app/gamestate.js",
+                "/app/gamemodel.js", "/app/gridview.js", "/app/toolbar.js", "/app/outbox.js",
                 "/app/chat.js",
                 "/app/replay.js", "/app/ending.js", "/app/settingsdialog.js",
                 "/app/keys.js", "/app/style.css",

@@ -2279,7 +2279,7 @@ class WebAppTests(unittest.TestCase):
                 seen.remove(match)
         latencies.sort()
         weight = sum(len(urllib.request.urlopen(self.server.url + path).read())
-                     for path in ["/", "/app/app.js", "/app/dom.js", "/app/nav.js", "/app/connection.js", "/app/gameslist.js", "/app/game.js", "/app/gameview.js", "/app/gamestate.js", "/app/replay.js", "/app/keys.js", "/app/api.js", "/app/routes.js", "/app/queue.js",
+                     for path in ["/", "/app/app.js", "/app/dom.js", "/app/nav.js", "/app/connection.js", "/app/gameslist.js", "/app/game.js", "/app/gameview.js", "/app/gamemodel.js", "/app/gridview.js", "/app/toolbar.js", "/app/outbox.js", "/app/gamestate.js", "/app/replay.js", "/app/keys.js", "/app/api.js", "/app/routes.js", "/app/queue.js",
                                   "/app/settings.js", "/app/settingsdialog.js", "/app/ending.js", "/app/chat.js", "/app/share.js", "/app/style.css", "/app/icon.svg", "/sw.js"])
         # What a first visit transfers before the page is usable, as Chromium counts it (bodies
         # as sent, gzipped): a fresh browser opening the list, and one opening a game — there,

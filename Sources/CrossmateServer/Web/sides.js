@@ -8,7 +8,6 @@ import { connection } from "./connection.js";
 import { el, rebuildIf, setAttribute, setStyle, stylesheet, toast } from "./dom.js";
 import { clueID } from "./keys.js";
 import { limits } from "./limits.js";
-import { closeSheet } from "./phone.js";
 import { route } from "./routes.js";
 
 /** Fills the view's lists (kept empty in the page until now) with a list a direction. */
@@ -22,12 +21,12 @@ export function buildLists(view) {
       el(
         "ol",
         {},
-        ...view.board[direction].map((clue) => {
+        ...view.model.board[direction].map((clue) => {
           // Each clue is a button that says its direction ("17 Across") and, when it is the
           // cursor's, that it is the current one.
           const item = el(
             "li",
-            { dataset: { clue: clueID(clue.number, direction) }, onclick: () => view.jumpTo(clue.number, direction) },
+            { dataset: { clue: clueID(clue.number, direction) }, onclick: () => jumpTo(view, clue.number, direction) },
             el(
               "button",
               { type: "button", class: "clue", tabindex: "-1" },
@@ -73,13 +72,20 @@ export function buildLists(view) {
   });
 }
 
+/** Goes to a clue from its list, and the grid has the keys. */
+function jumpTo(view, number, direction) {
+  view.handlers.press({ jump: number, direction });
+  view.focusGrid();
+}
+
 /** The lists brought up to date: the current and crossing clues, the filled ones, the flags. */
 export function renderLists(view, word) {
-  const cross = view.board.clue(view.cursor, view.cursor.direction === "across" ? "down" : "across");
+  const { model } = view;
+  const cross = model.board.clue(model.cursor, model.cursor.direction === "across" ? "down" : "across");
   const currentID = word ? clueID(word.number, word.direction) : null;
   const crossID = cross ? clueID(cross.number, cross.direction) : null;
   const flagOf = new Map();
-  for (const flag of view.state.flags) {
+  for (const flag of model.state.flags) {
     const id = clueID(flag.number, flag.direction);
     if (!flagOf.has(id)) flagOf.set(id, flag);
   }
@@ -108,61 +114,63 @@ export function renderLists(view, word) {
       }
     }
     item.classList.toggle("crossing", id === crossID);
-    item.classList.toggle("done", clue.cells.every((cell) => view.letterAt(cell) !== ""));
+    item.classList.toggle("done", clue.cells.every((cell) => model.letterAt(cell) !== ""));
     // A flagged clue: ⚑ and who flagged it, in their colour.
     const flag = flagOf.get(id);
-    const note = flag ? `⚑ ${view.nameOf(flag.authorID)}` : "";
+    const note = flag ? `⚑ ${view.model.nameOf(flag.authorID)}` : "";
     if ((item.dataset.flagged ?? "") !== note) {
       button.querySelector(".flagnote")?.remove();
-      if (flag) button.append(el("span", { class: "flagnote", style: `color:${view.colorOf(flag.authorID)}` }, ` ${note}`));
+      if (flag) button.append(el("span", { class: "flagnote", style: `color:${view.model.colorOf(flag.authorID)}` }, ` ${note}`));
       if (flag) item.dataset.flagged = note;
       else delete item.dataset.flagged;
     }
     item.classList.toggle("flagged", !!flag);
-    setStyle(item, "--flag", flag ? view.colorOf(flag.authorID) : "transparent");
+    setStyle(item, "--flag", flag ? view.model.colorOf(flag.authorID) : "transparent");
   }
 }
 
 /** The players: who is here, Follow, and the owner's Remove. */
 export function renderPlayers(view) {
-  const owner = view.view.players.find((player) => player.role === "owner")?.authorID === view.view.me;
+  const { view: game, following } = view.model;
+  const { phone } = view;
+  const owner = game.players.find((player) => player.role === "owner")?.authorID === game.me;
   // Rebuilt only when what it shows changed (a roster per letter typed kept the page busy):
   // the fields it shows, in one order (the server's JSON may name them in any order).
   // Who is here is known only while the socket is live: reconnecting, nobody is shown here.
   const live = connection.live;
   const here = (player) => live && player.here > 0;
-  const shown = view.view.players.map((player) => [player.authorID, player.displayName, player.role, player.removed, player.color, player.symbol, here(player)]);
-  const signature = JSON.stringify([shown, view.view.me, view.following, owner]);
-  if (view.rosterFaces) {
-    const faces = view.view.players.filter((player) => !player.removed);
-    rebuildIf(view.rosterFaces, signature, () =>
+  const shown = game.players.map((player) => [player.authorID, player.displayName, player.role, player.removed, player.color, player.symbol, here(player)]);
+  const signature = JSON.stringify([shown, game.me, following, owner]);
+  if (phone) {
+    const faces = game.players.filter((player) => !player.removed);
+    rebuildIf(phone.rosterFaces, signature, () =>
       faces.map((player) => el("span", { class: `avatar${here(player) ? " here" : ""}`, style: `background:${player.color}` }, player.symbol ?? "")),
     );
-    const present = faces.filter((player) => here(player) && player.authorID !== view.view.me).length;
-    setAttribute(view.playersButton, "aria-label", `players: ${faces.length}${present ? `, ${present} here now` : ""}`);
+    const present = faces.filter((player) => here(player) && player.authorID !== game.me).length;
+    setAttribute(phone.playersButton, "aria-label", `players: ${faces.length}${present ? `, ${present} here now` : ""}`);
   }
   rebuildIf(view.roster, signature, () =>
-    view.view.players.filter((player) => !player.removed || player.authorID === view.view.me).map((player) =>
+    game.players.filter((player) => !player.removed || player.authorID === game.me).map((player) =>
       el(
         "li",
         { dataset: { player: player.authorID } },
         el("span", { class: "avatar", style: `background:${player.color}`, "aria-hidden": "true" }, player.symbol ?? ""),
-        player.authorID === view.view.me ? `${player.displayName} (you)` : player.displayName,
-        here(player) && player.authorID !== view.view.me ? el("small", { class: "here", title: "has the game open now" }, " · here") : null,
+        player.authorID === game.me ? `${player.displayName} (you)` : player.displayName,
+        here(player) && player.authorID !== game.me ? el("small", { class: "here", title: "has the game open now" }, " · here") : null,
         player.role === "owner" ? el("small", {}, " owner") : null,
         player.removed ? el("small", {}, " removed") : null,
-        here(player) && player.authorID !== view.view.me && !player.removed
+        here(player) && player.authorID !== game.me && !player.removed
           ? el(
               "button",
               {
-                type: "button", class: "small", "data-follow": player.authorID, "aria-pressed": String(view.following === player.authorID),
-                title: view.following === player.authorID ? "Stop following" : `Your cursor goes where ${player.displayName}'s goes, until you type or move`,
-                onclick: () => follow(view, player),
+                type: "button", class: "small", "data-follow": player.authorID, "aria-pressed": String(following === player.authorID),
+                title: following === player.authorID ? "Stop following" : `Your cursor goes where ${player.displayName}'s goes, until you type or move`,
+                onclick: () => view.handlers.follow(player.authorID),
               },
-              view.following === player.authorID ? "Following" : "Follow",
+              following === player.authorID ? "Following" : "Follow",
             )
           : null,
-        owner && player.authorID !== view.view.me && !player.removed
+        owner && player.authorID !== game.me && !player.removed
           ? el("button", { type: "button", class: "small", "data-remove": player.authorID, onclick: () => remove(view, player) }, "Remove")
           : null,
       ),
@@ -170,24 +178,11 @@ export function renderPlayers(view) {
   );
 }
 
-/** Follow a player: this cursor goes where theirs goes, until this player types or moves (or they leave). */
-function follow(view, player) {
-  if (view.following === player.authorID) return view.stopFollowing();
-  view.following = player.authorID;
-  const latest = [...view.peers.values()].filter((peer) => peer.authorID === player.authorID).sort((a, b) => b.at - a.at)[0];
-  if (latest) view.cursor = { ...view.cursor, row: latest.row, col: latest.col, direction: latest.direction };
-  toast(`Following ${player.displayName}: type or move to stop.`);
-  view.render();
-  // The keys go back to the grid (on a phone, the Players sheet closes back to it).
-  if (view.openSheetName) closeSheet(view);
-  else view.focusGrid();
-}
-
 /** The owner takes a player out of the game (their letters stay). */
 async function remove(view, player) {
   if (!confirm(`Remove ${player.displayName} from this game? Their letters stay; they can no longer change the grid.`)) return;
   try {
-    await api(...route("removePlayer", view.gameID, player.authorID));
+    await api(...route("removePlayer", view.model.gameID, player.authorID));
     toast(`${player.displayName} was removed.`);
   } catch (failure) {
     toast(failure.message, "error");
@@ -208,7 +203,7 @@ export function downloadMenu(view) {
       ...formats.map(([format, label]) =>
         el("button", { type: "button", "data-download-format": format, onclick: async (event) => {
           event.target.closest("details").open = false;
-          const path = `${route("exportGame", view.gameID)[1]}?format=${format}${format === "xd" ? "" : "&fill=1"}`;
+          const path = `${route("exportGame", view.model.gameID)[1]}?format=${format}${format === "xd" ? "" : "&fill=1"}`;
           (await import("./download.js")).download(path, `crossword.${format}`);
         } }, label),
       ),
@@ -238,7 +233,7 @@ export async function nudge(view) {
     send.disabled = true;
     error.textContent = "";
     try {
-      await api(...route("nudge", view.gameID), { message: field.value });
+      await api(...route("nudge", view.model.gameID), { message: field.value });
       dialog.close();
       toast("Nudged.");
     } catch (failure) {
