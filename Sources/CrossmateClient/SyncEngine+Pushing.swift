@@ -92,7 +92,7 @@ extension SyncEngine {
     /// Sleeps, unless woken by a reconnect or new work.
     func sleep(for delay: Duration) async {
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            wakeUp = continuation
+            wakeUp.sleep(on: continuation)
             Task { [weak self] in
                 try? await Task.sleep(for: delay)
                 await self?.wake()
@@ -101,8 +101,7 @@ extension SyncEngine {
     }
 
     func wake() {
-        wakeUp?.resume()
-        wakeUp = nil
+        wakeUp.wake()
     }
 
     func pushOnce(_ work: PushWork) async -> PushOutcome {
@@ -245,12 +244,10 @@ extension SyncEngine {
     func send(_ batch: [Move], to gameID: String) async -> Result<PushMovesResponse, ServerFailure> {
         let records = batch.map(MoveRecord.init)
         if let socket, socket.isOpen {
-            let id = nextPushID
-            nextPushID += 1
-            let answer = await withCheckedContinuation { (continuation: CheckedContinuation<Result<PushMovesResponse, ServerFailure>, Never>) in
-                socketPushes[id] = continuation
+            let answer = await withCheckedContinuation { (continuation: CheckedContinuation<AwaitedPushes.Answer, Never>) in
+                let id = awaited.wait(continuation)
                 if !socket.send(.push(gameID: gameID, id: id, moves: records)) {
-                    socketPushes.removeValue(forKey: id)?.resume(returning: .failure(.unreachable("the socket closed")))
+                    awaited.answer(id, with: .failure(.unreachable("the socket closed")))
                     return
                 }
                 Task { [weak self] in
@@ -268,7 +265,7 @@ extension SyncEngine {
     }
 
     func expirePush(_ id: Int) {
-        socketPushes.removeValue(forKey: id)?.resume(returning: .failure(.unreachable("no answer to a push within 30 s")))
+        awaited.answer(id, with: .failure(.unreachable("no answer to a push within 30 s")))
     }
 
     /// Takes a push's per-record answers: acknowledged moves leave the outbox, refused ones are

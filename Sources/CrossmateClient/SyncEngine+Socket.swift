@@ -36,8 +36,7 @@ extension SyncEngine {
         case let .disconnected(reason, _):
             logger.debug("socket closed", metadata: ["reason": "\(reason)"])
             if case .online = connection { setConnection(.offline(since: clock.local)) }
-            for continuation in socketPushes.values { continuation.resume(returning: .failure(.unreachable(reason))) }
-            socketPushes = [:]
+            awaited.failAll(reason)
             // Who is here is unknown until the socket is back (it is told again then).
             for gameID in present.keys where !(present[gameID] ?? []).isEmpty {
                 present[gameID] = []
@@ -105,11 +104,10 @@ extension SyncEngine {
         case let .pong(serverTime):
             clock.observe(serverTime: serverTime)
         case let .pushed(id, _, response):
-            socketPushes.removeValue(forKey: id)?.resume(returning: .success(response))
+            awaited.answer(id, with: .success(response))
         case let .pushFailed(id, _, error, retryAfterSeconds):
             let status = error.error == .rateLimited ? 429 : error.error == .serverError ? 500 : 400
-            socketPushes.removeValue(forKey: id)?.resume(
-                returning: .failure(.refused(error, status: status, retryAfterSeconds: retryAfterSeconds)))
+            awaited.answer(id, with: .failure(.refused(error, status: status, retryAfterSeconds: retryAfterSeconds)))
         case let .error(body):
             logger.warning("the server refused the socket", metadata: ["error": "\(body.message)"])
         case let .nudge(nudge):

@@ -29,9 +29,9 @@ public actor SyncEngine {
     // Pushing: one loop, one batch in flight.
     var pushTask: Task<Void, Never>?
     var pushBackoff: Backoff
-    var wakeUp: CheckedContinuation<Void, Never>?
-    var nextPushID = 1
-    var socketPushes: [Int: CheckedContinuation<Result<PushMovesResponse, ServerFailure>, Never>] = [:]
+    var wakeUp = WakeUp()
+    /// The pushes sent over the socket and waiting for their answers (`AwaitedPushes`).
+    var awaited = AwaitedPushes()
 
     /// This device's cursors as they go to the others (`OutgoingCursors`).
     var outgoingCursors = OutgoingCursors()
@@ -123,8 +123,7 @@ public actor SyncEngine {
         socket = nil
         pushTask?.cancel()
         wake()
-        for continuation in socketPushes.values { continuation.resume(returning: .failure(.unreachable("stopped"))) }
-        socketPushes = [:]
+        awaited.failAll("stopped")
         for subscriber in subscribers.values { subscriber.finish() }
         subscribers = [:]
     }
