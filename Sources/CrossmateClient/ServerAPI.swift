@@ -85,7 +85,7 @@ public struct ServerAPI: Sendable {
     }
 
     public func createLinkCode() async throws(ServerFailure) -> LinkCodeResponse {
-        try await call(.createLinkCode, body: Empty())
+        try await call(.createLinkCode)
     }
 
     public func linkDevice(code: String) async throws(ServerFailure) -> DeviceSession {
@@ -126,11 +126,11 @@ public struct ServerAPI: Sendable {
     }
 
     public func resign(gameID: String) async throws(ServerFailure) -> CompletionResponse {
-        try await call(.resign, gameID, body: Empty())
+        try await call(.resign, gameID)
     }
 
     public func pause(gameID: String) async throws(ServerFailure) -> PauseResponse {
-        try await call(.pause, gameID, body: Empty())
+        try await call(.pause, gameID)
     }
 
     public func invite(gameID: String, expiresInSeconds: Int? = nil) async throws(ServerFailure) -> InvitationResponse {
@@ -142,11 +142,11 @@ public struct ServerAPI: Sendable {
     }
 
     public func leave(gameID: String) async throws(ServerFailure) -> OKResponse {
-        try await call(.leave, gameID, body: Empty())
+        try await call(.leave, gameID)
     }
 
     public func accept(invitation token: String) async throws(ServerFailure) -> GameSummary {
-        try await call(.acceptInvitation, token, body: Empty())
+        try await call(.acceptInvitation, token)
     }
 
     public func friends() async throws(ServerFailure) -> FriendsResponse {
@@ -197,22 +197,24 @@ public struct ServerAPI: Sendable {
 
     // MARK: Calls
 
-    private struct Empty: Codable {}
-
-    /// A route of the table (`APIRoute`) called with its own method, its `parameters` in its
-    /// path, then `query`: the route says how it is called, once.
-    private func call<Answer: ServerTimed>(_ route: APIRoute, _ parameters: String..., query: String = "") async throws(ServerFailure) -> Answer {
-        try await send(HTTPMethod(rawValue: route.method.rawValue), route.path(parameters) + query, body: nil)
+    /// An endpoint (`Endpoint`: a route with its body and answer types) called with its own
+    /// method, its `parameters` in its path, then `query`; a POST or PUT without a body sends an
+    /// empty object.
+    private func call<Answer: ServerTimed>(
+        _ endpoint: Endpoint<NoBody, Answer>, _ parameters: String..., query: String = ""
+    ) async throws(ServerFailure) -> Answer {
+        let route = endpoint.route
+        let body: Data? = route.method == .post || route.method == .put ? Data("{}".utf8) : nil
+        return try await send(HTTPMethod(rawValue: route.method.rawValue), route.path(parameters) + query, body: body)
     }
 
-    private func call<Answer: ServerTimed, Body: Encodable>(
-        _ route: APIRoute, _ parameters: String..., body: Body
-    ) async throws(ServerFailure)
-        -> Answer
-    {
+    /// An endpoint called with the body it takes.
+    private func call<Body, Answer: ServerTimed>(
+        _ endpoint: Endpoint<Body, Answer>, _ parameters: String..., body: Body
+    ) async throws(ServerFailure) -> Answer {
         let data: Data
         do { data = try JSONEncoder().encode(body) } catch { throw .unreadable("the request failed to encode: \(error)") }
-        return try await send(HTTPMethod(rawValue: route.method.rawValue), route.path(parameters), body: data)
+        return try await send(HTTPMethod(rawValue: endpoint.route.method.rawValue), endpoint.route.path(parameters), body: data)
     }
 
     private func send<Answer: ServerTimed>(_ method: HTTPMethod, _ path: String, body: Data?) async throws(ServerFailure) -> Answer {

@@ -52,16 +52,21 @@ import Testing
         #expect(publishers == ["Application/GameWrites.swift", "Application/GameWrites+Accounts.swift", "Realtime/Fanout.swift"])
     }
 
-    /// A route reads its body by type alone: each body's limit is in the one list
-    /// (`BodyLimits.swift`), not a number at the route.
-    @Test func bodyLimitsAreInOnePlace() throws {
-        var decoded = 0
+    /// A route reads its body through its endpoint alone (`Incoming`, typed by the `Endpoint`
+    /// it is registered by): no controller decodes a body of a type it names itself, and each
+    /// body's limit is in the one list (`BodyLimits.swift`), not a number at the route.
+    @Test func bodiesAreReadThroughTheirEndpoints() throws {
+        var decoders: [String] = []
+        var read = 0
         for file in try Self.swiftFiles(in: "HTTP") {
-            for line in try String(contentsOf: file, encoding: .utf8).split(separator: "\n") where line.contains("JSONBody.decode(") {
-                decoded += 1
-                #expect(!line.contains("limit:"), "\(file.lastPathComponent): \(line)")
+            let text = try String(contentsOf: file, encoding: .utf8)
+            if text.contains("JSONBody.decode(") { decoders.append(file.lastPathComponent) }
+            read += text.components(separatedBy: "incoming.decode(").count - 1
+            if file.lastPathComponent.hasSuffix("Controller.swift") {
+                #expect(!text.contains("maximumBodyBytes"), "\(file.lastPathComponent) sets a body limit of its own")
             }
         }
-        #expect(decoded >= 16, "\(decoded) bodies read")
+        #expect(decoders == ["RouteTable.swift"], "bodies decoded outside `Incoming`: \(decoders)")
+        #expect(read >= 16, "\(read) bodies read")
     }
 }

@@ -186,6 +186,32 @@ import Testing
         }
     }
 
+    /// Every row of the table is an endpoint's (a route with its body and answer types), but for
+    /// the routes answered with a file and the socket; a route that takes a body is a POST or a
+    /// PUT, and one without a body is called so.
+    @Test func everyJSONRouteIsAnEndpoint() {
+        func row<Body, Answer>(_ endpoint: Endpoint<Body, Answer>) -> (APIRoute, takesBody: Bool) {
+            (endpoint.route, Body.self != NoBody.self)
+        }
+        let endpoints = [
+            row(Endpoint.createAccount), row(Endpoint.me), row(Endpoint.rename), row(Endpoint.createLinkCode), row(Endpoint.linkDevice),
+            row(Endpoint.devices), row(Endpoint.revokeDevice), row(Endpoint.socketTicket), row(Endpoint.feed), row(Endpoint.stats),
+            row(Endpoint.createGame), row(Endpoint.games), row(Endpoint.pushMoves), row(Endpoint.changes), row(Endpoint.snapshot),
+            row(Endpoint.resign), row(Endpoint.seal), row(Endpoint.pause), row(Endpoint.presence), row(Endpoint.postMessage),
+            row(Endpoint.postReaction), row(Endpoint.postFlag), row(Endpoint.nudge), row(Endpoint.invite), row(Endpoint.invitations),
+            row(Endpoint.revokeLink), row(Endpoint.previewInvitation), row(Endpoint.revokeInvitation), row(Endpoint.acceptInvitation),
+            row(Endpoint.leave), row(Endpoint.removePlayer), row(Endpoint.friends), row(Endpoint.decide), row(Endpoint.preferences),
+            row(Endpoint.settings), row(Endpoint.putSetting), row(Endpoint.pushKey), row(Endpoint.pushSubscribe),
+            row(Endpoint.pushUnsubscribe), row(Endpoint.puzzle),
+        ]
+        let typed = Set(endpoints.map(\.0))
+        #expect(typed.count == endpoints.count, "an endpoint is listed twice")
+        #expect(Set(APIRoute.all).subtracting(typed) == [.exportGame, .exportAll, .puzzles, .socket])
+        for (route, takesBody) in endpoints where takesBody {
+            #expect(route.method == .post || route.method == .put, "\(route.name) takes a body on \(route.method.rawValue)")
+        }
+    }
+
     /// Every parameter a route's pattern names is one the routes read by name (`RouteParameter`),
     /// and every one of those is named by some pattern.
     @Test func routeParametersAreSpelledOnce() {

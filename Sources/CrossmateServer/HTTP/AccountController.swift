@@ -47,9 +47,11 @@ struct AccountController {
         try accountLimiter.admit(address, now: clock()) { "too many new accounts or links from this address; retry after \($0) s" }
     }
 
-    @Sendable func createAccount(_ request: Request, context: CrossmateRequestContext) async throws -> EditedResponse<DeviceSession> {
+    @Sendable func createAccount(
+        _ request: Request, context: CrossmateRequestContext, body incoming: Incoming<CreateAccountRequest>
+    ) async throws -> EditedResponse<DeviceSession> {
         try limitByAddress(request, context)
-        let body = try await JSONBody.decode(CreateAccountRequest.self, from: request)
+        let body = try await incoming.decode()
         let name = try DisplayName.validated(body.displayName)
         let firstOnly = try await admit(body.invitation)
         let authorID = Secrets.identifier(prefix: "acct")
@@ -112,9 +114,11 @@ struct AccountController {
         return EditedResponse(status: .created, response: LinkCodeResponse(code: LinkCode.shown(code), expiresAt: expiresAt, serverTime: clock()))
     }
 
-    @Sendable func linkDevice(_ request: Request, context: CrossmateRequestContext) async throws -> EditedResponse<DeviceSession> {
+    @Sendable func linkDevice(
+        _ request: Request, context: CrossmateRequestContext, body incoming: Incoming<LinkDeviceRequest>
+    ) async throws -> EditedResponse<DeviceSession> {
         try limitByAddress(request, context)
-        let body = try await JSONBody.decode(LinkDeviceRequest.self, from: request)
+        let body = try await incoming.decode()
         let deviceID = Secrets.identifier(prefix: "dev")
         let token = Secrets.token()
         guard let code = LinkCode.normalized(body.code) else {
@@ -136,9 +140,9 @@ struct AccountController {
 
     /// Renames the account: the name fans out to every game it is in (each game's participant
     /// record is written again, so every device of every player hears of it).
-    @Sendable func rename(_ request: Request, context: CrossmateRequestContext) async throws -> MeResponse {
+    @Sendable func rename(_ request: Request, context: CrossmateRequestContext, body incoming: Incoming<RenameRequest>) async throws -> MeResponse {
         let device = try context.requireDevice()
-        let body = try await JSONBody.decode(RenameRequest.self, from: request)
+        let body = try await incoming.decode()
         let name = try DisplayName.validated(body.displayName)
         try renameLimiter.admit(device.authorID, now: clock()) { "you renamed yourself a moment ago; you can rename again in \($0) s" }
         let games = try await store.renameAccount(authorID: device.authorID, displayName: name)

@@ -21,8 +21,8 @@ struct ExportController {
 
     var routes: RouteCollection<CrossmateRequestContext> {
         let router = RouteCollection(context: CrossmateRequestContext.self)
-        router.on(.exportGame, use: exportGame)
-        router.on(.exportAll, use: exportAll)
+        router.on(.exportGame, answeredWith: exportGame)
+        router.on(.exportAll, answeredWith: exportAll)
         return router
     }
 

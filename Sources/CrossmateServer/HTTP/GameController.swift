@@ -26,7 +26,7 @@ struct GameController {
         router.on(.createGame, use: create)
         router.on(.games, use: list)
         router.on(.pushMoves, use: pushMoves)
-        router.on(.changes, use: changes)
+        router.on(.changes, answeredWith: changes)
         router.on(.snapshot, use: snapshot)
         router.on(.resign, use: resign)
         router.on(.seal, use: seal)
@@ -38,10 +38,12 @@ struct GameController {
         return router
     }
 
-    @Sendable func create(_ request: Request, context: CrossmateRequestContext) async throws -> EditedResponse<GameSummary> {
+    @Sendable func create(
+        _ request: Request, context: CrossmateRequestContext, body incoming: Incoming<CreateGameRequest>
+    ) async throws -> EditedResponse<GameSummary> {
         let device = try context.requireDevice()
         // Base64 makes a file a third larger; the file itself is capped by PuzzleFile.maximumSize.
-        let body = try await JSONBody.decode(CreateGameRequest.self, from: request)
+        let body = try await incoming.decode()
         // The next puzzle together: only a player of the game it follows takes its players along,
         // once that game is finished (it brings everyone into a new game and tells their
         // screens), and an account starts a few at most (`Limits.nextGame`).
@@ -173,26 +175,32 @@ struct GameController {
     }
 
     /// A chat message from this device.
-    @Sendable func postMessage(_ request: Request, context: CrossmateRequestContext) async throws -> EditedResponse<PostMessageResponse> {
+    @Sendable func postMessage(
+        _ request: Request, context: CrossmateRequestContext, body incoming: Incoming<PostMessageRequest>
+    ) async throws -> EditedResponse<PostMessageResponse> {
         let device = try context.requireDevice()
         let gameID = try context.parameter(.game)
-        let body = try await JSONBody.decode(PostMessageRequest.self, from: request)
+        let body = try await incoming.decode()
         return EditedResponse(status: .created, response: try await writes.chat(body, in: gameID, by: device))
     }
 
     /// A clue flagged (or its flag taken down) from this device.
-    @Sendable func postFlag(_ request: Request, context: CrossmateRequestContext) async throws -> EditedResponse<PostFlagResponse> {
+    @Sendable func postFlag(
+        _ request: Request, context: CrossmateRequestContext, body incoming: Incoming<PostFlagRequest>
+    ) async throws -> EditedResponse<PostFlagResponse> {
         let device = try context.requireDevice()
         let gameID = try context.parameter(.game)
-        let body = try await JSONBody.decode(PostFlagRequest.self, from: request)
+        let body = try await incoming.decode()
         return EditedResponse(status: .created, response: try await writes.flag(body, in: gameID, by: device))
     }
 
     /// An emoji reaction from this device.
-    @Sendable func postReaction(_ request: Request, context: CrossmateRequestContext) async throws -> EditedResponse<PostReactionResponse> {
+    @Sendable func postReaction(
+        _ request: Request, context: CrossmateRequestContext, body incoming: Incoming<PostReactionRequest>
+    ) async throws -> EditedResponse<PostReactionResponse> {
         let device = try context.requireDevice()
         let gameID = try context.parameter(.game)
-        let body = try await JSONBody.decode(PostReactionRequest.self, from: request)
+        let body = try await incoming.decode()
         return EditedResponse(status: .created, response: try await writes.react(body, in: gameID, by: device))
     }
 
@@ -238,10 +246,12 @@ struct GameController {
             .sorted { ($0.role == .owner ? 0 : 1, $0.displayName) < ($1.role == .owner ? 0 : 1, $1.displayName) }.map(\.displayName)
     }
 
-    @Sendable func pushMoves(_ request: Request, context: CrossmateRequestContext) async throws -> PushMovesResponse {
+    @Sendable func pushMoves(
+        _ request: Request, context: CrossmateRequestContext, body incoming: Incoming<PushMovesRequest>
+    ) async throws -> PushMovesResponse {
         let device = try context.requireDevice()
         let gameID = try context.parameter(.game)
-        let body = try await JSONBody.decode(PushMovesRequest.self, from: request)
+        let body = try await incoming.decode()
         return try await writes.ingest(body.moves, into: gameID, from: device)
     }
 
@@ -299,10 +309,10 @@ struct GameController {
         return CompletionResponse(completion: completion, serverTime: clock())
     }
 
-    @Sendable func seal(_ request: Request, context: CrossmateRequestContext) async throws -> OKResponse {
+    @Sendable func seal(_ request: Request, context: CrossmateRequestContext, body incoming: Incoming<SealRequest>) async throws -> OKResponse {
         let device = try context.requireDevice()
         let gameID = try context.parameter(.game)
-        let body = try await JSONBody.decode(SealRequest.self, from: request)
+        let body = try await incoming.decode()
         try await writes.seal(gameID, through: body.lastSeq, by: device)
         return OKResponse(serverTime: clock())
     }
@@ -315,10 +325,12 @@ struct GameController {
 
     /// A native device enters, reads or leaves a game (a browser's hosted replica does the same
     /// for it). Reading cannot run ahead of the zone: a device only shows what exists.
-    @Sendable func presence(_ request: Request, context: CrossmateRequestContext) async throws -> PresenceResponse {
+    @Sendable func presence(
+        _ request: Request, context: CrossmateRequestContext, body incoming: Incoming<PresenceRequest>
+    ) async throws -> PresenceResponse {
         let device = try context.requireDevice()
         let gameID = try context.parameter(.game)
-        let body = try await JSONBody.decode(PresenceRequest.self, from: request)
+        let body = try await incoming.decode()
         return try await writes.presence(body, in: gameID, by: device)
     }
 }

@@ -22,9 +22,11 @@ struct PushController {
         return PushKeyResponse(publicKey: Base64URL.encode(Array(key.publicKey.x963Representation)), serverTime: clock())
     }
 
-    @Sendable func subscribe(_ request: Request, context: CrossmateRequestContext) async throws -> PushSubscriptionResponse {
+    @Sendable func subscribe(
+        _ request: Request, context: CrossmateRequestContext, body incoming: Incoming<PushSubscriptionRequest>
+    ) async throws -> PushSubscriptionResponse {
         let device = try context.requireDevice()
-        let body = try await JSONBody.decode(PushSubscriptionRequest.self, from: request)
+        let body = try await incoming.decode()
         if let refusal = PushNotifier.refusal(of: body.endpoint, allowLoopback: notifier.allowLoopback) { throw APIError(.invalid, refusal) }
         // The host as it resolves now: a name for a private address is refused here, in words
         // (and checked again before every push, which connects to the address it checked).

@@ -34,11 +34,13 @@ struct ShareController {
         return router
     }
 
-    @Sendable func invite(_ request: Request, context: CrossmateRequestContext) async throws -> EditedResponse<InvitationResponse> {
+    @Sendable func invite(
+        _ request: Request, context: CrossmateRequestContext, body incoming: Incoming<CreateInvitationRequest>
+    ) async throws -> EditedResponse<InvitationResponse> {
         let device = try context.requireDevice()
         let gameID = try context.parameter(.game)
         // The body is optional: no body is a link that does not expire.
-        let body = try await JSONBody.decode(CreateInvitationRequest.self, from: request, empty: CreateInvitationRequest())
+        let body = try await incoming.decode(empty: CreateInvitationRequest())
         let (game, _) = try await store.access(gameID, for: device, write: true)
         guard game.completion == nil else {
             throw APIError(.readOnly, "this puzzle is finished, so nobody new can join it; start the next puzzle together and share that one")

@@ -59,9 +59,11 @@ struct SocialController {
 
     /// Sets or clears a Decision; the account's devices hear of it (their lists and open games
     /// redraw with the new colours or without the blocked player's nudges).
-    @Sendable func decide(_ request: Request, context: CrossmateRequestContext) async throws -> FriendsResponse {
+    @Sendable func decide(
+        _ request: Request, context: CrossmateRequestContext, body incoming: Incoming<DecisionRequest>
+    ) async throws -> FriendsResponse {
         let device = try context.requireDevice()
-        let body = try await JSONBody.decode(DecisionRequest.self, from: request)
+        let body = try await incoming.decode()
         guard let kind = DecisionKind(rawValue: body.kind), kind != .setting else {
             throw APIError(.invalid, "kind is block or color, not \(TextRule.quote(body.kind))")
         }
@@ -99,9 +101,11 @@ struct SocialController {
         if won { await writes.accountChanged(device.authorID) }
     }
 
-    @Sendable func preferences(_ request: Request, context: CrossmateRequestContext) async throws -> FriendsResponse {
+    @Sendable func preferences(
+        _ request: Request, context: CrossmateRequestContext, body incoming: Incoming<PreferencesRequest>
+    ) async throws -> FriendsResponse {
         let device = try context.requireDevice()
-        let body = try await JSONBody.decode(PreferencesRequest.self, from: request)
+        let body = try await incoming.decode()
         if let color = body.color, !PlayerColors.palette.indices.contains(color) {
             throw APIError(.invalid, "color is a palette index, 0 to \(PlayerColors.palette.count - 1), or null")
         }
@@ -115,9 +119,11 @@ struct SocialController {
         return SettingsResponse(try await AccountDecisions.settings(of: device.authorID, store: store), serverTime: clock())
     }
 
-    @Sendable func putSetting(_ request: Request, context: CrossmateRequestContext) async throws -> SettingsResponse {
+    @Sendable func putSetting(
+        _ request: Request, context: CrossmateRequestContext, body incoming: Incoming<SettingRequest>
+    ) async throws -> SettingsResponse {
         let device = try context.requireDevice()
-        let body = try await JSONBody.decode(SettingRequest.self, from: request)
+        let body = try await incoming.decode()
         do {
             try SolverSettings.validate(name: body.name, value: body.value)
         } catch let refusal {
@@ -129,10 +135,12 @@ struct SocialController {
 
     /// A player nudges the game's other players: stored once, listed with the game for a day,
     /// and sent live to their sockets — except to players who blocked the sender.
-    @Sendable func nudge(_ request: Request, context: CrossmateRequestContext) async throws -> EditedResponse<NudgeView> {
+    @Sendable func nudge(
+        _ request: Request, context: CrossmateRequestContext, body incoming: Incoming<NudgeRequest>
+    ) async throws -> EditedResponse<NudgeView> {
         let device = try context.requireDevice()
         let gameID = try context.parameter(.game)
-        let body = try await JSONBody.decode(NudgeRequest.self, from: request)
+        let body = try await incoming.decode()
         let message: String
         do {
             message = try TextRule.check(body.message ?? "", field: "a nudge's message", maximumBytes: Limits.nudgeMessageBytes, required: false)

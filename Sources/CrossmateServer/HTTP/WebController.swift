@@ -153,17 +153,21 @@ struct WebController {
                 "version": Release.version,
             ]
         }
-        router.on(.puzzles) { _, _ -> BundledList in
-            BundledList(puzzles: try Self.bundled.map(\.summary), serverTime: clock())
-        }
-        router.on(.puzzle) { _, context -> PuzzleLayout in
-            let name = try context.parameter(.name)
-            guard let found = try Self.bundled.first(where: { $0.summary.name == name }) else {
-                throw APIError(
-                    .notFound, "there is no bundled puzzle \(TextRule.quote(name)) (try \(BundledPuzzles.identifiers.joined(separator: ", ")))")
-            }
-            return PuzzleLayout(found.puzzle)
-        }
+        router.on(
+            .puzzles,
+            answeredWith: { _, _ -> BundledList in
+                BundledList(puzzles: try Self.bundled.map(\.summary), serverTime: clock())
+            })
+        router.on(
+            .puzzle,
+            use: { _, context -> PuzzleLayout in
+                let name = try context.parameter(.name)
+                guard let found = try Self.bundled.first(where: { $0.summary.name == name }) else {
+                    throw APIError(
+                        .notFound, "there is no bundled puzzle \(TextRule.quote(name)) (try \(BundledPuzzles.identifiers.joined(separator: ", ")))")
+                }
+                return PuzzleLayout(found.puzzle)
+            })
         return router
     }
 
