@@ -1,4 +1,5 @@
 import CrossmateProtocol
+import CrossmateStore
 import CrossmateSync
 import Foundation
 import Logging
@@ -64,12 +65,13 @@ public struct ServerConfiguration: Sendable {
     /// the writer is free (the lowest latency); a millisecond or two gathers more pushes into each
     /// transaction and fsync, for less CPU per move (see BENCHMARKS.md).
     public var commitInterval = Duration.zero
-    /// How long a group commit's transaction gathers pushes (`Store.init`; SQLite only). A push
-    /// someone hears before its commit is still relayed the moment it arrives; every push is
-    /// acknowledged at the COMMIT. Ten milliseconds lets a lightly loaded server share each fsync
-    /// among a few pushes (a quarter less CPU per keystroke with 100 devices typing, see
-    /// BENCHMARKS.md) and no screen sees a move later.
-    public var commitWindow = Duration.milliseconds(10)
+    /// How long a group commit's transaction gathers pushes (`Store.init`; SQLite only): only
+    /// while more are on their way, and ten milliseconds at most. A lone keystroke on a quiet
+    /// server commits at once; under load each fsync is shared among up to
+    /// `Store.commitWindowBatches` pushes (BENCHMARKS.md). A push someone hears before its commit
+    /// is relayed the moment it arrives whatever the window; every push is acknowledged at the
+    /// COMMIT.
+    public var commitWindow = CommitWindow.adaptive(maximum: .milliseconds(10))
     /// For crash tests only: the group commit of moves with this number (1 is the first) stops
     /// just before its COMMIT, after its moves were relayed to hosted browser replicas, and never
     /// goes on; the test then kills the process. Nil (always, in use) holds nothing.

@@ -33,6 +33,8 @@ final class CommitQueue: Sendable {
         var pendingUrgent = false
         /// Batches the open transaction has taken.
         var openBatches = 0
+        /// Whether more batches are on their way (an adaptive window's measure).
+        var pace: CommitPace
 
         /// Whether the writer should go on now rather than wait for more: a batch is urgent, or
         /// enough have gathered.
@@ -41,13 +43,16 @@ final class CommitQueue: Sendable {
 
     private let database: any SQLDatabase
     private let onCommit: Store.GroupCommitObserver?
-    private let state = Mutex(State())
+    private let state: Mutex<State>
     private let maximumWaitingMoves: Int
     /// The least time from one group's start to the next one's (`Store.init`).
     private let interval: Duration
-    /// How long a transaction stays open after its first group, taking the groups that arrive
-    /// meanwhile into its one COMMIT (`Store.init`).
+    /// How long a transaction stays open after its first group at most, taking the groups that
+    /// arrive meanwhile into its one COMMIT (`Store.init`).
     private let window: Duration
+    /// Whether it stays open only while more batches are on their way (`CommitWindow.adaptive`,
+    /// `CommitPace`), else for the whole window.
+    private let adaptive: Bool
     /// The batches past which a transaction stops gathering (see `more`). Four closed the window
     /// within a millisecond or two under load (400 commits a second at 2,000 devices); sixteen
     /// saved another 7 % there but waited the whole window at 500 devices (peer_bench p99 17 ms,
@@ -70,7 +75,7 @@ final class CommitQueue: Sendable {
 
     init(
         database: any SQLDatabase, onCommit: Store.GroupCommitObserver?, maximumWaitingMoves: Int, interval: Duration = .zero,
-        window: Duration = .zero, waitUntil: @escaping Store.CommitWait, beforeCommit: (@Sendable () -> Void)? = nil
+        window: CommitWindow = .fixed(.zero), waitUntil: @escaping Store.CommitWait, beforeCommit: (@Sendable () -> Void)? = nil
     ) {
         self.beforeCommit = beforeCommit
         self.database = database
@@ -79,7 +84,9 @@ final class CommitQueue: Sendable {
         self.interval = interval
         // Only a database with a thread of its own for commits (SQLite's writer) may hold it
         // while the window is open; elsewhere a transaction commits at once.
-        self.window = database.commitExecutor == nil ? .zero : window
+        self.window = database.commitExecutor == nil ? .zero : window.maximum
+        if case .adaptive = window { adaptive = true } else { adaptive = false }
+        state = Mutex(State(pace: CommitPace(window: window.maximum, windowBatches: Self.windowBatches)))
         self.waitUntil = waitUntil
     }
 
@@ -96,6 +103,7 @@ final class CommitQueue: Sendable {
             let admitted = state.withLock { state -> Admitted in
                 guard state.waitingMoves + count <= maximumWaitingMoves else { return .refused }
                 state.waitingMoves += count
+                if adaptive { state.pace.arrived(at: .now) }
                 state.pending.append(Job(request: request, continuation: continuation))
                 state.pendingUrgent = state.pendingUrgent || request.urgent
                 if state.draining { return .queued(wake: state.parked && state.enoughToGo) }
@@ -126,7 +134,9 @@ final class CommitQueue: Sendable {
     /// urgent batch (one whose moves someone here hears before their commit) is checked, ordered
     /// and relayed as soon as it arrives, in a group of its own within the open transaction;
     /// the others wait for the window to close (or for `windowBatches` to gather) and go in one
-    /// group. Only the acknowledgements (and the pokes after the commit) wait for the fsync.
+    /// group. An adaptive window closes as soon as no more batches are on their way
+    /// (`CommitPace`): at once for a lone push. Only the acknowledgements (and the pokes after
+    /// the commit) wait for the fsync.
     private func drain() async {
         let forUpdate = database.forUpdate
         while true {
@@ -143,8 +153,10 @@ final class CommitQueue: Sendable {
             let closes = ContinuousClock.now + window
             // Batches nobody hears before their commit wait here for the others of the window.
             if window > .zero { park(until: closes) }
-            // The batches this transaction took, whatever becomes of it.
+            // The batches this transaction took, whatever becomes of it, and when it stopped
+            // taking them.
             let taken = Mutex<[Job]>([])
+            let closed = Mutex(ContinuousClock.now)
             let started = ContinuousClock.now
             let outcomes: Result<[Result<AppendOutcome, StoreRefusal>], any Error>
             do {
@@ -164,10 +176,16 @@ final class CommitQueue: Sendable {
                             }
                             outcomes += each
                         } while await self.more(before: closes, last: &last)
+                        closed.withLock { $0 = .now }
                         beforeCommit?()
                         return outcomes
                     })
-                onCommit?(taken.withLock(\.count), ContinuousClock.now - started)
+                let now = ContinuousClock.now
+                onCommit?(taken.withLock(\.count), now - started)
+                if adaptive {
+                    let committing = now - closed.withLock { $0 }
+                    state.withLock { $0.pace.committed(in: committing) }
+                }
             } catch {
                 outcomes = .failure(error)
             }
@@ -218,6 +236,7 @@ final class CommitQueue: Sendable {
             let next = state.withLock { state -> Next in
                 if now >= closes || state.waitingMoves * 2 >= maximumWaitingMoves
                     || state.openBatches + state.pending.count >= Self.windowBatches
+                    || (adaptive && !state.pace.moreOnTheirWay(at: now))
                 {
                     return .close
                 }
@@ -237,20 +256,23 @@ final class CommitQueue: Sendable {
     }
 
     /// Blocks the writer's own thread (a window is only kept where the database has one) until
-    /// it should go on (`State.enoughToGo`) or `closes`. Nothing else runs there meanwhile: other
-    /// writes (a new game, a presence) wait at most the window, as they would behind the open
-    /// transaction anyway.
+    /// it should go on (`State.enoughToGo`), `closes`, or, with an adaptive window, no more
+    /// batches are on their way (the next one due did not come). Nothing else runs there
+    /// meanwhile: other writes (a new game, a presence) wait at most the window, as they would
+    /// behind the open transaction anyway.
     private func park(until closes: ContinuousClock.Instant) {
-        let left = ContinuousClock.now.duration(to: closes)
-        guard left > .zero else { return }
-        let deadline = Date(after: left)
         wakeup.lock()
         defer { wakeup.unlock() }
-        while state.withLock({ state in
-            state.parked = !state.enoughToGo
-            return state.parked
-        }) {
-            guard wakeup.wait(until: deadline) else { break }
+        while true {
+            let (waits, until) = state.withLock { state -> (Bool, ContinuousClock.Instant) in
+                let now = ContinuousClock.now
+                state.parked = !state.enoughToGo && now < closes && (!adaptive || state.pace.moreOnTheirWay(at: now))
+                return (state.parked, adaptive ? state.pace.nextDue(closes: closes) : closes)
+            }
+            guard waits else { break }
+            // Woken by a batch that made enough, or the time ran out: looked at again (a batch
+            // that came meanwhile makes the next one due later).
+            _ = wakeup.wait(until: Date(after: ContinuousClock.now.duration(to: until)))
         }
         state.withLock { $0.parked = false }
     }

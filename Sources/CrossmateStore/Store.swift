@@ -26,9 +26,10 @@ public final class Store: Sendable {
     /// `commitInterval`: the least time from one group commit's start to the next (zero: a group
     /// starts as soon as the one before it ends). A longer interval gathers more pushes into each
     /// transaction and its fsync, for less CPU and a later acknowledgement (BENCHMARKS.md).
-    /// `commitWindow`: how long a group commit's transaction gathers pushes (zero: it commits at
-    /// once; only with a database that has a writer thread of its own, SQLite): they share its
-    /// COMMIT and fsync, so only their acknowledgement waits (see `CommitQueue`).
+    /// `commitWindow`: how long a group commit's transaction gathers pushes (`CommitWindow`: for
+    /// a fixed time, or only while more are on their way; only with a database that has a
+    /// writer thread of its own, SQLite): they share its COMMIT and fsync, so only their
+    /// acknowledgement waits (see `CommitQueue`).
     /// `commitWait` sleeps until the interval is over (a test may hold the group back instead).
     /// `beforeCommit` runs in each group commit's transaction once its moves were relayed, just
     /// before COMMIT (where a crash test stops the process). A game takes at most
@@ -37,7 +38,7 @@ public final class Store: Sendable {
     public init(
         database: any SQLDatabase, onGroupCommit: GroupCommitObserver? = nil, maximumWaitingMoves: Int = 200_000,
         maximumMovesPerGame: Int = Limits.maximumMovesPerGame, maximumMovesPerPlayer: Int = Limits.maximumMovesPerPlayer,
-        commitInterval: Duration = .zero, commitWindow: Duration = .zero,
+        commitInterval: Duration = .zero, commitWindow: CommitWindow = .fixed(.zero),
         commitWait: @escaping CommitWait = { try? await Task.sleep(until: $0, clock: .continuous) },
         beforeCommit: (@Sendable () -> Void)? = nil
     ) {

@@ -1,6 +1,7 @@
 import ArgumentParser
 import CrossmateProtocol
 import CrossmateServer
+import CrossmateStore
 import Foundation
 import Hummingbird
 import Logging
@@ -123,7 +124,15 @@ struct Serve: AsyncParsableCommand {
             return .microseconds(Int64(millis * 1000))
         }
         configuration.commitInterval = try commitMilliseconds("CROSSMATE_COMMIT_INTERVAL_MS") ?? configuration.commitInterval
-        configuration.commitWindow = try commitMilliseconds("CROSSMATE_COMMIT_WINDOW_MS") ?? configuration.commitWindow
+        let windowMaximum = try commitMilliseconds("CROSSMATE_COMMIT_WINDOW_MS") ?? configuration.commitWindow.maximum
+        switch environment["CROSSMATE_COMMIT_WINDOW"] ?? "adaptive" {
+        case "adaptive": configuration.commitWindow = .adaptive(maximum: windowMaximum)
+        case "fixed": configuration.commitWindow = .fixed(windowMaximum)
+        case let other:
+            throw ValidationError(
+                "CROSSMATE_COMMIT_WINDOW is adaptive (a commit waits only while more pushes are on their way) or fixed (it waits the whole CROSSMATE_COMMIT_WINDOW_MS), not \(other)"
+            )
+        }
         // For crash tests, with SQLite (not listed in the help): see `ServerConfiguration.holdGroupCommit`.
         if let text = environment["CROSSMATE_TEST_HOLD_GROUP_COMMIT"] {
             guard let number = Int(text), number >= 1 else {

@@ -124,5 +124,13 @@ import Testing
             #expect(status != 0)
             #expect(said.contains("\(name) must be 0 to 100 (milliseconds), not \(value)"), "\(said)")
         }
+        let directory = try TemporaryDirectory("crossmate-commit")
+        defer { directory.remove() }
+        let (status, _, said) = try runCrossmate(
+            ["serve", "--port", "0", "--data", directory.path], environment: ["CROSSMATE_COMMIT_WINDOW": "sometimes"])
+        #expect(status != 0)
+        #expect(said.contains("CROSSMATE_COMMIT_WINDOW is adaptive"), "\(said)")
+        #expect(said.contains("or fixed"), "\(said)")
+        #expect(said.contains("not sometimes"), "\(said)")
     }
 }

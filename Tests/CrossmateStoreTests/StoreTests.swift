@@ -458,7 +458,7 @@ import Testing
         let log = WindowLog()
         let store = Store(
             database: try SQLiteDatabase(path: directory.appendingPathComponent("db.sqlite").path),
-            onGroupCommit: { batches, _ in log.groups.withLock { $0.append(batches) } }, commitWindow: .seconds(3600))
+            onGroupCommit: { batches, _ in log.groups.withLock { $0.append(batches) } }, commitWindow: .fixed(.seconds(3600)))
         try await store.migrate(now: 1)
         let ann = try await account(store)
         let id = try await game(store, owner: ann.author)
