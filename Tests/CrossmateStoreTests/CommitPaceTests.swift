@@ -35,12 +35,14 @@ import Testing
         let light = Self.pace(arrivingEvery: 5, count: 40)
         #expect(!light.moreOnTheirWay(at: Self.at(39 * 5 + 0.1)))
         // A push every millisecond: four or more are due within the 10 ms window, so it waits,
-        // until two gaps after the last (the next did not come: the stream paused).
+        // until `patience` gaps after the last (the next did not come: the stream paused).
         let loaded = Self.pace(arrivingEvery: 1, count: 40)
         let last = 39.0
         #expect(loaded.moreOnTheirWay(at: Self.at(last + 0.5)))
-        #expect(loaded.nextDue(closes: Self.at(last + 10)) == Self.at(last + 2))
-        #expect(!loaded.moreOnTheirWay(at: Self.at(last + 2.5)))
+        let patience = Double(CommitPace.patience)
+        #expect(loaded.nextDue(closes: Self.at(last + 10)) == Self.at(last + patience))
+        #expect(loaded.moreOnTheirWay(at: Self.at(last + patience - 0.5)))
+        #expect(!loaded.moreOnTheirWay(at: Self.at(last + patience + 0.5)))
         #expect(loaded.nextDue(closes: Self.at(last + 1)) == Self.at(last + 1), "never past the window")
     }
 
