@@ -58,7 +58,7 @@ extension Store {
                 """
                 INSERT INTO snapshots (game_id, zone_seq, body) VALUES (?, ?, ?)
                 ON CONFLICT (game_id, zone_seq) DO UPDATE SET body = excluded.body
-                """, .text(gameID), .integer(snapshot.zoneSeq), .text(Self.json(snapshot.snapshot)))
+                """, .text(gameID), .integer(snapshot.zoneSeq), .text(snapshot.snapshot.sortedJSON))
             return StoredCompletion(completion: completion, sequence: sequence, finalSnapshot: snapshot)
         }
     }
@@ -331,7 +331,7 @@ extension Store {
     /// latest snapshot.
     public func saveSnapshot(gameID: String, zoneSeq: Int64, snapshot: Snapshot) async throws {
         // Encoded before the transaction: the one writer need not wait while a grid is encoded.
-        let body = Self.json(snapshot)
+        let body = snapshot.sortedJSON
         try await database.transaction { db in
             try await db.execute(
                 """

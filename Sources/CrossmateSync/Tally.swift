@@ -25,7 +25,7 @@ public struct Tally: Hashable, Sendable {
 
     public private(set) var help: [AuthorID: Help] = [:]
     /// Each replica's last check or reveal gesture, so a gesture split by a snapshot counts once.
-    private var lastGesture: [ReplicaID: BatchID] = [:]
+    public private(set) var lastGesture: [ReplicaID: BatchID] = [:]
     /// The earliest check or reveal.
     public private(set) var firstHelp: HLCTimestamp?
     /// When each author moved: distinct wall-clock milliseconds, ascending.

@@ -1,6 +1,7 @@
 import ArgumentParser
 import CrossmateCore
 import CrossmateFormats
+import CrossmateProtocol
 import CrossmateSync
 import Foundation
 
@@ -76,6 +77,15 @@ struct EngineBench: ParsableCommand {
         var snapshot: Snapshot!
         let build = measure { snapshot = Snapshot.build(width: side, height: side, moves: head) }
         report.add("snapshotBuildMillis", "snapshot build from \(head.count) moves", build * 1000, "ms")
+        // Storing it: the text the store keeps (keys sorted), by JSONEncoder and by hand.
+        var text = ""
+        let writes = 20
+        let byEncoder = measure { for _ in 0..<writes { text = JSONText.sorted(snapshot) } } / Double(writes)
+        let byHand = measure { for _ in 0..<writes { text = snapshot.sortedJSON } } / Double(writes)
+        precondition(text == JSONText.sorted(snapshot), "the hand-written snapshot differs from the encoder's")
+        report.add(
+            "snapshotEncodeMillis", "snapshot stored as text by JSONEncoder (\(text.utf8.count / 1024) KB, keys sorted)", byEncoder * 1000, "ms")
+        report.add("snapshotWriteMillis", "the same text written by hand (Snapshot.sortedJSON)", byHand * 1000, "ms")
         let stored = try JSONEncoder().encode(snapshot)
         var loaded: GameGrid!
         let load = measure {
