@@ -22,8 +22,10 @@ struct Serve: AsyncParsableCommand {
             CROSSMATE_REQUEST_TIMEOUT_SECONDS (default 10) and an idle connection may stay open by \
             CROSSMATE_IDLE_TIMEOUT_SECONDS (default 75); the least time between two group commits of moves by \
             CROSSMATE_COMMIT_INTERVAL_MS (default 0: commit as soon as the last commit ends); and how long a group commit \
-            waits for more pushes to share its fsync, with SQLite, by CROSSMATE_COMMIT_WINDOW_MS (default 10; moves are relayed \
-            to other screens before it, and only their acknowledgement waits).
+            waits for more pushes to share its fsync, with SQLite, at most, by CROSSMATE_COMMIT_WINDOW_MS (default 10; moves \
+            are relayed to other screens before it, and only their acknowledgement waits), and whether it waits only while \
+            more pushes are on their way, so that a lone keystroke commits at once (CROSSMATE_COMMIT_WINDOW=adaptive, the \
+            default), or the whole window (fixed).
             """
     )
 
