@@ -56,12 +56,11 @@ import Testing
     /// Through a real store: with an adaptive window of an hour, a lone push is answered at once
     /// (a fixed window of an hour would hold it that long, see StoreTests).
     @Test func aLonePushIsCommittedAtOnceUnderAnHourLongAdaptiveWindow() async throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("crossmate-pace-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: directory) }
+        let directory = try TemporaryDirectory("crossmate-pace")
+        defer { directory.remove() }
         let groups = Mutex([Int]())
         let store = Store(
-            database: try SQLiteDatabase(path: directory.appendingPathComponent("db.sqlite").path),
+            database: try SQLiteDatabase(path: directory.path + "/db.sqlite"),
             onGroupCommit: { batches, _ in groups.withLock { $0.append(batches) } }, commitWindow: .adaptive(maximum: .seconds(3600)))
         try await store.migrate(now: 1)
         let helpers = StoreTests()

@@ -1,4 +1,5 @@
 import CrossmateStore
+import CrossmateTestSupport
 import Foundation
 import GRDBSQLite
 import Logging
@@ -44,10 +45,9 @@ func withStore<T: Sendable>(_ backend: Backend, _ body: @Sendable (Store) async 
 
 /// The path of a new SQLite file in a temporary directory, removed when `body` ends.
 func withSQLiteFile<T>(_ body: (String) async throws -> T) async throws -> T {
-    let directory = FileManager.default.temporaryDirectory.appendingPathComponent("crossmate-store-\(UUID().uuidString)")
-    try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-    defer { try? FileManager.default.removeItem(at: directory) }
-    return try await body(directory.appendingPathComponent("test.sqlite").path)
+    let directory = try TemporaryDirectory("crossmate-store")
+    defer { directory.remove() }
+    return try await body(directory.path + "/test.sqlite")
 }
 
 func unique(_ prefix: String) -> String { "\(prefix)-\(UUID().uuidString.prefix(12).lowercased())" }

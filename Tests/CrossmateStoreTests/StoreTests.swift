@@ -322,10 +322,9 @@ import Testing
     /// append is refused as busy (nothing of it stored), and once the database moves on the
     /// waiting ones commit and new ones are taken again.
     @Test func movesWaitingToCommitAreBounded() async throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("crossmate-busy-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let store = Store(database: try SQLiteDatabase(path: directory.appendingPathComponent("db.sqlite").path), maximumWaitingMoves: 3)
+        let directory = try TemporaryDirectory("crossmate-busy")
+        defer { directory.remove() }
+        let store = Store(database: try SQLiteDatabase(path: directory.path + "/db.sqlite"), maximumWaitingMoves: 3)
         try await store.migrate(now: 1)
         let ann = try await account(store)
         let id = try await game(store, owner: ann.author)
@@ -350,12 +349,11 @@ import Testing
     /// takes at most `Store.transactionBatches` of them, the first to arrive; the rest go in the
     /// next, so the first are answered without waiting for all to be written.
     @Test func aTransactionTakesAtMostItsBatchesInArrivalOrder() async throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("crossmate-cap-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: directory) }
+        let directory = try TemporaryDirectory("crossmate-cap")
+        defer { directory.remove() }
         let groups = Mutex([Int]())
         let store = Store(
-            database: try SQLiteDatabase(path: directory.appendingPathComponent("db.sqlite").path),
+            database: try SQLiteDatabase(path: directory.path + "/db.sqlite"),
             onGroupCommit: { batches, _ in groups.withLock { $0.append(batches) } })
         try await store.migrate(now: 1)
         let ann = try await account(store)
@@ -399,9 +397,8 @@ import Testing
     /// test until all three pushes wait (so the grouping does not depend on how fast tasks start),
     /// and it is asked to last until the interval after the first group's start.
     @Test func aCommitIntervalGathersPushesIntoOneGroup() async throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("crossmate-interval-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: directory) }
+        let directory = try TemporaryDirectory("crossmate-interval")
+        defer { directory.remove() }
         let groups = Mutex([Int]())
         let asked = Mutex([ContinuousClock.Instant]())
         let (release, releaseNow) = AsyncStream<Void>.makeStream()
@@ -409,7 +406,7 @@ import Testing
         // on a loaded machine before the three pushes are queued (the next group would not wait).
         let interval = Duration.seconds(3600)
         let store = Store(
-            database: try SQLiteDatabase(path: directory.appendingPathComponent("db.sqlite").path),
+            database: try SQLiteDatabase(path: directory.path + "/db.sqlite"),
             onGroupCommit: { batches, _ in groups.withLock { $0.append(batches) } }, commitInterval: interval,
             commitWait: { until in
                 asked.withLock { $0.append(until) }
@@ -452,12 +449,11 @@ import Testing
     func windowedPushes(
         _ devices: [String], urgent: Bool, between: (Store, WindowLog, _ before: [Int], _ index: Int, _ device: String) async throws -> Void
     ) async throws -> ([AppendOutcome], WindowLog, before: [Int]) {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("crossmate-window-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: directory) }
+        let directory = try TemporaryDirectory("crossmate-window")
+        defer { directory.remove() }
         let log = WindowLog()
         let store = Store(
-            database: try SQLiteDatabase(path: directory.appendingPathComponent("db.sqlite").path),
+            database: try SQLiteDatabase(path: directory.path + "/db.sqlite"),
             onGroupCommit: { batches, _ in log.groups.withLock { $0.append(batches) } }, commitWindow: .fixed(.seconds(3600)))
         try await store.migrate(now: 1)
         let ann = try await account(store)
