@@ -421,6 +421,55 @@ import Testing
         }
     }
 
+    /// A move stored where this instance did not hear of it (another instance wrote it; here, a
+    /// second connection to the SQLite file) is folded by the next command's catch-up: the page
+    /// that typed and the device's other page both see it, though no relay or poke brings it.
+    /// (Before, the catch-up kept it from the screens: the poke that came later found the
+    /// replica through it already, and a friend's letter stayed missing until a reload.)
+    @Test func aMoveTheInstanceDidNotHearOfReachesThePagesWithTheNextCommand() async throws {
+        let server = try TestServer()
+        defer { server.removeFiles() }
+        try await server.application().test(.live) { client in
+            let port = try #require(client.port)
+            let ann = try await client.account("Ann")
+            let bob = try await client.account("Bob")
+            let game = try await client.newGame(ann)
+            try await client.join(bob, game.gameID, invitedBy: ann)
+            var typing = Browser(port: port, token: ann.token)
+            var watching = Browser(port: port, token: ann.token)
+            typing.probe.send(.ping)
+            watching.probe.send(.ping)
+            _ = try await typing.open(game.gameID)
+            _ = try await watching.open(game.gameID)
+
+            var bobDevice = TestDevice(bob, puzzle: greenLight, gameID: game.gameID)
+            let moves = try bobDevice.replica.perform(.setLetter(at(1, 0), "G"), wallMillis: server.clock.now)
+            let elsewhere = Store(database: try SQLiteDatabase(path: server.directory.appendingPathComponent("crossmate.sqlite").path))
+            _ = try await elsewhere.appendMoves(gameID: game.gameID, authorID: bob.account.authorID, moves: moves.map(MoveRecord.init))
+
+            let bobs = { (update: GameUpdate) in update.squares.contains { $0.row == 1 && $0.col == 0 && $0.letter == "G" } }
+            // A page that never hears of it fails the test, not hangs it: the sockets close first.
+            func closing<T>(_ body: () async throws -> T) async throws -> T {
+                do { return try await body() } catch {
+                    await typing.probe.close()
+                    await watching.probe.close()
+                    throw error
+                }
+            }
+            typing.probe.send(.command(CommandRequest(gameID: game.gameID, id: 1, command: Self.letter(1, 1, "R"), typedAt: typing.typedAt(id: 1))))
+            // The page that typed hears of Bob's letter, then has its answer; the other page
+            // hears of both.
+            _ = try await closing { try await typing.update(where: bobs) }
+            let answer = try await closing { try await typing.probe.next(&typing.iterator) { if case .applied = $0 { true } else { false } } }
+            guard case let .applied(applied) = answer else { throw Unexpected(answer: answer) }
+            #expect(applied.squares.map(\.letter) == ["R"])
+            let other = try await closing { try await watching.update(where: bobs) }
+            #expect(other.squares.first { $0.col == 0 }?.authorID == bob.account.authorID)
+            await typing.probe.close()
+            await watching.probe.close()
+        }
+    }
+
     /// Ann, with a second device (her phone), in a new game of hers that Bob joined.
     static func annWithAPhoneAndBob(
         _ client: some TestClientProtocol

@@ -18,17 +18,18 @@ extension BrowserGame {
     static let oldestTypedAt: Int64 = 7 * 24 * 3_600_000
 
     /// Performs a browser's command and stores its moves as this device's; the answer.
-    func perform(_ request: CommandRequest, services: BrowserServices) async -> ServerSocketMessage {
-        await exclusively { await performAlone(request, services: services) }
+    func perform(_ request: CommandRequest, host: BrowserHost) async -> ServerSocketMessage {
+        await exclusively { await performAlone(request, host: host) }
     }
 
-    private func performAlone(_ request: CommandRequest, services: BrowserServices) async -> ServerSocketMessage {
+    private func performAlone(_ request: CommandRequest, host: BrowserHost) async -> ServerSocketMessage {
+        let services = host.services
         if let earlier = ledger.earlier(request, device: device.deviceID) {
             // Already answered: the grid the browser was sent on reopening holds its effect.
             if let refusal = earlier { return .refused(refusal) }
             return applied(request, now: services.now())
         }
-        let answer = await performOnce(request, services: services)
+        let answer = await performOnce(request, host: host)
         ledger.remember(request, answer)
         return answer
     }
@@ -122,7 +123,8 @@ extension BrowserGame {
         }
     }
 
-    private func performOnce(_ request: CommandRequest, services: BrowserServices) async -> ServerSocketMessage {
+    private func performOnce(_ request: CommandRequest, host: BrowserHost) async -> ServerSocketMessage {
+        let services = host.services
         let command: Command
         switch request.command.action() {
         case let .failure(reason): return .refused(CommandRefusal(id: request.id, gameID: gameID, reason))
@@ -134,7 +136,11 @@ extension BrowserGame {
         case let .success(.perform(made)): command = made
         }
         do {
-            _ = try await catchUp(services: services)
+            // Changes stored before this command that no relay or poke has brought yet (another
+            // instance's, or a poke still on its way) are folded here: the viewers are told of
+            // them now, as the pass that folds them (the poke's, when it comes, finds nothing new).
+            let before = shown
+            tell(host.viewers(of: self), squares: try await catchUp(services: services), since: before, services: services)
         } catch {
             services.logger.error("a browser's replica could not catch up", metadata: ["game": "\(gameID)", "error": "\(error)"])
             return refusal(request, .serverError, "the server could not load this game; it has been logged")

@@ -137,10 +137,12 @@ actor BrowserGame {
     /// The game as a page opens it, handed to `deliver` before anything else may change the
     /// replica: an update folded after it reaches the page after it, never before (a page that
     /// took an update and then an older `opened` would show the older grid until the next change).
-    func open(services: BrowserServices, deliver: (GameOpened) throws -> Void) async throws {
+    /// `others`: the device's other pages with the game open, told what the catch-up changed.
+    func open(services: BrowserServices, others: Set<Int> = [], deliver: (GameOpened) throws -> Void) async throws {
         try await exclusively { () async throws -> Void in
             away = false  // a page opening the game is in front
-            _ = try await catchUp(services: services)
+            let before = shown
+            tell(others, squares: try await catchUp(services: services), since: before, services: services)
             // A finished game's device seals before the page has it, so a replay it asks for
             // next waits for nobody (not for this device's own refresh to come round).
             await sealIfComplete(services: services)
@@ -244,11 +246,7 @@ actor BrowserGame {
         repeat {
             refreshAgain = false
             let caughtUp = await exclusively { () -> Bool in
-                let wasReadOnly = readOnly
-                let wasComplete = replica.completion
-                let rosterBefore = roster.views
-                let pausesBefore = pauses.count
-                let flagsBefore = social.flags
+                let before = shown
                 do {
                     let taken = handed
                     handed = []
@@ -263,12 +261,7 @@ actor BrowserGame {
                     await sealIfComplete(services: services)
                     // The viewers see the change first; then what this device has shown moves
                     // on (and a viewed game keeps its lease), which no screen waits for.
-                    if !squares.isEmpty || wasReadOnly != readOnly || wasComplete != replica.completion || rosterBefore != roster.views
-                        || pauses.count != pausesBefore || social.hasNews || social.flags != flagsBefore
-                    {
-                        let update = ServerSocketMessage.update(update(squares: squares, now: services.now()))
-                        for viewer in viewers { services.hub.tell(.socket(viewer), update) }
-                    }
+                    tell(viewers, squares: squares, since: before, services: services)
                     try await showed(through: min(sequence, committed), services: services)
                     return true
                 } catch {
@@ -311,6 +304,29 @@ actor BrowserGame {
         return true
     }
 
+    /// What a page shows of the game beside its squares, as a catch-up may change it.
+    struct Shown: Equatable {
+        var readOnly: Bool
+        var completion: Completion?
+        var players: [PlayerView]
+        var pauses: Int
+        var flags: [String: ClueFlag]
+    }
+
+    var shown: Shown {
+        Shown(readOnly: readOnly, completion: replica.completion, players: roster.views, pauses: pauses.count, flags: social.flags)
+    }
+
+    /// Tells `viewers` what a catch-up changed (`squares`, and the game as it now is) when it
+    /// changed anything they are shown since `before`. Every catch-up of a viewed replica tells
+    /// its viewers so, whatever it was for: the pass that folds it in moves `sequence` on, and no
+    /// later pass finds those changes again to show them.
+    func tell(_ viewers: Set<Int>, squares: [SquareView], since before: Shown, services: BrowserServices) {
+        guard !viewers.isEmpty, !squares.isEmpty || social.hasNews || shown != before else { return }
+        let update = ServerSocketMessage.update(update(squares: squares, now: services.now()))
+        for viewer in viewers { services.hub.tell(.socket(viewer), update) }
+    }
+
     /// The game as it now is, with the squares that changed.
     private func update(squares: [SquareView], now: Int64) -> GameUpdate {
         GameUpdate(state(squares: squares, now: now), players: roster.views, readOnly: readOnly)
@@ -347,9 +363,11 @@ actor BrowserGame {
     /// The page from step `from` of the finished game's replay, once every device that wrote
     /// has sealed. A ready replay is assembled once per game (`ReplayCache`), and an account
     /// assembles one history at a time (`HistoryGate`).
-    func replay(from: Int, services: BrowserServices) async throws -> ReplayView {
-        try await exclusively { () async throws -> ReplayView in
-            _ = try await catchUp(services: services)
+    func replay(from: Int, host: BrowserHost) async throws -> ReplayView {
+        let services = host.services
+        return try await exclusively { () async throws -> ReplayView in
+            let before = shown
+            tell(host.viewers(of: self), squares: try await catchUp(services: services), since: before, services: services)
             guard replica.completion != nil else {
                 return ReplayView(gameID: gameID, ready: false, waitingFor: 0, steps: [], times: [])
             }

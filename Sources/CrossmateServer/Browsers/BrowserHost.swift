@@ -179,6 +179,14 @@ final class BrowserHost: Sendable {
         }
     }
 
+    /// The sockets viewing `game`'s replica.
+    func viewers(of game: BrowserGame) -> Set<Int> {
+        hosted.withLock { hosted in
+            guard let entry = hosted[game.gameID]?[game.device.deviceID], entry.game === game else { return [] }
+            return entry.viewers
+        }
+    }
+
     /// Whether a replica of the game here, not `deviceID`'s, has a viewer.
     func isViewed(_ gameID: String, exceptDevice deviceID: String) -> Bool {
         hosted.withLock { $0[gameID]?.values.contains { !$0.viewers.isEmpty && $0.game.device.deviceID != deviceID } ?? false }

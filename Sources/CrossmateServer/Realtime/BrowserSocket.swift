@@ -33,7 +33,7 @@ struct BrowserSocket {
             services.metrics.browserReplicas.set(Double(browsers.count))
             // A game made before uploads were held to `FrameBudget` may not fit: it is
             // refused in words rather than cut off mid-frame.
-            try await game.open(services: services) { opened in
+            try await game.open(services: services, others: browsers.viewers(of: game).subtracting([connection])) { opened in
                 let text = SocketHub.encode(.opened(opened))
                 guard text.utf8.count <= configuration.socketBufferBytes * 3 / 4 else {
                     throw APIError(.limitExceeded, "this game is too large to open in a browser; play it with crossmate play")
@@ -59,7 +59,7 @@ struct BrowserSocket {
             return
         }
         do {
-            services.hub.tell(.socket(connection), .replay(try await game.replay(from: from, services: services)))
+            services.hub.tell(.socket(connection), .replay(try await game.replay(from: from, host: browsers)))
         } catch let error as APIError {
             services.hub.tell(.socket(connection), .error(error.body))
         } catch {
@@ -93,7 +93,7 @@ struct BrowserSocket {
                             reason: "a command carries typedAt, when it was typed (Unix ms), so that one sent again is not performed twice"))))
             return
         }
-        services.hub.tell(.socket(connection), await game.perform(request, services: services))
+        services.hub.tell(.socket(connection), await game.perform(request, host: browsers))
     }
 
     /// A page with the game open was hidden or shown again (a phone put in a pocket, another
