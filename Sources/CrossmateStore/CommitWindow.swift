@@ -23,7 +23,9 @@ public enum CommitWindow: Sendable, Equatable {
 /// last batch to the end of its COMMIT. More are on their way while batches arrive often enough
 /// for waiting to pay — faster than a commit takes, or half a window's worth
 /// (`CommitQueue.windowBatches`) within the window — and the next is due: the last came less
-/// than `patience` mean gaps ago. Pure: the instants come from the caller.
+/// than `patience` mean gaps ago, or the server is so busy that a whole `windowBatches` is due
+/// within half the window (then it waits as a fixed window does). Pure: the instants come from
+/// the caller.
 struct CommitPace {
     typealias Instant = ContinuousClock.Instant
 
@@ -64,13 +66,23 @@ struct CommitPace {
     func moreOnTheirWay(at now: Instant) -> Bool {
         guard let gap = meanGap, let last = lastArrival else { return false }
         let often = gap < meanCommit || gap * (windowBatches / 2) <= window
-        return often && now - last < gap * Self.patience
+        return often && (busy(gap) || now - last < gap * Self.patience)
     }
 
     /// Until when a transaction waits for the next batch: `patience` mean gaps after the last,
-    /// and never past `closes`.
+    /// and never past `closes` (on a busy server, `closes`).
     func nextDue(closes: Instant) -> Instant {
-        guard let gap = meanGap, let last = lastArrival else { return closes }
+        guard let gap = meanGap, let last = lastArrival, !busy(gap) else { return closes }
         return min(closes, last + gap * Self.patience)
+    }
+
+    /// A whole `windowBatches` is due within half the window: the transaction waits for them as
+    /// a fixed window does, whatever the last gap. At this rate the pushes reach the writer in
+    /// bursts, as the event loop reads them between writing out the last commit's answers and
+    /// pokes, and a pause of `patience` gaps (a millisecond at 4,000 pushes a second) is the loop
+    /// busy, not the pushes stopping: closing on it synced the disk a sixth more often than a
+    /// fixed window at 2,000 devices (400 commits a second of 9.7 pushes, against 350 of 11.4).
+    private func busy(_ gap: Duration) -> Bool {
+        gap * windowBatches <= window / 2
     }
 }

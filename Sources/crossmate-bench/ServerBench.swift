@@ -104,6 +104,7 @@ struct ServerBench: AsyncParsableCommand {
         let start = ContinuousClock.now
         let startWall = Date().timeIntervalSince1970
         stats.begin(at: start)
+        let commitsBefore = try await api.commits()
         let cpuBefore = server.cpuSeconds()
         let benchCPUBefore = BenchServer.cpuSeconds(pid: ProcessInfo.processInfo.processIdentifier)
         fleet.start(until: .now() + .seconds(Int64(seconds)))
@@ -112,6 +113,7 @@ struct ServerBench: AsyncParsableCommand {
         let measured = elapsed.inSeconds
         let serverCores = (server.cpuSeconds() - cpuBefore) / measured
         let benchCores = (BenchServer.cpuSeconds(pid: ProcessInfo.processInfo.processIdentifier) - benchCPUBefore) / measured
+        let commits = try await api.commits() - commitsBefore
         try await Task.sleep(for: .seconds(2))
         for channel in channels { try? await channel.close() }
         try await http.shutdown()
@@ -146,6 +148,10 @@ struct ServerBench: AsyncParsableCommand {
         report.add(
             "serverMicrosPerKeystroke", "server CPU per keystroke", serverCores * 1_000_000 / max(1, Double(totals.acknowledged) / measured), "µs")
         report.add("serverMicrosPerDelivery", "server CPU per delivery to a peer", serverCores * 1_000_000 / (pokes / measured), "µs")
+        // How the group commits went (the server's own `/metrics`): how often the disk was
+        // synced for moves, and how many pushes each sync carried.
+        report.add("commitsPerSecond", "group commits of moves a second", Double(commits.count) / measured, "/s")
+        report.add("pushesPerCommit", "pushes a group commit carried, mean", commits.batches / Double(max(1, commits.count)), "")
         report.add("failedPushes", "failed pushes", Double(totals.failed), "")
         report.print(
             json: json,
@@ -176,6 +182,29 @@ struct API: Sendable {
             throw BenchFailure("\(method) \(path): \(response.status.code) \(String(buffer: body))")
         }
         return try JSONDecoder().decode(T.self, from: Data(buffer: body))
+    }
+}
+
+/// The server's group commits of moves so far, as its `/metrics` counts them.
+struct CommitCounts {
+    var count: Double
+    var batches: Double
+
+    static func - (after: CommitCounts, before: CommitCounts) -> CommitCounts {
+        CommitCounts(count: after.count - before.count, batches: after.batches - before.batches)
+    }
+}
+
+extension API {
+    /// Reads the group commits from `/metrics` (Prometheus text: `crossmate_commit_batches`'s
+    /// count and sum); zero where the server commits without a window (PostgreSQL counts too).
+    func commits() async throws -> CommitCounts {
+        let response = try await http.execute(HTTPClientRequest(url: base + "/metrics"), timeout: .seconds(30))
+        let text = String(buffer: try await response.body.collect(upTo: 4 << 20))
+        func value(_ name: String) -> Double {
+            text.split(separator: "\n").first { $0.hasPrefix(name + " ") }.flatMap { Double($0.split(separator: " ").last ?? "") } ?? 0
+        }
+        return CommitCounts(count: value("crossmate_commit_batches_count"), batches: value("crossmate_commit_batches_sum"))
     }
 }
 

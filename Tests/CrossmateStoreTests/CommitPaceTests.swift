@@ -46,6 +46,19 @@ import Testing
         #expect(loaded.nextDue(closes: Self.at(last + 1)) == Self.at(last + 1), "never past the window")
     }
 
+    @Test func aBusyServerWaitsForAWholeGroupThroughThePausesOfItsEventLoop() {
+        // A push every quarter millisecond (2,000 devices typing): eight are due within 2 ms,
+        // so a pause of many gaps (the loop writing out the last commit's pokes) does not close
+        // the transaction; only the window, or eight gathered, does.
+        let busy = Self.pace(arrivingEvery: 0.25, count: 80)
+        let last = 79 * 0.25
+        #expect(busy.moreOnTheirWay(at: Self.at(last + 2)))
+        #expect(busy.nextDue(closes: Self.at(last + 10)) == Self.at(last + 10))
+        // Half as busy, a push every millisecond: the pause is the pushes stopping.
+        let loaded = Self.pace(arrivingEvery: 1, count: 40)
+        #expect(!loaded.moreOnTheirWay(at: Self.at(39 + 2 * Double(CommitPace.patience))))
+    }
+
     @Test func aSlowCommitMakesWaitingPaySooner() {
         var pace = Self.pace(arrivingEvery: 5, count: 40)
         for _ in 0..<40 { pace.committed(in: .milliseconds(20)) }
