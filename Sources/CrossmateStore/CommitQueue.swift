@@ -165,17 +165,20 @@ final class CommitQueue: Sendable {
                     try await database.transaction { connection in
                         var outcomes: [Result<AppendOutcome, StoreRefusal>] = []
                         var last = false
+                        // The transaction's groups are checked one after another and written once.
+                        var append = GroupAppend()
                         repeat {
                             let group = self.takePending()
                             taken.withLock { $0 += group }
                             let requests = group.map(\.request)
-                            let each = try await GroupAppend.run(requests, on: connection, forUpdate: forUpdate)
+                            let each = try await append.take(requests, on: connection, forUpdate: forUpdate)
                             // Ordered and checked: relayed before the COMMIT (see `Store.appendMoves`).
                             for (request, outcome) in zip(requests, each) {
                                 if let ordered = request.ordered, case let .success(appended) = outcome, !appended.saved.isEmpty { ordered(appended) }
                             }
                             outcomes += each
                         } while await self.more(before: closes, last: &last)
+                        try await append.write(on: connection)
                         closed.withLock { $0 = .now }
                         beforeCommit?()
                         return outcomes

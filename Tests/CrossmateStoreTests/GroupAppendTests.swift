@@ -79,6 +79,50 @@ extension StoreTests {
         }
     }
 
+    /// A transaction that takes its pushes one group at a time (urgent batches, relayed as they
+    /// arrive) checks each group against the ones before it, and writes them all once at the end.
+    @Test(arguments: Backend.available)
+    func aTransactionsGroupsAreCheckedInTurnAndWrittenOnce(backend: Backend) async throws {
+        try await withStore(backend) { store in
+            let ann = try await account(store)
+            let first = try await game(store, owner: ann.author)
+            let second = try await game(store, owner: ann.author)
+            #expect(try await store.appendMoves(gameID: first, authorID: ann.author, moves: [move(first, "r0", 1)]).saved.count == 1)
+            let base = try #require(try await store.game(first)).zoneSeq
+            let forUpdate = store.database.forUpdate
+            let groups = try await store.database.transaction { db in
+                var append = GroupAppend()
+                let one = try await append.take(
+                    [request(first, ann.author, [move(first, "r1", 1), move(first, "r0", 2)])], on: db, forUpdate: forUpdate)
+                // Nothing is written before the end.
+                let written = try await db.query("SELECT COUNT(*) AS n FROM records WHERE game_id = ? AND record_type = 'move'", [.text(first)])
+                // A game read for the first time beside one read before: the first keeps what
+                // this transaction did to it (its heads are not read back from the table).
+                let two = try await append.take(
+                    [
+                        request(first, ann.author, [move(first, "r1", 1), move(first, "r0", 2), move(first, "r0", 3)]),
+                        request(second, ann.author, [move(second, "r2", 1)]),
+                    ], on: db, forUpdate: forUpdate)
+                let three = try await append.take(
+                    [request(first, ann.author, [move(first, "r1", 1, letter: "Z"), move(first, "r1", 2)])], on: db, forUpdate: forUpdate)
+                try await append.write(on: db)
+                return (one, two, three, try written.first?.integer("n"))
+            }
+            #expect(groups.3 == 1, "only the move stored before the transaction")
+            #expect((try? groups.0[0].get())?.saved.map(\.sequence) == [base + 1, base + 2])
+            // Resends of the moves of the group before, and a new one.
+            #expect(statuses(groups.1[0]) == [.duplicate, .duplicate, .saved])
+            #expect((try? groups.1[0].get())?.saved.map(\.sequence) == [base + 3])
+            #expect(statuses(groups.1[1]) == [.saved])
+            #expect(statuses(groups.2[0]) == [.rejected, .saved])
+            #expect(try await store.changes(gameID: first, after: 0, limit: 100).map(\.sequence) == Array(1...(base + 4)))
+            let game = try #require(try await store.game(first))
+            #expect(game.zoneSeq == base + 4 && game.moveCount == 5)
+            #expect(
+                try await store.appendMoves(gameID: first, authorID: ann.author, moves: [move(first, "r1", 3)]).saved.map(\.sequence) == [base + 5])
+        }
+    }
+
     @Test(arguments: Backend.available)
     func aGroupLargerThanOneStatementIsWrittenInPieces(backend: Backend) async throws {
         try await withStore(backend) { store in
