@@ -82,9 +82,10 @@ struct GroupAppend {
 
     /// Checks another group of batches against everything taken before it in this transaction
     /// (its games read only when none before named them), and orders their moves; nothing is
-    /// written until `write`. A transaction that takes an urgent batch as it arrives, as its own
-    /// group (one whose moves are relayed), so reads and writes each game once, not per push:
-    /// relays cost the writer five statements a push before.
+    /// written until `write`. So a transaction that takes each urgent batch (one whose moves are
+    /// relayed) as a group of its own as it arrives still reads each game once and writes once,
+    /// not five statements a push. Only SQLite's writer takes several groups in a transaction;
+    /// with PostgreSQL each takes one, and locks its games in order.
     mutating func take(_ requests: [AppendRequest], on db: any SQLConnection, forUpdate: String) async throws -> [Result<AppendOutcome, StoreRefusal>]
     {
         try await read(requests.filter { games[$0.gameID] == nil }, on: db, forUpdate: forUpdate)

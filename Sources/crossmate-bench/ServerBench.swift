@@ -196,8 +196,8 @@ struct CommitCounts {
 }
 
 extension API {
-    /// Reads the group commits from `/metrics` (Prometheus text: `crossmate_commit_batches`'s
-    /// count and sum); zero where the server commits without a window (PostgreSQL counts too).
+    /// Reads the group commits of moves from `/metrics` (Prometheus text: the count and sum of
+    /// `crossmate_commit_batches`, kept with either database).
     func commits() async throws -> CommitCounts {
         let response = try await http.execute(HTTPClientRequest(url: base + "/metrics"), timeout: .seconds(30))
         let text = String(buffer: try await response.body.collect(upTo: 4 << 20))
