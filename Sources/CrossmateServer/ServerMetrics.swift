@@ -165,3 +165,8 @@ extension MetricNameDescriptor {
     /// A metric's whole name and its `# HELP` text.
     static func named(_ name: String, help: String) -> Self { .init(metricName: name, unitName: "", helpText: help) }
 }
+
+extension Duration {
+    var inNanoseconds: Int64 { components.seconds * 1_000_000_000 + components.attoseconds / 1_000_000_000 }
+    var inMilliseconds: Int64 { inNanoseconds / 1_000_000 }
+}

@@ -49,9 +49,10 @@ final class SocketHub: Sendable {
         var relayedTo: [String: [Int64: Set<Int>]] = [:]
         /// Sockets owed a commit notice per game, with the sequence each is owed: relayed moves
         /// now committed that no later relay, and no answer to the socket's own push, has told
-        /// them of. A notice goes after a quiet spell (`noticeDelay`), so typing that goes on
-        /// carries its commits in its relays and answers and costs no frame of its own.
-        var owedNotices: [String: [Int: Int64]] = [:]
+        /// them of. A notice goes after a quiet spell (`noticeDelay` since the game's last
+        /// commit), so typing that goes on carries its commits in its relays and answers and
+        /// costs no frame of its own. While a game owes any, one notice task is scheduled for it.
+        var owedNotices: [String: OwedNotices] = [:]
 
         /// The sockets watching `game` that hear of its changes, but not those of `deviceID`: for
         /// `moves` (pokes and relays), not browsers with the game open either (their hosted
@@ -75,6 +76,13 @@ final class SocketHub: Sendable {
                 owedNotices[game] = nil
             }
         }
+    }
+
+    /// The sockets one game owes a commit notice (with the sequence each is owed), and when the
+    /// game will have been quiet long enough for it.
+    struct OwedNotices {
+        var sockets: [Int: Int64] = [:]
+        var due: NIODeadline
     }
 
     private let state = Mutex(State())
@@ -153,7 +161,7 @@ final class SocketHub: Sendable {
                 let ids = Set(relayed.map(\.id))
                 state.relayedTo[game, default: [:]][last.sequence] = ids
                 // This relay carries the commit so far: those it goes to are owed no notice.
-                if let owed = state.owedNotices[game] { state.owedNotices[game] = owed.filter { !ids.contains($0.key) } }
+                if let owed = state.owedNotices[game]?.sockets { state.owedNotices[game]!.sockets = owed.filter { !ids.contains($0.key) } }
             }
             return (relayed.map(\.connection.out), state.lastPoked[game] ?? 0)
         }
@@ -300,10 +308,15 @@ final class SocketHub: Sendable {
                 relays = relays.filter { $0.key > sequence }
                 state.relayedTo[game] = relays.isEmpty ? nil : relays
                 let owed = heard.subtracting(relays.values.reduce(into: Set<Int>()) { $0.formUnion($1) })
-                if commitNotices, !owed.isEmpty {
-                    let pending = state.owedNotices[game]
-                    for id in owed { state.owedNotices[game, default: [:]][id] = sequence }
-                    if pending == nil { schedule = owed.first.flatMap { state.connections[$0]?.channel.eventLoop } }
+                if commitNotices, !owed.isEmpty, let loop = owed.first.flatMap({ state.connections[$0]?.channel.eventLoop }) {
+                    // Each commit puts the notice off: it goes once the game is quiet.
+                    let due = loop.now + Self.noticeDelay
+                    if state.owedNotices[game] == nil {
+                        state.owedNotices[game] = OwedNotices(due: due)
+                        schedule = loop
+                    }
+                    state.owedNotices[game]!.due = due
+                    for id in owed { state.owedNotices[game]!.sockets[id] = sequence }
                 }
             }
             let listeners = state.listeners(of: game, exceptDevice: exceptDevice, moves: true)
@@ -311,9 +324,7 @@ final class SocketHub: Sendable {
         }
         // Encoded only for a socket that is to hear it: where every device took the relay, none.
         if !sockets.isEmpty { write(Self.pokeText(game: game, sequence: sequence, inline: inline), to: sockets) }
-        if let schedule {
-            schedule.scheduleTask(in: Self.noticeDelay) { [self] in sendCommitNotices(game: game) }
-        }
+        if let schedule { scheduleCommitNotices(game: game, on: schedule, in: Self.noticeDelay) }
     }
 
     /// A socket's push to `game` was answered, committed through `sequence`: a relay-taking
@@ -321,7 +332,7 @@ final class SocketHub: Sendable {
     /// commits up to it.
     func answered(_ id: Int, game: String, through sequence: Int64) {
         state.withLock { state in
-            if let owed = state.owedNotices[game]?[id], owed <= sequence { state.owedNotices[game]![id] = nil }
+            if let owed = state.owedNotices[game]?.sockets[id], owed <= sequence { state.owedNotices[game]!.sockets[id] = nil }
         }
     }
 
@@ -330,16 +341,22 @@ final class SocketHub: Sendable {
     static let noticeDelay = TimeAmount.milliseconds(400)
 
     /// Tells the sockets still owed a notice for `game` that it is committed as far as poked, in
-    /// a relay of no changes.
-    private func sendCommitNotices(game: String) {
-        let (owed, committed) = state.withLock { state -> ([SocketOut], Int64) in
-            let ids = (state.owedNotices.removeValue(forKey: game) ?? [:]).keys
-            let sockets = ids.compactMap { id in state.connections[id].flatMap { $0.games.contains(game) ? $0.out : nil } }
-            return (sockets, state.lastPoked[game] ?? 0)
+    /// a relay of no changes, once the game has been quiet for `noticeDelay`; if it was committed
+    /// again meanwhile, looks again when it will have been.
+    private func scheduleCommitNotices(game: String, on loop: any EventLoop, in delay: TimeAmount) {
+        loop.scheduleTask(in: delay) { [self] in
+            let (owed, committed, later) = state.withLock { state -> ([SocketOut], Int64, TimeAmount?) in
+                guard let owed = state.owedNotices[game] else { return ([], 0, nil) }
+                if owed.due > loop.now { return ([], 0, owed.due - loop.now) }
+                state.owedNotices[game] = nil
+                let sockets = owed.sockets.keys.compactMap { id in state.connections[id].flatMap { $0.games.contains(game) ? $0.out : nil } }
+                return (sockets, state.lastPoked[game] ?? 0, nil)
+            }
+            if let later { scheduleCommitNotices(game: game, on: loop, in: later) }
+            guard !owed.isEmpty, committed > 0 else { return }
+            let token = ChangeToken(zone: game, sequence: committed)
+            write(ServerSocketMessage.relayJSON(zone: game, after: token, changes: [], committed: token), to: owed)
         }
-        guard !owed.isEmpty, committed > 0 else { return }
-        let token = ChangeToken(zone: game, sequence: committed)
-        write(ServerSocketMessage.relayJSON(zone: game, after: token, changes: [], committed: token), to: owed)
     }
 
     /// The poke as `ServerSocketMessage.poke` encodes it, around the stored JSON of the inline
@@ -475,9 +492,4 @@ extension SocketHub: FactListener {
     }
 
     func hearsBeforeCommit(_ game: String, exceptDevice deviceID: String) -> Bool { takesRelays(game, exceptDevice: deviceID) }
-}
-
-extension Duration {
-    var inNanoseconds: Int64 { components.seconds * 1_000_000_000 + components.attoseconds / 1_000_000_000 }
-    var inMilliseconds: Int64 { inNanoseconds / 1_000_000 }
 }
