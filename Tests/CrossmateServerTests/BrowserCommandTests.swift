@@ -470,6 +470,37 @@ import Testing
         }
     }
 
+    /// Two pages of one browser on one game (two tabs): what one page does shows on the other at
+    /// once, its letters and its chat message, not only in the answer to the page that did it.
+    @Test func aDevicesOtherPageSeesWhatOnePageDid() async throws {
+        let server = try TestServer()
+        defer { server.removeFiles() }
+        try await server.application().test(.live) { client in
+            let port = try #require(client.port)
+            let ann = try await client.account("Ann")
+            let game = try await client.newGame(ann)
+            var typing = Browser(port: port, token: ann.token)
+            var watching = Browser(port: port, token: ann.token)
+            typing.probe.send(.ping)
+            watching.probe.send(.ping)
+            _ = try await typing.open(game.gameID)
+            _ = try await watching.open(game.gameID)
+
+            guard case let .applied(typed) = try await typing.run(game.gameID, Self.letter(1, 1, "R")) else { throw SocketProbe.ProbeClosed() }
+            #expect(typed.squares.map(\.letter) == ["R"])
+            let letter = try await watching.update { $0.squares.contains { $0.row == 1 && $0.col == 1 && $0.letter == "R" } }
+            #expect(letter.squares.count == 1)
+
+            let chat = BrowserCommand(kind: "chat", text: "from the other tab", messageID: "tab-1")
+            guard case let .applied(said) = try await typing.run(game.gameID, chat) else { throw SocketProbe.ProbeClosed() }
+            #expect(said.messages?.map(\.text) == ["from the other tab"])
+            let message = try await watching.update { $0.messages?.isEmpty == false }
+            #expect(message.messages?.map(\.text) == ["from the other tab"])
+            await typing.probe.close()
+            await watching.probe.close()
+        }
+    }
+
     /// Ann, with a second device (her phone), in a new game of hers that Bob joined.
     static func annWithAPhoneAndBob(
         _ client: some TestClientProtocol

@@ -384,6 +384,23 @@ class WebAppTests(unittest.TestCase):
         self.assertIn("no new players", door.text)
         late.screenshot("signups-closed-desktop")
 
+    def test_two_tabs_of_one_browser_show_each_others_letters(self):
+        ana = self.player("Ana")
+        ana.sign_up()
+        game = ana.start_bundled()
+        ana.wait_live()
+        # The same game in a second tab of the same browser (one device, two pages).
+        first = ana.driver.current_window_handle
+        ana.driver.switch_to.new_window("tab")
+        ana.open("/games/" + game)
+        ana.wait_live()
+        ana.click_square(1, 0, "across")
+        ana.type("GR")
+        until("the second tab shows its letters", lambda: ana.row(1).startswith("GR"))
+        # Back in the first tab, without a reload: the letters typed in the other are there.
+        ana.driver.switch_to.window(first)
+        until("the first tab shows them too", lambda: ana.row(1).startswith("GR"))
+
     def test_two_players_solve_together(self):
         ana = self.player("Ana")
         ana.sign_up()

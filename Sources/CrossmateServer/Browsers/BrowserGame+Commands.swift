@@ -17,9 +17,20 @@ extension BrowserGame {
     /// queue stamped no earlier than this.
     static let oldestTypedAt: Int64 = 7 * 24 * 3_600_000
 
-    /// Performs a browser's command and stores its moves as this device's; the answer.
-    func perform(_ request: CommandRequest, host: BrowserHost) async -> ServerSocketMessage {
-        await exclusively { await performAlone(request, host: host) }
+    /// Performs a browser's command from the page on `connection` and stores its moves as this
+    /// device's; the answer. The device's other pages with the game open (another tab) are told
+    /// what the answer shows: the squares the command changed and the news it carries, which the
+    /// answer alone would have taken to the one page.
+    func perform(_ request: CommandRequest, host: BrowserHost, from connection: Int) async -> ServerSocketMessage {
+        await exclusively {
+            let answer = await performAlone(request, host: host)
+            let others = host.viewers(of: self).subtracting([connection])
+            if case let .applied(applied) = answer, !others.isEmpty, applied.state.showsSomething {
+                let update = ServerSocketMessage.update(GameUpdate(applied.state, players: roster.views, readOnly: readOnly))
+                for page in others { host.services.hub.tell(.socket(page), update) }
+            }
+            return answer
+        }
     }
 
     private func performAlone(_ request: CommandRequest, host: BrowserHost) async -> ServerSocketMessage {
@@ -192,4 +203,10 @@ extension BrowserGame {
         await sealIfComplete(services: services)
         return applied(request, squares: squares, made: unread, now: now)
     }
+}
+
+extension GameStateView {
+    /// Whether a page that did not ask for this has anything to draw from it: squares, or
+    /// messages, reactions or flags that are news.
+    fileprivate var showsSomething: Bool { !squares.isEmpty || messages != nil || reactions != nil || flags != nil }
 }

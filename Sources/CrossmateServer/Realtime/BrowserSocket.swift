@@ -93,7 +93,7 @@ struct BrowserSocket {
                             reason: "a command carries typedAt, when it was typed (Unix ms), so that one sent again is not performed twice"))))
             return
         }
-        services.hub.tell(.socket(connection), await game.perform(request, host: browsers))
+        services.hub.tell(.socket(connection), await game.perform(request, host: browsers, from: connection))
     }
 
     /// A page with the game open was hidden or shown again (a phone put in a pocket, another
