@@ -72,14 +72,6 @@ struct GroupAppend {
     private var saved: [(game: String, move: SavedMove)] = []
     private var changedHeads: Set<Key> = []
 
-    /// One group alone: its batches checked and written.
-    static func run(_ requests: [AppendRequest], on db: any SQLConnection, forUpdate: String) async throws -> [Result<AppendOutcome, StoreRefusal>] {
-        var group = GroupAppend()
-        let outcomes = try await group.take(requests, on: db, forUpdate: forUpdate)
-        try await group.write(on: db)
-        return outcomes
-    }
-
     /// Checks another group of batches against everything taken before it in this transaction
     /// (its games read only when none before named them), and orders their moves; nothing is
     /// written until `write`. So a transaction that takes each urgent batch (one whose moves are

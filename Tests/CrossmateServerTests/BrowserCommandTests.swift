@@ -486,13 +486,13 @@ import Testing
             _ = try await typing.open(game.gameID)
             _ = try await watching.open(game.gameID)
 
-            guard case let .applied(typed) = try await typing.run(game.gameID, Self.letter(1, 1, "R")) else { throw SocketProbe.ProbeClosed() }
+            let typed = try await typing.applied(game.gameID, Self.letter(1, 1, "R"))
             #expect(typed.squares.map(\.letter) == ["R"])
             let letter = try await watching.update { $0.squares.contains { $0.row == 1 && $0.col == 1 && $0.letter == "R" } }
             #expect(letter.squares.count == 1)
 
             let chat = BrowserCommand(kind: "chat", text: "from the other tab", messageID: "tab-1")
-            guard case let .applied(said) = try await typing.run(game.gameID, chat) else { throw SocketProbe.ProbeClosed() }
+            let said = try await typing.applied(game.gameID, chat)
             #expect(said.messages?.map(\.text) == ["from the other tab"])
             let message = try await watching.update { $0.messages?.isEmpty == false }
             #expect(message.messages?.map(\.text) == ["from the other tab"])

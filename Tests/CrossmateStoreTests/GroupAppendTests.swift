@@ -15,7 +15,10 @@ extension StoreTests {
         let order = GroupAppend.commitOrder(requests.map(\.gameID))
         let forUpdate = store.database.forUpdate
         let outcomes = try await store.database.transaction { db in
-            try await GroupAppend.run(order.map { requests[$0] }, on: db, forUpdate: forUpdate)
+            var group = GroupAppend()
+            let outcomes = try await group.take(order.map { requests[$0] }, on: db, forUpdate: forUpdate)
+            try await group.write(on: db)
+            return outcomes
         }
         var inArrivalOrder = outcomes
         for (position, index) in order.enumerated() { inArrivalOrder[index] = outcomes[position] }
